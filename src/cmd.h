@@ -1,0 +1,21 @@
+/* cmd.h: the shape of a subcommand. Each cmd_<verb>.c defines one rl_command and main.c lists
+ * them all in its single command table. A command parses its own flags (argv[0] is the verb),
+ * writes its primary output to stdout and diagnostics to stderr, and returns a status with the
+ * error buffer filled; main prints the message and picks the exit code. */
+#ifndef RL_CMD_H
+#define RL_CMD_H
+
+#include "rl_error.h"
+
+typedef struct {
+    const char *name;
+    const char *summary; /* one line for --help */
+    const char *usage;   /* full text for `help <verb>` and `<verb> --help` */
+    rl_status (*run)(int argc, char **argv, rl_error *err);
+} rl_command;
+
+extern const rl_command rl_cmd_inspect;
+extern const rl_command rl_cmd_synth;
+extern const rl_command rl_cmd_membw;
+
+#endif

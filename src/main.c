@@ -1,0 +1,108 @@
+/* main.c: program entry. Holds the single command table, handles --version, --help,
+ * `help <verb>` and `<verb> --help`, installs the interrupt handler, and is the only place a
+ * status becomes an exit code (docs/CLI.md). */
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "cmd.h"
+#include "rl_util.h"
+#include "rl_version.h"
+
+static const rl_command *const commands[] = {
+    &rl_cmd_inspect,
+    &rl_cmd_synth,
+    &rl_cmd_membw,
+};
+#define N_COMMANDS (sizeof commands / sizeof commands[0])
+
+static const rl_command *find_command(const char *name)
+{
+    for (size_t i = 0; i < N_COMMANDS; i++)
+        if (strcmp(commands[i]->name, name) == 0)
+            return commands[i];
+    return NULL;
+}
+
+static void print_help(FILE *out)
+{
+    fprintf(out, "usage: llama-roofline <command> [options]\n\n"
+                 "What limits LLM token generation on this machine, measured.\n\n"
+                 "commands:\n");
+    for (size_t i = 0; i < N_COMMANDS; i++)
+        fprintf(out, "  %-10s %s\n", commands[i]->name, commands[i]->summary);
+    fprintf(out, "\n  llama-roofline help <command>   more about one command\n"
+                 "  llama-roofline --version        print the version\n\n"
+                 "exit codes: 0 ok, 1 ran but measured nothing, 2 bad input, 3 a needed program\n"
+                 "is missing, 4 an output could not be written, 5 internal error, 130 interrupted\n");
+}
+
+static void on_signal(int sig)
+{
+    (void)sig;
+    rl_interrupted = 1;
+}
+
+int main(int argc, char **argv)
+{
+    if (argc < 2) {
+        print_help(stderr);
+        fprintf(stderr, "llama-roofline: error: a command is required\n");
+        return rl_exit_code(RL_EINPUT);
+    }
+    const char *verb = argv[1];
+    if (strcmp(verb, "--version") == 0 || strcmp(verb, "-V") == 0) {
+        printf("llama-roofline %s\n", RL_VERSION);
+        return 0;
+    }
+    if (strcmp(verb, "--help") == 0 || strcmp(verb, "-h") == 0) {
+        print_help(stdout);
+        return 0;
+    }
+    if (strcmp(verb, "help") == 0) {
+        if (argc < 3) {
+            print_help(stdout);
+            return 0;
+        }
+        const rl_command *c = find_command(argv[2]);
+        if (!c) {
+            fprintf(stderr, "llama-roofline: error: no command '%s' (see llama-roofline --help)\n",
+                    argv[2]);
+            return rl_exit_code(RL_EINPUT);
+        }
+        fputs(c->usage, stdout);
+        return 0;
+    }
+    const rl_command *c = find_command(verb);
+    if (!c) {
+        fprintf(stderr, "llama-roofline: error: no command '%s' (see llama-roofline --help)\n",
+                verb);
+        return rl_exit_code(RL_EINPUT);
+    }
+    for (int i = 2; i < argc; i++) {
+        if (strcmp(argv[i], "--") == 0)
+            break;
+        if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
+            fputs(c->usage, stdout);
+            return 0;
+        }
+    }
+
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_signal;
+    sigemptyset(&sa.sa_mask);
+    sigaction(SIGINT, &sa, NULL);
+    sigaction(SIGTERM, &sa, NULL);
+
+    rl_error err = {RL_OK, ""};
+    rl_status st = c->run(argc - 1, argv + 1, &err);
+    rl_progress_done();
+    if (st == RL_OK)
+        return 0;
+    if (st == RL_EINTERRUPTED && !err.msg[0])
+        rl_fail(&err, st, "interrupted");
+    if (err.msg[0])
+        fprintf(stderr, "llama-roofline %s: %s%s\n", verb, st == RL_NOTHING ? "" : "error: ", err.msg);
+    return rl_exit_code(st);
+}

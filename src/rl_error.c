@@ -1,0 +1,59 @@
+/* rl_error.c: fill error buffers and map statuses to exit codes. Allocates nothing. */
+#include "rl_error.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+volatile sig_atomic_t rl_interrupted = 0;
+
+rl_status rl_fail(rl_error *err, rl_status status, const char *fmt, ...)
+{
+    if (err) {
+        va_list ap;
+        va_start(ap, fmt);
+        vsnprintf(err->msg, sizeof err->msg, fmt, ap);
+        va_end(ap);
+        /* one line: a message never carries a newline to the terminal */
+        for (char *p = err->msg; *p; p++)
+            if (*p == '\n' || *p == '\r')
+                *p = ' ';
+        err->status = status;
+    }
+    return status;
+}
+
+rl_status rl_prefix(rl_error *err, const char *fmt, ...)
+{
+    if (!err)
+        return RL_EINTERNAL;
+    char head[512], old[sizeof err->msg];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(head, sizeof head, fmt, ap);
+    va_end(ap);
+    memcpy(old, err->msg, sizeof old);
+    size_t h = strlen(head);
+    if (h > sizeof err->msg - 3)
+        h = sizeof err->msg - 3;
+    memcpy(err->msg, head, h);
+    memcpy(err->msg + h, ": ", 2);
+    size_t room = sizeof err->msg - h - 3, o = strnlen(old, room);
+    memcpy(err->msg + h + 2, old, o);
+    err->msg[h + 2 + o] = '\0';
+    return err->status;
+}
+
+int rl_exit_code(rl_status status)
+{
+    switch (status) {
+    case RL_OK: return 0;
+    case RL_NOTHING: return 1;
+    case RL_EINPUT: return 2;
+    case RL_EMISSING: return 3;
+    case RL_EOUTPUT: return 4;
+    case RL_EINTERNAL: return 5;
+    case RL_EINTERRUPTED: return 130;
+    }
+    return 5;
+}
