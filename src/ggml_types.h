@@ -24,5 +24,8 @@ double ggml_type_bpw(uint32_t id);
 const char *llama_ftype_label(uint32_t ftype);
 /* Inverse of llama_ftype_label (case-insensitive), or -1. */
 int llama_ftype_by_label(const char *label);
+/* The ggml type llama-quantize uses by default for a file_type (llama-quant.cpp
+ * llama_ftype_get_default_type: 15 Q4_K_M -> Q4_K, 27 IQ3_M -> IQ3_S), or -1. */
+int llama_ftype_default_type(uint32_t ftype);
 
 #endif

@@ -26,6 +26,8 @@
 #define GGUF_MAX_KEY 65535            /* bytes in one key or tensor name */
 #define GGUF_MAX_ARRAY (1ull << 32)   /* elements in one array */
 #define GGUF_KEEP_STRINGS 64          /* string-array elements kept in memory */
+#define GGUF_SCAN_INTS 65536          /* integer arrays up to this length are read (max, sum) */
+#define GGUF_MAX_NESTING 2            /* array levels: an array of arrays, no deeper */
 #define GGUF_DEFAULT_ALIGNMENT 32
 
 /* Metadata value types, numbered as in the GGUF specification. */
@@ -62,6 +64,12 @@ typedef struct {
             uint64_t len;
             uint32_t n_kept;  /* STRING arrays: first min(len, GGUF_KEEP_STRINGS) kept */
             char **strs;
+            /* Integer arrays of at most GGUF_SCAN_INTS elements are read rather than skipped:
+             * int_scanned is true when every element is non-negative and their sum fits in
+             * uint64 (per-layer head counts). */
+            bool int_scanned;
+            uint64_t int_max;
+            uint64_t int_sum;
         } arr;
     } v;
 } gguf_kv;
@@ -74,7 +82,7 @@ typedef struct {
     uint64_t offset;            /* relative to the data section */
     uint64_t n_elements;
     uint64_t n_bytes;           /* 0 when !sized */
-    bool sized;                 /* type known and elements divisible by its block size */
+    bool sized;                 /* type known and the row (ne[0]) divisible by its block size */
 } gguf_tensor;
 
 typedef struct {
@@ -104,5 +112,8 @@ bool gguf_get_u64(const gguf_file *f, const char *key, uint64_t *out);
 bool gguf_get_f64(const gguf_file *f, const char *key, double *out);
 const char *gguf_get_str(const gguf_file *f, const char *key);
 const char *gguf_vtype_name(gguf_vtype t);
+/* True when s[0..n) is well-formed UTF-8 (no overlong forms, surrogates or code points above
+ * U+10FFFF). */
+bool gguf_utf8_valid(const char *s, size_t n);
 
 #endif

@@ -14,6 +14,7 @@
 #define RL_GGUF_MODEL_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "gguf.h"
@@ -56,6 +57,9 @@ typedef struct {
     uint64_t expert_bytes;      /* all expert tensors, unscaled */
     uint32_t head_type;         /* ggml type of the output head, UINT32_MAX if none */
     uint64_t kv_bytes_per_token; /* 2 * n_layer * n_head_kv * head_dim * 2 (f16 K and V) */
+    /* attention.head_count_kv was a per-layer array: n_head_kv is its largest entry and
+     * kv_bytes_per_token sums the layers (sum(n_head_kv[l]) * (key_length + value_length) * 2). */
+    bool head_count_kv_per_layer;
 
     /* every type across the file, bytes descending */
     gguf_type_bytes *types;
@@ -75,5 +79,9 @@ rl_status gguf_model_load(const char *path, gguf_model *m, rl_error *err);
 /* Fill m from one already-read file (no shards); used by tests and by gguf_model_load. */
 rl_status gguf_model_from_file(const gguf_file *f, gguf_model *m, rl_error *err);
 void gguf_model_free(gguf_model *m);
+/* Recognise a multi-part name "<prefix>-NNNNN-of-MMMMM.gguf" (five digits each, as llama.cpp's
+ * gguf-split writes them): *prefix_len is the length of <prefix> within path, *no and *count
+ * the numbers. False for any other name. Part i's path is "%.*s-%05u-of-%05u.gguf". */
+bool gguf_split_name(const char *path, size_t *prefix_len, uint32_t *no, uint32_t *count);
 
 #endif
