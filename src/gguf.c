@@ -23,7 +23,9 @@
 #include "ggml_types.h"
 #include "rl_util.h"
 
-#define GGUF_FILE_BUFFER (1u << 20) /* stdio buffer for real files */
+#define GGUF_FILE_BUFFER (64u << 10) /* stdio buffer for real files: large enough for few
+                                      * syscalls, small enough that seeks over scalar arrays
+                                      * and the read-ahead past the tensor table stay cheap */
 #define GGUF_SEEK_MIN 4096          /* skips shorter than this are read, longer ones seek */
 /* Smallest possible encodings, used to bound counts by the bytes that remain. */
 #define GGUF_MIN_KV_BYTES 13u     /* key length (8) + empty key + type (4) + a u8 value */
