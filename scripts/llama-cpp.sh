@@ -22,7 +22,15 @@ PIN="nlc${NLC_VERSION}-${LLAMA_COMMIT:0:12}"
 CACHE=${LLAMA_ROOFLINE_CACHE:-$HOME/.cache/llama-roofline}
 ROOT="$CACHE/llama.cpp-$PIN"
 SRC="$ROOT/src"
-BIN="$ROOT/build/bin"
+# Build configuration, part of the cache key. On x86 the build is native except for AMX:
+# with AMX compiled in, the pinned llama.cpp segfaults in ggml_backend_amx_mul_mat while
+# processing a prompt on quantized models (seen on a Xeon with amx_int8; upstream
+# ggml-org/llama.cpp#20824), which would break every quantized llama-bench run.
+BUILD_FLAGS=""
+if [ "$(uname -m)" = x86_64 ]; then BUILD_FLAGS="-mno-amx-tile -mno-amx-int8 -mno-amx-bf16"; fi
+BUILD_ID=cpu-native$( [ -n "$BUILD_FLAGS" ] && echo -noamx )
+BUILD="$ROOT/build-$BUILD_ID"
+BIN="$BUILD/bin"
 TOOLS=(llama-bench llama-quantize llama-server)
 
 say() { printf 'llama-cpp.sh: %s\n' "$*" >&2; }
@@ -52,16 +60,17 @@ fetch_source() {
 build() {
   command -v cmake >/dev/null || { say "cmake is needed (apt-get install cmake)"; exit 3; }
   local jobs; jobs=$(nproc 2>/dev/null || echo 2)
-  say "building llama.cpp $LLAMA_COMMIT (CPU only) in $ROOT/build: about 5 to 9 minutes on 2 cores"
-  cmake -S "$SRC" -B "$ROOT/build" -DCMAKE_BUILD_TYPE=Release -DBUILD_SHARED_LIBS=OFF \
+  say "building llama.cpp $LLAMA_COMMIT ($BUILD_ID) in $BUILD: about 5 to 9 minutes on 2 cores"
+  cmake -S "$SRC" -B "$BUILD" -DCMAKE_BUILD_TYPE=Release -DBUILD_SHARED_LIBS=OFF \
+    -DCMAKE_C_FLAGS="$BUILD_FLAGS" -DCMAKE_CXX_FLAGS="$BUILD_FLAGS" \
     -DLLAMA_OPENSSL=OFF -DLLAMA_CURL=OFF -DLLAMA_BUILD_UI=OFF -DLLAMA_USE_PREBUILT_UI=OFF \
     -DLLAMA_BUILD_TESTS=OFF -DLLAMA_BUILD_EXAMPLES=OFF -DLLAMA_BUILD_APP=OFF \
-    -DGGML_NATIVE=ON -DGGML_OPENMP=ON >"$ROOT/cmake-configure.log" 2>&1 || {
-      say "cmake configure failed; see $ROOT/cmake-configure.log"; exit 3; }
-  cmake --build "$ROOT/build" -j "$jobs" --target "${TOOLS[@]}" >"$ROOT/cmake-build.log" 2>&1 || {
-      say "build failed; see $ROOT/cmake-build.log"; exit 3; }
+    -DGGML_NATIVE=ON -DGGML_OPENMP=ON >"$BUILD.configure.log" 2>&1 || {
+      say "cmake configure failed; see $BUILD.configure.log"; exit 3; }
+  cmake --build "$BUILD" -j "$jobs" --target "${TOOLS[@]}" >"$BUILD.build.log" 2>&1 || {
+      say "build failed; see $BUILD.build.log"; exit 3; }
   have_all "$BIN" || { say "build finished but binaries are missing in $BIN"; exit 3; }
-  echo "$PIN" >"$ROOT/build/.built-ok"
+  echo "$PIN $BUILD_ID" >"$BUILD/.built-ok"
 }
 
 if [ "${1:-}" = "--source-dir" ]; then
@@ -82,12 +91,12 @@ if command -v llama-bench >/dev/null && command -v llama-quantize >/dev/null && 
   dirname "$(command -v llama-bench)"; exit 0
 fi
 
-if [ -f "$ROOT/build/.built-ok" ] && have_all "$BIN"; then echo "$BIN"; exit 0; fi
+if [ -f "$BUILD/.built-ok" ] && have_all "$BIN"; then echo "$BIN"; exit 0; fi
 
 mkdir -p "$ROOT"
 exec 9>"$ROOT/.lock"
 flock 9
-if [ -f "$ROOT/build/.built-ok" ] && have_all "$BIN"; then echo "$BIN"; exit 0; fi
+if [ -f "$BUILD/.built-ok" ] && have_all "$BIN"; then echo "$BIN"; exit 0; fi
 fetch_source
 build
 echo "$BIN"

@@ -13,7 +13,7 @@ mkdir -p "$work" "$cache"
 f16="$work/qwen2.5-0.5b-F16.gguf"
 
 "$RL_BIN" synth --preset qwen2.5-0.5b --type F16 --seed 1 -o "$f16"
-key=$(sha256sum "$f16" | cut -c1-16)-$(basename "$(dirname "$LLAMA_BIN_DIR")" | tr -c 'A-Za-z0-9._-' _)
+key=$(sha256sum "$f16" | cut -c1-16)-$(printf %s "$LLAMA_BIN_DIR" | sha256sum | cut -c1-8)
 formats=(Q4_0 Q8_0 IQ4_NL IQ4_XS Q6_K Q4_K_M Q3_K_M Q2_K)
 files=()
 for fmt in "${formats[@]}"; do

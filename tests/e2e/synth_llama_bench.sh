@@ -23,14 +23,6 @@ bench() { # preset type expected-model-type-regex
   local preset=$1 type=$2 want=$3 f="$work/$1-$2.gguf" rc=0
   "$RL_BIN" synth --preset "$preset" --type "$type" --seed 3 -q -o "$f"
   "$LLAMA_BIN_DIR/llama-bench" -m "$f" -p 16 -n 16 -r 1 -o json >"$work/bench.json" 2>"$work/bench.err" || rc=$?
-  if [ "$rc" -ge 128 ] && [ "$type" != F16 ]; then
-    # llama.cpp's AMX matmul (CPUs with AMX, GGML_NATIVE builds) crashes in batched prompt
-    # processing of quantized weights whatever made them (llama-quantize's own Q8_0 too):
-    # upstream issue ggml-org/llama.cpp#20824. Prompt tokens one at a time avoid that path.
-    echo "note: llama-bench died with signal $((rc - 128)) on $preset $type (AMX bug, llama.cpp#20824); retrying with -ub 1"
-    rc=0
-    "$LLAMA_BIN_DIR/llama-bench" -m "$f" -p 16 -n 16 -r 1 -ub 1 -o json >"$work/bench.json" 2>"$work/bench.err" || rc=$?
-  fi
   if [ "$rc" != 0 ]; then
     tail -5 "$work/bench.err"; echo "FAIL llama-bench $preset $type: exit $rc"; fails=$((fails+1)); rm -f "$f"; return
   fi
