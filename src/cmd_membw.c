@@ -1,4 +1,305 @@
-/* cmd_membw.c: placeholder replaced by the real command. */
+/* cmd_membw.c: `llama-roofline membw`, the memory read-bandwidth ceiling (owner: membw).
+ * Parses the flags, runs rl_membw_measure (or records a --peak-bw ceiling), prints a per-thread
+ * table or the JSON object, and optionally writes the JSON to a file. Allocations are local and
+ * freed before returning. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include "cmd.h"
-static rl_status run(int argc, char **argv, rl_error *err) { (void)argc; (void)argv; return rl_fail(err, RL_EINTERNAL, "not built yet"); }
-const rl_command rl_cmd_membw = {"membw", "(in progress)", "usage: llama-roofline membw\n", run};
+#include "membw.h"
+#include "rl_util.h"
+
+static const char usage[] =
+    "usage: llama-roofline membw [options]\n"
+    "\n"
+    "Measure the memory read-bandwidth ceiling: the fastest rate this machine streams bytes\n"
+    "from RAM, which bounds token generation. Three read-only kernels (sum, xor, dot) run\n"
+    "over a sweep of thread counts (1, half the physical cores, all physical, all logical),\n"
+    "one pinned thread per core, in whichever of the two widest SIMD variants the CPU\n"
+    "supports streams faster in a short trial. copy is measured but never sets the ceiling\n"
+    "(write-allocate traffic). Run it on an idle machine.\n"
+    "GB/s = 1e9 bytes/s.\n"
+    "\n"
+    "options:\n"
+    "  --json             print the result as one JSON object instead of the table\n"
+    "  --quick            short run: smaller working set, 3 shorter repetitions\n"
+    "  --membw-mb MB      working set in MiB (default: max(512, 4 x last-level cache), capped\n"
+    "                     at RAM/8; at least 64)\n"
+    "  --reps N           repetitions per kernel and thread count (default 7, quick 3)\n"
+    "  --threads LIST     thread counts to sweep, e.g. 1,4,8\n"
+    "  --peak-bw GBS      do not measure: record GBS as the ceiling (kind \"controlled\")\n"
+    "  --isa NAME         force a kernel variant: avx512, avx2, sse2, neon or c\n"
+    "  -o, --output PATH  also write the JSON object to PATH\n"
+    "  -h, --help         show this help\n"
+    "\n"
+    "A ceiling whose repetitions disagree by more than 25% (median vs best) is reported as\n"
+    "unstable: rerun on a quiet machine or pass --peak-bw.\n";
+
+typedef struct {
+    bool json, quick, have_peak;
+    double peak;
+    const char *output;
+    rl_membw_opts mo;
+    bool raised;
+} membw_args;
+
+static rl_status need_value(int argc, char **argv, int *i, const char **val, rl_error *err)
+{
+    const char *a = argv[*i];
+    const char *eq = strchr(a, '=');
+    if (strncmp(a, "--", 2) == 0 && eq) {
+        *val = eq + 1;
+        return RL_OK;
+    }
+    if (*i + 1 >= argc)
+        return rl_fail(err, RL_EINPUT, "%s needs a value (see llama-roofline membw --help)", a);
+    *val = argv[++*i];
+    return RL_OK;
+}
+
+static bool is_flag(const char *a, const char *name)
+{
+    size_t n = strlen(name);
+    return strncmp(a, name, n) == 0 && (a[n] == '\0' || (a[n] == '=' && name[1] == '-'));
+}
+
+static rl_status parse_args(int argc, char **argv, const rl_sysinfo *si, membw_args *a,
+                            rl_error *err)
+{
+    memset(a, 0, sizeof *a);
+    a->mo.isa = -1;
+    int cpus[RL_SYSINFO_MAX_CPUS];
+    int logical = rl_sysinfo_cpu_order(cpus, RL_SYSINFO_MAX_CPUS, NULL);
+    if (logical <= 0)
+        logical = si->logical_cores > 0 ? si->logical_cores : 1;
+    for (int i = 1; i < argc; i++) {
+        const char *arg = argv[i], *v = NULL;
+        rl_status st = RL_OK;
+        if (strcmp(arg, "--json") == 0) {
+            a->json = true;
+        } else if (strcmp(arg, "--quick") == 0) {
+            a->quick = a->mo.quick = true;
+        } else if (is_flag(arg, "--membw-mb")) {
+            if ((st = need_value(argc, argv, &i, &v, err)) == RL_OK)
+                st = rl_membw_parse_mb(v, si->ram_bytes, &a->mo.working_set_bytes, &a->raised,
+                                       err);
+        } else if (is_flag(arg, "--reps")) {
+            if ((st = need_value(argc, argv, &i, &v, err)) == RL_OK)
+                st = rl_membw_parse_reps(v, &a->mo.reps, err);
+        } else if (is_flag(arg, "--threads")) {
+            if ((st = need_value(argc, argv, &i, &v, err)) == RL_OK)
+                st = rl_membw_parse_threads(v, logical, a->mo.threads, RL_MEMBW_MAX_COUNTS,
+                                            &a->mo.n_threads, err);
+        } else if (is_flag(arg, "--peak-bw")) {
+            if ((st = need_value(argc, argv, &i, &v, err)) == RL_OK)
+                st = rl_membw_parse_peak_bw(v, &a->peak, err);
+            a->have_peak = st == RL_OK;
+        } else if (is_flag(arg, "--isa")) {
+            if ((st = need_value(argc, argv, &i, &v, err)) == RL_OK) {
+                rl_isa isa;
+                if (!rl_isa_parse(v, &isa))
+                    st = rl_fail(err, RL_EINPUT,
+                                 "--isa wants avx512, avx2, sse2, neon or c, got '%s'", v);
+                else if (!rl_isa_supported(isa))
+                    st = rl_fail(err, RL_EINPUT, "--isa %s: this CPU or build cannot run it", v);
+                else
+                    a->mo.isa = (int)isa;
+            }
+        } else if (strcmp(arg, "-o") == 0 || is_flag(arg, "--output")) {
+            if ((st = need_value(argc, argv, &i, &v, err)) == RL_OK) {
+                if (!*v)
+                    st = rl_fail(err, RL_EINPUT, "--output needs a file path");
+                a->output = v;
+            }
+        } else {
+            st = rl_fail(err, RL_EINPUT, "unknown option '%s' (see llama-roofline membw --help)",
+                         arg);
+        }
+        if (st != RL_OK)
+            return st;
+    }
+    return RL_OK;
+}
+
+/* Fail early, before a 15-second measurement, if the output cannot possibly be written. */
+static rl_status check_output(const char *path, rl_error *err)
+{
+    struct stat sb;
+    if (stat(path, &sb) == 0 && S_ISDIR(sb.st_mode))
+        return rl_fail(err, RL_EOUTPUT, "cannot write %s: it is a directory", path);
+    char *dir = rl_strdup(path);
+    if (!dir)
+        return rl_fail(err, RL_EINTERNAL, "out of memory");
+    char *slash = strrchr(dir, '/');
+    const char *d = ".";
+    if (slash == dir)
+        d = "/";
+    else if (slash) {
+        *slash = '\0';
+        d = dir;
+    }
+    rl_status st = RL_OK;
+    if (access(d, W_OK) != 0)
+        st = rl_fail(err, RL_EOUTPUT, "cannot write %s: directory %s is not writable or does "
+                     "not exist (choose a writable path)", path, d);
+    free(dir);
+    return st;
+}
+
+static void mib(char *buf, size_t len, uint64_t bytes)
+{
+    if (bytes % RL_MEMBW_MIB == 0)
+        snprintf(buf, len, "%llu MiB", (unsigned long long)(bytes / RL_MEMBW_MIB));
+    else
+        snprintf(buf, len, "%.1f MiB", (double)bytes / (double)RL_MEMBW_MIB);
+}
+
+static const rl_membw_run *find_run(const rl_membw_result *r, int threads, rl_kernel k)
+{
+    for (size_t i = 0; i < r->n_runs; i++)
+        if (r->runs[i].threads == threads && r->runs[i].kernel == k && r->runs[i].n > 0)
+            return &r->runs[i];
+    return NULL;
+}
+
+static void print_human(const rl_membw_result *r, const rl_sysinfo *si, const membw_args *a)
+{
+    char line[1024], ws[32];
+    rl_sysinfo_describe(si, line, sizeof line);
+    printf("machine: %s\n", line);
+    if (r->controlled) {
+        printf("\nread ceiling: %.2f GB/s (controlled: supplied with --peak-bw, not measured; "
+               "GB/s = 1e9 bytes/s)\n",
+               r->peak_GBs);
+        return;
+    }
+    mib(ws, sizeof ws, r->working_set_bytes);
+    const char *isa = r->n_runs ? rl_isa_name(r->runs[0].isa) : "?";
+    const char *rule = a->mo.working_set_bytes ? "--membw-mb"
+                       : r->quick ? "quick: a quarter of the default, at least 256 MiB"
+                                  : "max(512 MiB, 4 x LLC), capped at RAM/8";
+    printf("working set: %s (%s); %d repetitions of ~%.0f ms per kernel and thread count; %s "
+           "kernels (%s)\n",
+           ws, rule, r->reps, r->sample_s * 1000, isa,
+           r->isa_forced ? "forced with --isa" : "faster in a short trial");
+    if (r->quick)
+        printf("quick run: smaller working set and %d short repetitions; run without --quick for "
+               "the ceiling you quote\n",
+               r->reps);
+    if (r->fallback_note[0])
+        printf("note: %s\n", r->fallback_note);
+    printf("\nbest GB/s per kernel, median in brackets (GB/s = 1e9 bytes/s)\n");
+    printf("threads %16s %16s %16s %16s\n", "sum", "xor", "dot", "copy*");
+    for (int c = 0; c < r->n_counts; c++) {
+        int nt = r->thread_counts[c];
+        if (!find_run(r, nt, RL_KERNEL_SUM))
+            continue;
+        printf("%7d", nt);
+        for (int k = 0; k < RL_KERNEL_COUNT; k++) {
+            const rl_membw_run *run = find_run(r, nt, (rl_kernel)k);
+            char cell[40];
+            if (run)
+                snprintf(cell, sizeof cell, "%.2f (%.2f)", run->best, run->median);
+            else
+                snprintf(cell, sizeof cell, "-");
+            printf(" %16s", cell);
+        }
+        printf("\n");
+    }
+    printf("* copy is reported but not part of the ceiling: its write-allocate traffic moves more "
+           "bytes than it counts\n");
+    if (r->peak_GBs <= 0) {
+        printf("\nno complete measurement\n");
+        return;
+    }
+    printf("\nread ceiling: %.2f GB/s (%s kernel, %s, %d thread%s, %s working set)\n", r->peak_GBs,
+           rl_kernel_name(r->kernel), rl_isa_name(r->isa), r->threads, r->threads == 1 ? "" : "s",
+           ws);
+    if (r->single_thread_GBs >= 0)
+        printf("single thread: %.2f GB/s; ", r->single_thread_GBs);
+    printf("saturated: %.2f GB/s at %d thread%s; within 5%% of the ceiling from %d thread%s\n",
+           r->saturated_GBs, r->saturated_threads, r->saturated_threads == 1 ? "" : "s",
+           r->saturation_threads, r->saturation_threads == 1 ? "" : "s");
+    if (r->copy_GBs >= 0)
+        printf("copy: %.2f GB/s at %d thread%s (excluded from the ceiling)\n", r->copy_GBs,
+               r->copy_threads, r->copy_threads == 1 ? "" : "s");
+    printf("stability: median %.2f GB/s is %.0f%% of the best (%s)\n", r->median_GBs,
+           100 * r->stability, r->unstable ? "UNSTABLE" : "stable");
+    if (!r->complete)
+        printf("incomplete: interrupted; the figures above cover only what was measured\n");
+    if (!r->huge_pages_advised)
+        printf("note: madvise(MADV_HUGEPAGE) failed; the figures may be TLB-limited\n");
+    if (!r->pinned)
+        printf("note: some threads could not be pinned to their CPU\n");
+    printf("this is a measured lower bound on the true peak; reuse it with --peak-bw %.2f\n",
+           r->peak_GBs);
+    if (r->unstable)
+        fprintf(stderr, "warning: %s\n", r->warning);
+}
+
+static rl_status run(int argc, char **argv, rl_error *err)
+{
+    rl_sysinfo si;
+    rl_sysinfo_collect(&si);
+    membw_args a;
+    rl_status st = parse_args(argc, argv, &si, &a, err);
+    if (st != RL_OK)
+        return st;
+    if (a.output && (st = check_output(a.output, err)) != RL_OK)
+        return st;
+    if (a.raised)
+        fprintf(stderr, "note: --membw-mb raised to the 64 MiB floor\n");
+
+    rl_membw_result res;
+    st = rl_membw_ceiling(&a.mo, a.have_peak ? a.peak : 0, &si, &res, err);
+    if (st != RL_OK && st != RL_EINTERRUPTED) {
+        rl_membw_result_free(&res);
+        return st;
+    }
+    rl_error saved = *err;
+    if (st == RL_EINTERRUPTED && res.n_runs == 0) {
+        rl_membw_result_free(&res);
+        return st;
+    }
+
+    char *text = NULL;
+    if (a.json || a.output) {
+        cJSON *j = rl_membw_to_json(&res, &si);
+        text = j ? cJSON_Print(j) : NULL;
+        cJSON_Delete(j);
+        if (!text) {
+            rl_membw_result_free(&res);
+            return rl_fail(err, RL_EINTERNAL, "out of memory");
+        }
+    }
+    if (a.json)
+        printf("%s\n", text);
+    else
+        print_human(&res, &si, &a);
+    if (a.json && res.unstable)
+        fprintf(stderr, "warning: %s\n", res.warning);
+    if (a.json && !res.complete && !res.controlled)
+        fprintf(stderr, "warning: incomplete result (interrupted)\n");
+    fflush(stdout);
+    rl_status wst = RL_OK;
+    if (a.output) {
+        size_t len = strlen(text);
+        text[len] = '\n';
+        wst = rl_write_file(a.output, text, len + 1, err);
+        text[len] = '\0';
+        if (wst == RL_OK && !a.json)
+            printf("wrote %s\n", a.output);
+    }
+    free(text);
+    rl_membw_result_free(&res);
+    if (wst != RL_OK)
+        return wst;
+    if (st == RL_EINTERRUPTED)
+        *err = saved;
+    return st;
+}
+
+const rl_command rl_cmd_membw = {"membw", "measure the memory read-bandwidth ceiling", usage, run};

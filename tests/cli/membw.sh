@@ -1,0 +1,98 @@
+#!/usr/bin/env bash
+# CLI: `membw` (owner: membw). A quick measured run gives valid JSON with the required keys and
+# a positive ceiling; --peak-bw records a controlled ceiling; bad values exit 2 with one line on
+# stderr and nothing on stdout; an unwritable -o exits 4; Ctrl-C exits 130 keeping a partial
+# result. No bandwidth value is asserted beyond "> 0".
+set -u
+: "${RL_BIN:?}" "${RL_TMP:?}"
+work="$RL_TMP/cli-membw.$$"
+mkdir -p "$work"
+trap 'rm -rf "$work"' EXIT
+fails=0
+check() { # description, expected rc, actual rc
+  if [ "$2" = "$3" ]; then echo "ok   $1"; else echo "FAIL $1: exit $3, expected $2"; fails=$((fails+1)); fi
+}
+expect() { # description, text, extended regex it must match
+  if grep -Eq -- "$3" <<<"$2"; then echo "ok   $1"; else echo "FAIL $1: got: $2"; fails=$((fails+1)); fi
+}
+py=""
+for c in python3 /usr/bin/python3; do
+  command -v "$c" >/dev/null 2>&1 && { py=$c; break; }
+done
+[ -n "$py" ] || { echo "skip: no python3 to validate JSON"; exit 77; }
+# json_check description file python-expression-over-j (must be true)
+json_check() {
+  if "$py" -c 'import json,sys; j=json.load(open(sys.argv[1])); sys.exit(0 if eval(sys.argv[2]) else 1)' "$2" "$3" 2>"$work/pyerr"; then
+    echo "ok   $1"
+  else
+    echo "FAIL $1: $3 on $(head -c 400 "$2") $(cat "$work/pyerr")"; fails=$((fails+1))
+  fi
+}
+bad() { # description, expected rc, regex for the message, args...
+  local what=$1 rc=$2 re=$3; shift 3
+  local out err got
+  out=$("$RL_BIN" membw "$@" 2>"$work/err"); got=$?
+  err=$(cat "$work/err")
+  check "$what" "$rc" "$got"
+  [ -z "$out" ] || { echo "FAIL $what: stdout not empty: $out"; fails=$((fails+1)); }
+  [ "$(wc -l <"$work/err")" = 1 ] || { echo "FAIL $what: not one line: $err"; fails=$((fails+1)); }
+  expect "$what message" "$err" "$re"
+}
+
+# ---- help
+out=$("$RL_BIN" membw --help); check "--help" 0 $?
+expect "--help text" "$out" "usage: llama-roofline membw"
+expect "--help names --peak-bw" "$out" "--peak-bw"
+
+# ---- bad input: exit 2, one line
+bad "--membw-mb 0" 2 "membw-mb" --membw-mb 0
+bad "--membw-mb -5" 2 "membw-mb" --membw-mb -5
+bad "--membw-mb abc" 2 "membw-mb.*abc" --membw-mb abc
+bad "--membw-mb 99999999" 2 "membw-mb.*RAM" --membw-mb 99999999
+bad "--membw-mb=1.5" 2 "membw-mb" --membw-mb=1.5
+bad "--membw-mb without value" 2 "needs a value" --membw-mb
+bad "--reps 0" 2 "reps" --reps 0
+bad "--threads 0" 2 "threads" --threads 0
+bad "--threads 100000" 2 "threads.*logical" --threads 100000
+bad "--peak-bw 0" 2 "peak-bw" --peak-bw 0
+bad "--peak-bw -3" 2 "peak-bw" --peak-bw -3
+bad "--peak-bw nan" 2 "peak-bw" --peak-bw nan
+bad "--isa bogus" 2 "isa" --isa bogus
+bad "unknown option" 2 "unknown option" --frobnicate
+bad "unwritable -o" 4 "cannot write" --peak-bw 40 -o /nonexistent-dir/x/membw.json
+
+# ---- controlled ceiling
+"$RL_BIN" membw --peak-bw 40 --json >"$work/ctl.json"; check "--peak-bw 40 --json" 0 $?
+json_check "controlled kind and value" "$work/ctl.json" \
+  'j["kind"]=="controlled" and j["peak_read_GBs"]==40 and j["runs"]==[] and j["unstable"] is False'
+json_check "controlled records the environment" "$work/ctl.json" '"env" in j and "cpu" in j["env"]'
+out=$("$RL_BIN" membw --peak-bw 40); check "--peak-bw 40 (text)" 0 $?
+expect "controlled text" "$out" "40\.00 GB/s.*controlled"
+"$RL_BIN" membw --peak-bw 13.98 -o "$work/out.json" >/dev/null; check "-o" 0 $?
+json_check "-o writes the JSON" "$work/out.json" 'j["peak_read_GBs"]==13.98'
+
+# ---- a quick measurement
+"$RL_BIN" membw --quick --json >"$work/quick.json" 2>"$work/quick.err"; rc=$?
+check "--quick --json" 0 "$rc"
+json_check "quick JSON has the required keys" "$work/quick.json" \
+  'all(k in j for k in ("peak_read_GBs","kernel","threads","working_set_bytes","unstable","runs","isa","single_thread_GBs","copy_GBs","median_GBs","stability","env","kind","units"))'
+json_check "quick ceiling > 0, measured, read-only kernel" "$work/quick.json" \
+  'j["peak_read_GBs"]>0 and j["kind"]=="measured" and j["kernel"] in ("sum","xor","dot") and j["threads"]>=1 and j["working_set_bytes"]>=64*2**20'
+json_check "every run keeps every repetition" "$work/quick.json" \
+  'len(j["runs"])>=4 and all(len(r["samples_GBs"])==j["reps"] for r in j["runs"]) and any(r["kernel"]=="copy" for r in j["runs"])'
+json_check "quick flagged, complete" "$work/quick.json" 'j["quick"] is True and j["complete"] is True'
+
+# ---- Ctrl-C keeps what was measured and exits 130
+"$RL_BIN" membw --json --threads 1 --reps 50 >"$work/int.json" 2>"$work/int.err" &
+pid=$!
+sleep 2
+kill -INT "$pid"
+wait "$pid"; rc=$?
+check "SIGINT exits 130" 130 "$rc"
+if [ -s "$work/int.json" ]; then
+  json_check "interrupted JSON is marked incomplete" "$work/int.json" 'j["complete"] is False'
+fi
+expect "SIGINT message" "$(cat "$work/int.err")" "interrupted"
+
+echo "$fails failed"
+[ "$fails" = 0 ]
