@@ -15,6 +15,5 @@ mkdir -p "$OUT"
 "$BIN" synth --preset qwen2.5-0.5b --type Q4_0 --seed 1 -o "$OUT/qwen2.5-0.5b-Q4_0.gguf"
 "$BIN" inspect "$OUT/qwen2.5-0.5b-Q4_0.gguf"
 "$BIN" inspect --json "$OUT/qwen2.5-0.5b-Q4_0.gguf" >"$OUT/inspect.json"
-"$BIN" membw --json >"$OUT/membw.json"
-"$BIN" membw --peak-bw "$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["peak_read_GBs"])' "$OUT/membw.json")" >/dev/null
+"$BIN" membw -o "$OUT/membw.json"
 echo "wrote $OUT/inspect.json and $OUT/membw.json"
