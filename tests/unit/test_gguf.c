@@ -19,44 +19,8 @@
 
 /* ---- test-only GGUF writer ----------------------------------------------------------- */
 
-typedef struct {
-    unsigned char *p;
-    size_t len, cap;
-} wbuf;
+#include "gguf_testw.h"
 
-static void w_bytes(wbuf *w, const void *d, size_t n)
-{
-    if (w->len + n > w->cap) {
-        w->cap = (w->len + n) * 2 + 64;
-        w->p = realloc(w->p, w->cap);
-        assert_non_null(w->p);
-    }
-    if (n)
-        memcpy(w->p + w->len, d, n);
-    w->len += n;
-}
-
-static void w_le(wbuf *w, uint64_t v, unsigned n)
-{
-    unsigned char b[8];
-    for (unsigned i = 0; i < n; i++)
-        b[i] = (unsigned char)(v >> (8 * i));
-    w_bytes(w, b, n);
-}
-#define w_u8(w, v) w_le(w, (uint64_t)(v), 1)
-#define w_u16(w, v) w_le(w, (uint64_t)(v), 2)
-#define w_u32(w, v) w_le(w, (uint64_t)(v), 4)
-#define w_u64(w, v) w_le(w, (uint64_t)(v), 8)
-
-static void w_strn(wbuf *w, const char *s, size_t n)
-{
-    w_u64(w, n);
-    w_bytes(w, s, n);
-}
-static void w_str(wbuf *w, const char *s)
-{
-    w_strn(w, s, strlen(s));
-}
 static void w_header(wbuf *w, uint32_t version, uint64_t n_tensors, uint64_t n_kv)
 {
     w_bytes(w, "GGUF", 4);

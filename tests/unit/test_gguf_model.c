@@ -17,36 +17,7 @@
 
 /* ---- test-only GGUF writer ----------------------------------------------------------- */
 
-typedef struct {
-    unsigned char *p;
-    size_t len, cap;
-} wbuf;
-
-static void w_bytes(wbuf *w, const void *d, size_t n)
-{
-    if (w->len + n > w->cap) {
-        w->cap = (w->len + n) * 2 + 64;
-        w->p = realloc(w->p, w->cap);
-        assert_non_null(w->p);
-    }
-    if (n)
-        memcpy(w->p + w->len, d, n);
-    w->len += n;
-}
-
-static void w_le(wbuf *w, uint64_t v, unsigned n)
-{
-    unsigned char b[8];
-    for (unsigned i = 0; i < n; i++)
-        b[i] = (unsigned char)(v >> (8 * i));
-    w_bytes(w, b, n);
-}
-
-static void w_str(wbuf *w, const char *s)
-{
-    w_le(w, strlen(s), 8);
-    w_bytes(w, s, strlen(s));
-}
+#include "gguf_testw.h"
 
 typedef struct {
     const char *name;
