@@ -279,6 +279,8 @@ static rl_status run(int argc, char **argv, rl_error *err)
         printf("%s\n", text);
     else
         print_human(&res, &si, &a);
+    if (a.json && res.fallback_note[0])
+        fprintf(stderr, "note: %s\n", res.fallback_note);
     if (a.json && res.unstable)
         fprintf(stderr, "warning: %s\n", res.warning);
     if (a.json && !res.complete && !res.controlled)
