@@ -2,7 +2,7 @@
 # scripts/test.sh: run every test of llama-roofline, as CI does.
 #   1. install missing Debian packages (scripts/deps.sh)
 #   2. provide the pinned llama.cpp tools (scripts/llama-cpp.sh, cached under ~/.cache)
-#   3. Release build with -Werror; the whole suite: unit, CLI and end-to-end tests (ctest)
+#   3. clang-format check; Release build with -Werror; the whole suite: unit, CLI and end-to-end tests (ctest)
 #   4. the same suite under an ASan+UBSan build
 #   5. the GGUF reader's libFuzzer target for RL_FUZZ_SECONDS (default 60) seconds
 # Environment: RL_SKIP_ASAN=1, RL_SKIP_FUZZ=1 shorten a local run (CI sets neither);
@@ -28,6 +28,10 @@ run_suite() { # build-dir, extra cmake args...
   cmake --build "$dir" -j "$jobs" >/dev/null
   ctest --test-dir "$dir" --output-on-failure -j "$jobs" --timeout 1800
 }
+
+step "format (clang-format, config in .clang-format)"
+clang-format --dry-run --Werror src/*.c src/*.h tests/unit/*.c tests/unit/*.h tests/fuzz/*.c
+echo "formatted"
 
 step "release build and tests"
 run_suite build/release -DCMAKE_BUILD_TYPE=Release

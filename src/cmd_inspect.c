@@ -355,7 +355,8 @@ static void print_human(const gguf_model *m, gguf_file **parts)
         putchar('\n');
     }
     if (m->kv_bytes_per_token) {
-        printf("  KV cache    : %" PRIu64 " bytes per token of context (f16 K and V", m->kv_bytes_per_token);
+        printf("  KV cache    : %" PRIu64 " bytes per token of context (f16 K and V",
+               m->kv_bytes_per_token);
         if (m->key_length != m->value_length)
             printf(", K %" PRIu64 " and V %" PRIu64 " wide", m->key_length, m->value_length);
         if (m->head_count_kv_per_layer)
@@ -409,8 +410,8 @@ static void print_human(const gguf_model *m, gguf_file **parts)
             printf("    %-10s %9" PRIu64 " %12.*f %7.1f%%\n", name, t->n_tensors, mbv < 10 ? 3 : 0,
                    mbv, pct(t->bytes, m->tensor_bytes));
         else
-            printf("    %-10s %9" PRIu64 " %12.*f %8s\n", name, t->n_tensors, mbv < 10 ? 3 : 0,
-                   mbv, "?");
+            printf("    %-10s %9" PRIu64 " %12.*f %8s\n", name, t->n_tensors, mbv < 10 ? 3 : 0, mbv,
+                   "?");
     }
 
     if (m->has_composition && m->expected_type >= 0 && m->on_label_pct < 90.0) {
@@ -418,15 +419,19 @@ static void print_human(const gguf_model *m, gguf_file **parts)
         const char *want = type_name((uint32_t)m->expected_type, tn, sizeof tn);
         top_layer_types(m, m->expected_type, 3, top, sizeof top);
         char headtn[24];
-        const char *head = m->head_type != UINT32_MAX ? type_name(m->head_type, headtn, sizeof headtn) : NULL;
+        const char *head =
+            m->head_type != UINT32_MAX ? type_name(m->head_type, headtn, sizeof headtn) : NULL;
         int o;
         if (m->on_label_pct < 1.0)
-            o = snprintf(text, sizeof text, "This file is called %s, yet its repeating layers hold "
-                         "no %s at all: they are %s.", m->label, want, top);
+            o = snprintf(text, sizeof text,
+                         "This file is called %s, yet its repeating layers hold "
+                         "no %s at all: they are %s.",
+                         m->label, want, top);
         else
-            o = snprintf(text, sizeof text, "Only %.0f%% of the repeating-layer bytes are %s, the "
-                         "type the label %s names; the rest is mostly %s.", m->on_label_pct,
-                         want, m->label, top);
+            o = snprintf(text, sizeof text,
+                         "Only %.0f%% of the repeating-layer bytes are %s, the "
+                         "type the label %s names; the rest is mostly %s.",
+                         m->on_label_pct, want, m->label, top);
         if (o > 0 && (size_t)o < sizeof text && head)
             o += snprintf(text + o, sizeof text - (size_t)o, " The output head is %s.", head);
         if (o > 0 && (size_t)o < sizeof text)
@@ -460,11 +465,11 @@ static void print_human(const gguf_model *m, gguf_file **parts)
                 fmt_dims(dims, sizeof dims, t);
                 safe_name(t->name, nm, sizeof nm);
                 if (t->sized)
-                    printf("  %-40s %-10s %-20s %10.3f MB\n", nm,
-                           type_name(t->type, tn, sizeof tn), dims, (double)t->n_bytes / MB);
+                    printf("  %-40s %-10s %-20s %10.3f MB\n", nm, type_name(t->type, tn, sizeof tn),
+                           dims, (double)t->n_bytes / MB);
                 else
-                    printf("  %-40s %-10s %-20s %10s\n", nm,
-                           type_name(t->type, tn, sizeof tn), dims, "? MB");
+                    printf("  %-40s %-10s %-20s %10s\n", nm, type_name(t->type, tn, sizeof tn),
+                           dims, "? MB");
             }
         }
     }
@@ -536,7 +541,8 @@ static cJSON *model_json(const gguf_model *m, gguf_file **parts)
     add_bytes(o, "tensor_bytes", m, m->tensor_bytes);
     add_bytes(o, "streamed_bytes", m, m->streamed_bytes);
     if (m->sizes_known)
-        cJSON_AddNumberToObject(o, "streamed_MiB", round_to((double)m->streamed_bytes / MIB, 0.001));
+        cJSON_AddNumberToObject(o, "streamed_MiB",
+                                round_to((double)m->streamed_bytes / MIB, 0.001));
     else
         cJSON_AddNullToObject(o, "streamed_MiB");
     add_bytes(o, "embedding_bytes", m, m->embedding_bytes);
@@ -674,7 +680,8 @@ static rl_status run(int argc, char **argv, rl_error *err)
         }
         if (!flags_done && a[0] == '-' && a[1]) {
             sl_free(&files);
-            return rl_fail(err, RL_EINPUT, "unknown option '%s' (see llama-roofline inspect --help)", a);
+            return rl_fail(err, RL_EINPUT,
+                           "unknown option '%s' (see llama-roofline inspect --help)", a);
         }
         if (given_len < sizeof given) {
             int w = snprintf(given + given_len, sizeof given - given_len, "%s%s",
@@ -706,10 +713,13 @@ static rl_status run(int argc, char **argv, rl_error *err)
             return RL_EINPUT;
         }
         if (!given[0])
-            return rl_fail(err, RL_EINPUT, "nothing to inspect: give one or more GGUF files or "
+            return rl_fail(err, RL_EINPUT,
+                           "nothing to inspect: give one or more GGUF files or "
                            "directories (see llama-roofline inspect --help)");
-        return rl_fail(err, RL_EINPUT, "nothing to inspect: %s matched no .gguf files (give a "
-                       "model file or a directory that holds some)", given);
+        return rl_fail(err, RL_EINPUT,
+                       "nothing to inspect: %s matched no .gguf files (give a "
+                       "model file or a directory that holds some)",
+                       given);
     }
 
     cJSON *arr = json ? cJSON_CreateArray() : NULL;

@@ -84,8 +84,7 @@ static rl_status parse_args(int argc, char **argv, const rl_sysinfo *si, membw_a
             a->quick = a->mo.quick = true;
         } else if (is_flag(arg, "--membw-mb")) {
             if ((st = need_value(argc, argv, &i, &v, err)) == RL_OK)
-                st = rl_membw_parse_mb(v, si->ram_bytes, &a->mo.working_set_bytes, &a->raised,
-                                       err);
+                st = rl_membw_parse_mb(v, si->ram_bytes, &a->mo.working_set_bytes, &a->raised, err);
         } else if (is_flag(arg, "--reps")) {
             if ((st = need_value(argc, argv, &i, &v, err)) == RL_OK)
                 st = rl_membw_parse_reps(v, &a->mo.reps, err);
@@ -143,8 +142,10 @@ static rl_status check_output(const char *path, rl_error *err)
     }
     rl_status st = RL_OK;
     if (access(d, W_OK) != 0)
-        st = rl_fail(err, RL_EOUTPUT, "cannot write %s: directory %s is not writable or does "
-                     "not exist (choose a writable path)", path, d);
+        st = rl_fail(err, RL_EOUTPUT,
+                     "cannot write %s: directory %s is not writable or does "
+                     "not exist (choose a writable path)",
+                     path, d);
     free(dir);
     return st;
 }
@@ -179,8 +180,8 @@ static void print_human(const rl_membw_result *r, const rl_sysinfo *si, const me
     mib(ws, sizeof ws, r->working_set_bytes);
     const char *isa = r->n_runs ? rl_isa_name(r->runs[0].isa) : "?";
     const char *rule = a->mo.working_set_bytes ? "--membw-mb"
-                       : r->quick ? "quick: a quarter of the default, at least 256 MiB"
-                                  : "max(512 MiB, 4 x LLC), capped at RAM/8";
+                       : r->quick              ? "quick: a quarter of the default, at least 256 MiB"
+                                               : "max(512 MiB, 4 x LLC), capped at RAM/8";
     printf("working set: %s (%s); %d repetitions of ~%.0f ms per kernel and thread count; %s "
            "kernels (%s)\n",
            ws, rule, r->reps, r->sample_s * 1000, isa,

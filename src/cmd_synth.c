@@ -225,8 +225,8 @@ static rl_status run(int argc, char **argv, rl_error *err)
     st = synth_write(p, out, !quiet, err);
     if (st == RL_OK && !quiet) {
         char params[32], size[32];
-        printf("wrote %s: synth %s, %s, %zu tensors, %s params, %s (%llu bytes), seed %llu\n",
-               out, cfg.preset, synth_type_name(cfg.type), p->n_tensors,
+        printf("wrote %s: synth %s, %s, %zu tensors, %s params, %s (%llu bytes), seed %llu\n", out,
+               cfg.preset, synth_type_name(cfg.type), p->n_tensors,
                human_count(p->n_params, params, sizeof params),
                human_bytes(p->file_size, size, sizeof size), (unsigned long long)p->file_size,
                (unsigned long long)cfg.seed);
@@ -235,5 +235,5 @@ static rl_status run(int argc, char **argv, rl_error *err)
     return st;
 }
 
-const rl_command rl_cmd_synth = {"synth", "write a random-weight GGUF model of a real model's shape",
-                                 usage, run};
+const rl_command rl_cmd_synth = {
+    "synth", "write a random-weight GGUF model of a real model's shape", usage, run};

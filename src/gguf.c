@@ -23,10 +23,10 @@
 #include "ggml_types.h"
 #include "rl_util.h"
 
-#define GGUF_FILE_BUFFER (64u << 10) /* stdio buffer for real files: large enough for few
-                                      * syscalls, small enough that seeks over scalar arrays
-                                      * and the read-ahead past the tensor table stay cheap */
-#define GGUF_SEEK_MIN 4096          /* skips shorter than this are read, longer ones seek */
+/* stdio buffer for real files: large enough for few syscalls, small enough that seeks over
+ * scalar arrays and the read-ahead past the tensor table stay cheap */
+#define GGUF_FILE_BUFFER (64u << 10)
+#define GGUF_SEEK_MIN 4096 /* skips shorter than this are read, longer ones seek */
 /* Smallest possible encodings, used to bound counts by the bytes that remain. */
 #define GGUF_MIN_KV_BYTES 13u     /* key length (8) + empty key + type (4) + a u8 value */
 #define GGUF_MIN_TENSOR_BYTES 32u /* name length (8) + n_dims (4) + one dim (8) + type + offset */
@@ -81,18 +81,20 @@ static rl_status truncated(reader *r)
 {
     switch (r->sec) {
     case SEC_KV:
-        return fail(r, "truncated in the metadata (key %" PRIu64 " of %" PRIu64 ") at byte %" PRIu64
-                       "; the file is incomplete, re-download it",
+        return fail(r,
+                    "truncated in the metadata (key %" PRIu64 " of %" PRIu64 ") at byte %" PRIu64
+                    "; the file is incomplete, re-download it",
                     r->idx + 1, r->count, r->size);
     case SEC_TENSORS:
-        return fail(r, "truncated in the tensor table (tensor %" PRIu64 " of %" PRIu64
-                       ") at byte %" PRIu64 "; the file is incomplete, re-download it",
+        return fail(r,
+                    "truncated in the tensor table (tensor %" PRIu64 " of %" PRIu64
+                    ") at byte %" PRIu64 "; the file is incomplete, re-download it",
                     r->idx + 1, r->count, r->size);
-    case SEC_HEADER:
-        break;
+    case SEC_HEADER: break;
     }
-    return fail(r, "truncated in the header (%" PRIu64 " bytes); the file is incomplete, "
-                   "re-download it",
+    return fail(r,
+                "truncated in the header (%" PRIu64 " bytes); the file is incomplete, "
+                "re-download it",
                 r->size);
 }
 
@@ -212,10 +214,11 @@ static rl_status rd_string(reader *r, uint64_t max, const char *what, char **out
     if (st != RL_OK)
         return st;
     if (len > max) {
-        return fail(r, "implausible %s length %" PRIu64 " bytes (limit %" PRIu64 ") in %s %" PRIu64
-                       " of %" PRIu64 "; the file is corrupt",
-                    what, len, max, r->sec == SEC_TENSORS ? "tensor" : "metadata pair",
-                    r->idx + 1, r->count);
+        return fail(r,
+                    "implausible %s length %" PRIu64 " bytes (limit %" PRIu64 ") in %s %" PRIu64
+                    " of %" PRIu64 "; the file is corrupt",
+                    what, len, max, r->sec == SEC_TENSORS ? "tensor" : "metadata pair", r->idx + 1,
+                    r->count);
     }
     if (len > remaining(r))
         return truncated(r);
@@ -241,8 +244,9 @@ static rl_status skip_string(reader *r, uint64_t max, const char *what)
     if (st != RL_OK)
         return st;
     if (len > max)
-        return fail(r, "implausible %s length %" PRIu64 " bytes (limit %" PRIu64
-                       ") in metadata pair %" PRIu64 " of %" PRIu64 "; the file is corrupt",
+        return fail(r,
+                    "implausible %s length %" PRIu64 " bytes (limit %" PRIu64
+                    ") in metadata pair %" PRIu64 " of %" PRIu64 "; the file is corrupt",
                     what, len, max, r->idx + 1, r->count);
     return skip(r, len);
 }
@@ -251,10 +255,17 @@ static rl_status skip_string(reader *r, uint64_t max, const char *what)
 static unsigned scalar_size(uint32_t t)
 {
     switch (t) {
-    case GGUF_T_UINT8: case GGUF_T_INT8: case GGUF_T_BOOL: return 1;
-    case GGUF_T_UINT16: case GGUF_T_INT16: return 2;
-    case GGUF_T_UINT32: case GGUF_T_INT32: case GGUF_T_FLOAT32: return 4;
-    case GGUF_T_UINT64: case GGUF_T_INT64: case GGUF_T_FLOAT64: return 8;
+    case GGUF_T_UINT8:
+    case GGUF_T_INT8:
+    case GGUF_T_BOOL: return 1;
+    case GGUF_T_UINT16:
+    case GGUF_T_INT16: return 2;
+    case GGUF_T_UINT32:
+    case GGUF_T_INT32:
+    case GGUF_T_FLOAT32: return 4;
+    case GGUF_T_UINT64:
+    case GGUF_T_INT64:
+    case GGUF_T_FLOAT64: return 8;
     default: return 0;
     }
 }
@@ -277,12 +288,11 @@ static void decode_scalar(uint32_t t, const unsigned char *b, gguf_kv *kv)
     for (unsigned i = n; i-- > 0;)
         x = x << 8 | b[i];
     switch (t) {
-    case GGUF_T_UINT8: case GGUF_T_UINT16: case GGUF_T_UINT32: case GGUF_T_UINT64:
-        kv->v.u = x;
-        break;
-    case GGUF_T_BOOL:
-        kv->v.u = x != 0;
-        break;
+    case GGUF_T_UINT8:
+    case GGUF_T_UINT16:
+    case GGUF_T_UINT32:
+    case GGUF_T_UINT64: kv->v.u = x; break;
+    case GGUF_T_BOOL: kv->v.u = x != 0; break;
     case GGUF_T_INT8: kv->v.i = (int8_t)(uint8_t)x; break;
     case GGUF_T_INT16: kv->v.i = (int16_t)(uint16_t)x; break;
     case GGUF_T_INT32: kv->v.i = (int32_t)(uint32_t)x; break;
@@ -300,16 +310,16 @@ static void decode_scalar(uint32_t t, const unsigned char *b, gguf_kv *kv)
         kv->v.f = d;
         break;
     }
-    default:
-        break;
+    default: break;
     }
 }
 
 static rl_status bad_type(reader *r, uint32_t t, const char *key)
 {
     char cb[CLIP + 4];
-    return fail(r, "unknown value type %" PRIu32 " for key '%s' (metadata pair %" PRIu64
-                   " of %" PRIu64 "); the file is corrupt or from a newer GGUF version",
+    return fail(r,
+                "unknown value type %" PRIu32 " for key '%s' (metadata pair %" PRIu64 " of %" PRIu64
+                "); the file is corrupt or from a newer GGUF version",
                 t, clip(key, cb), r->idx + 1, r->count);
 }
 
@@ -328,17 +338,20 @@ static rl_status read_array(reader *r, const char *key, int depth, gguf_kv *kv)
         return bad_type(r, et, key);
     char cb[CLIP + 4];
     if (et == GGUF_T_ARRAY && depth >= GGUF_MAX_NESTING)
-        return fail(r, "nested arrays too deep in key '%s' (more than %d levels of arrays); "
-                       "the file is corrupt",
+        return fail(r,
+                    "nested arrays too deep in key '%s' (more than %d levels of arrays); "
+                    "the file is corrupt",
                     clip(key, cb), GGUF_MAX_NESTING);
     if (len > GGUF_MAX_ARRAY)
-        return fail(r, "implausible array length %" PRIu64 " in key '%s' (limit %" PRIu64
-                       "); the file is corrupt",
+        return fail(r,
+                    "implausible array length %" PRIu64 " in key '%s' (limit %" PRIu64
+                    "); the file is corrupt",
                     len, clip(key, cb), (uint64_t)GGUF_MAX_ARRAY);
     uint64_t min_elem = et == GGUF_T_STRING ? 8 : et == GGUF_T_ARRAY ? 12 : scalar_size(et);
     if (len > remaining(r) / min_elem)
-        return fail(r, "array of %" PRIu64 " elements in key '%s' cannot fit in the %" PRIu64
-                       " bytes left in the file; it is truncated or corrupt (re-download it)",
+        return fail(r,
+                    "array of %" PRIu64 " elements in key '%s' cannot fit in the %" PRIu64
+                    " bytes left in the file; it is truncated or corrupt (re-download it)",
                     len, clip(key, cb), remaining(r));
     if (kv) {
         kv->v.arr.elem = (gguf_vtype)et;
@@ -459,20 +472,23 @@ static rl_status read_kvs(reader *r, gguf_file *f)
         if (st != RL_OK)
             break;
         if (klen == 0) {
-            st = fail(r, "metadata pair %" PRIu64 " of %" PRIu64 " has an empty key; the file is corrupt",
-                      i + 1, f->n_kv);
+            st = fail(
+                r, "metadata pair %" PRIu64 " of %" PRIu64 " has an empty key; the file is corrupt",
+                i + 1, f->n_kv);
             break;
         }
         if (strlen(kv->key) != klen || !utf8_valid((const unsigned char *)kv->key, klen)) {
-            st = fail(r, "metadata key %" PRIu64 " of %" PRIu64 " is not valid UTF-8 text; the "
-                         "file is corrupt",
+            st = fail(r,
+                      "metadata key %" PRIu64 " of %" PRIu64 " is not valid UTF-8 text; the "
+                      "file is corrupt",
                       i + 1, f->n_kv);
             break;
         }
         if (strset_add(&keys, kv->key)) {
             char cb[CLIP + 4];
-            st = fail(r, "duplicate metadata key '%s' (pair %" PRIu64 " of %" PRIu64 "); the file "
-                         "is corrupt",
+            st = fail(r,
+                      "duplicate metadata key '%s' (pair %" PRIu64 " of %" PRIu64 "); the file "
+                      "is corrupt",
                       clip(kv->key, cb), i + 1, f->n_kv);
             break;
         }
@@ -507,16 +523,18 @@ static rl_status read_tensor(reader *r, const gguf_file *f, gguf_tensor *t)
     if (st != RL_OK)
         return st;
     if (strlen(t->name) != nlen || !utf8_valid((const unsigned char *)t->name, nlen))
-        return fail(r, "the name of tensor %" PRIu64 " of %" PRIu64 " is not valid UTF-8 text; "
-                       "the file is corrupt",
+        return fail(r,
+                    "the name of tensor %" PRIu64 " of %" PRIu64 " is not valid UTF-8 text; "
+                    "the file is corrupt",
                     r->idx + 1, f->n_tensors);
     st = rd_u32(r, &t->n_dims);
     if (st != RL_OK)
         return st;
     char cb[CLIP + 4];
     if (t->n_dims < 1 || t->n_dims > GGUF_MAX_DIMS)
-        return fail(r, "tensor '%s' has %" PRIu32 " dimensions (GGUF allows 1 to %d); the file "
-                       "is corrupt",
+        return fail(r,
+                    "tensor '%s' has %" PRIu32 " dimensions (GGUF allows 1 to %d); the file "
+                    "is corrupt",
                     clip(t->name, cb), t->n_dims, GGUF_MAX_DIMS);
     for (uint32_t d = 0; d < GGUF_MAX_DIMS; d++)
         t->ne[d] = 1;
@@ -534,8 +552,9 @@ static rl_status read_tensor(reader *r, const gguf_file *f, gguf_tensor *t)
             n *= t->ne[d];
     }
     if (overflow && !zero)
-        return fail(r, "tensor '%s' has more elements than a 64-bit count can hold "
-                       "(%" PRIu64 " x %" PRIu64 " x %" PRIu64 " x %" PRIu64 "); the file is corrupt",
+        return fail(r,
+                    "tensor '%s' has more elements than a 64-bit count can hold "
+                    "(%" PRIu64 " x %" PRIu64 " x %" PRIu64 " x %" PRIu64 "); the file is corrupt",
                     clip(t->name, cb), t->ne[0], t->ne[1], t->ne[2], t->ne[3]);
     t->n_elements = zero ? 0 : n;
     st = rd_u32(r, &t->type);
@@ -547,8 +566,9 @@ static rl_status read_tensor(reader *r, const gguf_file *f, gguf_tensor *t)
     if (ti && t->ne[0] % ti->blck == 0) {
         uint64_t blocks = t->n_elements / ti->blck;
         if (blocks > UINT64_MAX / ti->type_size)
-            return fail(r, "tensor '%s' is larger than a 64-bit byte count can hold; the file "
-                           "is corrupt",
+            return fail(r,
+                        "tensor '%s' is larger than a 64-bit byte count can hold; the file "
+                        "is corrupt",
                         clip(t->name, cb));
         t->n_bytes = blocks * ti->type_size;
         t->sized = true;
@@ -579,13 +599,15 @@ static rl_status check_tensors(reader *r, gguf_file *f)
     for (uint64_t i = 0; i < f->n_tensors; i++) {
         const gguf_tensor *t = &f->tensors[i];
         if (t->offset % f->alignment != 0)
-            return fail(r, "tensor '%s' starts at data offset %" PRIu64 ", not a multiple of the "
-                           "alignment %" PRIu64 "; the file is corrupt",
+            return fail(r,
+                        "tensor '%s' starts at data offset %" PRIu64 ", not a multiple of the "
+                        "alignment %" PRIu64 "; the file is corrupt",
                         clip(t->name, cb), t->offset, f->alignment);
         if (t->offset > room || (t->sized && t->n_bytes > room - t->offset))
-            return fail(r, "tensor '%s' (data offset %" PRIu64 ", %" PRIu64 " bytes) extends past "
-                           "the end of the file (%" PRIu64 " bytes); the file is truncated or "
-                           "corrupt, re-download it",
+            return fail(r,
+                        "tensor '%s' (data offset %" PRIu64 ", %" PRIu64 " bytes) extends past "
+                        "the end of the file (%" PRIu64 " bytes); the file is truncated or "
+                        "corrupt, re-download it",
                         clip(t->name, cb), t->offset, t->n_bytes, f->file_size);
     }
 
@@ -595,8 +617,9 @@ static rl_status check_tensors(reader *r, gguf_file *f)
     for (uint64_t i = 0; i < f->n_tensors; i++) {
         if (strset_add(&names, f->tensors[i].name)) {
             free(names.slot);
-            return fail(r, "duplicate tensor name '%s' (tensor %" PRIu64 " of %" PRIu64 "); the "
-                           "file is corrupt",
+            return fail(r,
+                        "duplicate tensor name '%s' (tensor %" PRIu64 " of %" PRIu64 "); the "
+                        "file is corrupt",
                         clip(f->tensors[i].name, cb), i + 1, f->n_tensors);
         }
     }
@@ -617,8 +640,10 @@ static rl_status check_tensors(reader *r, gguf_file *f)
         if (k > 0 && sp[k].start < max_end) {
             const char *a = clip(f->tensors[max_idx].name, cb);
             const char *b = clip(f->tensors[sp[k].idx].name, cb2);
-            rl_status st = fail(r, "tensors '%s' and '%s' overlap in the data section; the file "
-                                   "is corrupt", a, b);
+            rl_status st = fail(r,
+                                "tensors '%s' and '%s' overlap in the data section; the file "
+                                "is corrupt",
+                                a, b);
             free(sp);
             return st;
         }
@@ -638,7 +663,8 @@ static rl_status parse(reader *r, gguf_file *f)
         return fail(r, "empty file (0 bytes), not a GGUF model; re-download it");
     unsigned char magic[4];
     if (r->size < 4) {
-        return fail(r, "not a GGUF file (only %" PRIu64 " bytes, too short for the magic)", r->size);
+        return fail(r, "not a GGUF file (only %" PRIu64 " bytes, too short for the magic)",
+                    r->size);
     }
     rl_status st = rd(r, magic, 4);
     if (st != RL_OK)
@@ -655,8 +681,9 @@ static rl_status parse(reader *r, gguf_file *f)
         return st;
     if (f->version != 2 && f->version != 3) {
         if (f->version != 0 && (f->version & 0xFFFFu) == 0)
-            return fail(r, "big-endian GGUF (version field reads 0x%08" PRIx32 "); only "
-                           "little-endian files are supported, use a little-endian conversion",
+            return fail(r,
+                        "big-endian GGUF (version field reads 0x%08" PRIx32 "); only "
+                        "little-endian files are supported, use a little-endian conversion",
                         f->version);
         if (f->version == 1)
             return fail(r, "GGUF version 1 is no longer supported (only 2 and 3 are); convert "
@@ -676,9 +703,10 @@ static rl_status parse(reader *r, gguf_file *f)
         return fail(r, "implausible tensor count %" PRIu64 " (limit %d); the file is corrupt",
                     f->n_tensors, GGUF_MAX_TENSORS);
     if (f->n_kv * GGUF_MIN_KV_BYTES + f->n_tensors * GGUF_MIN_TENSOR_BYTES > remaining(r))
-        return fail(r, "the header announces %" PRIu64 " metadata pairs and %" PRIu64
-                       " tensors, more than the %" PRIu64 " bytes left can hold; the file is "
-                       "truncated or corrupt (re-download it)",
+        return fail(r,
+                    "the header announces %" PRIu64 " metadata pairs and %" PRIu64
+                    " tensors, more than the %" PRIu64 " bytes left can hold; the file is "
+                    "truncated or corrupt (re-download it)",
                     f->n_kv, f->n_tensors, remaining(r));
 
     f->kv = rl_calloc((size_t)f->n_kv, sizeof *f->kv);
@@ -696,8 +724,9 @@ static rl_status parse(reader *r, gguf_file *f)
             return fail(r, "general.alignment has type %s, expected uint32; the file is corrupt",
                         gguf_vtype_name(al->type));
         if (al->v.u == 0 || (al->v.u & (al->v.u - 1)) != 0)
-            return fail(r, "general.alignment is %" PRIu64 ", not a power of two; the file is "
-                           "corrupt",
+            return fail(r,
+                        "general.alignment is %" PRIu64 ", not a power of two; the file is "
+                        "corrupt",
                         al->v.u);
         f->alignment = al->v.u;
     }
@@ -715,8 +744,9 @@ static rl_status parse(reader *r, gguf_file *f)
     if (f->n_tensors == 0)
         return RL_OK;
     if (f->data_offset > f->file_size)
-        return fail(r, "the tensor data would start at byte %" PRIu64 ", past the end of the file "
-                       "(%" PRIu64 " bytes); the file is truncated, re-download it",
+        return fail(r,
+                    "the tensor data would start at byte %" PRIu64 ", past the end of the file "
+                    "(%" PRIu64 " bytes); the file is truncated, re-download it",
                     f->data_offset, f->file_size);
     return check_tensors(r, f);
 }
@@ -878,8 +908,8 @@ bool gguf_utf8_valid(const char *s, size_t n)
 const char *gguf_vtype_name(gguf_vtype t)
 {
     static const char *const names[GGUF_T_COUNT] = {
-        "uint8", "int8", "uint16", "int16", "uint32", "int32", "float32",
-        "bool", "string", "array", "uint64", "int64", "float64",
+        "uint8", "int8",   "uint16", "int16",  "uint32", "int32",   "float32",
+        "bool",  "string", "array",  "uint64", "int64",  "float64",
     };
     return (unsigned)t < GGUF_T_COUNT ? names[t] : "unknown";
 }

@@ -20,14 +20,14 @@
 #include "rl_error.h"
 
 #define GGUF_MAX_DIMS 4
-#define GGUF_MAX_KV 65536             /* metadata pairs */
-#define GGUF_MAX_TENSORS 1000000      /* tensor infos */
-#define GGUF_MAX_STRING (64u << 20)   /* bytes in one string */
-#define GGUF_MAX_KEY 65535            /* bytes in one key or tensor name */
-#define GGUF_MAX_ARRAY (1ull << 32)   /* elements in one array */
-#define GGUF_KEEP_STRINGS 64          /* string-array elements kept in memory */
-#define GGUF_SCAN_INTS 65536          /* integer arrays up to this length are read (max, sum) */
-#define GGUF_MAX_NESTING 2            /* array levels: an array of arrays, no deeper */
+#define GGUF_MAX_KV 65536           /* metadata pairs */
+#define GGUF_MAX_TENSORS 1000000    /* tensor infos */
+#define GGUF_MAX_STRING (64u << 20) /* bytes in one string */
+#define GGUF_MAX_KEY 65535          /* bytes in one key or tensor name */
+#define GGUF_MAX_ARRAY (1ull << 32) /* elements in one array */
+#define GGUF_KEEP_STRINGS 64        /* string-array elements kept in memory */
+#define GGUF_SCAN_INTS 65536        /* integer arrays up to this length are read (max, sum) */
+#define GGUF_MAX_NESTING 2          /* array levels: an array of arrays, no deeper */
 #define GGUF_DEFAULT_ALIGNMENT 32
 
 /* Metadata value types, numbered as in the GGUF specification. */
@@ -49,12 +49,12 @@ typedef enum {
 } gguf_vtype;
 
 typedef struct {
-    char *key;      /* NUL-terminated as stored; invalid UTF-8 is rejected */
+    char *key; /* NUL-terminated as stored; invalid UTF-8 is rejected */
     gguf_vtype type;
     union {
-        uint64_t u;  /* UINT8/16/32/64, BOOL (0 or 1) */
-        int64_t i;   /* INT8/16/32/64 */
-        double f;    /* FLOAT32/64 */
+        uint64_t u; /* UINT8/16/32/64, BOOL (0 or 1) */
+        int64_t i;  /* INT8/16/32/64 */
+        double f;   /* FLOAT32/64 */
         struct {
             char *s; /* NUL-terminated copy (a string with an embedded NUL is cut there) */
             uint64_t len;
@@ -62,7 +62,7 @@ typedef struct {
         struct {
             gguf_vtype elem; /* element type (may itself be ARRAY for nested arrays) */
             uint64_t len;
-            uint32_t n_kept;  /* STRING arrays: first min(len, GGUF_KEEP_STRINGS) kept */
+            uint32_t n_kept; /* STRING arrays: first min(len, GGUF_KEEP_STRINGS) kept */
             char **strs;
             /* Integer arrays of at most GGUF_SCAN_INTS elements are read rather than skipped:
              * int_scanned is true when every element is non-negative and their sum fits in
@@ -81,8 +81,8 @@ typedef struct {
     uint32_t type;              /* ggml_type id */
     uint64_t offset;            /* relative to the data section */
     uint64_t n_elements;
-    uint64_t n_bytes;           /* 0 when !sized */
-    bool sized;                 /* type known and the row (ne[0]) divisible by its block size */
+    uint64_t n_bytes; /* 0 when !sized */
+    bool sized;       /* type known and the row (ne[0]) divisible by its block size */
 } gguf_tensor;
 
 typedef struct {

@@ -39,7 +39,11 @@ static void copy_text(char *dst, size_t cap, const char *src)
     }
     for (size_t i = 0; src[i] && o + 1 < cap;) {
         unsigned char c = (unsigned char)src[i];
-        size_t n = c < 0x80 ? 1 : (c & 0xE0) == 0xC0 ? 2 : (c & 0xF0) == 0xE0 ? 3 : (c & 0xF8) == 0xF0 ? 4 : 0;
+        size_t n = c < 0x80             ? 1
+                   : (c & 0xE0) == 0xC0 ? 2
+                   : (c & 0xF0) == 0xE0 ? 3
+                   : (c & 0xF8) == 0xF0 ? 4
+                                        : 0;
         size_t avail = strnlen(src + i, 4);
         if (n == 0 || n > avail || !gguf_utf8_valid(src + i, n)) {
             dst[o++] = '?';
@@ -111,8 +115,8 @@ static size_t match_quant_token(const char *s)
         n = 4;
     } else if (strncasecmp(s, "F16", 3) == 0 || strncasecmp(s, "F32", 3) == 0) {
         n = 3;
-    } else if ((s[0] == 'T' || s[0] == 't') && (s[1] == 'Q' || s[1] == 'q') && isdigit((unsigned char)s[2]) &&
-               s[3] == '_' && isdigit((unsigned char)s[4])) {
+    } else if ((s[0] == 'T' || s[0] == 't') && (s[1] == 'Q' || s[1] == 'q') &&
+               isdigit((unsigned char)s[2]) && s[3] == '_' && isdigit((unsigned char)s[4])) {
         n = 5;
     } else {
         size_t i = 0;
@@ -340,8 +344,10 @@ static rl_status fill(const gguf_file *meta, const gguf_file *const *files, uint
         qsort(names, (size_t)total, sizeof *names, name_cmp);
         for (size_t i = 1; i < total; i++) {
             if (strcmp(names[i - 1], names[i]) == 0) {
-                rl_status st = rl_fail(err, RL_EINPUT, "%s: tensor '%s' appears in more than one "
-                                       "shard; the parts do not belong together", path, names[i]);
+                rl_status st = rl_fail(err, RL_EINPUT,
+                                       "%s: tensor '%s' appears in more than one "
+                                       "shard; the parts do not belong together",
+                                       path, names[i]);
                 free(rows), free(lrows), free(names);
                 return st;
             }
@@ -369,11 +375,13 @@ static rl_status fill(const gguf_file *meta, const gguf_file *const *files, uint
         m->expert_bytes = m->layer_bytes = 0;
         m->has_composition = false;
     } else {
-        uint64_t streamed = m->tied_embeddings ? m->tensor_bytes : m->tensor_bytes - m->embedding_bytes;
+        uint64_t streamed =
+            m->tied_embeddings ? m->tensor_bytes : m->tensor_bytes - m->embedding_bytes;
         if (m->is_moe && m->expert_used_count > 0 && m->expert_bytes > 0) {
-            uint64_t used = m->expert_used_count < m->expert_count ? m->expert_used_count : m->expert_count;
-            unsigned __int128 scaled = ((unsigned __int128)m->expert_bytes * used + m->expert_count / 2) /
-                                       m->expert_count;
+            uint64_t used =
+                m->expert_used_count < m->expert_count ? m->expert_used_count : m->expert_count;
+            unsigned __int128 scaled =
+                ((unsigned __int128)m->expert_bytes * used + m->expert_count / 2) / m->expert_count;
             streamed = streamed - m->expert_bytes + (uint64_t)scaled;
         }
         m->streamed_bytes = streamed;
@@ -452,36 +460,44 @@ rl_status gguf_model_load(const char *path, gguf_model *m, rl_error *err)
         return st;
     }
     if (no == 0 || count == 0 || no > count)
-        return rl_fail(err, RL_EINPUT, "%s: the name says shard %" PRIu32 " of %" PRIu32
+        return rl_fail(err, RL_EINPUT,
+                       "%s: the name says shard %" PRIu32 " of %" PRIu32
                        ", which cannot be; rename the file as llama.cpp wrote it",
                        path, no, count);
     if (count > GGUF_MODEL_MAX_SHARDS)
-        return rl_fail(err, RL_EINPUT, "%s: the name says %" PRIu32 " shards, more than the %d "
-                       "this tool reads", path, count, GGUF_MODEL_MAX_SHARDS);
+        return rl_fail(err, RL_EINPUT,
+                       "%s: the name says %" PRIu32 " shards, more than the %d "
+                       "this tool reads",
+                       path, count, GGUF_MODEL_MAX_SHARDS);
     gguf_file **files = rl_calloc(count, sizeof *files);
     if (!files)
         return rl_fail(err, RL_EINTERNAL, "%s: out of memory", path);
     rl_status st = RL_OK;
     for (uint32_t i = 0; i < count && st == RL_OK; i++) {
-        char *sp = rl_asprintf("%.*s-%05" PRIu32 "-of-%05" PRIu32 ".gguf", (int)plen, path,
-                               i + 1, count);
+        char *sp =
+            rl_asprintf("%.*s-%05" PRIu32 "-of-%05" PRIu32 ".gguf", (int)plen, path, i + 1, count);
         if (!sp) {
             st = rl_fail(err, RL_EINTERNAL, "%s: out of memory", path);
             break;
         }
         if (!file_exists(sp)) {
-            st = rl_fail(err, RL_EINPUT, "%s: missing shard %" PRIu32 " of %" PRIu32 " (%s); "
+            st = rl_fail(err, RL_EINPUT,
+                         "%s: missing shard %" PRIu32 " of %" PRIu32 " (%s); "
                          "download every part of the model into the same directory",
                          path, i + 1, count, sp);
         } else {
             st = gguf_read_file(sp, &files[i], err);
             uint64_t v;
             if (st == RL_OK && gguf_get_u64(files[i], "split.no", &v) && v != i)
-                st = rl_fail(err, RL_EINPUT, "%s: split.no is %" PRIu64 " but the name says "
-                             "shard %" PRIu32 "; the parts are mixed up", sp, v + 1, i + 1);
+                st = rl_fail(err, RL_EINPUT,
+                             "%s: split.no is %" PRIu64 " but the name says "
+                             "shard %" PRIu32 "; the parts are mixed up",
+                             sp, v + 1, i + 1);
             if (st == RL_OK && i == 0 && gguf_get_u64(files[0], "split.count", &v) && v != count)
-                st = rl_fail(err, RL_EINPUT, "%s: split.count is %" PRIu64 " but the name says "
-                             "%" PRIu32 " shards; the parts are mixed up or renamed", sp, v, count);
+                st = rl_fail(err, RL_EINPUT,
+                             "%s: split.count is %" PRIu64 " but the name says "
+                             "%" PRIu32 " shards; the parts are mixed up or renamed",
+                             sp, v, count);
         }
         free(sp);
     }

@@ -30,16 +30,16 @@ typedef struct {
 } gguf_type_bytes;
 
 typedef struct {
-    char *path;           /* as given (first shard) */
-    uint32_t n_shards;    /* 1 for a single file */
+    char *path;        /* as given (first shard) */
+    uint32_t n_shards; /* 1 for a single file */
     uint32_t version;
     char architecture[64];
-    char name[128];       /* general.name or "" */
-    char label[32];       /* from general.file_type ("Q4_K_M"), else from the filename, else "" */
-    int64_t file_type;    /* general.file_type, -1 when absent */
+    char name[128];    /* general.name or "" */
+    char label[32];    /* from general.file_type ("Q4_K_M"), else from the filename, else "" */
+    int64_t file_type; /* general.file_type, -1 when absent */
 
     uint64_t n_tensors;
-    uint64_t n_params;    /* sum of tensor elements */
+    uint64_t n_params; /* sum of tensor elements */
     uint64_t n_layer, n_embd, n_ff, n_head, n_head_kv, head_dim, key_length, value_length;
     uint64_t context_length, n_vocab, expert_count, expert_used_count;
     bool is_moe;          /* expert_count > 0 */
@@ -48,14 +48,14 @@ typedef struct {
     /* false when any tensor has a type this build does not know (then the byte counts
      * below that depend on tensor sizes are 0 and must be reported unavailable). */
     bool sizes_known;
-    uint64_t file_bytes;        /* on-disk size, summed over shards */
-    uint64_t resident_bytes;    /* = file_bytes (convention "run") */
-    uint64_t tensor_bytes;      /* sum of all tensor sizes */
-    uint64_t streamed_bytes;    /* convention "diagnose" */
-    uint64_t embedding_bytes;   /* token_embd.weight */
-    uint64_t head_bytes;        /* output.weight, or the embedding when tied */
-    uint64_t expert_bytes;      /* all expert tensors, unscaled */
-    uint32_t head_type;         /* ggml type of the output head, UINT32_MAX if none */
+    uint64_t file_bytes;         /* on-disk size, summed over shards */
+    uint64_t resident_bytes;     /* = file_bytes (convention "run") */
+    uint64_t tensor_bytes;       /* sum of all tensor sizes */
+    uint64_t streamed_bytes;     /* convention "diagnose" */
+    uint64_t embedding_bytes;    /* token_embd.weight */
+    uint64_t head_bytes;         /* output.weight, or the embedding when tied */
+    uint64_t expert_bytes;       /* all expert tensors, unscaled */
+    uint32_t head_type;          /* ggml type of the output head, UINT32_MAX if none */
     uint64_t kv_bytes_per_token; /* 2 * n_layer * n_head_kv * head_dim * 2 (f16 K and V) */
     /* attention.head_count_kv was a per-layer array: n_head_kv is its largest entry and
      * kv_bytes_per_token sums the layers (sum(n_head_kv[l]) * (key_length + value_length) * 2). */
@@ -68,9 +68,9 @@ typedef struct {
     gguf_type_bytes *layer_types;
     uint32_t n_layer_types;
     uint64_t layer_bytes, layer_elements;
-    int expected_type;          /* ggml type the label names (Q4_K_M -> Q4_K), -1 if none */
-    double on_label_pct;        /* 100 * bytes of expected_type / layer_bytes */
-    double bits_per_weight;     /* 8 * layer_bytes / layer_elements */
+    int expected_type;      /* ggml type the label names (Q4_K_M -> Q4_K), -1 if none */
+    double on_label_pct;    /* 100 * bytes of expected_type / layer_bytes */
+    double bits_per_weight; /* 8 * layer_bytes / layer_elements */
     bool has_composition;
 } gguf_model;
 

@@ -31,10 +31,11 @@ static void print_help(FILE *out)
                  "commands:\n");
     for (size_t i = 0; i < N_COMMANDS; i++)
         fprintf(out, "  %-10s %s\n", commands[i]->name, commands[i]->summary);
-    fprintf(out, "\n  llama-roofline help <command>   more about one command\n"
-                 "  llama-roofline --version        print the version\n\n"
-                 "exit codes: 0 ok, 1 ran but measured nothing, 2 bad input, 3 a needed program\n"
-                 "is missing, 4 an output could not be written, 5 internal error, 130 interrupted\n");
+    fprintf(out,
+            "\n  llama-roofline help <command>   more about one command\n"
+            "  llama-roofline --version        print the version\n\n"
+            "exit codes: 0 ok, 1 ran but measured nothing, 2 bad input, 3 a needed program\n"
+            "is missing, 4 an output could not be written, 5 internal error, 130 interrupted\n");
 }
 
 static void on_signal(int sig)
@@ -103,6 +104,7 @@ int main(int argc, char **argv)
     if (st == RL_EINTERRUPTED && !err.msg[0])
         rl_fail(&err, st, "interrupted");
     if (err.msg[0])
-        fprintf(stderr, "llama-roofline %s: %s%s\n", verb, st == RL_NOTHING ? "" : "error: ", err.msg);
+        fprintf(stderr, "llama-roofline %s: %s%s\n", verb,
+                st == RL_NOTHING ? "" : "error: ", err.msg);
     return rl_exit_code(st);
 }

@@ -249,8 +249,8 @@ rl_status rl_membw_alloc(uint64_t want, uint64_t floor, uint64_t limit, rl_membw
             if (size != want && want >= floor && note_len) {
                 fmt_mib(a, sizeof a, want);
                 fmt_mib(b, sizeof b, size);
-                snprintf(note, note_len, "could not use a %s working set (%s); fell back to %s",
-                         a, first_reason, b);
+                snprintf(note, note_len, "could not use a %s working set (%s); fell back to %s", a,
+                         first_reason, b);
             }
             return RL_OK;
         }
@@ -287,7 +287,7 @@ typedef struct {
     pthread_barrier_t start, stop;
     pthread_mutex_t gate_mu;
     pthread_cond_t gate_cv;
-    int gate; /* 0 wait, 1 go, -1 exit without touching the barriers */
+    int gate;  /* 0 wait, 1 go, -1 exit without touching the barriers */
     int touch; /* first-touch the chunks before reporting ready */
     int cmd;
     rl_kernel kernel;
@@ -486,13 +486,13 @@ static uint64_t kernel_bytes(const pool *p, rl_kernel k)
 }
 
 /* Time sum in each candidate variant, twice, interleaved, on the freshly touched set (each
- * trial sample about half a measurement sample) and return the fastest. The widest variant is not always the fastest streamer: on one
- * Sapphire-Rapids-class VM AVX2 read ~12% faster than AVX-512. Candidates: the two widest
- * supported variants (portable C only when fewer than two SIMD variants exist). */
+ * trial sample about half a measurement sample) and return the fastest. The widest variant is not
+ * always the fastest streamer: on one Sapphire-Rapids-class VM AVX2 read ~12% faster than AVX-512.
+ * Candidates: the two widest supported variants (portable C only when fewer than two SIMD variants
+ * exist). */
 static rl_isa pick_isa(pool *p, rl_membw_result *res)
 {
-    static const rl_isa order[] = {RL_ISA_AVX512, RL_ISA_AVX2, RL_ISA_NEON, RL_ISA_SSE2,
-                                   RL_ISA_C};
+    static const rl_isa order[] = {RL_ISA_AVX512, RL_ISA_AVX2, RL_ISA_NEON, RL_ISA_SSE2, RL_ISA_C};
     rl_isa cand[2];
     int nc = 0;
     for (size_t i = 0; i < sizeof order / sizeof order[0] && nc < 2; i++)
@@ -574,9 +574,8 @@ void rl_membw_summarize(rl_membw_result *res)
         if (!rl_kernel_read_only(r->kernel))
             continue;
         if (!win || r->best > win->best ||
-            (r->best == win->best &&
-             (r->threads < win->threads ||
-              (r->threads == win->threads && r->kernel < win->kernel))))
+            (r->best == win->best && (r->threads < win->threads ||
+                                      (r->threads == win->threads && r->kernel < win->kernel))))
             win = r;
         if (r->threads == 1 && r->best > res->single_thread_GBs)
             res->single_thread_GBs = r->best;
@@ -629,12 +628,13 @@ rl_status rl_membw_measure(const rl_membw_opts *opts, const rl_sysinfo *si, rl_m
     memset(res, 0, sizeof *res);
     res->single_thread_GBs = res->saturated_GBs = res->copy_GBs = -1;
     res->quick = opts->quick;
-    res->reps = opts->reps > 0 ? opts->reps
-                               : (opts->quick ? RL_MEMBW_QUICK_REPS : RL_MEMBW_DEFAULT_REPS);
+    res->reps =
+        opts->reps > 0 ? opts->reps : (opts->quick ? RL_MEMBW_QUICK_REPS : RL_MEMBW_DEFAULT_REPS);
     if (res->reps > RL_MEMBW_MAX_REPS)
         res->reps = RL_MEMBW_MAX_REPS;
-    res->sample_s = opts->sample_s > 0 ? opts->sample_s
-                                       : (opts->quick ? RL_MEMBW_QUICK_SAMPLE_S : RL_MEMBW_SAMPLE_S);
+    res->sample_s = opts->sample_s > 0
+                        ? opts->sample_s
+                        : (opts->quick ? RL_MEMBW_QUICK_SAMPLE_S : RL_MEMBW_SAMPLE_S);
     rl_isa isa = opts->isa >= 0 && opts->isa < RL_ISA_COUNT ? (rl_isa)opts->isa : rl_isa_best();
     res->isa_forced = opts->isa >= 0;
     if (!rl_isa_supported(isa))
@@ -643,14 +643,15 @@ rl_status rl_membw_measure(const rl_membw_opts *opts, const rl_sysinfo *si, rl_m
     int cpus[RL_SYSINFO_MAX_CPUS], nphys = 0;
     int ncpus = rl_sysinfo_cpu_order(cpus, RL_SYSINFO_MAX_CPUS, &nphys);
     int logical = ncpus > 0 ? ncpus : (si && si->logical_cores > 0 ? si->logical_cores : 1);
-    int physical = ncpus > 0 ? nphys : (si && si->physical_cores > 0 ? si->physical_cores : logical);
+    int physical =
+        ncpus > 0 ? nphys : (si && si->physical_cores > 0 ? si->physical_cores : logical);
     if (opts->n_threads > 0) {
-        res->n_counts = opts->n_threads < RL_MEMBW_MAX_COUNTS ? opts->n_threads
-                                                              : RL_MEMBW_MAX_COUNTS;
+        res->n_counts =
+            opts->n_threads < RL_MEMBW_MAX_COUNTS ? opts->n_threads : RL_MEMBW_MAX_COUNTS;
         memcpy(res->thread_counts, opts->threads, (size_t)res->n_counts * sizeof(int));
     } else {
-        res->n_counts = rl_membw_default_threads(logical, physical, res->thread_counts,
-                                                 RL_MEMBW_MAX_COUNTS);
+        res->n_counts =
+            rl_membw_default_threads(logical, physical, res->thread_counts, RL_MEMBW_MAX_COUNTS);
     }
 
     uint64_t ram = si ? si->ram_bytes : 0, llc = si ? si->llc_bytes : 0;
@@ -683,8 +684,7 @@ rl_status rl_membw_measure(const rl_membw_opts *opts, const rl_sysinfo *si, rl_m
         }
         if (!buf.base) {
             char note[256];
-            rl_progress("membw: mapping and first-touching %.0f MiB",
-                        (double)want / RL_MEMBW_MIB);
+            rl_progress("membw: mapping and first-touching %.0f MiB", (double)want / RL_MEMBW_MIB);
             st = rl_membw_alloc(want, RL_MEMBW_FLOOR_BYTES, limit, &buf, note, sizeof note, err);
             if (st != RL_OK)
                 break;
@@ -731,8 +731,8 @@ rl_status rl_membw_measure(const rl_membw_opts *opts, const rl_sysinfo *si, rl_m
         for (int phase = 0; phase < 2; phase++) {
             for (int rep = 0; rep < res->reps && !rl_interrupted; rep++) {
                 rl_progress("membw: %d thread%s (%d/%d): %s repetition %d/%d", nt,
-                            nt == 1 ? "" : "s", ci + 1, res->n_counts,
-                            phase ? "copy" : "read", rep + 1, res->reps);
+                            nt == 1 ? "" : "s", ci + 1, res->n_counts, phase ? "copy" : "read",
+                            rep + 1, res->reps);
                 for (int k = 0; k < RL_KERNEL_COUNT && !rl_interrupted; k++) {
                     rl_membw_run *r = &cell[k];
                     if (rl_kernel_read_only(r->kernel) == (phase == 1))
@@ -762,8 +762,8 @@ rl_status rl_membw_measure(const rl_membw_opts *opts, const rl_sysinfo *si, rl_m
     rl_membw_summarize(res);
     res->elapsed_s = now_s() - t_begin;
     if (st == RL_EINTERRUPTED)
-        rl_fail(err, st, "interrupted; %s", res->n_runs ? "the partial result was kept" :
-                                                          "nothing was measured");
+        rl_fail(err, st, "interrupted; %s",
+                res->n_runs ? "the partial result was kept" : "nothing was measured");
     return st;
 }
 
@@ -808,7 +808,8 @@ cJSON *rl_membw_to_json(const rl_membw_result *res, const rl_sysinfo *env)
     bool measured = !res->controlled && res->peak_GBs > 0;
     cJSON_AddStringToObject(o, "kind", res->controlled ? "controlled" : "measured");
     if (res->controlled || measured)
-        cJSON_AddNumberToObject(o, "peak_read_GBs", res->controlled ? res->peak_GBs : r3(res->peak_GBs));
+        cJSON_AddNumberToObject(o, "peak_read_GBs",
+                                res->controlled ? res->peak_GBs : r3(res->peak_GBs));
     else
         cJSON_AddNullToObject(o, "peak_read_GBs");
     if (measured) {
@@ -858,9 +859,10 @@ cJSON *rl_membw_to_json(const rl_membw_result *res, const rl_sysinfo *env)
         for (int i = 0; trial && i < RL_ISA_COUNT; i++)
             if (res->isa_trial[i] > 0)
                 cJSON_AddNumberToObject(trial, rl_isa_name((rl_isa)i), r3(res->isa_trial[i]));
-        cJSON_AddStringToObject(o, "isa_selection",
-                                res->isa_forced ? "forced with --isa"
-                                                : "faster of the two widest variants in a trial after first touch");
+        cJSON_AddStringToObject(
+            o, "isa_selection",
+            res->isa_forced ? "forced with --isa"
+                            : "faster of the two widest variants in a trial after first touch");
         cJSON *av = cJSON_AddArrayToObject(o, "isa_available");
         for (int i = 0; av && i < RL_ISA_COUNT; i++)
             if (rl_isa_supported((rl_isa)i))

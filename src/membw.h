@@ -26,15 +26,15 @@
 #include "sysinfo.h"
 
 #define RL_MEMBW_MIB (1024ULL * 1024ULL)
-#define RL_MEMBW_FLOOR_BYTES (64ULL * RL_MEMBW_MIB)  /* smallest working set */
-#define RL_MEMBW_BASE_BYTES (512ULL * RL_MEMBW_MIB)  /* default before the LLC and RAM rules */
+#define RL_MEMBW_FLOOR_BYTES (64ULL * RL_MEMBW_MIB) /* smallest working set */
+#define RL_MEMBW_BASE_BYTES (512ULL * RL_MEMBW_MIB) /* default before the LLC and RAM rules */
 #define RL_MEMBW_QUICK_MIN_BYTES (256ULL * RL_MEMBW_MIB)
 #define RL_MEMBW_PAGE_2M (2ULL * RL_MEMBW_MIB)
 #define RL_MEMBW_MAX_REPS 100
 #define RL_MEMBW_MAX_COUNTS 16
 #define RL_MEMBW_DEFAULT_REPS 7
 #define RL_MEMBW_QUICK_REPS 3
-#define RL_MEMBW_SAMPLE_S 0.08       /* target duration of one sample */
+#define RL_MEMBW_SAMPLE_S 0.08 /* target duration of one sample */
 #define RL_MEMBW_QUICK_SAMPLE_S 0.04
 #define RL_MEMBW_UNSTABLE_RATIO 0.75 /* median below 75% of best (over 25% apart): unstable */
 #define RL_MEMBW_SATURATION 0.95     /* "saturates at": first count within 5% of the ceiling */
@@ -42,11 +42,11 @@
 typedef struct {
     uint64_t working_set_bytes; /* 0: the default rule (rl_membw_default_ws) */
     int threads[RL_MEMBW_MAX_COUNTS];
-    int n_threads;              /* 0: the default sweep (rl_membw_default_threads) */
-    int reps;                   /* 0: RL_MEMBW_DEFAULT_REPS, or RL_MEMBW_QUICK_REPS if quick */
-    bool quick;                 /* smaller set, fewer and shorter samples */
-    int isa;                    /* -1: the widest supported; else an rl_isa to force */
-    double sample_s;            /* 0: the default for the mode */
+    int n_threads;   /* 0: the default sweep (rl_membw_default_threads) */
+    int reps;        /* 0: RL_MEMBW_DEFAULT_REPS, or RL_MEMBW_QUICK_REPS if quick */
+    bool quick;      /* smaller set, fewer and shorter samples */
+    int isa;         /* -1: the widest supported; else an rl_isa to force */
+    double sample_s; /* 0: the default for the mode */
 } rl_membw_opts;
 
 /* Every repetition of one kernel at one thread count. */
@@ -62,17 +62,17 @@ typedef struct {
 } rl_membw_run;
 
 typedef struct {
-    bool controlled;        /* ceiling supplied by the user (--peak-bw), nothing measured */
-    double peak_GBs;        /* the ceiling; 0 if nothing was measured */
+    bool controlled; /* ceiling supplied by the user (--peak-bw), nothing measured */
+    double peak_GBs; /* the ceiling; 0 if nothing was measured */
     /* the rest describes a measurement */
-    rl_kernel kernel;       /* kernel, ISA and thread count that set the ceiling */
+    rl_kernel kernel; /* kernel, ISA and thread count that set the ceiling */
     rl_isa isa;
     int threads;
-    double median_GBs;      /* median of that cell's repetitions */
-    double stability;       /* median / best of that cell */
-    bool unstable;          /* median more than 25% below best */
+    double median_GBs;        /* median of that cell's repetitions */
+    double stability;         /* median / best of that cell */
+    bool unstable;            /* median more than 25% below best */
     double single_thread_GBs; /* best read-only at 1 thread; < 0 if 1 was not in the sweep */
-    double saturated_GBs;   /* best read-only at the largest thread count measured */
+    double saturated_GBs;     /* best read-only at the largest thread count measured */
     int saturated_threads;
     int saturation_threads; /* smallest count whose best read-only is within 5% of the ceiling */
     double copy_GBs;        /* best copy; < 0 if none */
@@ -88,11 +88,11 @@ typedef struct {
     double sample_s;
     int thread_counts[RL_MEMBW_MAX_COUNTS];
     int n_counts;
-    char warning[512];          /* the instability warning, "" if stable */
+    char warning[512]; /* the instability warning, "" if stable */
     double elapsed_s;
     double isa_trial[RL_ISA_COUNT]; /* GB/s of the one-pass ISA trial; 0 = not tried */
     bool isa_forced;                /* --isa given: no trial */
-    rl_membw_run *runs;         /* owned */
+    rl_membw_run *runs;             /* owned */
     size_t n_runs, cap_runs;
 } rl_membw_result;
 
@@ -125,9 +125,9 @@ rl_status rl_membw_parse_peak_bw(const char *s, double *gbs, rl_error *err);
 /* ---- allocation */
 
 typedef struct {
-    void *base;      /* 2 MiB-aligned */
-    size_t bytes;    /* usable bytes (the working set) */
-    size_t mapped;   /* bytes mapped at base */
+    void *base;    /* 2 MiB-aligned */
+    size_t bytes;  /* usable bytes (the working set) */
+    size_t mapped; /* bytes mapped at base */
     bool huge_advised;
 } rl_membw_buf;
 

@@ -160,8 +160,7 @@ static void copy_c(uint64_t *dst, const uint64_t *src, size_t n)
 /* ---- SSE2: 8 x 16 B per iteration */
 static uint64_t sum_sse2(const uint64_t *p, size_t n)
 {
-    __m128i a0 = _mm_setzero_si128(), a1 = a0, a2 = a0, a3 = a0, a4 = a0, a5 = a0, a6 = a0,
-            a7 = a0;
+    __m128i a0 = _mm_setzero_si128(), a1 = a0, a2 = a0, a3 = a0, a4 = a0, a5 = a0, a6 = a0, a7 = a0;
     size_t i = 0;
     for (; i + 16 <= n; i += 16) {
         const __m128i *v = (const __m128i *)(p + i);
@@ -178,8 +177,7 @@ static uint64_t sum_sse2(const uint64_t *p, size_t n)
 
 static uint64_t xor_sse2(const uint64_t *p, size_t n)
 {
-    __m128i a0 = _mm_setzero_si128(), a1 = a0, a2 = a0, a3 = a0, a4 = a0, a5 = a0, a6 = a0,
-            a7 = a0;
+    __m128i a0 = _mm_setzero_si128(), a1 = a0, a2 = a0, a3 = a0, a4 = a0, a5 = a0, a6 = a0, a7 = a0;
     size_t i = 0;
     for (; i + 16 <= n; i += 16) {
         const __m128i *v = (const __m128i *)(p + i);
@@ -276,10 +274,9 @@ __attribute__((target("avx2"))) static uint64_t xor_avx2(const uint64_t *p, size
 
 /* 16 x 32 B from each stream per iteration (1 KiB in all), two FMAs per accumulator. */
 __attribute__((target("avx2,fma"))) static double dot_avx2(const double *a, const double *b,
-                                                            size_t n)
+                                                           size_t n)
 {
-    __m256d a0 = _mm256_setzero_pd(), a1 = a0, a2 = a0, a3 = a0, a4 = a0, a5 = a0, a6 = a0,
-            a7 = a0;
+    __m256d a0 = _mm256_setzero_pd(), a1 = a0, a2 = a0, a3 = a0, a4 = a0, a5 = a0, a6 = a0, a7 = a0;
     size_t i = 0;
     for (; i + 64 <= n; i += 64) {
 #define X(k)                                                                                       \
@@ -287,8 +284,8 @@ __attribute__((target("avx2,fma"))) static double dot_avx2(const double *a, cons
         RL_8(X)
 #undef X
 #define X(k)                                                                                       \
-    a##k = _mm256_fmadd_pd(_mm256_loadu_pd(a + i + 32 + 4 * k), _mm256_loadu_pd(b + i + 32 + 4 * k), \
-                           a##k);
+    a##k = _mm256_fmadd_pd(_mm256_loadu_pd(a + i + 32 + 4 * k),                                    \
+                           _mm256_loadu_pd(b + i + 32 + 4 * k), a##k);
         RL_8(X)
 #undef X
     }
@@ -299,8 +296,7 @@ __attribute__((target("avx2,fma"))) static double dot_avx2(const double *a, cons
     return ((lane[0] + lane[1]) + (lane[2] + lane[3])) + dot_c(a + i, b + i, n - i);
 }
 
-__attribute__((target("avx2"))) static void copy_avx2(uint64_t *dst, const uint64_t *src,
-                                                       size_t n)
+__attribute__((target("avx2"))) static void copy_avx2(uint64_t *dst, const uint64_t *src, size_t n)
 {
     size_t i = 0;
     for (; i + 64 <= n; i += 64) {
@@ -360,10 +356,9 @@ __attribute__((target("avx512f"))) static uint64_t xor_avx512(const uint64_t *p,
 }
 
 __attribute__((target("avx512f"))) static double dot_avx512(const double *a, const double *b,
-                                                             size_t n)
+                                                            size_t n)
 {
-    __m512d a0 = _mm512_setzero_pd(), a1 = a0, a2 = a0, a3 = a0, a4 = a0, a5 = a0, a6 = a0,
-            a7 = a0;
+    __m512d a0 = _mm512_setzero_pd(), a1 = a0, a2 = a0, a3 = a0, a4 = a0, a5 = a0, a6 = a0, a7 = a0;
     size_t i = 0;
     for (; i + 64 <= n; i += 64) {
 #define X(k)                                                                                       \
@@ -375,12 +370,13 @@ __attribute__((target("avx512f"))) static double dot_avx512(const double *a, con
                        _mm512_add_pd(_mm512_add_pd(a4, a5), _mm512_add_pd(a6, a7)));
     double lane[8];
     _mm512_storeu_pd(lane, a0);
-    double s = ((lane[0] + lane[1]) + (lane[2] + lane[3])) + ((lane[4] + lane[5]) + (lane[6] + lane[7]));
+    double s =
+        ((lane[0] + lane[1]) + (lane[2] + lane[3])) + ((lane[4] + lane[5]) + (lane[6] + lane[7]));
     return s + dot_c(a + i, b + i, n - i);
 }
 
 __attribute__((target("avx512f"))) static void copy_avx512(uint64_t *dst, const uint64_t *src,
-                                                            size_t n)
+                                                           size_t n)
 {
     size_t i = 0;
     for (; i + 64 <= n; i += 64) {

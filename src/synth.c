@@ -16,37 +16,109 @@
 /* ---- presets ---------------------------------------------------------------------------- */
 
 static const synth_preset presets[] = {
-    {"tiny", "llama-architecture test model, a few MB",
-     {.preset = "tiny", .arch = SYNTH_ARCH_LLAMA, .n_vocab = 1024, .n_embd = 256, .n_layer = 4,
-      .n_head = 8, .n_head_kv = 4, .n_ff = 512, .n_ctx = 2048, .tied = false, .qkv_bias = false,
-      .rope_freqs = false, .rope_freq_base = 10000.0f, .rms_eps = 1e-5f, .type = SYNTH_GGML_F16}},
-    {"tiny-moe", "llama-architecture Mixtral-style MoE test model, 4 experts, 2 used",
-     {.preset = "tiny-moe", .arch = SYNTH_ARCH_LLAMA, .n_vocab = 1024, .n_embd = 256,
-      .n_layer = 4, .n_head = 8, .n_head_kv = 4, .n_ff = 512, .n_ctx = 2048, .n_expert = 4,
-      .n_expert_used = 2, .tied = false, .qkv_bias = false, .rope_freqs = false,
-      .rope_freq_base = 10000.0f, .rms_eps = 1e-5f, .type = SYNTH_GGML_F16}},
-    {"qwen2.5-0.5b", "Qwen2.5-0.5B shapes (qwen2, q/k/v biases, untied output.weight)",
-     {.preset = "qwen2.5-0.5b", .arch = SYNTH_ARCH_QWEN2, .n_vocab = 151936, .n_embd = 896,
-      .n_layer = 24, .n_head = 14, .n_head_kv = 2, .n_ff = 4864, .n_ctx = 32768,
-      .tied = false, .qkv_bias = true, .rope_freqs = false, .rope_freq_base = 1000000.0f,
-      .rms_eps = 1e-6f, .type = SYNTH_GGML_F16}},
-    {"qwen2.5-1.5b", "Qwen2.5-1.5B shapes (qwen2, q/k/v biases, untied output.weight)",
-     {.preset = "qwen2.5-1.5b", .arch = SYNTH_ARCH_QWEN2, .n_vocab = 151936, .n_embd = 1536,
-      .n_layer = 28, .n_head = 12, .n_head_kv = 2, .n_ff = 8960, .n_ctx = 32768,
-      .tied = false, .qkv_bias = true, .rope_freqs = false, .rope_freq_base = 1000000.0f,
-      .rms_eps = 1e-6f, .type = SYNTH_GGML_F16}},
-    {"llama-3.2-1b", "Llama-3.2-1B shapes (llama, tied embeddings, llama3 rope_freqs)",
-     {.preset = "llama-3.2-1b", .arch = SYNTH_ARCH_LLAMA, .n_vocab = 128256, .n_embd = 2048,
-      .n_layer = 16, .n_head = 32, .n_head_kv = 8, .n_ff = 8192, .n_ctx = 131072,
-      .tied = true, .qkv_bias = false, .rope_freqs = true, .rope_freq_base = 500000.0f,
-      .rms_eps = 1e-5f, .rope_factor = 32.0f, .rope_low_freq = 1.0f, .rope_high_freq = 4.0f,
-      .rope_orig_ctx = 8192, .type = SYNTH_GGML_F16}},
+    {"tiny",
+     "llama-architecture test model, a few MB",
+     {.preset = "tiny",
+      .arch = SYNTH_ARCH_LLAMA,
+      .n_vocab = 1024,
+      .n_embd = 256,
+      .n_layer = 4,
+      .n_head = 8,
+      .n_head_kv = 4,
+      .n_ff = 512,
+      .n_ctx = 2048,
+      .tied = false,
+      .qkv_bias = false,
+      .rope_freqs = false,
+      .rope_freq_base = 10000.0f,
+      .rms_eps = 1e-5f,
+      .type = SYNTH_GGML_F16}},
+    {"tiny-moe",
+     "llama-architecture Mixtral-style MoE test model, 4 experts, 2 used",
+     {.preset = "tiny-moe",
+      .arch = SYNTH_ARCH_LLAMA,
+      .n_vocab = 1024,
+      .n_embd = 256,
+      .n_layer = 4,
+      .n_head = 8,
+      .n_head_kv = 4,
+      .n_ff = 512,
+      .n_ctx = 2048,
+      .n_expert = 4,
+      .n_expert_used = 2,
+      .tied = false,
+      .qkv_bias = false,
+      .rope_freqs = false,
+      .rope_freq_base = 10000.0f,
+      .rms_eps = 1e-5f,
+      .type = SYNTH_GGML_F16}},
+    {"qwen2.5-0.5b",
+     "Qwen2.5-0.5B shapes (qwen2, q/k/v biases, untied output.weight)",
+     {.preset = "qwen2.5-0.5b",
+      .arch = SYNTH_ARCH_QWEN2,
+      .n_vocab = 151936,
+      .n_embd = 896,
+      .n_layer = 24,
+      .n_head = 14,
+      .n_head_kv = 2,
+      .n_ff = 4864,
+      .n_ctx = 32768,
+      .tied = false,
+      .qkv_bias = true,
+      .rope_freqs = false,
+      .rope_freq_base = 1000000.0f,
+      .rms_eps = 1e-6f,
+      .type = SYNTH_GGML_F16}},
+    {"qwen2.5-1.5b",
+     "Qwen2.5-1.5B shapes (qwen2, q/k/v biases, untied output.weight)",
+     {.preset = "qwen2.5-1.5b",
+      .arch = SYNTH_ARCH_QWEN2,
+      .n_vocab = 151936,
+      .n_embd = 1536,
+      .n_layer = 28,
+      .n_head = 12,
+      .n_head_kv = 2,
+      .n_ff = 8960,
+      .n_ctx = 32768,
+      .tied = false,
+      .qkv_bias = true,
+      .rope_freqs = false,
+      .rope_freq_base = 1000000.0f,
+      .rms_eps = 1e-6f,
+      .type = SYNTH_GGML_F16}},
+    {"llama-3.2-1b",
+     "Llama-3.2-1B shapes (llama, tied embeddings, llama3 rope_freqs)",
+     {.preset = "llama-3.2-1b",
+      .arch = SYNTH_ARCH_LLAMA,
+      .n_vocab = 128256,
+      .n_embd = 2048,
+      .n_layer = 16,
+      .n_head = 32,
+      .n_head_kv = 8,
+      .n_ff = 8192,
+      .n_ctx = 131072,
+      .tied = true,
+      .qkv_bias = false,
+      .rope_freqs = true,
+      .rope_freq_base = 500000.0f,
+      .rms_eps = 1e-5f,
+      .rope_factor = 32.0f,
+      .rope_low_freq = 1.0f,
+      .rope_high_freq = 4.0f,
+      .rope_orig_ctx = 8192,
+      .type = SYNTH_GGML_F16}},
 };
 #define N_PRESETS (sizeof presets / sizeof presets[0])
 
-size_t synth_preset_count(void) { return N_PRESETS; }
+size_t synth_preset_count(void)
+{
+    return N_PRESETS;
+}
 
-const synth_preset *synth_preset_at(size_t i) { return i < N_PRESETS ? &presets[i] : NULL; }
+const synth_preset *synth_preset_at(size_t i)
+{
+    return i < N_PRESETS ? &presets[i] : NULL;
+}
 
 const synth_preset *synth_preset_find(const char *name)
 {
@@ -67,8 +139,8 @@ static const struct {
     const char *name;
     uint32_t type, ftype, blck, size;
 } wtypes[] = {
-    {"F32", SYNTH_GGML_F32, 0, 1, 4},   {"F16", SYNTH_GGML_F16, 1, 1, 2},
-    {"BF16", SYNTH_GGML_BF16, 32, 1, 2}, {"Q8_0", SYNTH_GGML_Q8_0, 7, 32, 34},
+    {"F32", SYNTH_GGML_F32, 0, 1, 4},     {"F16", SYNTH_GGML_F16, 1, 1, 2},
+    {"BF16", SYNTH_GGML_BF16, 32, 1, 2},  {"Q8_0", SYNTH_GGML_Q8_0, 7, 32, 34},
     {"Q4_0", SYNTH_GGML_Q4_0, 2, 32, 18},
 };
 #define N_WTYPES (sizeof wtypes / sizeof wtypes[0])
@@ -97,7 +169,10 @@ uint32_t synth_file_type(uint32_t type)
     return 0;
 }
 
-const char *synth_type_names(void) { return "F32, F16, BF16, Q8_0, Q4_0"; }
+const char *synth_type_names(void)
+{
+    return "F32, F16, BF16, Q8_0, Q4_0";
+}
 
 static uint64_t type_blck(uint32_t type)
 {
@@ -117,8 +192,7 @@ static uint64_t type_size(uint32_t type)
 
 /* ---- validation ------------------------------------------------------------------------- */
 
-static rl_status check_range(const char *flag, uint64_t v, uint64_t lo, uint64_t hi,
-                             rl_error *err)
+static rl_status check_range(const char *flag, uint64_t v, uint64_t lo, uint64_t hi, rl_error *err)
 {
     if (v < lo || v > hi)
         return rl_fail(err, RL_EINPUT, "%s %llu is out of range (%llu to %llu)", flag,
@@ -162,8 +236,7 @@ rl_status synth_validate(const synth_config *c, rl_error *err)
             return st;
         if (c->n_expert_used < 1 || c->n_expert_used > c->n_expert)
             return rl_fail(err, RL_EINPUT, "--n-expert-used %llu must be 1 to --n-expert %llu",
-                           (unsigned long long)c->n_expert_used,
-                           (unsigned long long)c->n_expert);
+                           (unsigned long long)c->n_expert_used, (unsigned long long)c->n_expert);
     }
     if (!synth_type_name(c->type))
         return rl_fail(err, RL_EINPUT, "weight type %u is not one of %s", c->type,
@@ -303,10 +376,22 @@ static void put(buf *b, const void *src, size_t n)
 #error "synth writes little-endian GGUF by memcpy: port put_* for big-endian hosts"
 #endif
 
-static void put_u32(buf *b, uint32_t v) { put(b, &v, 4); }
-static void put_i32(buf *b, int32_t v) { put(b, &v, 4); }
-static void put_u64(buf *b, uint64_t v) { put(b, &v, 8); }
-static void put_f32(buf *b, float v) { put(b, &v, 4); }
+static void put_u32(buf *b, uint32_t v)
+{
+    put(b, &v, 4);
+}
+static void put_i32(buf *b, int32_t v)
+{
+    put(b, &v, 4);
+}
+static void put_u64(buf *b, uint64_t v)
+{
+    put(b, &v, 8);
+}
+static void put_f32(buf *b, float v)
+{
+    put(b, &v, 4);
+}
 static void put_str(buf *b, const char *s)
 {
     size_t n = strlen(s);
@@ -443,9 +528,9 @@ static void add_tensor(table *tb, const synth_config *c, const char *name, uint3
     t->n_elements = t->ne[0] * t->ne[1] * t->ne[2];
     t->n_bytes = t->n_elements / type_blck(type) * type_size(type);
     t->init = init;
-    t->amp = init == SYNTH_INIT_UNIFORM ? (type == SYNTH_GGML_F32 && n_dims == 1 ? SYNTH_BIAS_AMP
-                                                                                 : SYNTH_WEIGHT_AMP)
-                                        : 0.0f;
+    t->amp = init == SYNTH_INIT_UNIFORM
+                 ? (type == SYNTH_GGML_F32 && n_dims == 1 ? SYNTH_BIAS_AMP : SYNTH_WEIGHT_AMP)
+                 : 0.0f;
     /* The stream key: the seed mixed with FNV-1a of the name (splitmix64 finaliser). */
     uint64_t h = 1469598103934665603ull;
     for (const char *s = name; *s; s++)
@@ -481,12 +566,12 @@ static void build_tensors(table *tb, const synth_config *c)
         add_tensor(tb, c, BLK("attn_output.weight"), w, SYNTH_INIT_UNIFORM, 2, n_q, c->n_embd, 0);
         add_tensor(tb, c, BLK("ffn_norm.weight"), f32, SYNTH_INIT_ONES, 1, c->n_embd, 0, 0);
         if (c->n_expert == 0) {
-            add_tensor(tb, c, BLK("ffn_gate.weight"), w, SYNTH_INIT_UNIFORM, 2, c->n_embd,
-                       c->n_ff, 0);
+            add_tensor(tb, c, BLK("ffn_gate.weight"), w, SYNTH_INIT_UNIFORM, 2, c->n_embd, c->n_ff,
+                       0);
             add_tensor(tb, c, BLK("ffn_up.weight"), w, SYNTH_INIT_UNIFORM, 2, c->n_embd, c->n_ff,
                        0);
-            add_tensor(tb, c, BLK("ffn_down.weight"), w, SYNTH_INIT_UNIFORM, 2, c->n_ff,
-                       c->n_embd, 0);
+            add_tensor(tb, c, BLK("ffn_down.weight"), w, SYNTH_INIT_UNIFORM, 2, c->n_ff, c->n_embd,
+                       0);
         } else {
             /* The router stays F32, as convert_hf_to_gguf and llama-quantize keep it. */
             add_tensor(tb, c, BLK("ffn_gate_inp.weight"), f32, SYNTH_INIT_UNIFORM, 2, c->n_embd,
@@ -505,7 +590,10 @@ static void build_tensors(table *tb, const synth_config *c)
         add_tensor(tb, c, "output.weight", w, SYNTH_INIT_UNIFORM, 2, c->n_embd, c->n_vocab, 0);
 }
 
-static uint64_t pad_to(uint64_t x, uint64_t a) { return (x + a - 1) / a * a; }
+static uint64_t pad_to(uint64_t x, uint64_t a)
+{
+    return (x + a - 1) / a * a;
+}
 
 rl_status synth_plan_build(const synth_config *cfg, synth_plan **out, rl_error *err)
 {

@@ -20,9 +20,9 @@
 #include "rl_error.h"
 
 #define SYNTH_ALIGNMENT 32
-#define SYNTH_N_SPECIAL 3                        /* <unk> <s> </s> */
-#define SYNTH_MIN_VOCAB (SYNTH_N_SPECIAL + 256)  /* specials + the 256 byte tokens */
-#define SYNTH_MAX_NAME 64                        /* tensor name buffer (GGML_MAX_NAME) */
+#define SYNTH_N_SPECIAL 3                       /* <unk> <s> </s> */
+#define SYNTH_MIN_VOCAB (SYNTH_N_SPECIAL + 256) /* specials + the 256 byte tokens */
+#define SYNTH_MAX_NAME 64                       /* tensor name buffer (GGML_MAX_NAME) */
 
 /* Amplitudes of the generated values: matrices and biases are uniform in [-amp, +amp]. */
 #define SYNTH_WEIGHT_AMP 0.02f
@@ -40,60 +40,60 @@ enum {
 typedef enum { SYNTH_ARCH_LLAMA, SYNTH_ARCH_QWEN2 } synth_arch;
 
 typedef struct {
-    char preset[32];        /* preset it came from */
+    char preset[32]; /* preset it came from */
     synth_arch arch;
     uint64_t n_vocab, n_embd, n_layer, n_head, n_head_kv, n_ff, n_ctx;
     uint64_t n_expert, n_expert_used; /* 0, 0 for a dense model */
-    bool tied;              /* no output.weight: the embedding is the output head */
-    bool qkv_bias;          /* attn_{q,k,v}.bias (qwen2) */
-    bool rope_freqs;        /* rope_freqs.weight: Llama 3 rope scaling factors */
+    bool tied;                        /* no output.weight: the embedding is the output head */
+    bool qkv_bias;                    /* attn_{q,k,v}.bias (qwen2) */
+    bool rope_freqs;                  /* rope_freqs.weight: Llama 3 rope scaling factors */
     float rope_freq_base;
     float rms_eps;
     /* Llama 3 rope scaling used for rope_freqs (as convert_hf_to_gguf computes them) */
     float rope_factor, rope_low_freq, rope_high_freq;
     uint32_t rope_orig_ctx;
-    uint32_t type;          /* ggml type of the 2-D weight matrices and token_embd */
+    uint32_t type; /* ggml type of the 2-D weight matrices and token_embd */
     uint64_t seed;
 } synth_config;
 
 typedef struct {
     const char *name;
-    const char *about;      /* one line for --list */
-    synth_config cfg;       /* type F16, seed 0 */
+    const char *about; /* one line for --list */
+    synth_config cfg;  /* type F16, seed 0 */
 } synth_preset;
 
 /* How a tensor's values are made. */
 typedef enum {
-    SYNTH_INIT_ONES,        /* norms: 1.0 */
-    SYNTH_INIT_UNIFORM,     /* uniform in [-amp, amp] from the tensor's own PRNG stream */
-    SYNTH_INIT_ROPE_FREQS   /* Llama 3 rope scaling factors */
+    SYNTH_INIT_ONES,      /* norms: 1.0 */
+    SYNTH_INIT_UNIFORM,   /* uniform in [-amp, amp] from the tensor's own PRNG stream */
+    SYNTH_INIT_ROPE_FREQS /* Llama 3 rope scaling factors */
 } synth_init;
 
 typedef struct {
     char name[SYNTH_MAX_NAME];
     uint32_t n_dims;
-    uint64_t ne[4];         /* unused dims are 1 */
-    uint32_t type;          /* ggml type id */
+    uint64_t ne[4]; /* unused dims are 1 */
+    uint32_t type;  /* ggml type id */
     uint64_t n_elements;
-    uint64_t n_bytes;       /* unpadded */
-    uint64_t offset;        /* relative to the data section, SYNTH_ALIGNMENT-aligned */
+    uint64_t n_bytes; /* unpadded */
+    uint64_t offset;  /* relative to the data section, SYNTH_ALIGNMENT-aligned */
     synth_init init;
-    float amp;              /* SYNTH_INIT_UNIFORM: SYNTH_WEIGHT_AMP or SYNTH_BIAS_AMP */
-    uint64_t stream;        /* PRNG key: seed mixed with a hash of the name */
+    float amp;       /* SYNTH_INIT_UNIFORM: SYNTH_WEIGHT_AMP or SYNTH_BIAS_AMP */
+    uint64_t stream; /* PRNG key: seed mixed with a hash of the name */
 } synth_tensor;
 
 typedef struct {
     synth_config cfg;
     synth_tensor *tensors;
     size_t n_tensors;
-    unsigned char *header;  /* magic .. last tensor info, unpadded */
+    unsigned char *header; /* magic .. last tensor info, unpadded */
     size_t header_len;
-    uint64_t data_offset;   /* header_len rounded up to SYNTH_ALIGNMENT */
-    uint64_t data_bytes;    /* every tensor padded to SYNTH_ALIGNMENT, the last one too */
-    uint64_t file_size;     /* data_offset + data_bytes */
+    uint64_t data_offset; /* header_len rounded up to SYNTH_ALIGNMENT */
+    uint64_t data_bytes;  /* every tensor padded to SYNTH_ALIGNMENT, the last one too */
+    uint64_t file_size;   /* data_offset + data_bytes */
     uint64_t n_params;
-    uint32_t file_type;     /* general.file_type */
-    uint16_t *lut;          /* F16/BF16 weights: 65536 values uniform in [-amp, amp] */
+    uint32_t file_type; /* general.file_type */
+    uint16_t *lut;      /* F16/BF16 weights: 65536 values uniform in [-amp, amp] */
 } synth_plan;
 
 /* Presets, in --list order. */

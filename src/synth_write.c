@@ -74,7 +74,10 @@ uint16_t synth_f32_to_bf16(float f)
     return (uint16_t)((u + (0x7fffu + ((u >> 16) & 1))) >> 16);
 }
 
-float synth_bf16_to_f32(uint16_t h) { return f32_from((uint32_t)h << 16); }
+float synth_bf16_to_f32(uint16_t h)
+{
+    return f32_from((uint32_t)h << 16);
+}
 
 /* ---- values ------------------------------------------------------------------------------ */
 
@@ -179,21 +182,12 @@ void synth_generate(const synth_plan *p, size_t tensor_index, uint64_t first, ui
 {
     const synth_tensor *t = &p->tensors[tensor_index];
     switch (t->type) {
-    case SYNTH_GGML_F32:
-        gen_f32(p, t, first, count, out);
-        break;
+    case SYNTH_GGML_F32: gen_f32(p, t, first, count, out); break;
     case SYNTH_GGML_F16:
-    case SYNTH_GGML_BF16:
-        gen_half(p, t, first, count, out);
-        break;
-    case SYNTH_GGML_Q8_0:
-        gen_q8_0(t, first, count, out);
-        break;
-    case SYNTH_GGML_Q4_0:
-        gen_q4_0(t, first, count, out);
-        break;
-    default:
-        break;
+    case SYNTH_GGML_BF16: gen_half(p, t, first, count, out); break;
+    case SYNTH_GGML_Q8_0: gen_q8_0(t, first, count, out); break;
+    case SYNTH_GGML_Q4_0: gen_q4_0(t, first, count, out); break;
+    default: break;
     }
 }
 
@@ -211,8 +205,8 @@ typedef struct {
 typedef struct {
     const synth_plan *p;
     piece slot[2];
-    int full[2];          /* slot holds a piece not yet written */
-    bool stop;            /* writer failed: generator should quit */
+    int full[2]; /* slot holds a piece not yet written */
+    bool stop;   /* writer failed: generator should quit */
     pthread_mutex_t mu;
     pthread_cond_t cv;
 } pipeline;
@@ -256,8 +250,8 @@ static void *generator(void *arg)
             pc->len = (size_t)(n / blck * bytes_per_blck);
             next += n;
             if (next == t->n_elements) {
-                size_t pad = (size_t)((SYNTH_ALIGNMENT - t->n_bytes % SYNTH_ALIGNMENT) %
-                                      SYNTH_ALIGNMENT);
+                size_t pad =
+                    (size_t)((SYNTH_ALIGNMENT - t->n_bytes % SYNTH_ALIGNMENT) % SYNTH_ALIGNMENT);
                 memset(pc->data + pc->len, 0, pad);
                 pc->len += pad;
                 ti++;
@@ -374,8 +368,9 @@ static rl_status write_stream(const synth_plan *p, int fd, const char *path, boo
     free(pl.slot[0].data);
     free(pl.slot[1].data);
     if (st == RL_EOUTPUT)
-        return rl_fail(err, RL_EOUTPUT, "cannot write %s: %s (free some space or choose another path)",
-                       path, strerror(saved));
+        return rl_fail(err, RL_EOUTPUT,
+                       "cannot write %s: %s (free some space or choose another path)", path,
+                       strerror(saved));
     if (st == RL_OK && done != p->file_size)
         return rl_fail(err, RL_EINTERNAL, "wrote %llu bytes to %s, expected %llu",
                        (unsigned long long)done, path, (unsigned long long)p->file_size);
@@ -410,8 +405,9 @@ rl_status synth_write(const synth_plan *p, const char *path, bool show_progress,
     }
     rl_status st = write_stream(p, fd, path, show_progress, err);
     if (close(fd) != 0 && st == RL_OK)
-        st = rl_fail(err, RL_EOUTPUT, "cannot write %s: %s (free some space or choose another path)",
-                     path, strerror(errno));
+        st =
+            rl_fail(err, RL_EOUTPUT, "cannot write %s: %s (free some space or choose another path)",
+                    path, strerror(errno));
     if (st == RL_OK && rename(tmp, path) != 0)
         st = rl_fail(err, RL_EOUTPUT, "cannot write %s: %s (choose a writable path)", path,
                      strerror(errno));

@@ -142,9 +142,9 @@ uint64_t rl_sysinfo_parse_size(const char *s)
 
 typedef struct {
     char model[256];
-    bool has_flags;     /* saw an x86 "flags" line */
-    bool hypervisor;    /* ... containing the hypervisor bit */
-    int pairs;          /* distinct (physical id, core id) pairs, -1 if none seen */
+    bool has_flags;  /* saw an x86 "flags" line */
+    bool hypervisor; /* ... containing the hypervisor bit */
+    int pairs;       /* distinct (physical id, core id) pairs, -1 if none seen */
     int packages;
 } cpuinfo_scan;
 
@@ -256,7 +256,8 @@ static void collect_topology(const char *root, bool real, rl_sysinfo *si, const 
     si->logical_cores = n > 0 ? n : -1;
 
     /* physical cores: distinct (package, core) over online CPUs */
-    long *pk = calloc(RL_SYSINFO_MAX_CPUS, sizeof *pk), *co = calloc(RL_SYSINFO_MAX_CPUS, sizeof *co);
+    long *pk = calloc(RL_SYSINFO_MAX_CPUS, sizeof *pk),
+         *co = calloc(RL_SYSINFO_MAX_CPUS, sizeof *co);
     int pairs = 0, pkgs = 0;
     bool ok = online && pk && co && n > 0;
     for (int c = 0; ok && c < RL_SYSINFO_MAX_CPUS; c++) {
@@ -398,9 +399,10 @@ static void cpuid_hypervisor(char *out, size_t len)
     sig[12] = '\0';
     static const struct {
         const char *sig, *name;
-    } known[] = {{"KVMKVMKVM", "KVM"},     {"Microsoft Hv", "Hyper-V"}, {"VMwareVMware", "VMware"},
-                 {"XenVMMXenVMM", "Xen"},  {"TCGTCGTCGTCG", "QEMU"},    {"bhyve bhyve ", "bhyve"},
-                 {" lrpepyh  vr", "Parallels"}, {"ACRNACRNACRN", "ACRN"}, {"VBoxVBoxVBox", "VirtualBox"}};
+    } known[] = {
+        {"KVMKVMKVM", "KVM"},          {"Microsoft Hv", "Hyper-V"}, {"VMwareVMware", "VMware"},
+        {"XenVMMXenVMM", "Xen"},       {"TCGTCGTCGTCG", "QEMU"},    {"bhyve bhyve ", "bhyve"},
+        {" lrpepyh  vr", "Parallels"}, {"ACRNACRNACRN", "ACRN"},    {"VBoxVBoxVBox", "VirtualBox"}};
     for (size_t i = 0; i < sizeof known / sizeof known[0]; i++)
         if (strncmp(sig, known[i].sig, strlen(known[i].sig)) == 0) {
             copy_str(out, len, known[i].name);
@@ -419,10 +421,10 @@ static void cpuid_hypervisor(char *out, size_t len)
 
 static bool looks_virtual(const char *s)
 {
-    static const char *const needles[] = {"KVM",        "QEMU",       "VMware", "VirtualBox",
-                                          "Virtual Machine", "Xen",   "Bochs",  "Google Compute",
-                                          "Amazon EC2", "OpenStack",  "Parallels", "BHYVE",
-                                          "Standard PC"};
+    static const char *const needles[] = {
+        "KVM",       "QEMU",  "VMware",         "VirtualBox", "Virtual Machine",
+        "Xen",       "Bochs", "Google Compute", "Amazon EC2", "OpenStack",
+        "Parallels", "BHYVE", "Standard PC"};
     for (size_t i = 0; i < sizeof needles / sizeof needles[0]; i++)
         if (strstr(s, needles[i]))
             return true;
@@ -442,7 +444,10 @@ static void collect_vm(const char *root, bool real, rl_sysinfo *si, const cpuinf
         si->is_vm = 1;
         if (!si->hypervisor[0])
             copy_str(si->hypervisor, sizeof si->hypervisor,
-                     hyp[0] ? hyp : looks_virtual(vendor) ? vendor : product[0] ? product : "");
+                     hyp[0]                  ? hyp
+                     : looks_virtual(vendor) ? vendor
+                     : product[0]            ? product
+                                             : "");
     } else if (ci->has_flags || product[0]) {
         si->is_vm = 0; /* x86 without the hypervisor bit, or DMI that names real hardware */
     }
@@ -585,7 +590,10 @@ void rl_sysinfo_describe(const rl_sysinfo *si, char *buf, size_t len)
     snprintf(buf, len, "%s, %s, %s, %s, THP %s, governor %s, SMT %s, %s",
              si->cpu_model[0] ? si->cpu_model : "unknown CPU", cores, ram, llc,
              si->thp[0] ? si->thp : "unknown", si->governor[0] ? si->governor : "unknown",
-             si->smt_active < 0 ? "unknown" : si->smt_active ? "on" : "off", vm);
+             si->smt_active < 0 ? "unknown"
+             : si->smt_active   ? "on"
+                                : "off",
+             vm);
 }
 
 /* ------------------------------------------------------------ pinning order */

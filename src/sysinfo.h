@@ -19,10 +19,10 @@
 #define RL_SYSINFO_MAX_CPUS 1024
 
 typedef struct {
-    int level;            /* 1, 2, 3, ... */
-    char type[16];        /* "Data", "Instruction", "Unified" */
-    uint64_t size_bytes;  /* 0 unknown */
-    int shared_cpus;      /* logical CPUs sharing one instance; -1 unknown */
+    int level;           /* 1, 2, 3, ... */
+    char type[16];       /* "Data", "Instruction", "Unified" */
+    uint64_t size_bytes; /* 0 unknown */
+    int shared_cpus;     /* logical CPUs sharing one instance; -1 unknown */
 } rl_cache_info;
 
 typedef struct {
@@ -37,14 +37,14 @@ typedef struct {
     int threads_per_core; /* logical / physical, -1 unknown */
     rl_cache_info caches[RL_SYSINFO_MAX_CACHES];
     int n_caches;
-    uint64_t llc_bytes;   /* largest data/unified cache level on cpu0; 0 unknown */
-    uint64_t ram_bytes;   /* MemTotal; 0 unknown */
+    uint64_t llc_bytes;           /* largest data/unified cache level on cpu0; 0 unknown */
+    uint64_t ram_bytes;           /* MemTotal; 0 unknown */
     uint64_t ram_available_bytes; /* MemAvailable at collection time; 0 unknown */
-    char governor[32];    /* cpufreq scaling_governor of cpu0; "" unknown (e.g. in most VMs) */
-    char thp[32];         /* transparent_hugepage/enabled selection: always, madvise, never */
-    int smt_active;       /* /sys/devices/system/cpu/smt/active: 1, 0, -1 unknown */
-    int is_vm;            /* 1 virtual machine, 0 bare metal, -1 unknown */
-    char hypervisor[64];  /* "KVM", "VMware", "Xen", ... when known */
+    char governor[32];      /* cpufreq scaling_governor of cpu0; "" unknown (e.g. in most VMs) */
+    char thp[32];           /* transparent_hugepage/enabled selection: always, madvise, never */
+    int smt_active;         /* /sys/devices/system/cpu/smt/active: 1, 0, -1 unknown */
+    int is_vm;              /* 1 virtual machine, 0 bare metal, -1 unknown */
+    char hypervisor[64];    /* "KVM", "VMware", "Xen", ... when known */
     char product_name[128]; /* DMI product name */
 } rl_sysinfo;
 

@@ -112,7 +112,7 @@ static wbuf build_all_types(void)
     w_str(&w, "t.bool"), w_u32(&w, GGUF_T_BOOL), w_u8(&w, 1);
     w_kv_str(&w, "t.str", "héllo");
     w_str(&w, "t.u64"), w_u32(&w, GGUF_T_UINT64), w_u64(&w, (1ull << 63) + 5);
-    w_str(&w, "t.i64"), w_u32(&w, GGUF_T_INT64), w_u64(&w, (uint64_t)-(int64_t)(1ll << 40));
+    w_str(&w, "t.i64"), w_u32(&w, GGUF_T_INT64), w_u64(&w, (uint64_t) - (int64_t)(1ll << 40));
     double d = -3.25;
     uint64_t db;
     memcpy(&db, &d, 8);
@@ -140,7 +140,8 @@ static wbuf build_all_types(void)
     w_u32(&w, GGUF_T_STRING), w_u64(&w, 2), w_str(&w, "x"), w_str(&w, "yz");
     w_str(&w, "a.bool"), w_u32(&w, GGUF_T_ARRAY), w_u32(&w, GGUF_T_BOOL), w_u64(&w, 2);
     w_u8(&w, 0), w_u8(&w, 1);
-    w_str(&w, "a.f64"), w_u32(&w, GGUF_T_ARRAY), w_u32(&w, GGUF_T_FLOAT64), w_u64(&w, 1), w_u64(&w, db);
+    w_str(&w, "a.f64"), w_u32(&w, GGUF_T_ARRAY), w_u32(&w, GGUF_T_FLOAT64), w_u64(&w, 1),
+        w_u64(&w, db);
     w_str(&w, "a.empty"), w_u32(&w, GGUF_T_ARRAY), w_u32(&w, GGUF_T_STRING), w_u64(&w, 0);
     /* string with an embedded NUL */
     w_str(&w, "t.nul"), w_u32(&w, GGUF_T_STRING), w_strn(&w, "ab\0cd", 5);
@@ -281,9 +282,9 @@ static void test_vtype_names(void **state)
     assert_string_equal(gguf_vtype_name(GGUF_T_COUNT), "unknown");
     assert_true(gguf_utf8_valid("h\xc3\xa9", 3));
     assert_false(gguf_utf8_valid("\xc3\x28", 2));
-    assert_false(gguf_utf8_valid("\xc0\xaf", 2));          /* overlong */
-    assert_false(gguf_utf8_valid("\xed\xa0\x80", 3));      /* surrogate */
-    assert_false(gguf_utf8_valid("\xf4\x90\x80\x80", 4));  /* above U+10FFFF */
+    assert_false(gguf_utf8_valid("\xc0\xaf", 2));         /* overlong */
+    assert_false(gguf_utf8_valid("\xed\xa0\x80", 3));     /* surrogate */
+    assert_false(gguf_utf8_valid("\xf4\x90\x80\x80", 4)); /* above U+10FFFF */
     assert_true(gguf_utf8_valid("\xf0\x9f\x98\x80", 4));
 }
 
@@ -297,14 +298,16 @@ static void test_truncation_every_byte(void **state)
     w_kv_str(&w, "general.architecture", "llama");
     w_kv_u32(&w, "llama.block_count", 1);
     w_str(&w, "x.f64"), w_u32(&w, GGUF_T_FLOAT64), w_u64(&w, 0);
-    w_str(&w, "x.arr"), w_u32(&w, GGUF_T_ARRAY), w_u32(&w, GGUF_T_INT32), w_u64(&w, 2), w_u32(&w, 1), w_u32(&w, 2);
-    w_str(&w, "x.strs"), w_u32(&w, GGUF_T_ARRAY), w_u32(&w, GGUF_T_STRING), w_u64(&w, 2), w_str(&w, "a"), w_str(&w, "bc");
+    w_str(&w, "x.arr"), w_u32(&w, GGUF_T_ARRAY), w_u32(&w, GGUF_T_INT32), w_u64(&w, 2),
+        w_u32(&w, 1), w_u32(&w, 2);
+    w_str(&w, "x.strs"), w_u32(&w, GGUF_T_ARRAY), w_u32(&w, GGUF_T_STRING), w_u64(&w, 2),
+        w_str(&w, "a"), w_str(&w, "bc");
     w_str(&w, "x.nest"), w_u32(&w, GGUF_T_ARRAY), w_u32(&w, GGUF_T_ARRAY), w_u64(&w, 1);
     w_u32(&w, GGUF_T_UINT16), w_u64(&w, 1), w_u16(&w, 7);
     w_str(&w, "x.bool"), w_u32(&w, GGUF_T_BOOL), w_u8(&w, 0);
     uint64_t ne[2] = {32, 2};
-    w_tensor(&w, "a", 2, ne, 8, 0);   /* 2 Q8_0 blocks = 68 bytes */
-    w_tensor(&w, "b", 1, ne, 0, 96);  /* 32 F32 = 128 bytes */
+    w_tensor(&w, "a", 2, ne, 8, 0);  /* 2 Q8_0 blocks = 68 bytes */
+    w_tensor(&w, "b", 1, ne, 0, 96); /* 32 F32 = 128 bytes */
     w_pad(&w, 32);
     w_zeros(&w, 96 + 128);
     gguf_free(expect_ok(&w));

@@ -167,9 +167,9 @@ static void test_streamed_untied(void **state)
     (void)state;
     mbuild b = {0};
     mb_str(&b, "general.architecture", "llama");
-    mb_tensor(&b, "token_embd.weight", Q4_0, 32, 32000);  /* 576000 bytes */
-    mb_tensor(&b, "blk.0.attn_q.weight", Q4_0, 32, 32);   /* 576 */
-    mb_tensor(&b, "output.weight", Q8_0, 32, 32000);      /* 1088000 */
+    mb_tensor(&b, "token_embd.weight", Q4_0, 32, 32000); /* 576000 bytes */
+    mb_tensor(&b, "blk.0.attn_q.weight", Q4_0, 32, 32);  /* 576 */
+    mb_tensor(&b, "output.weight", Q8_0, 32, 32000);     /* 1088000 */
     gguf_model m;
     model_of(&b, "untied.gguf", &m);
     assert_true(m.sizes_known);
@@ -202,8 +202,8 @@ static void test_streamed_tied(void **state)
 {
     (void)state;
     mbuild b = {0};
-    mb_tensor(&b, "token_embd.weight", Q8_0, 32, 32000);  /* 1088000 */
-    mb_tensor(&b, "blk.0.attn_q.weight", Q4_0, 32, 32);   /* 576 */
+    mb_tensor(&b, "token_embd.weight", Q8_0, 32, 32000); /* 1088000 */
+    mb_tensor(&b, "blk.0.attn_q.weight", Q4_0, 32, 32);  /* 576 */
     gguf_model m;
     model_of(&b, "tied.gguf", &m);
     assert_true(m.tied_embeddings);
@@ -234,12 +234,12 @@ static void test_moe(void **state)
     mb_str(&b, "general.architecture", "qwen3moe");
     mb_u32(&b, "qwen3moe.expert_count", 8);
     mb_u32(&b, "qwen3moe.expert_used_count", 2);
-    mb_tensor(&b, "token_embd.weight", Q8_0, 32, 100);            /* 3400 */
-    mb_tensor3(&b, "blk.0.ffn_up_exps.weight", Q8_0, 32, 10, 8);  /* 2720 */
-    mb_tensor3(&b, "blk.0.ffn_down_exps.weight", Q8_0, 32, 10, 8);/* 2720 */
-    mb_tensor(&b, "blk.0.ffn_up_shexp.weight", Q8_0, 32, 10);     /* 340, not scaled */
-    mb_tensor(&b, "blk.0.attn_q.weight", Q8_0, 32, 32);           /* 1088 */
-    mb_tensor(&b, "output.weight", Q8_0, 32, 100);                /* 3400 */
+    mb_tensor(&b, "token_embd.weight", Q8_0, 32, 100);             /* 3400 */
+    mb_tensor3(&b, "blk.0.ffn_up_exps.weight", Q8_0, 32, 10, 8);   /* 2720 */
+    mb_tensor3(&b, "blk.0.ffn_down_exps.weight", Q8_0, 32, 10, 8); /* 2720 */
+    mb_tensor(&b, "blk.0.ffn_up_shexp.weight", Q8_0, 32, 10);      /* 340, not scaled */
+    mb_tensor(&b, "blk.0.attn_q.weight", Q8_0, 32, 32);            /* 1088 */
+    mb_tensor(&b, "output.weight", Q8_0, 32, 100);                 /* 3400 */
     gguf_model m;
     model_of(&b, "moe.gguf", &m);
     assert_true(m.is_moe);
@@ -482,9 +482,9 @@ static uint64_t write_three(const char *dir, uint32_t split_count, bool dup)
     mb_str(&b, "general.architecture", "llama");
     mb_u32(&b, "llama.block_count", 1);
     mb_u32(&b, "general.file_type", 7);
-    mb_tensor(&b, "token_embd.weight", Q4_0, 32, 1000);  /* 18000 */
+    mb_tensor(&b, "token_embd.weight", Q4_0, 32, 1000); /* 18000 */
     write_shard(dir, 1, 3, split_count, &b);
-    mb_tensor(&b, "blk.0.a.weight", Q8_0, 32, 10);       /* 340 */
+    mb_tensor(&b, "blk.0.a.weight", Q8_0, 32, 10); /* 340 */
     write_shard(dir, 2, 3, split_count, &b);
     mb_tensor(&b, dup ? "blk.0.a.weight" : "output.weight", Q8_0, 32, 1000); /* 34000 */
     write_shard(dir, 3, 3, split_count, &b);

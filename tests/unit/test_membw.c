@@ -15,9 +15,9 @@
 
 #include "membw.h"
 
-static const size_t lengths[] = {0,  1,   2,   3,   7,   8,   9,    15,   16,   17,  31,
-                                 32, 33,  63,  64,  65,  127, 128,  129,  255,  256, 257,
-                                 511, 512, 513, 1000, 4099, 65536 + 13};
+static const size_t lengths[] = {0,   1,   2,   3,   7,   8,    9,    15,        16,  17,
+                                 31,  32,  33,  63,  64,  65,   127,  128,       129, 255,
+                                 256, 257, 511, 512, 513, 1000, 4099, 65536 + 13};
 #define N_LENGTHS (sizeof lengths / sizeof lengths[0])
 #define MAX_LEN (65536 + 13)
 
@@ -222,11 +222,11 @@ static void test_summarize(void **state)
     const double s1[] = {10, 11, 12}, x1[] = {12, 12, 11}, d1[] = {9, 9, 9}, c1[] = {30, 30, 30};
     const double s2[] = {20, 21, 19}, x2[] = {22, 21, 20}, d2[] = {22, 20, 21}, c2[] = {99, 1, 1};
     const double s4[] = {22.5, 22, 22}, x4[] = {20, 20, 20}, d4[] = {21, 21, 21};
-    rl_membw_run runs[] = {mkrun(RL_KERNEL_SUM, 1, s1, 3),  mkrun(RL_KERNEL_XOR, 1, x1, 3),
-                           mkrun(RL_KERNEL_DOT, 1, d1, 3),  mkrun(RL_KERNEL_COPY, 1, c1, 3),
-                           mkrun(RL_KERNEL_SUM, 2, s2, 3),  mkrun(RL_KERNEL_XOR, 2, x2, 3),
-                           mkrun(RL_KERNEL_DOT, 2, d2, 3),  mkrun(RL_KERNEL_COPY, 2, c2, 3),
-                           mkrun(RL_KERNEL_SUM, 4, s4, 3),  mkrun(RL_KERNEL_XOR, 4, x4, 3),
+    rl_membw_run runs[] = {mkrun(RL_KERNEL_SUM, 1, s1, 3), mkrun(RL_KERNEL_XOR, 1, x1, 3),
+                           mkrun(RL_KERNEL_DOT, 1, d1, 3), mkrun(RL_KERNEL_COPY, 1, c1, 3),
+                           mkrun(RL_KERNEL_SUM, 2, s2, 3), mkrun(RL_KERNEL_XOR, 2, x2, 3),
+                           mkrun(RL_KERNEL_DOT, 2, d2, 3), mkrun(RL_KERNEL_COPY, 2, c2, 3),
+                           mkrun(RL_KERNEL_SUM, 4, s4, 3), mkrun(RL_KERNEL_XOR, 4, x4, 3),
                            mkrun(RL_KERNEL_DOT, 4, d4, 3)};
     for (size_t i = 0; i < sizeof runs / sizeof runs[0]; i++)
         assert_true(rl_membw_add_run(&res, &runs[i]));
@@ -315,8 +315,8 @@ static void test_thread_sweep(void **state)
     check_threads(1, 1, (const int[]){1}, 1);
     check_threads(8, 4, (const int[]){1, 2, 4, 8}, 4);
     check_threads(16, 16, (const int[]){1, 8, 16}, 3);
-    check_threads(4, -1, (const int[]){1, 2, 4}, 3);   /* physical unknown */
-    check_threads(4, 9, (const int[]){1, 2, 4}, 3);    /* physical > logical is clamped */
+    check_threads(4, -1, (const int[]){1, 2, 4}, 3); /* physical unknown */
+    check_threads(4, 9, (const int[]){1, 2, 4}, 3);  /* physical > logical is clamped */
     check_threads(3, 3, (const int[]){1, 3}, 2);
 }
 
@@ -336,8 +336,8 @@ static void test_parse_membw_mb(void **state)
     uint64_t bytes = 0;
     bool raised = false;
     rl_error err = {RL_OK, ""};
-    static const char *const bad[] = {"0", "-5", "abc", "", "1.5", "12abc", " 64", "+64",
-                                      "99999999", "18446744073709551616"};
+    static const char *const bad[] = {"0",     "-5",  "abc", "",         "1.5",
+                                      "12abc", " 64", "+64", "99999999", "18446744073709551616"};
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         memset(&err, 0, sizeof err);
         assert_int_equal(rl_membw_parse_mb(bad[i], ram, &bytes, &raised, &err), RL_EINPUT);
@@ -370,9 +370,8 @@ static void test_parse_other_flags(void **state)
     static const char *const bad_threads[] = {"0", "5", "a", "", "1,-2", "1.5", ","};
     for (size_t i = 0; i < sizeof bad_threads / sizeof bad_threads[0]; i++) {
         memset(&err, 0, sizeof err);
-        assert_int_equal(rl_membw_parse_threads(bad_threads[i], 4, t, RL_MEMBW_MAX_COUNTS, &n,
-                                                &err),
-                         RL_EINPUT);
+        assert_int_equal(
+            rl_membw_parse_threads(bad_threads[i], 4, t, RL_MEMBW_MAX_COUNTS, &n, &err), RL_EINPUT);
         assert_one_line(&err, "--threads");
     }
     int reps = 0;
@@ -427,8 +426,7 @@ static void test_alloc_fallback(void **state)
     assert_null(buf.base);
     assert_non_null(strstr(err.msg, "--peak-bw"));
     /* mmap itself failing (an impossible size) also halves */
-    assert_int_equal(rl_membw_alloc(1ULL << 62, 8 * MIB, 0, &buf, note, sizeof note, &err),
-                     RL_OK);
+    assert_int_equal(rl_membw_alloc(1ULL << 62, 8 * MIB, 0, &buf, note, sizeof note, &err), RL_OK);
     assert_true(buf.bytes < (1ULL << 62));
     assert_non_null(strstr(note, "fell back"));
     rl_membw_free(&buf);
@@ -471,9 +469,11 @@ static void test_json_measured(void **state)
     rl_sysinfo_collect_at("/nonexistent-root", &si);
     cJSON *j = rl_membw_to_json(&res, &si);
     assert_non_null(j);
-    static const char *const keys[] = {"peak_read_GBs", "kernel", "threads", "working_set_bytes",
-                                       "unstable", "runs", "isa", "single_thread_GBs", "copy_GBs",
-                                       "median_GBs", "stability", "env", "kind", "units"};
+    static const char *const keys[] = {
+        "peak_read_GBs", "kernel",     "threads",   "working_set_bytes",
+        "unstable",      "runs",       "isa",       "single_thread_GBs",
+        "copy_GBs",      "median_GBs", "stability", "env",
+        "kind",          "units"};
     for (size_t i = 0; i < sizeof keys / sizeof keys[0]; i++)
         assert_non_null(cJSON_GetObjectItem(j, keys[i]));
     assert_string_equal(cJSON_GetObjectItem(j, "kind")->valuestring, "measured");

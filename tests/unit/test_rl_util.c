@@ -112,9 +112,12 @@ static void test_write_file(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_exit_codes),      cmocka_unit_test(test_fail_is_one_line),
-        cmocka_unit_test(test_prefix_truncates_safely), cmocka_unit_test(test_parse_u64),
-        cmocka_unit_test(test_parse_double),    cmocka_unit_test(test_calloc_overflow),
+        cmocka_unit_test(test_exit_codes),
+        cmocka_unit_test(test_fail_is_one_line),
+        cmocka_unit_test(test_prefix_truncates_safely),
+        cmocka_unit_test(test_parse_u64),
+        cmocka_unit_test(test_parse_double),
+        cmocka_unit_test(test_calloc_overflow),
         cmocka_unit_test(test_write_file),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -129,9 +129,9 @@ static void test_qwen_tensor_table(void **state)
     assert_shape(p, "output_norm.weight", F32, 1, 896, 1, 1);
     assert_shape(p, "output.weight", F16, 2, 896, 151936, 1);
     static const char *const block[] = {
-        "attn_norm.weight", "attn_q.weight",      "attn_q.bias",     "attn_k.weight",
-        "attn_k.bias",      "attn_v.weight",      "attn_v.bias",     "attn_output.weight",
-        "ffn_norm.weight",  "ffn_gate.weight",    "ffn_up.weight",   "ffn_down.weight"};
+        "attn_norm.weight", "attn_q.weight",   "attn_q.bias",   "attn_k.weight",
+        "attn_k.bias",      "attn_v.weight",   "attn_v.bias",   "attn_output.weight",
+        "ffn_norm.weight",  "ffn_gate.weight", "ffn_up.weight", "ffn_down.weight"};
     for (int l = 0; l < 24; l++)
         for (int k = 0; k < 12; k++) {
             char want[64];
@@ -252,13 +252,16 @@ static void test_vocab(void **state)
     synth_vocab_token(259 + 94, t, sizeof t);
     assert_string_equal(t, "~");
     synth_vocab_token(259 + 95, t, sizeof t);
-    assert_string_equal(t, "\xe2\x96\x81" "a");
+    assert_string_equal(t, "\xe2\x96\x81"
+                           "a");
     synth_vocab_token(259 + 95 + 62, t, sizeof t);
-    assert_string_equal(t, "\xe2\x96\x81" "aa");
+    assert_string_equal(t, "\xe2\x96\x81"
+                           "aa");
     synth_vocab_token(259 + 95 + 62 + 1, t, sizeof t);
     assert_string_equal(t, "aa");
     synth_vocab_token(259 + 95 + 62 + 2 * 676, t, sizeof t);
-    assert_string_equal(t, "\xe2\x96\x81" "aaa");
+    assert_string_equal(t, "\xe2\x96\x81"
+                           "aaa");
     assert_int_equal(synth_vocab_type(0), 2);
     assert_int_equal(synth_vocab_type(1), 3);
     assert_int_equal(synth_vocab_type(2), 3);
@@ -314,9 +317,7 @@ static void decode(const synth_tensor *t, const unsigned char *b, float *out)
 {
     for (uint64_t e = 0; e < t->n_elements; e++) {
         switch (t->type) {
-        case SYNTH_GGML_F32:
-            memcpy(&out[e], b + 4 * e, 4);
-            break;
+        case SYNTH_GGML_F32: memcpy(&out[e], b + 4 * e, 4); break;
         case SYNTH_GGML_F16: {
             uint16_t h;
             memcpy(&h, b + 2 * e, 2);
@@ -345,8 +346,7 @@ static void decode(const synth_tensor *t, const unsigned char *b, float *out)
             out[e] = synth_f16_to_f32(d) * (float)(q - 8);
             break;
         }
-        default:
-            fail_msg("type %u", t->type);
+        default: fail_msg("type %u", t->type);
         }
     }
 }
@@ -641,11 +641,11 @@ static void test_determinism(void **state)
     p = plan_of(&c);
     assert_int_equal(synth_write(p, b, false, &err), RL_OK);
     y = slurp(b, &lb);
-    assert_int_equal(la, lb);                                  /* same layout */
-    assert_memory_equal(x, y, p->data_offset);                 /* same header */
+    assert_int_equal(la, lb);                  /* same layout */
+    assert_memory_equal(x, y, p->data_offset); /* same header */
     const synth_tensor *t = find_tensor(p, "blk.0.attn_q.weight");
     assert_memory_not_equal(x + p->data_offset + t->offset, y + p->data_offset + t->offset,
-                            t->n_bytes);                       /* other weights */
+                            t->n_bytes); /* other weights */
     free(x);
     free(y);
     synth_plan_free(p);
@@ -757,12 +757,18 @@ int main(void)
     snprintf(tmpdir, sizeof tmpdir, "%s", t && *t ? t : "/tmp");
     mkdir(tmpdir, 0777);
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_preset_totals),   cmocka_unit_test(test_qwen_tensor_table),
-        cmocka_unit_test(test_llama_tensor_table), cmocka_unit_test(test_rope_factors),
-        cmocka_unit_test(test_vocab),           cmocka_unit_test(test_half_conversions),
-        cmocka_unit_test(test_value_ranges),    cmocka_unit_test(test_chunking),
-        cmocka_unit_test(test_round_trip_all),  cmocka_unit_test(test_determinism),
-        cmocka_unit_test(test_validation),      cmocka_unit_test(test_write_errors),
+        cmocka_unit_test(test_preset_totals),
+        cmocka_unit_test(test_qwen_tensor_table),
+        cmocka_unit_test(test_llama_tensor_table),
+        cmocka_unit_test(test_rope_factors),
+        cmocka_unit_test(test_vocab),
+        cmocka_unit_test(test_half_conversions),
+        cmocka_unit_test(test_value_ranges),
+        cmocka_unit_test(test_chunking),
+        cmocka_unit_test(test_round_trip_all),
+        cmocka_unit_test(test_determinism),
+        cmocka_unit_test(test_validation),
+        cmocka_unit_test(test_write_errors),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -52,11 +52,12 @@ static int setup_tree(void **state)
     const char *tmp = getenv("RL_TMP");
     snprintf(root, sizeof root, "%s/sysinfo-tree-%ld", tmp && *tmp ? tmp : "/tmp", (long)getpid());
     mkdirs("");
-    put("proc/cpuinfo", "processor\t: 0\nmodel name\t: Test CPU 9000 @ 3.00GHz\n"
-                        "physical id\t: 0\ncore id\t\t: 0\n"
-                        "flags\t\t: fpu sse2 avx2 hypervisor avx512f\n\n"
-                        "processor\t: 1\nmodel name\t: Test CPU 9000 @ 3.00GHz\n"
-                        "physical id\t: 0\ncore id\t\t: 0\nflags\t\t: fpu sse2 avx2 hypervisor\n\n");
+    put("proc/cpuinfo",
+        "processor\t: 0\nmodel name\t: Test CPU 9000 @ 3.00GHz\n"
+        "physical id\t: 0\ncore id\t\t: 0\n"
+        "flags\t\t: fpu sse2 avx2 hypervisor avx512f\n\n"
+        "processor\t: 1\nmodel name\t: Test CPU 9000 @ 3.00GHz\n"
+        "physical id\t: 0\ncore id\t\t: 0\nflags\t\t: fpu sse2 avx2 hypervisor\n\n");
     put("proc/meminfo", "MemTotal:       16384000 kB\nMemFree:         1000 kB\n"
                         "MemAvailable:    8192000 kB\n");
     put("sys/devices/system/cpu/online", "0-3\n");
@@ -149,8 +150,9 @@ static void test_missing_root_degrades(void **state)
     assert_int_equal(si.is_vm, -1);
     cJSON *j = rl_sysinfo_to_json(&si);
     assert_non_null(j);
-    static const char *const nulls[] = {"cpu", "logical_cores", "physical_cores", "llc_bytes",
-                                        "ram_bytes", "governor", "thp", "smt_active", "vm"};
+    static const char *const nulls[] = {"cpu",       "logical_cores", "physical_cores",
+                                        "llc_bytes", "ram_bytes",     "governor",
+                                        "thp",       "smt_active",    "vm"};
     for (size_t i = 0; i < sizeof nulls / sizeof nulls[0]; i++)
         assert_true(cJSON_IsNull(cJSON_GetObjectItem(j, nulls[i])));
     cJSON_Delete(j);
