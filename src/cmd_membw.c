@@ -5,7 +5,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include "cmd.h"
@@ -123,41 +122,6 @@ static rl_status parse_args(int argc, char **argv, const rl_sysinfo *si, membw_a
     return RL_OK;
 }
 
-/* Fail early, before a 15-second measurement, if the output cannot possibly be written. */
-static rl_status check_output(const char *path, rl_error *err)
-{
-    struct stat sb;
-    if (stat(path, &sb) == 0 && S_ISDIR(sb.st_mode))
-        return rl_fail(err, RL_EOUTPUT, "cannot write %s: it is a directory", path);
-    char *dir = rl_strdup(path);
-    if (!dir)
-        return rl_fail(err, RL_EINTERNAL, "out of memory");
-    char *slash = strrchr(dir, '/');
-    const char *d = ".";
-    if (slash == dir)
-        d = "/";
-    else if (slash) {
-        *slash = '\0';
-        d = dir;
-    }
-    rl_status st = RL_OK;
-    if (access(d, W_OK) != 0)
-        st = rl_fail(err, RL_EOUTPUT,
-                     "cannot write %s: directory %s is not writable or does "
-                     "not exist (choose a writable path)",
-                     path, d);
-    free(dir);
-    return st;
-}
-
-static void mib(char *buf, size_t len, uint64_t bytes)
-{
-    if (bytes % RL_MEMBW_MIB == 0)
-        snprintf(buf, len, "%llu MiB", (unsigned long long)(bytes / RL_MEMBW_MIB));
-    else
-        snprintf(buf, len, "%.1f MiB", (double)bytes / (double)RL_MEMBW_MIB);
-}
-
 static const rl_membw_run *find_run(const rl_membw_result *r, int threads, rl_kernel k)
 {
     for (size_t i = 0; i < r->n_runs; i++)
@@ -177,7 +141,7 @@ static void print_human(const rl_membw_result *r, const rl_sysinfo *si, const me
                r->peak_GBs);
         return;
     }
-    mib(ws, sizeof ws, r->working_set_bytes);
+    rl_fmt_mib(ws, sizeof ws, r->working_set_bytes);
     const char *isa = r->n_runs ? rl_isa_name(r->runs[0].isa) : "?";
     const char *rule = a->mo.working_set_bytes ? "--membw-mb"
                        : r->quick              ? "quick: a quarter of the default, at least 256 MiB"
@@ -249,7 +213,7 @@ static rl_status run(int argc, char **argv, rl_error *err)
     rl_status st = parse_args(argc, argv, &si, &a, err);
     if (st != RL_OK)
         return st;
-    if (a.output && (st = check_output(a.output, err)) != RL_OK)
+    if (a.output && (st = rl_check_writable(a.output, err)) != RL_OK)
         return st;
     if (a.raised)
         fprintf(stderr, "note: --membw-mb raised to the 64 MiB floor\n");

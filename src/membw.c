@@ -183,14 +183,6 @@ rl_status rl_membw_parse_peak_bw(const char *s, double *gbs, rl_error *err)
 
 /* ------------------------------------------------------------ allocation */
 
-static void fmt_mib(char *buf, size_t len, uint64_t bytes)
-{
-    if (bytes % RL_MEMBW_MIB == 0)
-        snprintf(buf, len, "%llu MiB", (unsigned long long)(bytes / RL_MEMBW_MIB));
-    else
-        snprintf(buf, len, "%.1f MiB", (double)bytes / (double)RL_MEMBW_MIB);
-}
-
 /* One mapping of exactly `bytes` rounded up to 2 MiB, starting on a 2 MiB boundary. */
 static void *map_aligned(uint64_t bytes, size_t *mapped, int *err_no)
 {
@@ -231,7 +223,7 @@ rl_status rl_membw_alloc(uint64_t want, uint64_t floor, uint64_t limit, rl_membw
         size_t mapped = 0;
         char a[32], b[32];
         if (limit && size > limit) {
-            fmt_mib(a, sizeof a, limit);
+            rl_fmt_mib(a, sizeof a, limit);
             snprintf(reason, sizeof reason, "more than the %s of memory available", a);
         } else {
             int e = 0;
@@ -247,8 +239,8 @@ rl_status rl_membw_alloc(uint64_t want, uint64_t floor, uint64_t limit, rl_membw
             buf->huge_advised = madvise(p, mapped, MADV_HUGEPAGE) == 0;
 #endif
             if (size != want && want >= floor && note_len) {
-                fmt_mib(a, sizeof a, want);
-                fmt_mib(b, sizeof b, size);
+                rl_fmt_mib(a, sizeof a, want);
+                rl_fmt_mib(b, sizeof b, size);
                 snprintf(note, note_len, "could not use a %s working set (%s); fell back to %s", a,
                          first_reason, b);
             }
@@ -261,7 +253,7 @@ rl_status rl_membw_alloc(uint64_t want, uint64_t floor, uint64_t limit, rl_membw
             if (size > floor) {
                 next = floor;
             } else {
-                fmt_mib(a, sizeof a, size);
+                rl_fmt_mib(a, sizeof a, size);
                 return rl_fail(err, RL_EINTERNAL,
                                "cannot allocate even the %s minimum working set (%s); free "
                                "some memory or pass --peak-bw",

@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 bool rl_parse_u64(const char *s, uint64_t *out)
@@ -111,4 +112,39 @@ rl_status rl_write_file(const char *path, const void *data, size_t len, rl_error
     }
     free(tmp);
     return RL_OK;
+}
+
+void rl_fmt_mib(char *buf, size_t len, uint64_t bytes)
+{
+    const uint64_t mib = 1024 * 1024;
+    if (bytes % mib == 0)
+        snprintf(buf, len, "%llu MiB", (unsigned long long)(bytes / mib));
+    else
+        snprintf(buf, len, "%.1f MiB", (double)bytes / (double)mib);
+}
+
+rl_status rl_check_writable(const char *path, rl_error *err)
+{
+    struct stat sb;
+    if (stat(path, &sb) == 0 && S_ISDIR(sb.st_mode))
+        return rl_fail(err, RL_EOUTPUT, "cannot write %s: it is a directory", path);
+    char *dir = rl_strdup(path);
+    if (!dir)
+        return rl_fail(err, RL_EINTERNAL, "out of memory");
+    char *slash = strrchr(dir, '/');
+    const char *d = ".";
+    if (slash == dir)
+        d = "/";
+    else if (slash) {
+        *slash = '\0';
+        d = dir;
+    }
+    rl_status st = RL_OK;
+    if (access(d, W_OK) != 0)
+        st = rl_fail(err, RL_EOUTPUT,
+                     "cannot write %s: directory %s is not writable or does not exist (choose a "
+                     "writable path)",
+                     path, d);
+    free(dir);
+    return st;
 }

@@ -26,6 +26,13 @@ void *rl_calloc(size_t n, size_t size);
 char *rl_strdup(const char *s);
 char *rl_asprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
+/* "512 MiB" when bytes is a whole number of MiB, else "1.5 MiB" (C locale). */
+void rl_fmt_mib(char *buf, size_t len, uint64_t bytes);
+
+/* Fail early (RL_EOUTPUT naming path) when path is a directory or its directory is not
+ * writable, so a long measurement is not lost at the end for want of a place to put it. */
+rl_status rl_check_writable(const char *path, rl_error *err);
+
 /* Write len bytes to path atomically (temp file + rename); RL_EOUTPUT with a message naming
  * path on failure. */
 rl_status rl_write_file(const char *path, const void *data, size_t len, rl_error *err);

@@ -109,6 +109,33 @@ static void test_write_file(void **state)
     assert_non_null(strstr(e.msg, "/proc/no-such-dir/x"));
 }
 
+static void test_fmt_mib(void **state)
+{
+    (void)state;
+    char b[32];
+    rl_fmt_mib(b, sizeof b, 512ull << 20);
+    assert_string_equal(b, "512 MiB");
+    rl_fmt_mib(b, sizeof b, (3ull << 20) / 2);
+    assert_string_equal(b, "1.5 MiB");
+    rl_fmt_mib(b, sizeof b, 0);
+    assert_string_equal(b, "0 MiB");
+}
+
+static void test_check_writable(void **state)
+{
+    (void)state;
+    const char *tmp = getenv("RL_TMP");
+    char path[4096];
+    snprintf(path, sizeof path, "%s/new-file.json", tmp ? tmp : "/tmp");
+    rl_error e = {RL_OK, ""};
+    assert_int_equal(rl_check_writable(path, &e), RL_OK);
+    assert_int_equal(rl_check_writable("relative-name.json", &e), RL_OK);
+    assert_int_equal(rl_check_writable(tmp ? tmp : "/tmp", &e), RL_EOUTPUT);
+    assert_non_null(strstr(e.msg, "is a directory"));
+    assert_int_equal(rl_check_writable("/proc/no-such-dir/x.json", &e), RL_EOUTPUT);
+    assert_non_null(strstr(e.msg, "/proc/no-such-dir"));
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -119,6 +146,8 @@ int main(void)
         cmocka_unit_test(test_parse_double),
         cmocka_unit_test(test_calloc_overflow),
         cmocka_unit_test(test_write_file),
+        cmocka_unit_test(test_fmt_mib),
+        cmocka_unit_test(test_check_writable),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
