@@ -9,11 +9,7 @@ OK="$RL_SRC/tests/fixtures/gguf"
 T="$RL_TMP/inspect.$$"
 mkdir -p "$T"
 trap 'rm -rf "$T"' EXIT
-fails=0
-fail() { echo "FAIL $*"; fails=$((fails+1)); }
-check() { # description, expected rc, actual rc
-  if [ "$2" = "$3" ]; then echo "ok   $1"; else fail "$1: exit $3, expected $2"; fi
-}
+. "$RL_SRC/tests/lib/cli.sh"
 
 # --- every corrupt fixture -------------------------------------------------------------
 n=0
@@ -188,5 +184,4 @@ for want in "usage: llama-roofline inspect" "--json" "--tensors" "exit codes" "e
   grep -qF -- "$want" <<<"$out" || fail "--help lacks '$want'"
 done
 
-echo "$fails failed"
-[ "$fails" = 0 ]
+finish

@@ -1,11 +1,8 @@
 #!/usr/bin/env bash
 # CLI: top-level flags, help, and the exit codes of bad invocations.
 set -u
-: "${RL_BIN:?}"
-fails=0
-check() { # description, expected rc, actual rc
-  if [ "$2" = "$3" ]; then echo "ok   $1"; else echo "FAIL $1: exit $3, expected $2"; fails=$((fails+1)); fi
-}
+: "${RL_BIN:?}" "${RL_SRC:?}"
+. "$RL_SRC/tests/lib/cli.sh"
 out=$("$RL_BIN" --version); check "--version" 0 $?
 [[ $out =~ ^llama-roofline\ [0-9]+\.[0-9]+\.[0-9]+$ ]] || { echo "FAIL version text: $out"; fails=$((fails+1)); }
 out=$("$RL_BIN" --help); check "--help" 0 $?
@@ -19,5 +16,4 @@ grep -q "a command is required" <<<"$err" || { echo "FAIL no-command message"; f
 err=$("$RL_BIN" frobnicate 2>&1 >/dev/null); check "unknown command" 2 $?
 [ "$(wc -l <<<"$err")" = 1 ] && grep -q "frobnicate" <<<"$err" || { echo "FAIL unknown-command message: $err"; fails=$((fails+1)); }
 "$RL_BIN" help frobnicate >/dev/null 2>&1; check "help unknown" 2 $?
-echo "$fails failed"
-[ "$fails" = 0 ]
+finish

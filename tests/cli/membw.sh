@@ -4,30 +4,11 @@
 # stderr and nothing on stdout; an unwritable -o exits 4; Ctrl-C exits 130 keeping a partial
 # result. No bandwidth value is asserted beyond "> 0".
 set -u
-: "${RL_BIN:?}" "${RL_TMP:?}"
+: "${RL_BIN:?}" "${RL_SRC:?}" "${RL_TMP:?}"
 work="$RL_TMP/cli-membw.$$"
 mkdir -p "$work"
 trap 'rm -rf "$work"' EXIT
-fails=0
-check() { # description, expected rc, actual rc
-  if [ "$2" = "$3" ]; then echo "ok   $1"; else echo "FAIL $1: exit $3, expected $2"; fails=$((fails+1)); fi
-}
-expect() { # description, text, extended regex it must match
-  if grep -Eq -- "$3" <<<"$2"; then echo "ok   $1"; else echo "FAIL $1: got: $2"; fails=$((fails+1)); fi
-}
-py=""
-for c in python3 /usr/bin/python3; do
-  command -v "$c" >/dev/null 2>&1 && { py=$c; break; }
-done
-[ -n "$py" ] || { echo "skip: no python3 to validate JSON"; exit 77; }
-# json_check description file python-expression-over-j (must be true)
-json_check() {
-  if "$py" -c 'import json,sys; j=json.load(open(sys.argv[1])); sys.exit(0 if eval(sys.argv[2]) else 1)' "$2" "$3" 2>"$work/pyerr"; then
-    echo "ok   $1"
-  else
-    echo "FAIL $1: $3 on $(head -c 400 "$2") $(cat "$work/pyerr")"; fails=$((fails+1))
-  fi
-}
+. "$RL_SRC/tests/lib/cli.sh"
 bad() { # description, expected rc, regex for the message, args...
   local what=$1 rc=$2 re=$3; shift 3
   local out err got
@@ -107,5 +88,4 @@ json_check "interrupted JSON keeps the samples measured, marked incomplete" "$wo
   'j["complete"] is False and j["peak_read_GBs"]>0 and sum(len(r["samples_GBs"]) for r in j["runs"])>0'
 expect "SIGINT message" "$(cat "$work/int.err")" "interrupted"
 
-echo "$fails failed"
-[ "$fails" = 0 ]
+finish

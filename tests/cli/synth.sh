@@ -2,17 +2,11 @@
 # CLI: `synth --list`, a tiny model written and re-read, determinism by seed, and the exit
 # codes and one-line messages of bad invocations (2 bad input, 4 unwritable output).
 set -u
-: "${RL_BIN:?}" "${RL_TMP:?}"
+: "${RL_BIN:?}" "${RL_SRC:?}" "${RL_TMP:?}"
 work="$RL_TMP/cli-synth.$$"
 mkdir -p "$work"
 trap 'rm -rf "$work"' EXIT
-fails=0
-check() { # description, expected rc, actual rc
-  if [ "$2" = "$3" ]; then echo "ok   $1"; else echo "FAIL $1: exit $3, expected $2"; fails=$((fails+1)); fi
-}
-expect() { # description, command output, extended regex it must match
-  if grep -Eq -- "$3" <<<"$2"; then echo "ok   $1"; else echo "FAIL $1: got: $2"; fails=$((fails+1)); fi
-}
+. "$RL_SRC/tests/lib/cli.sh"
 # error cases: exit code, exactly one line on stderr, nothing on stdout, the message
 bad() { # description, expected rc, regex for the message, args...
   local what=$1 rc=$2 re=$3; shift 3
@@ -82,5 +76,4 @@ fi
 ls "$work"/x.gguf* >/dev/null 2>&1 && { echo "FAIL a failed run left a file"; fails=$((fails+1)); } || echo "ok   failed runs leave no file"
 
 "$RL_BIN" synth --help | grep -q "exit codes"; check "synth --help" 0 $?
-echo "$fails failed"
-[ "$fails" = 0 ]
+finish

@@ -1,0 +1,24 @@
+# tests/lib/cli.sh: helpers shared by the CLI test scripts (sourced, not run by ctest).
+# Each helper prints "ok   <what>" or "FAIL <what>: <why>" and counts failures in $fails;
+# a script ends with `finish`, which prints "<n> failed" and exits non-zero if any did.
+fails=0
+fail() { echo "FAIL $*"; fails=$((fails+1)); }
+check() { # description, expected exit code, actual exit code
+  if [ "$2" = "$3" ]; then echo "ok   $1"; else fail "$1: exit $3, expected $2"; fi
+}
+expect() { # description, text, extended regex the text must match
+  if grep -Eq -- "$3" <<<"$2"; then echo "ok   $1"; else fail "$1: got: $2"; fi
+}
+json_check() { # description, JSON file, python expression over j that must be true
+  local err
+  if err=$(python3 -c 'import json,sys; j=json.load(open(sys.argv[1])); sys.exit(0 if eval(sys.argv[2]) else 1)' "$2" "$3" 2>&1); then
+    echo "ok   $1"
+  else
+    fail "$1: $3 on $(head -c 400 "$2") $err"
+  fi
+}
+finish() {
+  echo "$fails failed"
+  [ "$fails" = 0 ]
+  exit
+}
