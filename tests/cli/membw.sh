@@ -9,16 +9,7 @@ work="$RL_TMP/cli-membw.$$"
 mkdir -p "$work"
 trap 'rm -rf "$work"' EXIT
 . "$RL_SRC/tests/lib/cli.sh"
-bad() { # description, expected rc, regex for the message, args...
-  local what=$1 rc=$2 re=$3; shift 3
-  local out err got
-  out=$("$RL_BIN" membw "$@" 2>"$work/err"); got=$?
-  err=$(cat "$work/err")
-  check "$what" "$rc" "$got"
-  [ -z "$out" ] || { echo "FAIL $what: stdout not empty: $out"; fails=$((fails+1)); }
-  [ "$(wc -l <"$work/err")" = 1 ] || { echo "FAIL $what: not one line: $err"; fails=$((fails+1)); }
-  expect "$what message" "$err" "$re"
-}
+CMD=membw
 
 # ---- help
 out=$("$RL_BIN" membw --help); check "--help" 0 $?

@@ -7,17 +7,7 @@ work="$RL_TMP/cli-synth.$$"
 mkdir -p "$work"
 trap 'rm -rf "$work"' EXIT
 . "$RL_SRC/tests/lib/cli.sh"
-# error cases: exit code, exactly one line on stderr, nothing on stdout, the message
-bad() { # description, expected rc, regex for the message, args...
-  local what=$1 rc=$2 re=$3; shift 3
-  local out err got
-  out=$("$RL_BIN" synth "$@" 2>"$work/err"); got=$?
-  err=$(cat "$work/err")
-  check "$what" "$rc" "$got"
-  [ -z "$out" ] || { echo "FAIL $what: stdout not empty: $out"; fails=$((fails+1)); }
-  [ "$(wc -l <"$work/err")" = 1 ] || { echo "FAIL $what: not one line: $err"; fails=$((fails+1)); }
-  expect "$what message" "$err" "$re"
-}
+CMD=synth
 
 out=$("$RL_BIN" synth --list); check "--list" 0 $?
 for p in tiny tiny-moe qwen2.5-0.5b qwen2.5-1.5b llama-3.2-1b; do

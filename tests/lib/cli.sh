@@ -17,6 +17,18 @@ json_check() { # description, JSON file, python expression over j that must be t
     fail "$1: $3 on $(head -c 400 "$2") $err"
   fi
 }
+bad() { # description, expected rc, regex for the message, args to `llama-roofline $CMD`...
+  # A bad invocation: the exit code, nothing on stdout, exactly one line on stderr, the message.
+  # Needs $CMD (the subcommand) and $work (a scratch directory) set by the script.
+  local what=$1 rc=$2 re=$3; shift 3
+  local out err got
+  out=$("$RL_BIN" "${CMD:?}" "$@" 2>"${work:?}/err"); got=$?
+  err=$(cat "$work/err")
+  check "$what" "$rc" "$got"
+  [ -z "$out" ] || fail "$what: stdout not empty: $out"
+  [ "$(wc -l <"$work/err")" = 1 ] || fail "$what: not one line: $err"
+  expect "$what message" "$err" "$re"
+}
 finish() {
   echo "$fails failed"
   [ "$fails" = 0 ]
