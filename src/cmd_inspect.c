@@ -109,7 +109,7 @@ static rl_status expand_dir(const char *dir, strlist *out, rl_error *err)
             continue;
         size_t plen;
         uint32_t no, count;
-        if (gguf_split_name(e->d_name, &plen, &no, &count) && no != 1)
+        if (rl_gguf_split_name(e->d_name, &plen, &no, &count) && no != 1)
             continue;
         char *p = rl_asprintf("%s%s%s", dir, sep, e->d_name);
         struct stat sb;
@@ -146,7 +146,7 @@ static rl_status expand_dir(const char *dir, strlist *out, rl_error *err)
 
 static const char *type_name(uint32_t t, char *buf, size_t cap)
 {
-    const ggml_type_info *ti = ggml_type_get(t);
+    const rl_ggml_type_info *ti = rl_ggml_type_get(t);
     if (ti)
         return ti->name;
     snprintf(buf, cap, "type%" PRIu32, t);
@@ -226,13 +226,13 @@ static void wrap(const char *text, int width)
 }
 
 /* Up to max "TYPE pct%" items of the repeating layers other than skip, into buf. */
-static void top_layer_types(const gguf_model *m, int skip, int max, char *buf, size_t cap)
+static void top_layer_types(const rl_gguf_model *m, int skip, int max, char *buf, size_t cap)
 {
     size_t o = 0;
     int shown = 0;
     buf[0] = '\0';
     for (uint32_t i = 0; i < m->n_layer_types && shown < max; i++) {
-        const gguf_type_bytes *t = &m->layer_types[i];
+        const rl_gguf_type_bytes *t = &m->layer_types[i];
         if ((int64_t)t->type == skip)
             continue;
         char tn[24];
@@ -245,14 +245,14 @@ static void top_layer_types(const gguf_model *m, int skip, int max, char *buf, s
     }
 }
 
-static rl_status read_parts(const gguf_model *m, gguf_file ***files_out, rl_error *err)
+static rl_status read_parts(const rl_gguf_model *m, rl_gguf_file ***files_out, rl_error *err)
 {
-    gguf_file **files = rl_calloc(m->n_shards, sizeof *files);
+    rl_gguf_file **files = rl_calloc(m->n_shards, sizeof *files);
     if (!files)
         return rl_fail(err, RL_EINTERNAL, "out of memory");
     size_t plen;
     uint32_t no, count;
-    bool split = m->n_shards > 1 && gguf_split_name(m->path, &plen, &no, &count);
+    bool split = m->n_shards > 1 && rl_gguf_split_name(m->path, &plen, &no, &count);
     rl_status st = RL_OK;
     for (uint32_t i = 0; i < m->n_shards && st == RL_OK; i++) {
         char *p = split ? rl_asprintf("%.*s-%05" PRIu32 "-of-%05" PRIu32 ".gguf", (int)plen,
@@ -262,12 +262,12 @@ static rl_status read_parts(const gguf_model *m, gguf_file ***files_out, rl_erro
             st = rl_fail(err, RL_EINTERNAL, "out of memory");
             break;
         }
-        st = gguf_read_file(p, &files[i], err);
+        st = rl_gguf_read_file(p, &files[i], err);
         free(p);
     }
     if (st != RL_OK) {
         for (uint32_t i = 0; i < m->n_shards; i++)
-            gguf_free(files[i]);
+            rl_gguf_free(files[i]);
         free(files);
         return st;
     }
@@ -275,12 +275,12 @@ static rl_status read_parts(const gguf_model *m, gguf_file ***files_out, rl_erro
     return RL_OK;
 }
 
-static void free_parts(gguf_file **files, uint32_t n)
+static void free_parts(rl_gguf_file **files, uint32_t n)
 {
     if (!files)
         return;
     for (uint32_t i = 0; i < n; i++)
-        gguf_free(files[i]);
+        rl_gguf_free(files[i]);
     free(files);
 }
 
@@ -298,7 +298,7 @@ static const char *safe_name(const char *s, char *buf, size_t cap)
     return buf;
 }
 
-static void fmt_dims(char *buf, size_t cap, const gguf_tensor *t)
+static void fmt_dims(char *buf, size_t cap, const rl_gguf_tensor *t)
 {
     size_t o = 0;
     buf[0] = '\0';
@@ -312,7 +312,7 @@ static void fmt_dims(char *buf, size_t cap, const gguf_tensor *t)
 
 /* ---- human output -------------------------------------------------------------------- */
 
-static void print_human(const gguf_model *m, gguf_file **parts)
+static void print_human(const rl_gguf_model *m, rl_gguf_file **parts)
 {
     char a[64], b[64], tn[24];
     const char *base = strrchr(m->path, '/');
@@ -399,9 +399,9 @@ static void print_human(const gguf_model *m, gguf_file **parts)
         putchar('-');
     printf("\n    %-10s %9s %12s %8s\n", "type", "tensors", "MB", "share");
     for (uint32_t i = 0; i < m->n_types; i++) {
-        const gguf_type_bytes *t = &m->types[i];
+        const rl_gguf_type_bytes *t = &m->types[i];
         const char *name = type_name(t->type, tn, sizeof tn);
-        if (!ggml_type_get(t->type) || (!m->sizes_known && t->bytes == 0 && t->elements > 0)) {
+        if (!rl_ggml_type_get(t->type) || (!m->sizes_known && t->bytes == 0 && t->elements > 0)) {
             printf("    %-10s %9" PRIu64 " %12s %8s\n", name, t->n_tensors, "?", "?");
             continue;
         }
@@ -458,9 +458,9 @@ static void print_human(const gguf_model *m, gguf_file **parts)
             putchar('-');
         putchar('\n');
         for (uint32_t s = 0; s < m->n_shards; s++) {
-            const gguf_file *f = parts[s];
+            const rl_gguf_file *f = parts[s];
             for (uint64_t i = 0; i < f->n_tensors; i++) {
-                const gguf_tensor *t = &f->tensors[i];
+                const rl_gguf_tensor *t = &f->tensors[i];
                 char dims[96], nm[256];
                 fmt_dims(dims, sizeof dims, t);
                 safe_name(t->name, nm, sizeof nm);
@@ -483,7 +483,7 @@ static void add_u64(cJSON *o, const char *k, uint64_t v)
     cJSON_AddNumberToObject(o, k, (double)v);
 }
 
-static void add_bytes(cJSON *o, const char *k, const gguf_model *m, uint64_t v)
+static void add_bytes(cJSON *o, const char *k, const rl_gguf_model *m, uint64_t v)
 {
     if (m->sizes_known)
         add_u64(o, k, v);
@@ -503,7 +503,7 @@ static void add_str_or_null(cJSON *o, const char *k, const char *s)
 static void add_path(cJSON *o, const char *k, const char *path)
 {
     size_t n = strlen(path);
-    if (gguf_utf8_valid(path, n)) {
+    if (rl_gguf_utf8_valid(path, n)) {
         cJSON_AddStringToObject(o, k, path);
         return;
     }
@@ -517,7 +517,7 @@ static void add_path(cJSON *o, const char *k, const char *path)
     free(c);
 }
 
-static cJSON *model_json(const gguf_model *m, gguf_file **parts)
+static cJSON *model_json(const rl_gguf_model *m, rl_gguf_file **parts)
 {
     char tn[24];
     cJSON *o = cJSON_CreateObject();
@@ -600,13 +600,13 @@ static cJSON *model_json(const gguf_model *m, gguf_file **parts)
 
     cJSON *types = cJSON_AddArrayToObject(o, "types");
     for (uint32_t i = 0; types && i < m->n_types; i++) {
-        const gguf_type_bytes *t = &m->types[i];
+        const rl_gguf_type_bytes *t = &m->types[i];
         cJSON *e = cJSON_CreateObject();
         if (!e)
             break;
         cJSON_AddStringToObject(e, "type", type_name(t->type, tn, sizeof tn));
         add_u64(e, "n_tensors", t->n_tensors);
-        if (ggml_type_get(t->type) && (m->sizes_known || t->bytes > 0 || t->elements == 0))
+        if (rl_ggml_type_get(t->type) && (m->sizes_known || t->bytes > 0 || t->elements == 0))
             add_u64(e, "bytes", t->bytes);
         else
             cJSON_AddNullToObject(e, "bytes");
@@ -617,9 +617,9 @@ static cJSON *model_json(const gguf_model *m, gguf_file **parts)
     if (parts) {
         cJSON *ts = cJSON_AddArrayToObject(o, "tensors");
         for (uint32_t s = 0; ts && s < m->n_shards; s++) {
-            const gguf_file *f = parts[s];
+            const rl_gguf_file *f = parts[s];
             for (uint64_t i = 0; i < f->n_tensors; i++) {
-                const gguf_tensor *t = &f->tensors[i];
+                const rl_gguf_tensor *t = &f->tensors[i];
                 cJSON *e = cJSON_CreateObject();
                 if (!e)
                     break;
@@ -732,17 +732,17 @@ static rl_status run(int argc, char **argv, rl_error *err)
             worst = RL_EINTERRUPTED;
             break;
         }
-        gguf_model m;
+        rl_gguf_model m;
         rl_error e = {RL_OK, ""};
-        rl_status s = gguf_model_load(files.v[i], &m, &e);
-        gguf_file **parts = NULL;
+        rl_status s = rl_gguf_model_load(files.v[i], &m, &e);
+        rl_gguf_file **parts = NULL;
         if (s == RL_OK && tensors)
             s = read_parts(&m, &parts, &e);
         if (s != RL_OK) {
             note_failure(&pending, &any_failed, &e);
             if (worst != RL_EINTERNAL)
                 worst = s == RL_EINTERNAL ? RL_EINTERNAL : RL_EINPUT;
-            gguf_model_free(&m);
+            rl_gguf_model_free(&m);
             continue;
         }
         if (json) {
@@ -754,7 +754,7 @@ static rl_status run(int argc, char **argv, rl_error *err)
             fflush(stdout);
         }
         free_parts(parts, m.n_shards);
-        gguf_model_free(&m);
+        rl_gguf_model_free(&m);
     }
     sl_free(&files);
 

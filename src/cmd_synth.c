@@ -1,6 +1,6 @@
 /* cmd_synth.c: `llama-roofline synth`: write a random-weight GGUF model with the exact tensor
  * table and metadata of a real model (or a tiny test model) that llama.cpp loads and runs.
- * Parses flags, builds a synth_plan (synth.h), writes it, prints a one-line summary to stdout.
+ * Parses flags, builds a rl_synth_plan (synth.h), writes it, prints a one-line summary to stdout.
  * Allocates nothing that outlives the call. */
 #include <stddef.h>
 #include <stdio.h>
@@ -69,11 +69,11 @@ static rl_status list_presets(rl_error *err)
 {
     printf("%-13s %-6s %6s %6s %5s %4s %6s %7s %7s %-6s %8s %10s\n", "preset", "arch", "layers",
            "n_embd", "heads", "kv", "n_ff", "vocab", "experts", "head", "params", "F16 size");
-    for (size_t i = 0; i < synth_preset_count(); i++) {
-        const synth_preset *pr = synth_preset_at(i);
-        const synth_config *c = &pr->cfg;
-        synth_plan *p = NULL;
-        rl_status st = synth_plan_build(c, &p, err);
+    for (size_t i = 0; i < rl_synth_preset_count(); i++) {
+        const rl_synth_preset *pr = rl_synth_preset_at(i);
+        const rl_synth_config *c = &pr->cfg;
+        rl_synth_plan *p = NULL;
+        rl_status st = rl_synth_plan_build(c, &p, err);
         if (st)
             return st;
         char experts[32], params[32], size[32];
@@ -89,7 +89,7 @@ static rl_status list_presets(rl_error *err)
                (unsigned long long)c->n_vocab, experts, c->tied ? "tied" : "untied",
                human_count(p->n_params, params, sizeof params),
                human_bytes(p->file_size, size, sizeof size));
-        synth_plan_free(p);
+        rl_synth_plan_free(p);
     }
     printf("\nsizes are for --type F16; every preset also takes F32, BF16, Q8_0 and Q4_0.\n");
     return RL_OK;
@@ -102,15 +102,15 @@ typedef struct {
 } shape_flag;
 
 static const shape_flag shape_flags[] = {
-    {"--n-layer", offsetof(synth_config, n_layer)},
-    {"--n-embd", offsetof(synth_config, n_embd)},
-    {"--n-ff", offsetof(synth_config, n_ff)},
-    {"--n-head", offsetof(synth_config, n_head)},
-    {"--n-head-kv", offsetof(synth_config, n_head_kv)},
-    {"--n-vocab", offsetof(synth_config, n_vocab)},
-    {"--n-ctx", offsetof(synth_config, n_ctx)},
-    {"--n-expert", offsetof(synth_config, n_expert)},
-    {"--n-expert-used", offsetof(synth_config, n_expert_used)},
+    {"--n-layer", offsetof(rl_synth_config, n_layer)},
+    {"--n-embd", offsetof(rl_synth_config, n_embd)},
+    {"--n-ff", offsetof(rl_synth_config, n_ff)},
+    {"--n-head", offsetof(rl_synth_config, n_head)},
+    {"--n-head-kv", offsetof(rl_synth_config, n_head_kv)},
+    {"--n-vocab", offsetof(rl_synth_config, n_vocab)},
+    {"--n-ctx", offsetof(rl_synth_config, n_ctx)},
+    {"--n-expert", offsetof(rl_synth_config, n_expert)},
+    {"--n-expert-used", offsetof(rl_synth_config, n_expert_used)},
 };
 #define N_SHAPE_FLAGS (sizeof shape_flags / sizeof shape_flags[0])
 
@@ -185,20 +185,20 @@ static rl_status run(int argc, char **argv, rl_error *err)
         return list_presets(err);
     if (!preset)
         return rl_fail(err, RL_EINPUT, "--preset is required (one of %s; see synth --list)",
-                       synth_preset_names());
-    const synth_preset *pr = synth_preset_find(preset);
+                       rl_synth_preset_names());
+    const rl_synth_preset *pr = rl_synth_preset_find(preset);
     if (!pr)
         return rl_fail(err, RL_EINPUT, "unknown preset '%s' (valid: %s)", preset,
-                       synth_preset_names());
+                       rl_synth_preset_names());
     if (!out || !*out)
         return rl_fail(err, RL_EINPUT, "-o OUT.gguf is required");
 
-    synth_config cfg = pr->cfg;
+    rl_synth_config cfg = pr->cfg;
     if (type) {
-        int t = synth_type_by_name(type);
+        int t = rl_synth_type_by_name(type);
         if (t < 0)
             return rl_fail(err, RL_EINPUT, "unknown --type '%s' (valid: %s)", type,
-                           synth_type_names());
+                           rl_synth_type_names());
         cfg.type = (uint32_t)t;
     }
     if (tied >= 0)
@@ -218,20 +218,20 @@ static rl_status run(int argc, char **argv, rl_error *err)
     if (shape_val[shape_index("--n-expert")] && !shape_val[shape_index("--n-expert-used")])
         cfg.n_expert_used = cfg.n_expert == 0 ? 0 : (cfg.n_expert < 2 ? cfg.n_expert : 2);
 
-    synth_plan *p = NULL;
-    rl_status st = synth_plan_build(&cfg, &p, err);
+    rl_synth_plan *p = NULL;
+    rl_status st = rl_synth_plan_build(&cfg, &p, err);
     if (st)
         return st;
-    st = synth_write(p, out, !quiet, err);
+    st = rl_synth_write(p, out, !quiet, err);
     if (st == RL_OK && !quiet) {
         char params[32], size[32];
         printf("wrote %s: synth %s, %s, %zu tensors, %s params, %s (%llu bytes), seed %llu\n", out,
-               cfg.preset, synth_type_name(cfg.type), p->n_tensors,
+               cfg.preset, rl_synth_type_name(cfg.type), p->n_tensors,
                human_count(p->n_params, params, sizeof params),
                human_bytes(p->file_size, size, sizeof size), (unsigned long long)p->file_size,
                (unsigned long long)cfg.seed);
     }
-    synth_plan_free(p);
+    rl_synth_plan_free(p);
     return st;
 }
 

@@ -1,7 +1,7 @@
-/* ggml_types.c: the ggml tensor type table and llama's file_type labels, transcribed from the
- * pinned llama.cpp (ggml/include/ggml.h enum ggml_type, ggml/src/ggml.c type_traits,
+/* rl_ggml_types.c: the ggml tensor type table and llama's file_type labels, transcribed from the
+ * pinned llama.cpp (ggml/include/ggml.h enum rl_ggml_type, ggml/src/ggml.c type_traits,
  * ggml/src/ggml-common.h block structs, include/llama.h enum llama_ftype and
- * src/llama-quant.cpp llama_ftype_get_default_type). Ids that the enum has removed (their
+ * src/llama-quant.cpp rl_ftype_get_default_type). Ids that the enum has removed (their
  * type_traits entry has block size 0) are left empty and reported as unknown. Static data
  * only: every returned pointer refers to constant storage and is never freed. */
 #include "ggml_types.h"
@@ -12,7 +12,7 @@
 /* GGML_TYPE_COUNT of the pinned source. */
 #define RL_GGML_TYPE_COUNT 43u
 
-static const ggml_type_info type_table[RL_GGML_TYPE_COUNT] = {
+static const rl_ggml_type_info type_table[RL_GGML_TYPE_COUNT] = {
     [0] = {"F32", 1, 4},
     [1] = {"F16", 1, 2},
     [2] = {"Q4_0", 32, 18},
@@ -53,14 +53,14 @@ static const ggml_type_info type_table[RL_GGML_TYPE_COUNT] = {
     [42] = {"Q2_0", 64, 18},
 };
 
-const ggml_type_info *ggml_type_get(uint32_t id)
+const rl_ggml_type_info *rl_ggml_type_get(uint32_t id)
 {
     if (id >= RL_GGML_TYPE_COUNT || type_table[id].name == NULL || type_table[id].blck == 0)
         return NULL;
     return &type_table[id];
 }
 
-int ggml_type_by_name(const char *name)
+int rl_ggml_type_by_name(const char *name)
 {
     if (!name)
         return -1;
@@ -70,14 +70,14 @@ int ggml_type_by_name(const char *name)
     return -1;
 }
 
-uint32_t ggml_type_count(void)
+uint32_t rl_ggml_type_count(void)
 {
     return RL_GGML_TYPE_COUNT;
 }
 
-double ggml_type_bpw(uint32_t id)
+double rl_ggml_type_bpw(uint32_t id)
 {
-    const ggml_type_info *t = ggml_type_get(id);
+    const rl_ggml_type_info *t = rl_ggml_type_get(id);
     return t ? 8.0 * (double)t->type_size / (double)t->blck : 0.0;
 }
 
@@ -102,12 +102,12 @@ static const ftype_entry ftype_table[RL_FTYPE_COUNT] = {
     [38] = {"MXFP4_MOE", 39}, [39] = {"NVFP4", 40},  [40] = {"Q1_0", 41},   [41] = {"Q2_0", 42},
 };
 
-const char *llama_ftype_label(uint32_t ftype)
+const char *rl_ftype_label(uint32_t ftype)
 {
     return ftype < RL_FTYPE_COUNT ? ftype_table[ftype].label : NULL;
 }
 
-int llama_ftype_by_label(const char *label)
+int rl_ftype_by_label(const char *label)
 {
     if (!label)
         return -1;
@@ -117,7 +117,7 @@ int llama_ftype_by_label(const char *label)
     return -1;
 }
 
-int llama_ftype_default_type(uint32_t ftype)
+int rl_ftype_default_type(uint32_t ftype)
 {
     if (ftype >= RL_FTYPE_COUNT || !ftype_table[ftype].label)
         return -1;

@@ -6,8 +6,8 @@
  * are skipped with a seek (small integer arrays are scanned for their max and sum); string
  * arrays keep at most GGUF_KEEP_STRINGS elements. Tensor data is never read.
  *
- * Ownership: the gguf_file returned by gguf_read_file/gguf_read_buffer and everything it
- * points to belong to the caller, who releases them with gguf_free. On failure nothing is
+ * Ownership: the rl_gguf_file returned by rl_gguf_read_file/rl_gguf_read_buffer and everything it
+ * points to belong to the caller, who releases them with rl_gguf_free. On failure nothing is
  * returned (*out is NULL) and err holds one line "<path>: <problem>" with status RL_EINPUT
  * (RL_EINTERNAL only when memory runs out). */
 #include "gguf.h"
@@ -281,7 +281,7 @@ static bool is_unsigned_int(uint32_t t)
 }
 
 /* Decode a little-endian scalar of type t from b into kv's value. */
-static void decode_scalar(uint32_t t, const unsigned char *b, gguf_kv *kv)
+static void decode_scalar(uint32_t t, const unsigned char *b, rl_gguf_kv *kv)
 {
     uint64_t x = 0;
     unsigned n = scalar_size(t);
@@ -325,7 +325,7 @@ static rl_status bad_type(reader *r, uint32_t t, const char *key)
 
 /* Read an array body (element type and length onwards). kv receives what is kept when not
  * NULL (top level); nested arrays are walked with kv NULL. depth counts array levels. */
-static rl_status read_array(reader *r, const char *key, int depth, gguf_kv *kv)
+static rl_status read_array(reader *r, const char *key, int depth, rl_gguf_kv *kv)
 {
     uint32_t et;
     uint64_t len;
@@ -354,7 +354,7 @@ static rl_status read_array(reader *r, const char *key, int depth, gguf_kv *kv)
                     " bytes left in the file; it is truncated or corrupt (re-download it)",
                     len, clip(key, cb), remaining(r));
     if (kv) {
-        kv->v.arr.elem = (gguf_vtype)et;
+        kv->v.arr.elem = (rl_gguf_vtype)et;
         kv->v.arr.len = len;
     }
 
@@ -394,7 +394,7 @@ static rl_status read_array(reader *r, const char *key, int depth, gguf_kv *kv)
         uint64_t mx = 0, sum = 0;
         for (uint64_t i = 0; i < len; i++) {
             unsigned char b[8];
-            gguf_kv tmp;
+            rl_gguf_kv tmp;
             st = rd(r, b, es);
             if (st != RL_OK)
                 return st;
@@ -456,7 +456,7 @@ static const char *strset_add(strset *s, const char *str)
     }
 }
 
-static rl_status read_kvs(reader *r, gguf_file *f)
+static rl_status read_kvs(reader *r, rl_gguf_file *f)
 {
     strset keys;
     if (!strset_init(&keys, f->n_kv))
@@ -465,7 +465,7 @@ static rl_status read_kvs(reader *r, gguf_file *f)
     r->sec = SEC_KV;
     r->count = f->n_kv;
     for (uint64_t i = 0; i < f->n_kv && st == RL_OK; i++) {
-        gguf_kv *kv = &f->kv[i];
+        rl_gguf_kv *kv = &f->kv[i];
         r->idx = i;
         uint64_t klen;
         st = rd_string(r, GGUF_MAX_KEY, "key", &kv->key, &klen);
@@ -500,7 +500,7 @@ static rl_status read_kvs(reader *r, gguf_file *f)
             st = bad_type(r, t, kv->key);
             break;
         }
-        kv->type = (gguf_vtype)t;
+        kv->type = (rl_gguf_vtype)t;
         if (t == GGUF_T_STRING) {
             st = rd_string(r, GGUF_MAX_STRING, "string", &kv->v.str.s, &kv->v.str.len);
         } else if (t == GGUF_T_ARRAY) {
@@ -516,7 +516,7 @@ static rl_status read_kvs(reader *r, gguf_file *f)
     return st;
 }
 
-static rl_status read_tensor(reader *r, const gguf_file *f, gguf_tensor *t)
+static rl_status read_tensor(reader *r, const rl_gguf_file *f, rl_gguf_tensor *t)
 {
     uint64_t nlen;
     rl_status st = rd_string(r, GGUF_MAX_KEY, "tensor name", &t->name, &nlen);
@@ -562,7 +562,7 @@ static rl_status read_tensor(reader *r, const gguf_file *f, gguf_tensor *t)
         st = rd_u64(r, &t->offset);
     if (st != RL_OK)
         return st;
-    const ggml_type_info *ti = ggml_type_get(t->type);
+    const rl_ggml_type_info *ti = rl_ggml_type_get(t->type);
     if (ti && t->ne[0] % ti->blck == 0) {
         uint64_t blocks = t->n_elements / ti->blck;
         if (blocks > UINT64_MAX / ti->type_size)
@@ -592,12 +592,12 @@ static int span_cmp(const void *a, const void *b)
 }
 
 /* Offsets against alignment and file size, duplicate names, overlaps. */
-static rl_status check_tensors(reader *r, gguf_file *f)
+static rl_status check_tensors(reader *r, rl_gguf_file *f)
 {
     uint64_t room = f->file_size - f->data_offset; /* caller ensured data_offset <= size */
     char cb[CLIP + 4], cb2[CLIP + 4];
     for (uint64_t i = 0; i < f->n_tensors; i++) {
-        const gguf_tensor *t = &f->tensors[i];
+        const rl_gguf_tensor *t = &f->tensors[i];
         if (t->offset % f->alignment != 0)
             return fail(r,
                         "tensor '%s' starts at data offset %" PRIu64 ", not a multiple of the "
@@ -630,7 +630,7 @@ static rl_status check_tensors(reader *r, gguf_file *f)
         return oom(r);
     size_t n = 0;
     for (uint64_t i = 0; i < f->n_tensors; i++) {
-        const gguf_tensor *t = &f->tensors[i];
+        const rl_gguf_tensor *t = &f->tensors[i];
         if (t->sized && t->n_bytes > 0)
             sp[n++] = (span){t->offset, t->offset + t->n_bytes, i};
     }
@@ -656,7 +656,7 @@ static rl_status check_tensors(reader *r, gguf_file *f)
     return RL_OK;
 }
 
-static rl_status parse(reader *r, gguf_file *f)
+static rl_status parse(reader *r, rl_gguf_file *f)
 {
     r->sec = SEC_HEADER;
     if (r->size == 0)
@@ -718,11 +718,11 @@ static rl_status parse(reader *r, gguf_file *f)
         return st;
 
     f->alignment = GGUF_DEFAULT_ALIGNMENT;
-    const gguf_kv *al = gguf_find(f, "general.alignment");
+    const rl_gguf_kv *al = rl_gguf_find(f, "general.alignment");
     if (al) {
         if (al->type != GGUF_T_UINT32)
             return fail(r, "general.alignment has type %s, expected uint32; the file is corrupt",
-                        gguf_vtype_name(al->type));
+                        rl_gguf_vtype_name(al->type));
         if (al->v.u == 0 || (al->v.u & (al->v.u - 1)) != 0)
             return fail(r,
                         "general.alignment is %" PRIu64 ", not a power of two; the file is "
@@ -752,11 +752,11 @@ static rl_status parse(reader *r, gguf_file *f)
 }
 
 /* Parse an open stream of known size. Takes ownership of nothing; fp stays open. */
-static rl_status read_stream(FILE *fp, uint64_t size, const char *name, gguf_file **out,
+static rl_status read_stream(FILE *fp, uint64_t size, const char *name, rl_gguf_file **out,
                              rl_error *err)
 {
     *out = NULL;
-    gguf_file *f = calloc(1, sizeof *f);
+    rl_gguf_file *f = calloc(1, sizeof *f);
     if (!f)
         return rl_fail(err, RL_EINTERNAL, "%s: out of memory", name);
     f->path = rl_strdup(name);
@@ -768,14 +768,14 @@ static rl_status read_stream(FILE *fp, uint64_t size, const char *name, gguf_fil
     reader r = {fp, name, size, 0, SEC_HEADER, 0, 0, err};
     rl_status st = parse(&r, f);
     if (st != RL_OK) {
-        gguf_free(f);
+        rl_gguf_free(f);
         return st;
     }
     *out = f;
     return RL_OK;
 }
 
-rl_status gguf_read_file(const char *path, gguf_file **out, rl_error *err)
+rl_status rl_gguf_read_file(const char *path, rl_gguf_file **out, rl_error *err)
 {
     *out = NULL;
     FILE *fp = fopen(path, "rb");
@@ -805,8 +805,8 @@ rl_status gguf_read_file(const char *path, gguf_file **out, rl_error *err)
     return st;
 }
 
-rl_status gguf_read_buffer(const void *data, size_t len, const char *name, gguf_file **out,
-                           rl_error *err)
+rl_status rl_gguf_read_buffer(const void *data, size_t len, const char *name, rl_gguf_file **out,
+                              rl_error *err)
 {
     *out = NULL;
     if (len == 0) {
@@ -821,13 +821,13 @@ rl_status gguf_read_buffer(const void *data, size_t len, const char *name, gguf_
     return st;
 }
 
-void gguf_free(gguf_file *f)
+void rl_gguf_free(rl_gguf_file *f)
 {
     if (!f)
         return;
     if (f->kv) {
         for (uint64_t i = 0; i < f->n_kv; i++) {
-            gguf_kv *kv = &f->kv[i];
+            rl_gguf_kv *kv = &f->kv[i];
             free(kv->key);
             if (kv->type == GGUF_T_STRING) {
                 free(kv->v.str.s);
@@ -848,7 +848,7 @@ void gguf_free(gguf_file *f)
     free(f);
 }
 
-const gguf_kv *gguf_find(const gguf_file *f, const char *key)
+const rl_gguf_kv *rl_gguf_find(const rl_gguf_file *f, const char *key)
 {
     if (!f || !key || !f->kv)
         return NULL;
@@ -858,9 +858,9 @@ const gguf_kv *gguf_find(const gguf_file *f, const char *key)
     return NULL;
 }
 
-bool gguf_get_u64(const gguf_file *f, const char *key, uint64_t *out)
+bool rl_gguf_get_u64(const rl_gguf_file *f, const char *key, uint64_t *out)
 {
-    const gguf_kv *kv = gguf_find(f, key);
+    const rl_gguf_kv *kv = rl_gguf_find(f, key);
     if (!kv)
         return false;
     if (is_unsigned_int(kv->type)) {
@@ -874,9 +874,9 @@ bool gguf_get_u64(const gguf_file *f, const char *key, uint64_t *out)
     return false;
 }
 
-bool gguf_get_f64(const gguf_file *f, const char *key, double *out)
+bool rl_gguf_get_f64(const rl_gguf_file *f, const char *key, double *out)
 {
-    const gguf_kv *kv = gguf_find(f, key);
+    const rl_gguf_kv *kv = rl_gguf_find(f, key);
     if (!kv)
         return false;
     if (is_unsigned_int(kv->type)) {
@@ -894,18 +894,18 @@ bool gguf_get_f64(const gguf_file *f, const char *key, double *out)
     return false;
 }
 
-const char *gguf_get_str(const gguf_file *f, const char *key)
+const char *rl_gguf_get_str(const rl_gguf_file *f, const char *key)
 {
-    const gguf_kv *kv = gguf_find(f, key);
+    const rl_gguf_kv *kv = rl_gguf_find(f, key);
     return kv && kv->type == GGUF_T_STRING ? kv->v.str.s : NULL;
 }
 
-bool gguf_utf8_valid(const char *s, size_t n)
+bool rl_gguf_utf8_valid(const char *s, size_t n)
 {
     return s && utf8_valid((const unsigned char *)s, n);
 }
 
-const char *gguf_vtype_name(gguf_vtype t)
+const char *rl_gguf_vtype_name(rl_gguf_vtype t)
 {
     static const char *const names[GGUF_T_COUNT] = {
         "uint8", "int8",   "uint16", "int16",  "uint32", "int32",   "float32",

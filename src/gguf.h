@@ -8,8 +8,8 @@
  * scalar arrays are skipped (only their type and length are kept), string arrays keep at most
  * GGUF_KEEP_STRINGS elements (the rest are validated and skipped).
  *
- * Ownership: gguf_read* return a gguf_file the caller frees with gguf_free; every pointer
- * inside it (keys, strings, tensor names) is owned by that gguf_file. */
+ * Ownership: rl_gguf_read* return a rl_gguf_file the caller frees with rl_gguf_free; every pointer
+ * inside it (keys, strings, tensor names) is owned by that rl_gguf_file. */
 #ifndef RL_GGUF_H
 #define RL_GGUF_H
 
@@ -46,11 +46,11 @@ typedef enum {
     GGUF_T_INT64 = 11,
     GGUF_T_FLOAT64 = 12,
     GGUF_T_COUNT = 13
-} gguf_vtype;
+} rl_gguf_vtype;
 
 typedef struct {
     char *key; /* NUL-terminated as stored; invalid UTF-8 is rejected */
-    gguf_vtype type;
+    rl_gguf_vtype type;
     union {
         uint64_t u; /* UINT8/16/32/64, BOOL (0 or 1) */
         int64_t i;  /* INT8/16/32/64 */
@@ -60,7 +60,7 @@ typedef struct {
             uint64_t len;
         } str;
         struct {
-            gguf_vtype elem; /* element type (may itself be ARRAY for nested arrays) */
+            rl_gguf_vtype elem; /* element type (may itself be ARRAY for nested arrays) */
             uint64_t len;
             uint32_t n_kept; /* STRING arrays: first min(len, GGUF_KEEP_STRINGS) kept */
             char **strs;
@@ -72,48 +72,48 @@ typedef struct {
             uint64_t int_sum;
         } arr;
     } v;
-} gguf_kv;
+} rl_gguf_kv;
 
 typedef struct {
     char *name;
     uint32_t n_dims;
     uint64_t ne[GGUF_MAX_DIMS]; /* unused dims are 1 */
-    uint32_t type;              /* ggml_type id */
+    uint32_t type;              /* rl_ggml_type id */
     uint64_t offset;            /* relative to the data section */
     uint64_t n_elements;
     uint64_t n_bytes; /* 0 when !sized */
     bool sized;       /* type known and the row (ne[0]) divisible by its block size */
-} gguf_tensor;
+} rl_gguf_tensor;
 
 typedef struct {
     char *path;
     uint32_t version;
     uint64_t file_size;
     uint64_t n_kv;
-    gguf_kv *kv;
+    rl_gguf_kv *kv;
     uint64_t n_tensors;
-    gguf_tensor *tensors;
+    rl_gguf_tensor *tensors;
     uint64_t alignment;   /* general.alignment or 32 */
     uint64_t data_offset; /* start of the tensor data section */
     uint64_t bytes_read;  /* header bytes consumed by the parser */
-} gguf_file;
+} rl_gguf_file;
 
 /* Read path's header and tensor table. */
-rl_status gguf_read_file(const char *path, gguf_file **out, rl_error *err);
+rl_status rl_gguf_read_file(const char *path, rl_gguf_file **out, rl_error *err);
 /* The same over a memory buffer (fuzzing, tests); name is used in messages. */
-rl_status gguf_read_buffer(const void *data, size_t len, const char *name, gguf_file **out,
-                           rl_error *err);
-void gguf_free(gguf_file *f);
+rl_status rl_gguf_read_buffer(const void *data, size_t len, const char *name, rl_gguf_file **out,
+                              rl_error *err);
+void rl_gguf_free(rl_gguf_file *f);
 
-const gguf_kv *gguf_find(const gguf_file *f, const char *key);
+const rl_gguf_kv *rl_gguf_find(const rl_gguf_file *f, const char *key);
 /* Typed look-ups: true when key exists with a compatible type (any integer type for
- * gguf_get_u64 if the value is non-negative; integer or float for gguf_get_f64). */
-bool gguf_get_u64(const gguf_file *f, const char *key, uint64_t *out);
-bool gguf_get_f64(const gguf_file *f, const char *key, double *out);
-const char *gguf_get_str(const gguf_file *f, const char *key);
-const char *gguf_vtype_name(gguf_vtype t);
+ * rl_gguf_get_u64 if the value is non-negative; integer or float for rl_gguf_get_f64). */
+bool rl_gguf_get_u64(const rl_gguf_file *f, const char *key, uint64_t *out);
+bool rl_gguf_get_f64(const rl_gguf_file *f, const char *key, double *out);
+const char *rl_gguf_get_str(const rl_gguf_file *f, const char *key);
+const char *rl_gguf_vtype_name(rl_gguf_vtype t);
 /* True when s[0..n) is well-formed UTF-8 (no overlong forms, surrogates or code points above
  * U+10FFFF). */
-bool gguf_utf8_valid(const char *s, size_t n);
+bool rl_gguf_utf8_valid(const char *s, size_t n);
 
 #endif

@@ -1,11 +1,11 @@
-/* gguf_model.c: model facts from GGUF headers: shapes, KV-cache bytes per token, resident and
+/* rl_gguf_model.c: model facts from GGUF headers: shapes, KV-cache bytes per token, resident and
  * streamed bytes, per-type totals and the composition of the repeating layers. Multi-part
  * files (-NNNNN-of-MMMMM.gguf) are read shard by shard and summed; metadata comes from the
  * first shard.
  *
- * Ownership: gguf_model_load / gguf_model_from_file fill a caller-provided gguf_model; the
- * strings and arrays they allocate inside it are released by gguf_model_free (safe on a
- * zeroed or failed model). No reference to any gguf_file is kept. Errors are one line
+ * Ownership: rl_gguf_model_load / rl_gguf_model_from_file fill a caller-provided rl_gguf_model; the
+ * strings and arrays they allocate inside it are released by rl_gguf_model_free (safe on a
+ * zeroed or failed model). No reference to any rl_gguf_file is kept. Errors are one line
  * "<path>: <problem>" with RL_EINPUT (RL_EINTERNAL when memory runs out). */
 #include "gguf_model.h"
 
@@ -45,7 +45,7 @@ static void copy_text(char *dst, size_t cap, const char *src)
                    : (c & 0xF8) == 0xF0 ? 4
                                         : 0;
         size_t avail = strnlen(src + i, 4);
-        if (n == 0 || n > avail || !gguf_utf8_valid(src + i, n)) {
+        if (n == 0 || n > avail || !rl_gguf_utf8_valid(src + i, n)) {
             dst[o++] = '?';
             i++;
             continue;
@@ -76,16 +76,16 @@ static uint64_t add_sat(uint64_t a, uint64_t b)
 
 /* An unsigned integer from "<arch>.<suffix>"; a per-layer integer array gives its max (and
  * sum when sum is not NULL). Returns false when absent or unusable. */
-static bool arch_u64(const gguf_file *f, const char *arch, const char *suffix, uint64_t *val,
+static bool arch_u64(const rl_gguf_file *f, const char *arch, const char *suffix, uint64_t *val,
                      uint64_t *sum, bool *is_array)
 {
     char key[160];
     snprintf(key, sizeof key, "%s.%s", arch, suffix);
     if (is_array)
         *is_array = false;
-    if (gguf_get_u64(f, key, val))
+    if (rl_gguf_get_u64(f, key, val))
         return true;
-    const gguf_kv *kv = gguf_find(f, key);
+    const rl_gguf_kv *kv = rl_gguf_find(f, key);
     if (kv && kv->type == GGUF_T_ARRAY && kv->v.arr.int_scanned && kv->v.arr.len > 0) {
         *val = kv->v.arr.int_max;
         if (sum)
@@ -162,7 +162,7 @@ static int expected_type_of(const char *label)
 {
     if (!label[0])
         return -1;
-    int t = ggml_type_by_name(label);
+    int t = rl_ggml_type_by_name(label);
     if (t >= 0)
         return t;
     const char *us = strrchr(label, '_');
@@ -172,26 +172,26 @@ static int expected_type_of(const char *label)
         if (n < sizeof head) {
             memcpy(head, label, n);
             head[n] = '\0';
-            t = ggml_type_by_name(head);
+            t = rl_ggml_type_by_name(head);
             if (t >= 0)
                 return t;
         }
     }
-    int ft = llama_ftype_by_label(label);
-    return ft >= 0 ? llama_ftype_default_type((uint32_t)ft) : -1;
+    int ft = rl_ftype_by_label(label);
+    return ft >= 0 ? rl_ftype_default_type((uint32_t)ft) : -1;
 }
 
 /* ---- per-type totals ----------------------------------------------------------------- */
 
 static int tb_by_type(const void *a, const void *b)
 {
-    const gguf_type_bytes *x = a, *y = b;
+    const rl_gguf_type_bytes *x = a, *y = b;
     return x->type < y->type ? -1 : x->type > y->type;
 }
 
 static int tb_by_bytes(const void *a, const void *b)
 {
-    const gguf_type_bytes *x = a, *y = b;
+    const rl_gguf_type_bytes *x = a, *y = b;
     if (x->bytes != y->bytes)
         return x->bytes > y->bytes ? -1 : 1;
     if (x->n_tensors != y->n_tensors)
@@ -200,7 +200,7 @@ static int tb_by_bytes(const void *a, const void *b)
 }
 
 /* Collapse n per-tensor rows into one per type (sorted by bytes, descending). */
-static uint32_t merge_types(gguf_type_bytes *rows, size_t n)
+static uint32_t merge_types(rl_gguf_type_bytes *rows, size_t n)
 {
     if (n == 0)
         return 0;
@@ -231,8 +231,8 @@ static int name_cmp(const void *a, const void *b)
 
 /* ---- the model ----------------------------------------------------------------------- */
 
-static rl_status fill(const gguf_file *meta, const gguf_file *const *files, uint32_t n_files,
-                      const char *path, gguf_model *m, rl_error *err)
+static rl_status fill(const rl_gguf_file *meta, const rl_gguf_file *const *files, uint32_t n_files,
+                      const char *path, rl_gguf_model *m, rl_error *err)
 {
     memset(m, 0, sizeof *m);
     m->path = rl_strdup(path);
@@ -245,14 +245,15 @@ static rl_status fill(const gguf_file *meta, const gguf_file *const *files, uint
     m->expected_type = -1;
 
     /* metadata */
-    copy_text(m->architecture, sizeof m->architecture, gguf_get_str(meta, "general.architecture"));
-    copy_text(m->name, sizeof m->name, gguf_get_str(meta, "general.name"));
+    copy_text(m->architecture, sizeof m->architecture,
+              rl_gguf_get_str(meta, "general.architecture"));
+    copy_text(m->name, sizeof m->name, rl_gguf_get_str(meta, "general.name"));
     uint64_t ft;
-    if (gguf_get_u64(meta, "general.file_type", &ft) && ft <= INT64_MAX)
+    if (rl_gguf_get_u64(meta, "general.file_type", &ft) && ft <= INT64_MAX)
         m->file_type = (int64_t)ft;
     const char *lbl = NULL;
     if (m->file_type >= 0 && m->file_type < 2048)
-        lbl = llama_ftype_label((uint32_t)(m->file_type & ~1024)); /* drop LLAMA_FTYPE_GUESSED */
+        lbl = rl_ftype_label((uint32_t)(m->file_type & ~1024)); /* drop LLAMA_FTYPE_GUESSED */
     if (lbl)
         snprintf(m->label, sizeof m->label, "%s", lbl);
     else if (!label_from_name(path, m->label, sizeof m->label))
@@ -296,8 +297,8 @@ static rl_status fill(const gguf_file *meta, const gguf_file *const *files, uint
     for (uint32_t s = 0; s < n_files; s++)
         total += files[s]->n_tensors;
     m->n_tensors = total;
-    gguf_type_bytes *rows = rl_calloc((size_t)total, sizeof *rows);
-    gguf_type_bytes *lrows = rl_calloc((size_t)total, sizeof *lrows);
+    rl_gguf_type_bytes *rows = rl_calloc((size_t)total, sizeof *rows);
+    rl_gguf_type_bytes *lrows = rl_calloc((size_t)total, sizeof *lrows);
     const char **names = n_files > 1 ? rl_calloc((size_t)total, sizeof *names) : NULL;
     if (!rows || !lrows || (n_files > 1 && !names)) {
         free(rows), free(lrows), free(names);
@@ -308,17 +309,17 @@ static rl_status fill(const gguf_file *meta, const gguf_file *const *files, uint
     uint32_t embd_type = UINT32_MAX;
     m->sizes_known = true;
     for (uint32_t s = 0; s < n_files; s++) {
-        const gguf_file *f = files[s];
+        const rl_gguf_file *f = files[s];
         m->file_bytes = add_sat(m->file_bytes, f->file_size);
         for (uint64_t i = 0; i < f->n_tensors; i++, k++) {
-            const gguf_tensor *t = &f->tensors[i];
+            const rl_gguf_tensor *t = &f->tensors[i];
             if (names)
                 names[k] = t->name;
             m->n_params = add_sat(m->n_params, t->n_elements);
             if (!t->sized)
                 m->sizes_known = false;
             uint64_t b = t->sized ? t->n_bytes : 0;
-            rows[k] = (gguf_type_bytes){t->type, 1, b, t->n_elements};
+            rows[k] = (rl_gguf_type_bytes){t->type, 1, b, t->n_elements};
             m->tensor_bytes = add_sat(m->tensor_bytes, b);
             if (strncmp(t->name, "blk.", 4) == 0 && !is_float_type(t->type)) {
                 lrows[nl++] = rows[k];
@@ -355,7 +356,7 @@ static rl_status fill(const gguf_file *meta, const gguf_file *const *files, uint
         free(names);
     }
     if (m->n_vocab == 0) {
-        const gguf_kv *tok = gguf_find(meta, "tokenizer.ggml.tokens");
+        const rl_gguf_kv *tok = rl_gguf_find(meta, "tokenizer.ggml.tokens");
         if (tok && tok->type == GGUF_T_ARRAY)
             m->n_vocab = tok->v.arr.len;
     }
@@ -401,16 +402,16 @@ static rl_status fill(const gguf_file *meta, const gguf_file *const *files, uint
     return RL_OK;
 }
 
-rl_status gguf_model_from_file(const gguf_file *f, gguf_model *m, rl_error *err)
+rl_status rl_gguf_model_from_file(const rl_gguf_file *f, rl_gguf_model *m, rl_error *err)
 {
-    const gguf_file *files[1] = {f};
+    const rl_gguf_file *files[1] = {f};
     rl_status st = fill(f, files, 1, f->path ? f->path : "", m, err);
     if (st != RL_OK)
-        gguf_model_free(m);
+        rl_gguf_model_free(m);
     return st;
 }
 
-bool gguf_split_name(const char *path, size_t *prefix_len, uint32_t *no, uint32_t *count)
+bool rl_gguf_split_name(const char *path, size_t *prefix_len, uint32_t *no, uint32_t *count)
 {
     static const char tail[] = "-00000-of-00000.gguf";
     size_t n = strlen(path), t = sizeof tail - 1;
@@ -442,21 +443,21 @@ static bool file_exists(const char *path)
     return stat(path, &sb) == 0;
 }
 
-rl_status gguf_model_load(const char *path, gguf_model *m, rl_error *err)
+rl_status rl_gguf_model_load(const char *path, rl_gguf_model *m, rl_error *err)
 {
     memset(m, 0, sizeof *m);
     size_t plen;
     uint32_t no, count;
-    if (!gguf_split_name(path, &plen, &no, &count) || count == 1) {
-        gguf_file *f;
-        rl_status st = gguf_read_file(path, &f, err);
+    if (!rl_gguf_split_name(path, &plen, &no, &count) || count == 1) {
+        rl_gguf_file *f;
+        rl_status st = rl_gguf_read_file(path, &f, err);
         if (st != RL_OK)
             return st;
-        const gguf_file *files[1] = {f};
+        const rl_gguf_file *files[1] = {f};
         st = fill(f, files, 1, path, m, err);
-        gguf_free(f);
+        rl_gguf_free(f);
         if (st != RL_OK)
-            gguf_model_free(m);
+            rl_gguf_model_free(m);
         return st;
     }
     if (no == 0 || count == 0 || no > count)
@@ -469,7 +470,7 @@ rl_status gguf_model_load(const char *path, gguf_model *m, rl_error *err)
                        "%s: the name says %" PRIu32 " shards, more than the %d "
                        "this tool reads",
                        path, count, GGUF_MODEL_MAX_SHARDS);
-    gguf_file **files = rl_calloc(count, sizeof *files);
+    rl_gguf_file **files = rl_calloc(count, sizeof *files);
     if (!files)
         return rl_fail(err, RL_EINTERNAL, "%s: out of memory", path);
     rl_status st = RL_OK;
@@ -486,14 +487,14 @@ rl_status gguf_model_load(const char *path, gguf_model *m, rl_error *err)
                          "download every part of the model into the same directory",
                          path, i + 1, count, sp);
         } else {
-            st = gguf_read_file(sp, &files[i], err);
+            st = rl_gguf_read_file(sp, &files[i], err);
             uint64_t v;
-            if (st == RL_OK && gguf_get_u64(files[i], "split.no", &v) && v != i)
+            if (st == RL_OK && rl_gguf_get_u64(files[i], "split.no", &v) && v != i)
                 st = rl_fail(err, RL_EINPUT,
                              "%s: split.no is %" PRIu64 " but the name says "
                              "shard %" PRIu32 "; the parts are mixed up",
                              sp, v + 1, i + 1);
-            if (st == RL_OK && i == 0 && gguf_get_u64(files[0], "split.count", &v) && v != count)
+            if (st == RL_OK && i == 0 && rl_gguf_get_u64(files[0], "split.count", &v) && v != count)
                 st = rl_fail(err, RL_EINPUT,
                              "%s: split.count is %" PRIu64 " but the name says "
                              "%" PRIu32 " shards; the parts are mixed up or renamed",
@@ -502,16 +503,16 @@ rl_status gguf_model_load(const char *path, gguf_model *m, rl_error *err)
         free(sp);
     }
     if (st == RL_OK)
-        st = fill(files[0], (const gguf_file *const *)files, count, path, m, err);
+        st = fill(files[0], (const rl_gguf_file *const *)files, count, path, m, err);
     for (uint32_t i = 0; i < count; i++)
-        gguf_free(files[i]);
+        rl_gguf_free(files[i]);
     free(files);
     if (st != RL_OK)
-        gguf_model_free(m);
+        rl_gguf_model_free(m);
     return st;
 }
 
-void gguf_model_free(gguf_model *m)
+void rl_gguf_model_free(rl_gguf_model *m)
 {
     if (!m)
         return;

@@ -1,4 +1,4 @@
-/* gguf_model.h: the facts of a model that the roofline needs, computed from its GGUF tensor
+/* rl_gguf_model.h: the facts of a model that the roofline needs, computed from its GGUF tensor
  * table and metadata (all shards of a multi-part file summed): architecture, shapes, KV-cache
  * bytes per token, and the two byte conventions of the method (seed 000 section 4):
  *   resident bytes = file bytes on disk, summed across shards;
@@ -7,8 +7,8 @@
  *   "_exps") scaled by expert_used_count / expert_count.
  * and the composition of the repeating layers (what a format label really holds).
  *
- * Ownership: gguf_model_load fills a caller-provided gguf_model; gguf_model_free releases what
- * it allocated inside (the path strings and the type arrays). No reference to the gguf_file
+ * Ownership: rl_gguf_model_load fills a caller-provided rl_gguf_model; rl_gguf_model_free releases
+ * what it allocated inside (the path strings and the type arrays). No reference to the rl_gguf_file
  * is kept. */
 #ifndef RL_GGUF_MODEL_H
 #define RL_GGUF_MODEL_H
@@ -27,7 +27,7 @@ typedef struct {
     uint64_t n_tensors;
     uint64_t bytes;
     uint64_t elements;
-} gguf_type_bytes;
+} rl_gguf_type_bytes;
 
 typedef struct {
     char *path;        /* as given (first shard) */
@@ -62,26 +62,26 @@ typedef struct {
     bool head_count_kv_per_layer;
 
     /* every type across the file, bytes descending */
-    gguf_type_bytes *types;
+    rl_gguf_type_bytes *types;
     uint32_t n_types;
     /* composition of the repeating layers (blk.*, excluding F32/F16/BF16/F64) */
-    gguf_type_bytes *layer_types;
+    rl_gguf_type_bytes *layer_types;
     uint32_t n_layer_types;
     uint64_t layer_bytes, layer_elements;
     int expected_type;      /* ggml type the label names (Q4_K_M -> Q4_K), -1 if none */
     double on_label_pct;    /* 100 * bytes of expected_type / layer_bytes */
     double bits_per_weight; /* 8 * layer_bytes / layer_elements */
     bool has_composition;
-} gguf_model;
+} rl_gguf_model;
 
 /* Load path (and its sibling shards when the name is -0000N-of-0000M.gguf). */
-rl_status gguf_model_load(const char *path, gguf_model *m, rl_error *err);
-/* Fill m from one already-read file (no shards); used by tests and by gguf_model_load. */
-rl_status gguf_model_from_file(const gguf_file *f, gguf_model *m, rl_error *err);
-void gguf_model_free(gguf_model *m);
+rl_status rl_gguf_model_load(const char *path, rl_gguf_model *m, rl_error *err);
+/* Fill m from one already-read file (no shards); used by tests and by rl_gguf_model_load. */
+rl_status rl_gguf_model_from_file(const rl_gguf_file *f, rl_gguf_model *m, rl_error *err);
+void rl_gguf_model_free(rl_gguf_model *m);
 /* Recognise a multi-part name "<prefix>-NNNNN-of-MMMMM.gguf" (five digits each, as llama.cpp's
  * gguf-split writes them): *prefix_len is the length of <prefix> within path, *no and *count
  * the numbers. False for any other name. Part i's path is "%.*s-%05u-of-%05u.gguf". */
-bool gguf_split_name(const char *path, size_t *prefix_len, uint32_t *no, uint32_t *count);
+bool rl_gguf_split_name(const char *path, size_t *prefix_len, uint32_t *no, uint32_t *count);
 
 #endif

@@ -1,7 +1,7 @@
 /* synth.c: presets, validation, the tensor table, the SPM vocabulary and the GGUF header of a
- * synthetic model (see synth.h). Data generation and file writing are in synth_write.c.
+ * synthetic model (see synth.h). Data generation and file writing are in rl_synth_write.c.
  *
- * Ownership: synth_plan_build returns a plan the caller frees with synth_plan_free; presets
+ * Ownership: rl_synth_plan_build returns a plan the caller frees with rl_synth_plan_free; presets
  * and the name lists are static. */
 #include "synth.h"
 
@@ -15,7 +15,7 @@
 
 /* ---- presets ---------------------------------------------------------------------------- */
 
-static const synth_preset presets[] = {
+static const rl_synth_preset presets[] = {
     {"tiny",
      "llama-architecture test model, a few MB",
      {.preset = "tiny",
@@ -110,17 +110,17 @@ static const synth_preset presets[] = {
 };
 #define N_PRESETS (sizeof presets / sizeof presets[0])
 
-size_t synth_preset_count(void)
+size_t rl_synth_preset_count(void)
 {
     return N_PRESETS;
 }
 
-const synth_preset *synth_preset_at(size_t i)
+const rl_synth_preset *rl_synth_preset_at(size_t i)
 {
     return i < N_PRESETS ? &presets[i] : NULL;
 }
 
-const synth_preset *synth_preset_find(const char *name)
+const rl_synth_preset *rl_synth_preset_find(const char *name)
 {
     for (size_t i = 0; name && i < N_PRESETS; i++)
         if (strcmp(presets[i].name, name) == 0)
@@ -128,7 +128,7 @@ const synth_preset *synth_preset_find(const char *name)
     return NULL;
 }
 
-const char *synth_preset_names(void)
+const char *rl_synth_preset_names(void)
 {
     return "tiny, tiny-moe, qwen2.5-0.5b, qwen2.5-1.5b, llama-3.2-1b";
 }
@@ -145,7 +145,7 @@ static const struct {
 };
 #define N_WTYPES (sizeof wtypes / sizeof wtypes[0])
 
-int synth_type_by_name(const char *name)
+int rl_synth_type_by_name(const char *name)
 {
     for (size_t i = 0; name && i < N_WTYPES; i++)
         if (strcasecmp(wtypes[i].name, name) == 0)
@@ -153,7 +153,7 @@ int synth_type_by_name(const char *name)
     return -1;
 }
 
-const char *synth_type_name(uint32_t type)
+const char *rl_synth_type_name(uint32_t type)
 {
     for (size_t i = 0; i < N_WTYPES; i++)
         if (wtypes[i].type == type)
@@ -161,7 +161,7 @@ const char *synth_type_name(uint32_t type)
     return NULL;
 }
 
-uint32_t synth_file_type(uint32_t type)
+uint32_t rl_synth_file_type(uint32_t type)
 {
     for (size_t i = 0; i < N_WTYPES; i++)
         if (wtypes[i].type == type)
@@ -169,7 +169,7 @@ uint32_t synth_file_type(uint32_t type)
     return 0;
 }
 
-const char *synth_type_names(void)
+const char *rl_synth_type_names(void)
 {
     return "F32, F16, BF16, Q8_0, Q4_0";
 }
@@ -200,7 +200,7 @@ static rl_status check_range(const char *flag, uint64_t v, uint64_t lo, uint64_t
     return RL_OK;
 }
 
-rl_status synth_validate(const synth_config *c, rl_error *err)
+rl_status rl_synth_validate(const rl_synth_config *c, rl_error *err)
 {
     rl_status st;
     if ((st = check_range("--n-vocab", c->n_vocab, SYNTH_MIN_VOCAB, 1u << 22, err)) ||
@@ -238,18 +238,18 @@ rl_status synth_validate(const synth_config *c, rl_error *err)
             return rl_fail(err, RL_EINPUT, "--n-expert-used %llu must be 1 to --n-expert %llu",
                            (unsigned long long)c->n_expert_used, (unsigned long long)c->n_expert);
     }
-    if (!synth_type_name(c->type))
+    if (!rl_synth_type_name(c->type))
         return rl_fail(err, RL_EINPUT, "weight type %u is not one of %s", c->type,
-                       synth_type_names());
+                       rl_synth_type_names());
     uint64_t blck = type_blck(c->type);
     if (blck > 1) {
         if (c->n_embd % blck != 0)
             return rl_fail(err, RL_EINPUT, "--type %s needs --n-embd divisible by %llu (got %llu)",
-                           synth_type_name(c->type), (unsigned long long)blck,
+                           rl_synth_type_name(c->type), (unsigned long long)blck,
                            (unsigned long long)c->n_embd);
         if (c->n_ff % blck != 0)
             return rl_fail(err, RL_EINPUT, "--type %s needs --n-ff divisible by %llu (got %llu)",
-                           synth_type_name(c->type), (unsigned long long)blck,
+                           rl_synth_type_name(c->type), (unsigned long long)blck,
                            (unsigned long long)c->n_ff);
     }
     if (!(c->rope_freq_base > 0.0f) || !(c->rms_eps > 0.0f))
@@ -264,7 +264,7 @@ rl_status synth_validate(const synth_config *c, rl_error *err)
 #define N_TIER1 62               /* "▁" + a letter or digit */
 static const char alnum[] = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789";
 
-void synth_vocab_token(uint64_t id, char *buf, size_t cap)
+void rl_synth_vocab_token(uint64_t id, char *buf, size_t cap)
 {
     static const char *const special[SYNTH_N_SPECIAL] = {"<unk>", "<s>", "</s>"};
     if (id < SYNTH_N_SPECIAL) {
@@ -307,7 +307,7 @@ void synth_vocab_token(uint64_t id, char *buf, size_t cap)
     snprintf(buf, cap, "%s%s", (k % 2 == 0) ? SPM_SPACE : "", word);
 }
 
-int32_t synth_vocab_type(uint64_t id)
+int32_t rl_synth_vocab_type(uint64_t id)
 {
     if (id == 0)
         return 2; /* LLAMA_TOKEN_TYPE_UNKNOWN */
@@ -318,14 +318,14 @@ int32_t synth_vocab_type(uint64_t id)
     return 1;     /* NORMAL */
 }
 
-float synth_vocab_score(uint64_t id)
+float rl_synth_vocab_score(uint64_t id)
 {
     return id < SYNTH_MIN_VOCAB ? 0.0f : -(float)(id - SYNTH_MIN_VOCAB);
 }
 
 /* ---- rope factors ----------------------------------------------------------------------- */
 
-float synth_rope_factor(const synth_config *c, uint64_t i)
+float rl_synth_rope_factor(const rl_synth_config *c, uint64_t i)
 {
     /* convert_hf_to_gguf's llama3 rope_freqs, in float32 like its torch code. */
     const float dim = (float)(c->n_embd / c->n_head);
@@ -435,9 +435,9 @@ static void kv_arr(buf *b, const char *key, uint32_t elem, uint64_t n)
 }
 
 /* Writes the metadata; returns the number of pairs. */
-static uint64_t put_metadata(buf *b, const synth_plan *p)
+static uint64_t put_metadata(buf *b, const rl_synth_plan *p)
 {
-    const synth_config *c = &p->cfg;
+    const rl_synth_config *c = &p->cfg;
     const char *arch = c->arch == SYNTH_ARCH_QWEN2 ? "qwen2" : "llama";
     const uint32_t head_dim = (uint32_t)(c->n_embd / c->n_head);
     char key[96], name[96];
@@ -476,15 +476,15 @@ static uint64_t put_metadata(buf *b, const synth_plan *p)
     kv_arr(b, "tokenizer.ggml.tokens", V_STR, c->n_vocab), n++;
     char tok[32];
     for (uint64_t i = 0; i < c->n_vocab; i++) {
-        synth_vocab_token(i, tok, sizeof tok);
+        rl_synth_vocab_token(i, tok, sizeof tok);
         put_str(b, tok);
     }
     kv_arr(b, "tokenizer.ggml.scores", V_F32, c->n_vocab), n++;
     for (uint64_t i = 0; i < c->n_vocab; i++)
-        put_f32(b, synth_vocab_score(i));
+        put_f32(b, rl_synth_vocab_score(i));
     kv_arr(b, "tokenizer.ggml.token_type", V_I32, c->n_vocab), n++;
     for (uint64_t i = 0; i < c->n_vocab; i++)
-        put_i32(b, synth_vocab_type(i));
+        put_i32(b, rl_synth_vocab_type(i));
     kv_u32(b, "tokenizer.ggml.bos_token_id", 1), n++;
     kv_u32(b, "tokenizer.ggml.eos_token_id", 2), n++;
     kv_u32(b, "tokenizer.ggml.unknown_token_id", 0), n++;
@@ -496,19 +496,20 @@ static uint64_t put_metadata(buf *b, const synth_plan *p)
 /* ---- tensor table ----------------------------------------------------------------------- */
 
 typedef struct {
-    synth_tensor *t;
+    rl_synth_tensor *t;
     size_t n, cap;
     bool oom;
 } table;
 
-static void add_tensor(table *tb, const synth_config *c, const char *name, uint32_t type,
-                       synth_init init, uint32_t n_dims, uint64_t ne0, uint64_t ne1, uint64_t ne2)
+static void add_tensor(table *tb, const rl_synth_config *c, const char *name, uint32_t type,
+                       rl_synth_init init, uint32_t n_dims, uint64_t ne0, uint64_t ne1,
+                       uint64_t ne2)
 {
     if (tb->oom)
         return;
     if (tb->n == tb->cap) {
         size_t cap = tb->cap ? tb->cap * 2 : 64;
-        synth_tensor *q = realloc(tb->t, cap * sizeof *q);
+        rl_synth_tensor *q = realloc(tb->t, cap * sizeof *q);
         if (!q) {
             tb->oom = true;
             return;
@@ -516,7 +517,7 @@ static void add_tensor(table *tb, const synth_config *c, const char *name, uint3
         tb->t = q;
         tb->cap = cap;
     }
-    synth_tensor *t = &tb->t[tb->n++];
+    rl_synth_tensor *t = &tb->t[tb->n++];
     memset(t, 0, sizeof *t);
     snprintf(t->name, sizeof t->name, "%s", name);
     t->n_dims = n_dims;
@@ -541,7 +542,7 @@ static void add_tensor(table *tb, const synth_config *c, const char *name, uint3
     t->stream = z ^ (z >> 31);
 }
 
-static void build_tensors(table *tb, const synth_config *c)
+static void build_tensors(table *tb, const rl_synth_config *c)
 {
     const uint32_t w = c->type, f32 = SYNTH_GGML_F32;
     const uint64_t hd = c->n_embd / c->n_head;
@@ -595,24 +596,24 @@ static uint64_t pad_to(uint64_t x, uint64_t a)
     return (x + a - 1) / a * a;
 }
 
-rl_status synth_plan_build(const synth_config *cfg, synth_plan **out, rl_error *err)
+rl_status rl_synth_plan_build(const rl_synth_config *cfg, rl_synth_plan **out, rl_error *err)
 {
     *out = NULL;
-    rl_status st = synth_validate(cfg, err);
+    rl_status st = rl_synth_validate(cfg, err);
     if (st)
         return st;
-    synth_plan *p = calloc(1, sizeof *p);
+    rl_synth_plan *p = calloc(1, sizeof *p);
     if (!p)
         return rl_fail(err, RL_EINTERNAL, "out of memory");
     p->cfg = *cfg;
-    p->file_type = synth_file_type(cfg->type);
+    p->file_type = rl_synth_file_type(cfg->type);
 
     table tb = {0};
     build_tensors(&tb, cfg);
     p->tensors = tb.t;
     p->n_tensors = tb.n;
     if (tb.oom) {
-        synth_plan_free(p);
+        rl_synth_plan_free(p);
         return rl_fail(err, RL_EINTERNAL, "out of memory");
     }
     uint64_t off = 0;
@@ -634,7 +635,7 @@ rl_status synth_plan_build(const synth_config *cfg, synth_plan **out, rl_error *
     put(&h, meta.p, meta.len);
     free(meta.p);
     for (size_t i = 0; i < p->n_tensors; i++) {
-        const synth_tensor *t = &p->tensors[i];
+        const rl_synth_tensor *t = &p->tensors[i];
         put_str(&h, t->name);
         put_u32(&h, t->n_dims);
         for (uint32_t d = 0; d < t->n_dims; d++)
@@ -645,7 +646,7 @@ rl_status synth_plan_build(const synth_config *cfg, synth_plan **out, rl_error *
     p->header = h.p;
     p->header_len = h.len;
     if (meta.oom || h.oom) {
-        synth_plan_free(p);
+        rl_synth_plan_free(p);
         return rl_fail(err, RL_EINTERNAL, "out of memory");
     }
     p->data_offset = pad_to(p->header_len, SYNTH_ALIGNMENT);
@@ -654,19 +655,20 @@ rl_status synth_plan_build(const synth_config *cfg, synth_plan **out, rl_error *
     if (cfg->type == SYNTH_GGML_F16 || cfg->type == SYNTH_GGML_BF16) {
         p->lut = malloc(65536 * sizeof *p->lut);
         if (!p->lut) {
-            synth_plan_free(p);
+            rl_synth_plan_free(p);
             return rl_fail(err, RL_EINTERNAL, "out of memory");
         }
         for (uint32_t i = 0; i < 65536; i++) {
             float v = SYNTH_WEIGHT_AMP * (((float)i + 0.5f) / 32768.0f - 1.0f);
-            p->lut[i] = cfg->type == SYNTH_GGML_F16 ? synth_f32_to_f16(v) : synth_f32_to_bf16(v);
+            p->lut[i] =
+                cfg->type == SYNTH_GGML_F16 ? rl_synth_f32_to_f16(v) : rl_synth_f32_to_bf16(v);
         }
     }
     *out = p;
     return RL_OK;
 }
 
-void synth_plan_free(synth_plan *p)
+void rl_synth_plan_free(rl_synth_plan *p)
 {
     if (!p)
         return;

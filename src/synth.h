@@ -1,15 +1,15 @@
 /* synth.h: random-weight GGUF models that the real llama.cpp loads and runs.
  *
  * A preset gives the exact tensor names, shapes and metadata of a real model's canonical GGUF
- * file (or a tiny test model); a synth_config is a preset plus the caller's overrides (shape,
- * weight type, tied head, seed). synth_plan_build validates a config and lays the file out in
+ * file (or a tiny test model); a rl_synth_config is a preset plus the caller's overrides (shape,
+ * weight type, tied head, seed). rl_synth_plan_build validates a config and lays the file out in
  * memory without writing anything: the tensor table (names, shapes, types, offsets, sizes) and
- * the complete header bytes (metadata with an SPM vocabulary, tensor infos). synth_write then
+ * the complete header bytes (metadata with an SPM vocabulary, tensor infos). rl_synth_write then
  * streams the tensor data to disk chunk by chunk (bounded memory), deterministically from the
  * seed, through a temporary file renamed into place.
  *
- * Ownership: synth_plan_build returns a synth_plan the caller frees with synth_plan_free; all
- * memory inside it (tensor table, header bytes) is owned by the plan. Presets are static. */
+ * Ownership: rl_synth_plan_build returns a rl_synth_plan the caller frees with rl_synth_plan_free;
+ * all memory inside it (tensor table, header bytes) is owned by the plan. Presets are static. */
 #ifndef RL_SYNTH_H
 #define RL_SYNTH_H
 
@@ -37,11 +37,11 @@ enum {
     SYNTH_GGML_BF16 = 30
 };
 
-typedef enum { SYNTH_ARCH_LLAMA, SYNTH_ARCH_QWEN2 } synth_arch;
+typedef enum { SYNTH_ARCH_LLAMA, SYNTH_ARCH_QWEN2 } rl_synth_arch;
 
 typedef struct {
     char preset[32]; /* preset it came from */
-    synth_arch arch;
+    rl_synth_arch arch;
     uint64_t n_vocab, n_embd, n_layer, n_head, n_head_kv, n_ff, n_ctx;
     uint64_t n_expert, n_expert_used; /* 0, 0 for a dense model */
     bool tied;                        /* no output.weight: the embedding is the output head */
@@ -54,20 +54,20 @@ typedef struct {
     uint32_t rope_orig_ctx;
     uint32_t type; /* ggml type of the 2-D weight matrices and token_embd */
     uint64_t seed;
-} synth_config;
+} rl_synth_config;
 
 typedef struct {
     const char *name;
-    const char *about; /* one line for --list */
-    synth_config cfg;  /* type F16, seed 0 */
-} synth_preset;
+    const char *about;   /* one line for --list */
+    rl_synth_config cfg; /* type F16, seed 0 */
+} rl_synth_preset;
 
 /* How a tensor's values are made. */
 typedef enum {
     SYNTH_INIT_ONES,      /* norms: 1.0 */
     SYNTH_INIT_UNIFORM,   /* uniform in [-amp, amp] from the tensor's own PRNG stream */
     SYNTH_INIT_ROPE_FREQS /* Llama 3 rope scaling factors */
-} synth_init;
+} rl_synth_init;
 
 typedef struct {
     char name[SYNTH_MAX_NAME];
@@ -77,14 +77,14 @@ typedef struct {
     uint64_t n_elements;
     uint64_t n_bytes; /* unpadded */
     uint64_t offset;  /* relative to the data section, SYNTH_ALIGNMENT-aligned */
-    synth_init init;
+    rl_synth_init init;
     float amp;       /* SYNTH_INIT_UNIFORM: SYNTH_WEIGHT_AMP or SYNTH_BIAS_AMP */
     uint64_t stream; /* PRNG key: seed mixed with a hash of the name */
-} synth_tensor;
+} rl_synth_tensor;
 
 typedef struct {
-    synth_config cfg;
-    synth_tensor *tensors;
+    rl_synth_config cfg;
+    rl_synth_tensor *tensors;
     size_t n_tensors;
     unsigned char *header; /* magic .. last tensor info, unpadded */
     size_t header_len;
@@ -94,43 +94,44 @@ typedef struct {
     uint64_t n_params;
     uint32_t file_type; /* general.file_type */
     uint16_t *lut;      /* F16/BF16 weights: 65536 values uniform in [-amp, amp] */
-} synth_plan;
+} rl_synth_plan;
 
 /* Presets, in --list order. */
-size_t synth_preset_count(void);
-const synth_preset *synth_preset_at(size_t i);
-const synth_preset *synth_preset_find(const char *name);
+size_t rl_synth_preset_count(void);
+const rl_synth_preset *rl_synth_preset_at(size_t i);
+const rl_synth_preset *rl_synth_preset_find(const char *name);
 /* "tiny, tiny-moe, ..." for messages (static storage). */
-const char *synth_preset_names(void);
+const char *rl_synth_preset_names(void);
 
 /* Weight types accepted by --type: ggml type id by name (case-insensitive) or -1, and the
  * matching general.file_type. */
-int synth_type_by_name(const char *name);
-const char *synth_type_name(uint32_t type);
-uint32_t synth_file_type(uint32_t type);
+int rl_synth_type_by_name(const char *name);
+const char *rl_synth_type_name(uint32_t type);
+uint32_t rl_synth_file_type(uint32_t type);
 /* "F32, F16, BF16, Q8_0, Q4_0" (static storage). */
-const char *synth_type_names(void);
+const char *rl_synth_type_names(void);
 
 /* Check a config: RL_EINPUT with a one-line message naming the offending value. */
-rl_status synth_validate(const synth_config *cfg, rl_error *err);
+rl_status rl_synth_validate(const rl_synth_config *cfg, rl_error *err);
 /* Validate and lay out the file (no I/O). */
-rl_status synth_plan_build(const synth_config *cfg, synth_plan **out, rl_error *err);
-void synth_plan_free(synth_plan *p);
+rl_status rl_synth_plan_build(const rl_synth_config *cfg, rl_synth_plan **out, rl_error *err);
+void rl_synth_plan_free(rl_synth_plan *p);
 
 /* Vocabulary: text of token id (NUL-terminated into buf, which must hold at least 32 bytes),
  * its llama token type (1 normal, 2 unknown, 3 control, 6 byte) and score. */
-void synth_vocab_token(uint64_t id, char *buf, size_t cap);
-int32_t synth_vocab_type(uint64_t id);
-float synth_vocab_score(uint64_t id);
+void rl_synth_vocab_token(uint64_t id, char *buf, size_t cap);
+int32_t rl_synth_vocab_type(uint64_t id);
+float rl_synth_vocab_score(uint64_t id);
 
 /* Llama 3 rope scaling factor i of cfg (i < head_dim / 2). */
-float synth_rope_factor(const synth_config *cfg, uint64_t i);
+float rl_synth_rope_factor(const rl_synth_config *cfg, uint64_t i);
 
 /* Write the plan's file to path: via "<path>.tmp" renamed into place (a partial file is
  * removed on any failure), or directly when path is an existing non-regular file such as
  * /dev/null. Shows progress on a terminal when show_progress. RL_EOUTPUT names path on a
  * write failure (e.g. no space left); RL_EINTERRUPTED when rl_interrupted is set. */
-rl_status synth_write(const synth_plan *p, const char *path, bool show_progress, rl_error *err);
+rl_status rl_synth_write(const rl_synth_plan *p, const char *path, bool show_progress,
+                         rl_error *err);
 
 /* Generate the bytes of tensor tensor_index, elements [first, first + count), into out (which
  * must hold their bytes). first must be a multiple of SYNTH_CHUNK_ALIGN; count too unless the
@@ -138,14 +139,14 @@ rl_status synth_write(const synth_plan *p, const char *path, bool show_progress,
  * index) (a counter-based splitmix64 stream), so any chunking gives the same bytes.
  * Exposed for tests and for bench/synth-speed. */
 #define SYNTH_CHUNK_ALIGN 32
-void synth_generate(const synth_plan *p, size_t tensor_index, uint64_t first, uint64_t count,
-                    void *out);
+void rl_synth_generate(const rl_synth_plan *p, size_t tensor_index, uint64_t first, uint64_t count,
+                       void *out);
 
 /* IEEE half and bfloat16 conversions (round to nearest even), used by the generator and the
  * tests. */
-uint16_t synth_f32_to_f16(float f);
-float synth_f16_to_f32(uint16_t h);
-uint16_t synth_f32_to_bf16(float f);
-float synth_bf16_to_f32(uint16_t h);
+uint16_t rl_synth_f32_to_f16(float f);
+float rl_synth_f16_to_f32(uint16_t h);
+uint16_t rl_synth_f32_to_bf16(float f);
+float rl_synth_bf16_to_f32(uint16_t h);
 
 #endif

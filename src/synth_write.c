@@ -1,4 +1,4 @@
-/* synth_write.c: the tensor data of a synthetic model (deterministic, counter-based splitmix64
+/* rl_synth_write.c: the tensor data of a synthetic model (deterministic, counter-based splitmix64
  * values) and the streaming GGUF writer (see synth.h).
  *
  * The writer never holds the model in memory: a generator thread fills one of two fixed-size
@@ -34,7 +34,7 @@ static inline float f32_from(uint32_t u)
     return f;
 }
 
-uint16_t synth_f32_to_f16(float f)
+uint16_t rl_synth_f32_to_f16(float f)
 {
     const float scale_to_inf = 0x1.0p+112f;
     const float scale_to_zero = 0x1.0p-110f;
@@ -53,7 +53,7 @@ uint16_t synth_f32_to_f16(float f)
     return (uint16_t)((sign >> 16) | (shl1_w > 0xFF000000u ? 0x7E00u : nonsign));
 }
 
-float synth_f16_to_f32(uint16_t h)
+float rl_synth_f16_to_f32(uint16_t h)
 {
     const uint32_t w = (uint32_t)h << 16;
     const uint32_t sign = w & 0x80000000u;
@@ -66,7 +66,7 @@ float synth_f16_to_f32(uint16_t h)
     return f32_from(result);
 }
 
-uint16_t synth_f32_to_bf16(float f)
+uint16_t rl_synth_f32_to_bf16(float f)
 {
     uint32_t u = f32_bits(f);
     if ((u & 0x7fffffffu) > 0x7f800000u)
@@ -74,7 +74,7 @@ uint16_t synth_f32_to_bf16(float f)
     return (uint16_t)((u + (0x7fffu + ((u >> 16) & 1))) >> 16);
 }
 
-float synth_bf16_to_f32(uint16_t h)
+float rl_synth_bf16_to_f32(uint16_t h)
 {
     return f32_from((uint32_t)h << 16);
 }
@@ -95,11 +95,11 @@ static inline uint64_t word(uint64_t stream, uint64_t k)
 static void scale_table(float amp, float qmax, uint16_t out[16])
 {
     for (int i = 0; i < 16; i++)
-        out[i] = synth_f32_to_f16(amp / qmax * (0.5f + (float)i / 30.0f));
+        out[i] = rl_synth_f32_to_f16(amp / qmax * (0.5f + (float)i / 30.0f));
 }
 
-static void gen_f32(const synth_plan *p, const synth_tensor *t, uint64_t first, uint64_t count,
-                    float *out)
+static void gen_f32(const rl_synth_plan *p, const rl_synth_tensor *t, uint64_t first,
+                    uint64_t count, float *out)
 {
     switch (t->init) {
     case SYNTH_INIT_ONES:
@@ -108,7 +108,7 @@ static void gen_f32(const synth_plan *p, const synth_tensor *t, uint64_t first, 
         break;
     case SYNTH_INIT_ROPE_FREQS:
         for (uint64_t i = 0; i < count; i++)
-            out[i] = synth_rope_factor(&p->cfg, first + i);
+            out[i] = rl_synth_rope_factor(&p->cfg, first + i);
         break;
     case SYNTH_INIT_UNIFORM: {
         const float k = t->amp / 2147483648.0f;
@@ -123,8 +123,8 @@ static void gen_f32(const synth_plan *p, const synth_tensor *t, uint64_t first, 
     }
 }
 
-static void gen_half(const synth_plan *p, const synth_tensor *t, uint64_t first, uint64_t count,
-                     uint16_t *out)
+static void gen_half(const rl_synth_plan *p, const rl_synth_tensor *t, uint64_t first,
+                     uint64_t count, uint16_t *out)
 {
     const uint16_t *lut = p->lut;
     uint64_t i = 0;
@@ -142,7 +142,7 @@ static void gen_half(const synth_plan *p, const synth_tensor *t, uint64_t first,
     }
 }
 
-static void gen_q8_0(const synth_tensor *t, uint64_t first, uint64_t count, unsigned char *out)
+static void gen_q8_0(const rl_synth_tensor *t, uint64_t first, uint64_t count, unsigned char *out)
 {
     uint16_t d[16];
     scale_table(t->amp, 127.0f, d);
@@ -163,7 +163,7 @@ static void gen_q8_0(const synth_tensor *t, uint64_t first, uint64_t count, unsi
     }
 }
 
-static void gen_q4_0(const synth_tensor *t, uint64_t first, uint64_t count, unsigned char *out)
+static void gen_q4_0(const rl_synth_tensor *t, uint64_t first, uint64_t count, unsigned char *out)
 {
     uint16_t d[16];
     scale_table(t->amp, 8.0f, d);
@@ -177,10 +177,10 @@ static void gen_q4_0(const synth_tensor *t, uint64_t first, uint64_t count, unsi
     }
 }
 
-void synth_generate(const synth_plan *p, size_t tensor_index, uint64_t first, uint64_t count,
-                    void *out)
+void rl_synth_generate(const rl_synth_plan *p, size_t tensor_index, uint64_t first, uint64_t count,
+                       void *out)
 {
-    const synth_tensor *t = &p->tensors[tensor_index];
+    const rl_synth_tensor *t = &p->tensors[tensor_index];
     switch (t->type) {
     case SYNTH_GGML_F32: gen_f32(p, t, first, count, out); break;
     case SYNTH_GGML_F16:
@@ -203,7 +203,7 @@ typedef struct {
 } piece;
 
 typedef struct {
-    const synth_plan *p;
+    const rl_synth_plan *p;
     piece slot[2];
     int full[2]; /* slot holds a piece not yet written */
     bool stop;   /* writer failed: generator should quit */
@@ -217,7 +217,7 @@ typedef struct {
 static void *generator(void *arg)
 {
     pipeline *pl = arg;
-    const synth_plan *p = pl->p;
+    const rl_synth_plan *p = pl->p;
     int s = 0;
     size_t ti = 0;
     uint64_t next = 0; /* next element of tensor ti */
@@ -241,12 +241,12 @@ static void *generator(void *arg)
             header_done = true;
             pc->last = p->n_tensors == 0;
         } else {
-            const synth_tensor *t = &p->tensors[ti];
+            const rl_synth_tensor *t = &p->tensors[ti];
             uint64_t blck = t->type == SYNTH_GGML_Q8_0 || t->type == SYNTH_GGML_Q4_0 ? 32 : 1;
             uint64_t bytes_per_blck = t->n_bytes / (t->n_elements / blck);
             uint64_t per_chunk = CHUNK_BYTES / bytes_per_blck * blck; /* multiple of 32 */
             uint64_t n = t->n_elements - next < per_chunk ? t->n_elements - next : per_chunk;
-            synth_generate(p, ti, next, n, pc->data);
+            rl_synth_generate(p, ti, next, n, pc->data);
             pc->len = (size_t)(n / blck * bytes_per_blck);
             next += n;
             if (next == t->n_elements) {
@@ -290,7 +290,7 @@ static bool write_all(int fd, const void *data, size_t len)
     return true;
 }
 
-static rl_status write_stream(const synth_plan *p, int fd, const char *path, bool show_progress,
+static rl_status write_stream(const rl_synth_plan *p, int fd, const char *path, bool show_progress,
                               rl_error *err)
 {
     pipeline pl;
@@ -377,7 +377,8 @@ static rl_status write_stream(const synth_plan *p, int fd, const char *path, boo
     return st;
 }
 
-rl_status synth_write(const synth_plan *p, const char *path, bool show_progress, rl_error *err)
+rl_status rl_synth_write(const rl_synth_plan *p, const char *path, bool show_progress,
+                         rl_error *err)
 {
     struct stat sb;
     if (stat(path, &sb) == 0 && !S_ISREG(sb.st_mode)) {

@@ -13,9 +13,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-    gguf_file *f = NULL;
+    rl_gguf_file *f = NULL;
     rl_error err = {RL_OK, ""};
-    rl_status st = gguf_read_buffer(data, size, "fuzz.gguf", &f, &err);
+    rl_status st = rl_gguf_read_buffer(data, size, "fuzz.gguf", &f, &err);
     if (st != RL_OK) {
         /* failures are input errors (or memory), reported on one line naming the input */
         if ((st != RL_EINPUT && st != RL_EINTERNAL) || f != NULL ||
@@ -25,27 +25,27 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     }
     /* touch what consumers read */
     for (uint64_t i = 0; i < f->n_kv; i++) {
-        const gguf_kv *kv = &f->kv[i];
-        if (gguf_find(f, kv->key) != kv)
+        const rl_gguf_kv *kv = &f->kv[i];
+        if (rl_gguf_find(f, kv->key) != kv)
             abort();
         if (kv->type == GGUF_T_ARRAY && kv->v.arr.n_kept > GGUF_KEEP_STRINGS)
             abort();
     }
     uint64_t end = f->data_offset;
     for (uint64_t i = 0; i < f->n_tensors; i++) {
-        const gguf_tensor *t = &f->tensors[i];
+        const rl_gguf_tensor *t = &f->tensors[i];
         if (t->sized && (t->offset % f->alignment || end + t->offset + t->n_bytes > f->file_size))
             abort();
     }
-    gguf_model m;
-    st = gguf_model_from_file(f, &m, &err);
+    rl_gguf_model m;
+    st = rl_gguf_model_from_file(f, &m, &err);
     if (st == RL_OK) {
         if (m.sizes_known && m.streamed_bytes > m.tensor_bytes)
             abort();
         if (m.has_composition && !(m.bits_per_weight > 0))
             abort();
-        gguf_model_free(&m);
+        rl_gguf_model_free(&m);
     }
-    gguf_free(f);
+    rl_gguf_free(f);
     return 0;
 }

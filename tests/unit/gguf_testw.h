@@ -1,4 +1,4 @@
-/* gguf_testw.h: a test-only byte writer for building GGUF files in memory (little-endian
+/* rl_gguf_testw.h: a test-only byte writer for building GGUF files in memory (little-endian
  * integers, length-prefixed strings). Included by the GGUF unit tests after <cmocka.h>; the
  * buffer in a wbuf is malloc'd and owned by the test, which frees w.p. */
 #ifndef RL_GGUF_TESTW_H

@@ -12,12 +12,12 @@
 
 static void expect_type(uint32_t id, const char *name, uint32_t blck, uint32_t size)
 {
-    const ggml_type_info *t = ggml_type_get(id);
+    const rl_ggml_type_info *t = rl_ggml_type_get(id);
     assert_non_null(t);
     assert_string_equal(t->name, name);
     assert_int_equal(t->blck, blck);
     assert_int_equal(t->type_size, size);
-    assert_int_equal(ggml_type_by_name(name), (int)id);
+    assert_int_equal(rl_ggml_type_by_name(name), (int)id);
 }
 
 static void test_known_types(void **state)
@@ -65,75 +65,75 @@ static void test_unknown_types(void **state)
     (void)state;
     const uint32_t removed[] = {4, 5, 31, 32, 33, 36, 37, 38};
     for (size_t i = 0; i < sizeof removed / sizeof removed[0]; i++) {
-        assert_null(ggml_type_get(removed[i]));
-        assert_true(ggml_type_bpw(removed[i]) == 0.0);
+        assert_null(rl_ggml_type_get(removed[i]));
+        assert_true(rl_ggml_type_bpw(removed[i]) == 0.0);
     }
-    assert_int_equal(ggml_type_count(), 43);
-    assert_null(ggml_type_get(43));
-    assert_null(ggml_type_get(250));
-    assert_null(ggml_type_get(UINT32_MAX));
-    assert_int_equal(ggml_type_by_name("nope"), -1);
-    assert_int_equal(ggml_type_by_name(""), -1);
-    assert_int_equal(ggml_type_by_name(NULL), -1);
-    assert_int_equal(ggml_type_by_name("q4_k"), 12);
-    assert_int_equal(ggml_type_by_name("iq4_nl"), 20);
-    assert_int_equal(ggml_type_by_name("Q4_K_M"), -1);
+    assert_int_equal(rl_ggml_type_count(), 43);
+    assert_null(rl_ggml_type_get(43));
+    assert_null(rl_ggml_type_get(250));
+    assert_null(rl_ggml_type_get(UINT32_MAX));
+    assert_int_equal(rl_ggml_type_by_name("nope"), -1);
+    assert_int_equal(rl_ggml_type_by_name(""), -1);
+    assert_int_equal(rl_ggml_type_by_name(NULL), -1);
+    assert_int_equal(rl_ggml_type_by_name("q4_k"), 12);
+    assert_int_equal(rl_ggml_type_by_name("iq4_nl"), 20);
+    assert_int_equal(rl_ggml_type_by_name("Q4_K_M"), -1);
 }
 
 static void test_bpw_range(void **state)
 {
     (void)state;
     unsigned known = 0;
-    for (uint32_t id = 0; id < ggml_type_count(); id++) {
-        const ggml_type_info *t = ggml_type_get(id);
+    for (uint32_t id = 0; id < rl_ggml_type_count(); id++) {
+        const rl_ggml_type_info *t = rl_ggml_type_get(id);
         if (!t)
             continue;
         known++;
-        double bpw = ggml_type_bpw(id);
+        double bpw = rl_ggml_type_bpw(id);
         assert_true(bpw >= 0.5 && bpw <= 64.0);
         assert_true(t->blck > 0 && t->type_size > 0);
     }
     assert_int_equal(known, 35); /* 43 ids minus 8 removed */
-    assert_true(ggml_type_bpw(2) == 4.5);
-    assert_true(ggml_type_bpw(12) == 4.5);
-    assert_true(ggml_type_bpw(14) == 6.5625);
-    assert_true(ggml_type_bpw(23) == 4.25);
-    assert_true(ggml_type_bpw(8) == 8.5);
-    assert_true(ggml_type_bpw(41) == 1.125);
+    assert_true(rl_ggml_type_bpw(2) == 4.5);
+    assert_true(rl_ggml_type_bpw(12) == 4.5);
+    assert_true(rl_ggml_type_bpw(14) == 6.5625);
+    assert_true(rl_ggml_type_bpw(23) == 4.25);
+    assert_true(rl_ggml_type_bpw(8) == 8.5);
+    assert_true(rl_ggml_type_bpw(41) == 1.125);
 }
 
 static void test_ftype_labels(void **state)
 {
     (void)state;
-    assert_string_equal(llama_ftype_label(15), "Q4_K_M");
-    assert_string_equal(llama_ftype_label(7), "Q8_0");
-    assert_string_equal(llama_ftype_label(8), "Q5_0");
-    assert_string_equal(llama_ftype_label(1), "F16");
-    assert_string_equal(llama_ftype_label(0), "F32");
-    assert_string_equal(llama_ftype_label(32), "BF16");
-    assert_string_equal(llama_ftype_label(27), "IQ3_M");
-    assert_string_equal(llama_ftype_label(38), "MXFP4_MOE");
-    assert_string_equal(llama_ftype_label(41), "Q2_0");
+    assert_string_equal(rl_ftype_label(15), "Q4_K_M");
+    assert_string_equal(rl_ftype_label(7), "Q8_0");
+    assert_string_equal(rl_ftype_label(8), "Q5_0");
+    assert_string_equal(rl_ftype_label(1), "F16");
+    assert_string_equal(rl_ftype_label(0), "F32");
+    assert_string_equal(rl_ftype_label(32), "BF16");
+    assert_string_equal(rl_ftype_label(27), "IQ3_M");
+    assert_string_equal(rl_ftype_label(38), "MXFP4_MOE");
+    assert_string_equal(rl_ftype_label(41), "Q2_0");
     const uint32_t gone[] = {4, 5, 6, 33, 34, 35, 42, 199, 1024};
     for (size_t i = 0; i < sizeof gone / sizeof gone[0]; i++)
-        assert_null(llama_ftype_label(gone[i]));
+        assert_null(rl_ftype_label(gone[i]));
     for (uint32_t ft = 0; ft < 64; ft++) {
-        const char *l = llama_ftype_label(ft);
+        const char *l = rl_ftype_label(ft);
         if (l) {
-            assert_int_equal(llama_ftype_by_label(l), (int)ft);
-            assert_true(llama_ftype_default_type(ft) >= 0);
-            assert_non_null(ggml_type_get((uint32_t)llama_ftype_default_type(ft)));
+            assert_int_equal(rl_ftype_by_label(l), (int)ft);
+            assert_true(rl_ftype_default_type(ft) >= 0);
+            assert_non_null(rl_ggml_type_get((uint32_t)rl_ftype_default_type(ft)));
         } else {
-            assert_int_equal(llama_ftype_default_type(ft), -1);
+            assert_int_equal(rl_ftype_default_type(ft), -1);
         }
     }
-    assert_int_equal(llama_ftype_by_label("q4_k_m"), 15);
-    assert_int_equal(llama_ftype_by_label("Q9_9"), -1);
-    assert_int_equal(llama_ftype_default_type(15), 12);
-    assert_int_equal(llama_ftype_default_type(27), 21);
-    assert_int_equal(llama_ftype_default_type(28), 17); /* IQ2_S recipe defaults to IQ2_XS */
-    assert_int_equal(llama_ftype_default_type(38), 39);
-    assert_int_equal(llama_ftype_default_type(7), 8);
+    assert_int_equal(rl_ftype_by_label("q4_k_m"), 15);
+    assert_int_equal(rl_ftype_by_label("Q9_9"), -1);
+    assert_int_equal(rl_ftype_default_type(15), 12);
+    assert_int_equal(rl_ftype_default_type(27), 21);
+    assert_int_equal(rl_ftype_default_type(28), 17); /* IQ2_S recipe defaults to IQ2_XS */
+    assert_int_equal(rl_ftype_default_type(38), 39);
+    assert_int_equal(rl_ftype_default_type(7), 8);
 }
 
 int main(void)

@@ -64,9 +64,9 @@ static void w_zeros(wbuf *w, size_t n)
 /* Parse w and expect failure: RL_EINPUT, one line, "<name>: ...", containing want. */
 static void expect_fail(const wbuf *w, const char *want)
 {
-    gguf_file *f = (gguf_file *)1;
+    rl_gguf_file *f = (rl_gguf_file *)1;
     rl_error err = {RL_OK, ""};
-    rl_status st = gguf_read_buffer(w->p, w->len, "bad.gguf", &f, &err);
+    rl_status st = rl_gguf_read_buffer(w->p, w->len, "bad.gguf", &f, &err);
     if (st == RL_OK || !strstr(err.msg, want))
         fprintf(stderr, "expected '%s', got status %d: %s\n", want, (int)st, err.msg);
     assert_int_equal(st, RL_EINPUT);
@@ -77,11 +77,11 @@ static void expect_fail(const wbuf *w, const char *want)
     assert_non_null(strstr(err.msg, want));
 }
 
-static gguf_file *expect_ok(const wbuf *w)
+static rl_gguf_file *expect_ok(const wbuf *w)
 {
-    gguf_file *f = NULL;
+    rl_gguf_file *f = NULL;
     rl_error err = {RL_OK, ""};
-    rl_status st = gguf_read_buffer(w->p, w->len, "ok.gguf", &f, &err);
+    rl_status st = rl_gguf_read_buffer(w->p, w->len, "ok.gguf", &f, &err);
     if (st != RL_OK)
         fprintf(stderr, "unexpected failure: %s\n", err.msg);
     assert_int_equal(st, RL_OK);
@@ -159,91 +159,91 @@ static void test_every_value_type(void **state)
 {
     (void)state;
     wbuf w = build_all_types();
-    gguf_file *f = expect_ok(&w);
+    rl_gguf_file *f = expect_ok(&w);
     assert_int_equal(f->version, 3);
     assert_int_equal(f->n_kv, ALL_KV);
     assert_int_equal(f->file_size, w.len);
     assert_string_equal(f->path, "ok.gguf");
-    const gguf_kv *kv;
-    kv = gguf_find(f, "t.u8");
+    const rl_gguf_kv *kv;
+    kv = rl_gguf_find(f, "t.u8");
     assert_int_equal(kv->type, GGUF_T_UINT8);
     assert_int_equal(kv->v.u, 200);
-    kv = gguf_find(f, "t.i8");
+    kv = rl_gguf_find(f, "t.i8");
     assert_int_equal(kv->type, GGUF_T_INT8);
     assert_true(kv->v.i == -5);
-    assert_true(gguf_find(f, "t.u16")->v.u == 65000);
-    assert_true(gguf_find(f, "t.i16")->v.i == -30000);
-    assert_true(gguf_find(f, "t.u32")->v.u == 4000000000u);
-    assert_true(gguf_find(f, "t.i32")->v.i == -2000000000);
-    assert_true(gguf_find(f, "t.f32")->v.f == 1.5);
-    kv = gguf_find(f, "t.bool");
+    assert_true(rl_gguf_find(f, "t.u16")->v.u == 65000);
+    assert_true(rl_gguf_find(f, "t.i16")->v.i == -30000);
+    assert_true(rl_gguf_find(f, "t.u32")->v.u == 4000000000u);
+    assert_true(rl_gguf_find(f, "t.i32")->v.i == -2000000000);
+    assert_true(rl_gguf_find(f, "t.f32")->v.f == 1.5);
+    kv = rl_gguf_find(f, "t.bool");
     assert_int_equal(kv->type, GGUF_T_BOOL);
     assert_int_equal(kv->v.u, 1);
-    kv = gguf_find(f, "t.str");
+    kv = rl_gguf_find(f, "t.str");
     assert_int_equal(kv->type, GGUF_T_STRING);
     assert_string_equal(kv->v.str.s, "héllo");
     assert_int_equal(kv->v.str.len, 6);
-    assert_true(gguf_find(f, "t.u64")->v.u == (1ull << 63) + 5);
-    assert_true(gguf_find(f, "t.i64")->v.i == -(1ll << 40));
-    assert_true(gguf_find(f, "t.f64")->v.f == -3.25);
-    kv = gguf_find(f, "t.nul");
+    assert_true(rl_gguf_find(f, "t.u64")->v.u == (1ull << 63) + 5);
+    assert_true(rl_gguf_find(f, "t.i64")->v.i == -(1ll << 40));
+    assert_true(rl_gguf_find(f, "t.f64")->v.f == -3.25);
+    kv = rl_gguf_find(f, "t.nul");
     assert_string_equal(kv->v.str.s, "ab");
     assert_int_equal(kv->v.str.len, 5);
 
-    kv = gguf_find(f, "a.u32");
+    kv = rl_gguf_find(f, "a.u32");
     assert_int_equal(kv->type, GGUF_T_ARRAY);
     assert_int_equal(kv->v.arr.elem, GGUF_T_UINT32);
     assert_int_equal(kv->v.arr.len, 5);
     assert_true(kv->v.arr.int_scanned);
     assert_int_equal(kv->v.arr.int_max, 10);
     assert_int_equal(kv->v.arr.int_sum, 30);
-    kv = gguf_find(f, "a.i32neg");
+    kv = rl_gguf_find(f, "a.i32neg");
     assert_int_equal(kv->v.arr.elem, GGUF_T_INT32);
     assert_int_equal(kv->v.arr.len, 3);
     assert_false(kv->v.arr.int_scanned);
-    kv = gguf_find(f, "a.f32");
+    kv = rl_gguf_find(f, "a.f32");
     assert_int_equal(kv->v.arr.elem, GGUF_T_FLOAT32);
     assert_int_equal(kv->v.arr.len, 3);
     assert_false(kv->v.arr.int_scanned);
-    kv = gguf_find(f, "a.big");
+    kv = rl_gguf_find(f, "a.big");
     assert_int_equal(kv->v.arr.len, 150000);
     assert_false(kv->v.arr.int_scanned); /* skipped, not read */
-    kv = gguf_find(f, "a.str");
+    kv = rl_gguf_find(f, "a.str");
     assert_int_equal(kv->v.arr.elem, GGUF_T_STRING);
     assert_int_equal(kv->v.arr.len, 100);
     assert_int_equal(kv->v.arr.n_kept, GGUF_KEEP_STRINGS);
     assert_string_equal(kv->v.arr.strs[0], "s0");
     assert_string_equal(kv->v.arr.strs[63], "s63");
-    kv = gguf_find(f, "a.nested");
+    kv = rl_gguf_find(f, "a.nested");
     assert_int_equal(kv->v.arr.elem, GGUF_T_ARRAY);
     assert_int_equal(kv->v.arr.len, 2);
     assert_int_equal(kv->v.arr.n_kept, 0);
-    kv = gguf_find(f, "a.bool");
+    kv = rl_gguf_find(f, "a.bool");
     assert_int_equal(kv->v.arr.elem, GGUF_T_BOOL);
     assert_int_equal(kv->v.arr.len, 2);
-    kv = gguf_find(f, "a.f64");
+    kv = rl_gguf_find(f, "a.f64");
     assert_int_equal(kv->v.arr.elem, GGUF_T_FLOAT64);
     assert_int_equal(kv->v.arr.len, 1);
-    kv = gguf_find(f, "a.empty");
+    kv = rl_gguf_find(f, "a.empty");
     assert_int_equal(kv->v.arr.len, 0);
     assert_int_equal(kv->v.arr.n_kept, 0);
 
     /* typed look-ups */
     uint64_t u;
     double dv;
-    assert_true(gguf_get_u64(f, "t.u8", &u) && u == 200);
-    assert_true(gguf_get_u64(f, "t.i16", &u) == false);
-    assert_true(gguf_get_u64(f, "t.i64", &u) == false);
-    assert_false(gguf_get_u64(f, "t.f32", &u));
-    assert_false(gguf_get_u64(f, "t.bool", &u));
-    assert_false(gguf_get_u64(f, "missing", &u));
-    assert_true(gguf_get_f64(f, "t.i32", &dv) && dv == -2000000000.0);
-    assert_true(gguf_get_f64(f, "t.f64", &dv) && dv == -3.25);
-    assert_true(gguf_get_f64(f, "t.u16", &dv) && dv == 65000.0);
-    assert_false(gguf_get_f64(f, "t.str", &dv));
-    assert_string_equal(gguf_get_str(f, "t.str"), "héllo");
-    assert_null(gguf_get_str(f, "t.u8"));
-    assert_null(gguf_find(f, "nope"));
+    assert_true(rl_gguf_get_u64(f, "t.u8", &u) && u == 200);
+    assert_true(rl_gguf_get_u64(f, "t.i16", &u) == false);
+    assert_true(rl_gguf_get_u64(f, "t.i64", &u) == false);
+    assert_false(rl_gguf_get_u64(f, "t.f32", &u));
+    assert_false(rl_gguf_get_u64(f, "t.bool", &u));
+    assert_false(rl_gguf_get_u64(f, "missing", &u));
+    assert_true(rl_gguf_get_f64(f, "t.i32", &dv) && dv == -2000000000.0);
+    assert_true(rl_gguf_get_f64(f, "t.f64", &dv) && dv == -3.25);
+    assert_true(rl_gguf_get_f64(f, "t.u16", &dv) && dv == 65000.0);
+    assert_false(rl_gguf_get_f64(f, "t.str", &dv));
+    assert_string_equal(rl_gguf_get_str(f, "t.str"), "héllo");
+    assert_null(rl_gguf_get_str(f, "t.u8"));
+    assert_null(rl_gguf_find(f, "nope"));
 
     /* tensors */
     assert_int_equal(f->n_tensors, 2);
@@ -251,7 +251,7 @@ static void test_every_value_type(void **state)
     assert_int_equal(f->data_offset % 32, 0);
     assert_true(f->bytes_read <= f->data_offset && f->data_offset - f->bytes_read < 32);
     assert_int_equal(f->data_offset + 288, w.len);
-    const gguf_tensor *t = &f->tensors[0];
+    const rl_gguf_tensor *t = &f->tensors[0];
     assert_string_equal(t->name, "blk.0.w");
     assert_int_equal(t->n_dims, 1);
     assert_int_equal(t->ne[0], 256);
@@ -269,23 +269,23 @@ static void test_every_value_type(void **state)
     assert_int_equal(t->n_elements, 32);
     assert_int_equal(t->n_bytes, 128);
     assert_int_equal(t->offset, 160);
-    gguf_free(f);
+    rl_gguf_free(f);
     free(w.p);
 }
 
 static void test_vtype_names(void **state)
 {
     (void)state;
-    assert_string_equal(gguf_vtype_name(GGUF_T_UINT8), "uint8");
-    assert_string_equal(gguf_vtype_name(GGUF_T_STRING), "string");
-    assert_string_equal(gguf_vtype_name(GGUF_T_FLOAT64), "float64");
-    assert_string_equal(gguf_vtype_name(GGUF_T_COUNT), "unknown");
-    assert_true(gguf_utf8_valid("h\xc3\xa9", 3));
-    assert_false(gguf_utf8_valid("\xc3\x28", 2));
-    assert_false(gguf_utf8_valid("\xc0\xaf", 2));         /* overlong */
-    assert_false(gguf_utf8_valid("\xed\xa0\x80", 3));     /* surrogate */
-    assert_false(gguf_utf8_valid("\xf4\x90\x80\x80", 4)); /* above U+10FFFF */
-    assert_true(gguf_utf8_valid("\xf0\x9f\x98\x80", 4));
+    assert_string_equal(rl_gguf_vtype_name(GGUF_T_UINT8), "uint8");
+    assert_string_equal(rl_gguf_vtype_name(GGUF_T_STRING), "string");
+    assert_string_equal(rl_gguf_vtype_name(GGUF_T_FLOAT64), "float64");
+    assert_string_equal(rl_gguf_vtype_name(GGUF_T_COUNT), "unknown");
+    assert_true(rl_gguf_utf8_valid("h\xc3\xa9", 3));
+    assert_false(rl_gguf_utf8_valid("\xc3\x28", 2));
+    assert_false(rl_gguf_utf8_valid("\xc0\xaf", 2));         /* overlong */
+    assert_false(rl_gguf_utf8_valid("\xed\xa0\x80", 3));     /* surrogate */
+    assert_false(rl_gguf_utf8_valid("\xf4\x90\x80\x80", 4)); /* above U+10FFFF */
+    assert_true(rl_gguf_utf8_valid("\xf0\x9f\x98\x80", 4));
 }
 
 /* Every strict prefix of a valid file must fail cleanly with RL_EINPUT. */
@@ -310,11 +310,11 @@ static void test_truncation_every_byte(void **state)
     w_tensor(&w, "b", 1, ne, 0, 96); /* 32 F32 = 128 bytes */
     w_pad(&w, 32);
     w_zeros(&w, 96 + 128);
-    gguf_free(expect_ok(&w));
+    rl_gguf_free(expect_ok(&w));
     for (size_t len = 0; len < w.len; len++) {
-        gguf_file *f = NULL;
+        rl_gguf_file *f = NULL;
         rl_error err = {RL_OK, ""};
-        rl_status st = gguf_read_buffer(w.p, len, "cut.gguf", &f, &err);
+        rl_status st = rl_gguf_read_buffer(w.p, len, "cut.gguf", &f, &err);
         if (st != RL_EINPUT)
             fprintf(stderr, "prefix of %zu bytes: status %d (%s)\n", len, (int)st, err.msg);
         assert_int_equal(st, RL_EINPUT);
@@ -353,11 +353,11 @@ static void test_header_errors(void **state)
     /* a valid empty v2 file */
     w.len = 0;
     w_header(&w, 2, 0, 0);
-    gguf_file *f = expect_ok(&w);
+    rl_gguf_file *f = expect_ok(&w);
     assert_int_equal(f->version, 2);
     assert_int_equal(f->bytes_read, 24);
     assert_int_equal(f->data_offset, 32);
-    gguf_free(f);
+    rl_gguf_free(f);
     free(w.p);
 }
 
@@ -534,11 +534,11 @@ static void test_alignment(void **state)
     size_t hdr = w.len;
     w_pad(&w, 64);
     w_zeros(&w, 64);
-    gguf_file *f = expect_ok(&w);
+    rl_gguf_file *f = expect_ok(&w);
     assert_int_equal(f->alignment, 64);
     assert_int_equal(f->bytes_read, hdr);
     assert_int_equal(f->data_offset, (hdr + 63) / 64 * 64);
-    gguf_free(f);
+    rl_gguf_free(f);
     /* offset 32 is not a multiple of 64 */
     w.len = 0;
     w_header(&w, 3, 1, 1);
@@ -586,11 +586,11 @@ static void test_tensor_errors(void **state)
     w_header(&w, 3, 1, 0);
     w_tensor(&w, "empty", 3, zero, 0, 0);
     w_pad(&w, 32);
-    gguf_file *f = expect_ok(&w);
+    rl_gguf_file *f = expect_ok(&w);
     assert_int_equal(f->tensors[0].n_elements, 0);
     assert_int_equal(f->tensors[0].n_bytes, 0);
     assert_true(f->tensors[0].sized);
-    gguf_free(f);
+    rl_gguf_free(f);
     /* offset past the end of the file */
     w.len = 0;
     w_header(&w, 3, 1, 0);
@@ -658,9 +658,9 @@ static void test_tensor_errors(void **state)
     w_zeros(&w, 256);
     expect_fail(&w, "duplicate tensor name 'xxx?xxxx");
     {
-        gguf_file *f2;
+        rl_gguf_file *f2;
         rl_error e2;
-        assert_int_equal(gguf_read_buffer(w.p, w.len, "bad.gguf", &f2, &e2), RL_EINPUT);
+        assert_int_equal(rl_gguf_read_buffer(w.p, w.len, "bad.gguf", &f2, &e2), RL_EINPUT);
         assert_non_null(strstr(e2.msg, "xxx...' (tensor 2 of 2)"));
         assert_null(strchr(e2.msg, '\033'));
     }
@@ -687,7 +687,7 @@ static void test_unknown_type_unsized(void **state)
     w_tensor(&w, "known", 2, ne, 8, 96); /* 4 Q8_0 blocks = 136 bytes */
     w_pad(&w, 32);
     w_zeros(&w, 96 + 136);
-    gguf_file *f = expect_ok(&w);
+    rl_gguf_file *f = expect_ok(&w);
     for (int i = 0; i < 4; i++) {
         assert_false(f->tensors[i].sized);
         assert_int_equal(f->tensors[i].n_bytes, 0);
@@ -697,7 +697,7 @@ static void test_unknown_type_unsized(void **state)
     assert_int_equal(f->tensors[3].n_elements, 30);
     assert_true(f->tensors[4].sized);
     assert_int_equal(f->tensors[4].n_bytes, 136);
-    gguf_free(f);
+    rl_gguf_free(f);
     /* an unsized tensor whose offset lies past the end is still an error */
     w.len = 0;
     w_header(&w, 3, 1, 0);
@@ -719,22 +719,22 @@ static void test_read_file(void **state)
     assert_non_null(fp);
     assert_int_equal(fwrite(w.p, 1, w.len, fp), w.len);
     fclose(fp);
-    gguf_file *f = NULL;
+    rl_gguf_file *f = NULL;
     rl_error err = {RL_OK, ""};
-    assert_int_equal(gguf_read_file(path, &f, &err), RL_OK);
+    assert_int_equal(rl_gguf_read_file(path, &f, &err), RL_OK);
     assert_string_equal(f->path, path);
     assert_int_equal(f->file_size, w.len);
     assert_int_equal(f->n_kv, ALL_KV);
-    assert_int_equal(gguf_find(f, "a.big")->v.arr.len, 150000);
-    assert_string_equal(gguf_find(f, "a.str")->v.arr.strs[10], "s10");
+    assert_int_equal(rl_gguf_find(f, "a.big")->v.arr.len, 150000);
+    assert_string_equal(rl_gguf_find(f, "a.str")->v.arr.strs[10], "s10");
     assert_int_equal(f->tensors[1].n_bytes, 128);
-    gguf_free(f);
+    rl_gguf_free(f);
     remove(path);
 
-    assert_int_equal(gguf_read_file("/nonexistent/dir/m.gguf", &f, &err), RL_EINPUT);
+    assert_int_equal(rl_gguf_read_file("/nonexistent/dir/m.gguf", &f, &err), RL_EINPUT);
     assert_null(f);
     assert_string_equal(err.msg, "/nonexistent/dir/m.gguf: no such file");
-    assert_int_equal(gguf_read_file(tmp && *tmp ? tmp : "/tmp", &f, &err), RL_EINPUT);
+    assert_int_equal(rl_gguf_read_file(tmp && *tmp ? tmp : "/tmp", &f, &err), RL_EINPUT);
     assert_non_null(strstr(err.msg, "not a regular file"));
     free(w.p);
 }

@@ -85,7 +85,7 @@ static void mb_tensor(mbuild *b, const char *name, uint32_t type, uint64_t ne0, 
 
 static uint64_t tensor_size(const tdesc *t)
 {
-    const ggml_type_info *ti = ggml_type_get(t->type);
+    const rl_ggml_type_info *ti = rl_ggml_type_get(t->type);
     uint64_t n = t->ne[0] * t->ne[1] * t->ne[2] * t->ne[3];
     return ti ? n / ti->blck * ti->type_size : 0;
 }
@@ -125,22 +125,22 @@ static wbuf mb_finish(mbuild *b)
 }
 
 /* Read a built file under name and fill m; the buffer is freed. */
-static void model_of(mbuild *b, const char *name, gguf_model *m)
+static void model_of(mbuild *b, const char *name, rl_gguf_model *m)
 {
     wbuf w = mb_finish(b);
-    gguf_file *f = NULL;
+    rl_gguf_file *f = NULL;
     rl_error err = {RL_OK, ""};
-    rl_status st = gguf_read_buffer(w.p, w.len, name, &f, &err);
+    rl_status st = rl_gguf_read_buffer(w.p, w.len, name, &f, &err);
     if (st != RL_OK)
         fprintf(stderr, "read failed: %s\n", err.msg);
     assert_int_equal(st, RL_OK);
-    st = gguf_model_from_file(f, m, &err);
+    st = rl_gguf_model_from_file(f, m, &err);
     if (st != RL_OK)
         fprintf(stderr, "model failed: %s\n", err.msg);
     assert_int_equal(st, RL_OK);
     assert_int_equal(m->file_bytes, w.len);
     assert_int_equal(m->resident_bytes, w.len);
-    gguf_free(f);
+    rl_gguf_free(f);
     free(w.p);
 }
 
@@ -170,7 +170,7 @@ static void test_streamed_untied(void **state)
     mb_tensor(&b, "token_embd.weight", Q4_0, 32, 32000); /* 576000 bytes */
     mb_tensor(&b, "blk.0.attn_q.weight", Q4_0, 32, 32);  /* 576 */
     mb_tensor(&b, "output.weight", Q8_0, 32, 32000);     /* 1088000 */
-    gguf_model m;
+    rl_gguf_model m;
     model_of(&b, "untied.gguf", &m);
     assert_true(m.sizes_known);
     assert_false(m.tied_embeddings);
@@ -195,7 +195,7 @@ static void test_streamed_untied(void **state)
     assert_int_equal(m.types[1].n_tensors, 2);
     assert_int_equal(m.types[1].bytes, 576576);
     assert_int_equal(m.types[1].elements, 32 * 32000 + 32 * 32);
-    gguf_model_free(&m);
+    rl_gguf_model_free(&m);
 }
 
 static void test_streamed_tied(void **state)
@@ -204,7 +204,7 @@ static void test_streamed_tied(void **state)
     mbuild b = {0};
     mb_tensor(&b, "token_embd.weight", Q8_0, 32, 32000); /* 1088000 */
     mb_tensor(&b, "blk.0.attn_q.weight", Q4_0, 32, 32);  /* 576 */
-    gguf_model m;
+    rl_gguf_model m;
     model_of(&b, "tied.gguf", &m);
     assert_true(m.tied_embeddings);
     assert_int_equal(m.tensor_bytes, 1088576);
@@ -214,7 +214,7 @@ static void test_streamed_tied(void **state)
     assert_int_equal(m.head_type, Q8_0);
     assert_string_equal(m.architecture, "");
     assert_int_equal(m.kv_bytes_per_token, 0);
-    gguf_model_free(&m);
+    rl_gguf_model_free(&m);
 
     /* neither embedding nor head: not tied, no head */
     b = (mbuild){0};
@@ -224,7 +224,7 @@ static void test_streamed_tied(void **state)
     assert_int_equal(m.head_type, UINT32_MAX);
     assert_int_equal(m.head_bytes, 0);
     assert_int_equal(m.streamed_bytes, 576);
-    gguf_model_free(&m);
+    rl_gguf_model_free(&m);
 }
 
 static void test_moe(void **state)
@@ -240,7 +240,7 @@ static void test_moe(void **state)
     mb_tensor(&b, "blk.0.ffn_up_shexp.weight", Q8_0, 32, 10);      /* 340, not scaled */
     mb_tensor(&b, "blk.0.attn_q.weight", Q8_0, 32, 32);            /* 1088 */
     mb_tensor(&b, "output.weight", Q8_0, 32, 100);                 /* 3400 */
-    gguf_model m;
+    rl_gguf_model m;
     model_of(&b, "moe.gguf", &m);
     assert_true(m.is_moe);
     assert_int_equal(m.expert_count, 8);
@@ -248,7 +248,7 @@ static void test_moe(void **state)
     assert_int_equal(m.expert_bytes, 5440);
     assert_int_equal(m.tensor_bytes, 3400 + 5440 + 340 + 1088 + 3400);
     assert_int_equal(m.streamed_bytes, 1360 + 340 + 1088 + 3400);
-    gguf_model_free(&m);
+    rl_gguf_model_free(&m);
 
     /* rounding to the nearest byte: 5440 * 2 / 3 = 3626.67 -> 3627 */
     b = (mbuild){0};
@@ -260,7 +260,7 @@ static void test_moe(void **state)
     model_of(&b, "moe3.gguf", &m);
     assert_true(m.tied_embeddings == false);
     assert_int_equal(m.streamed_bytes, 3627);
-    gguf_model_free(&m);
+    rl_gguf_model_free(&m);
 }
 
 static void test_composition(void **state)
@@ -271,7 +271,7 @@ static void test_composition(void **state)
     mb_tensor(&b, "blk.0.ffn.weight", Q4_0, 256, 1);
     mb_tensor(&b, "blk.0.attn_norm.weight", F32, 256, 1);
     mb_tensor(&b, "output.weight", Q6_K, 256, 1);
-    gguf_model m;
+    rl_gguf_model m;
     model_of(&b, "c.gguf", &m);
     assert_string_equal(m.label, "Q4_0");
     assert_int_equal(m.file_type, 2);
@@ -282,7 +282,7 @@ static void test_composition(void **state)
     assert_int_equal(m.layer_bytes, 144);
     assert_int_equal(m.layer_elements, 256);
     assert_int_equal(m.n_layer_types, 1);
-    gguf_model_free(&m);
+    rl_gguf_model_free(&m);
 
     /* + 256 Q8_0: 8 * (144 + 272) / 512 = 6.5 bpw, 144/416 on label */
     b = (mbuild){0};
@@ -298,7 +298,7 @@ static void test_composition(void **state)
     assert_int_equal(m.layer_types[0].type, Q8_0);
     assert_int_equal(m.layer_types[0].bytes, 272);
     assert_int_equal(m.layer_types[1].type, Q4_0);
-    gguf_model_free(&m);
+    rl_gguf_model_free(&m);
 
     /* label Q4_K_M with no Q4_K at all */
     b = (mbuild){0};
@@ -310,7 +310,7 @@ static void test_composition(void **state)
     assert_int_equal(m.expected_type, Q4_K);
     assert_true(m.has_composition);
     assert_true(m.on_label_pct == 0.0);
-    gguf_model_free(&m);
+    rl_gguf_model_free(&m);
 
     /* only F32/F16 in the layers: no composition */
     b = (mbuild){0};
@@ -319,7 +319,7 @@ static void test_composition(void **state)
     model_of(&b, "x-F16.gguf", &m);
     assert_false(m.has_composition);
     assert_string_equal(m.label, "F16");
-    gguf_model_free(&m);
+    rl_gguf_model_free(&m);
 }
 
 static void test_unknown_type(void **state)
@@ -329,7 +329,7 @@ static void test_unknown_type(void **state)
     mb_tensor(&b, "blk.0.a.weight", Q4_0, 256, 1);
     mb_tensor(&b, "blk.0.b.weight", 250, 256, 1);
     mb_tensor(&b, "output.weight", Q8_0, 256, 1);
-    gguf_model m;
+    rl_gguf_model m;
     model_of(&b, "u.gguf", &m);
     assert_false(m.sizes_known);
     assert_false(m.has_composition);
@@ -338,7 +338,7 @@ static void test_unknown_type(void **state)
     assert_int_equal(m.head_bytes, 0);
     assert_int_equal(m.n_params, 768);
     assert_int_equal(m.n_types, 3);
-    gguf_model_free(&m);
+    rl_gguf_model_free(&m);
 }
 
 static void test_kv_bytes(void **state)
@@ -356,7 +356,7 @@ static void test_kv_bytes(void **state)
     mb_u32(&b, "qwen2.context_length", 32768);
     mb_tokens(&b, 1000);
     mb_tensor(&b, "blk.0.a.weight", Q8_0, 32, 1);
-    gguf_model m;
+    rl_gguf_model m;
     model_of(&b, "qwen2.5-0.5b-instruct-q8_0.gguf", &m);
     assert_int_equal(m.n_layer, 24);
     assert_int_equal(m.n_embd, 896);
@@ -372,7 +372,7 @@ static void test_kv_bytes(void **state)
     assert_int_equal(m.n_vocab, 1000);
     assert_string_equal(m.name, "Qwen2.5 0.5B ?");
     assert_string_equal(m.label, "Q8_0");
-    gguf_model_free(&m);
+    rl_gguf_model_free(&m);
 
     /* key and value lengths differ: n_layer * n_head_kv * (k + v) * 2 */
     b = (mbuild){0};
@@ -385,7 +385,7 @@ static void test_kv_bytes(void **state)
     assert_int_equal(m.n_head_kv, 16); /* defaults to head_count */
     assert_int_equal(m.head_dim, 192);
     assert_int_equal(m.kv_bytes_per_token, 2 * 16 * (192 + 128) * 2);
-    gguf_model_free(&m);
+    rl_gguf_model_free(&m);
 
     /* per-layer kv heads: max reported, layers summed */
     b = (mbuild){0};
@@ -400,18 +400,18 @@ static void test_kv_bytes(void **state)
     assert_int_equal(m.n_head_kv, 4);
     assert_int_equal(m.head_dim, 64);
     assert_int_equal(m.kv_bytes_per_token, (2 + 0 + 2 + 4) * (64 + 64) * 2);
-    gguf_model_free(&m);
+    rl_gguf_model_free(&m);
 }
 
 static void check_label(const char *filename, const char *want)
 {
     mbuild b = {0};
-    gguf_model m;
+    rl_gguf_model m;
     model_of(&b, filename, &m);
     if (strcmp(m.label, want) != 0)
         fprintf(stderr, "%s: label '%s', want '%s'\n", filename, m.label, want);
     assert_string_equal(m.label, want);
-    gguf_model_free(&m);
+    rl_gguf_model_free(&m);
 }
 
 static void test_labels(void **state)
@@ -434,33 +434,33 @@ static void test_labels(void **state)
 
     /* file_type wins over the name; an unknown file_type falls back to the name */
     mbuild b = {0};
-    gguf_model m;
+    rl_gguf_model m;
     mb_u32(&b, "general.file_type", 15);
     model_of(&b, "model-Q8_0.gguf", &m);
     assert_string_equal(m.label, "Q4_K_M");
-    gguf_model_free(&m);
+    rl_gguf_model_free(&m);
     b = (mbuild){0};
     mb_u32(&b, "general.file_type", 199);
     model_of(&b, "model-Q5_K_M.gguf", &m);
     assert_string_equal(m.label, "Q5_K_M");
     assert_int_equal(m.file_type, 199);
     assert_int_equal(m.expected_type, 13);
-    gguf_model_free(&m);
+    rl_gguf_model_free(&m);
     /* a recipe whose name is no type: IQ3_M -> IQ3_S by llama-quantize's default */
     b = (mbuild){0};
     mb_u32(&b, "general.file_type", 27);
     model_of(&b, "m.gguf", &m);
     assert_string_equal(m.label, "IQ3_M");
     assert_int_equal(m.expected_type, 21);
-    gguf_model_free(&m);
+    rl_gguf_model_free(&m);
     b = (mbuild){0};
     model_of(&b, "m-IQ4_NL.gguf", &m);
     assert_int_equal(m.expected_type, 20);
-    gguf_model_free(&m);
+    rl_gguf_model_free(&m);
     b = (mbuild){0};
     model_of(&b, "m.gguf", &m);
     assert_int_equal(m.expected_type, -1);
-    gguf_model_free(&m);
+    rl_gguf_model_free(&m);
 }
 
 /* Write shard i of n into dir with the given tensors and split keys. */
@@ -504,16 +504,16 @@ static void test_shards(void **state)
     uint64_t sum = 0;
     const char *ps[3] = {p1, p2, p3};
     for (int i = 0; i < 3; i++) {
-        gguf_file *f;
+        rl_gguf_file *f;
         rl_error e = {RL_OK, ""};
-        assert_int_equal(gguf_read_file(ps[i], &f, &e), RL_OK);
+        assert_int_equal(rl_gguf_read_file(ps[i], &f, &e), RL_OK);
         sum += f->file_size;
-        gguf_free(f);
+        rl_gguf_free(f);
     }
 
-    gguf_model m;
+    rl_gguf_model m;
     rl_error err = {RL_OK, ""};
-    rl_status st = gguf_model_load(p2, &m, &err);
+    rl_status st = rl_gguf_model_load(p2, &m, &err);
     if (st != RL_OK)
         fprintf(stderr, "%s\n", err.msg);
     assert_int_equal(st, RL_OK);
@@ -528,20 +528,20 @@ static void test_shards(void **state)
     assert_string_equal(m.label, "Q8_0");
     assert_int_equal(m.n_layer, 1);
     assert_string_equal(m.path, p2);
-    gguf_model_free(&m);
+    rl_gguf_model_free(&m);
 
     /* split.count disagrees with the name */
     write_three(dir, 4, false);
-    assert_int_equal(gguf_model_load(p1, &m, &err), RL_EINPUT);
+    assert_int_equal(rl_gguf_model_load(p1, &m, &err), RL_EINPUT);
     assert_non_null(strstr(err.msg, "split.count is 4"));
     /* the same tensor in two shards */
     write_three(dir, 3, true);
-    assert_int_equal(gguf_model_load(p1, &m, &err), RL_EINPUT);
+    assert_int_equal(rl_gguf_model_load(p1, &m, &err), RL_EINPUT);
     assert_non_null(strstr(err.msg, "more than one shard"));
     /* a missing shard */
     write_three(dir, 3, false);
     remove(p3);
-    assert_int_equal(gguf_model_load(p1, &m, &err), RL_EINPUT);
+    assert_int_equal(rl_gguf_model_load(p1, &m, &err), RL_EINPUT);
     assert_non_null(strstr(err.msg, "missing shard 3 of 3"));
     assert_true(strncmp(err.msg, p1, strlen(p1)) == 0);
     remove(p1);
@@ -554,13 +554,13 @@ static void test_shards(void **state)
     snprintf(p1, sizeof p1, "%s/single-00001-of-00001.gguf", dir);
     write_file(p1, &w);
     free(w.p);
-    assert_int_equal(gguf_model_load(p1, &m, &err), RL_OK);
+    assert_int_equal(rl_gguf_model_load(p1, &m, &err), RL_OK);
     assert_int_equal(m.n_shards, 1);
-    gguf_model_free(&m);
+    rl_gguf_model_free(&m);
     remove(p1);
-    assert_int_equal(gguf_model_load(p1, &m, &err), RL_EINPUT);
+    assert_int_equal(rl_gguf_model_load(p1, &m, &err), RL_EINPUT);
     assert_non_null(strstr(err.msg, "no such file"));
-    gguf_model_free(&m); /* safe on a failed load */
+    rl_gguf_model_free(&m); /* safe on a failed load */
 }
 
 int main(void)

@@ -1,6 +1,6 @@
 /* test_synth.c: unit tests of the synthetic GGUF writer (synth.h): the exact tensor tables of
  * every preset, a write -> read round trip through the project's GGUF reader (gguf.h,
- * gguf_model.h) for every preset and weight type, determinism, the value ranges of every
+ * rl_gguf_model.h) for every preset and weight type, determinism, the value ranges of every
  * weight type, the vocabulary, validation and write errors. Files go to $RL_TMP (or /tmp). */
 #include <errno.h>
 #include <math.h>
@@ -29,24 +29,24 @@ static const char *tmp_path(const char *name)
     return path;
 }
 
-static synth_config preset_cfg(const char *name)
+static rl_synth_config preset_cfg(const char *name)
 {
-    const synth_preset *p = synth_preset_find(name);
+    const rl_synth_preset *p = rl_synth_preset_find(name);
     assert_non_null(p);
     return p->cfg;
 }
 
-static synth_plan *plan_of(const synth_config *c)
+static rl_synth_plan *plan_of(const rl_synth_config *c)
 {
-    synth_plan *p = NULL;
+    rl_synth_plan *p = NULL;
     rl_error err = {RL_OK, ""};
-    rl_status st = synth_plan_build(c, &p, &err);
+    rl_status st = rl_synth_plan_build(c, &p, &err);
     if (st != RL_OK)
         fail_msg("synth_plan_build: %s", err.msg);
     return p;
 }
 
-static const synth_tensor *find_tensor(const synth_plan *p, const char *name)
+static const rl_synth_tensor *find_tensor(const rl_synth_plan *p, const char *name)
 {
     for (size_t i = 0; i < p->n_tensors; i++)
         if (strcmp(p->tensors[i].name, name) == 0)
@@ -54,10 +54,10 @@ static const synth_tensor *find_tensor(const synth_plan *p, const char *name)
     return NULL;
 }
 
-static void assert_shape(const synth_plan *p, const char *name, uint32_t type, uint32_t n_dims,
+static void assert_shape(const rl_synth_plan *p, const char *name, uint32_t type, uint32_t n_dims,
                          uint64_t ne0, uint64_t ne1, uint64_t ne2)
 {
-    const synth_tensor *t = find_tensor(p, name);
+    const rl_synth_tensor *t = find_tensor(p, name);
     if (!t)
         fail_msg("tensor %s missing", name);
     assert_int_equal(t->type, type);
@@ -68,7 +68,7 @@ static void assert_shape(const synth_plan *p, const char *name, uint32_t type, u
     assert_int_equal(t->ne[3], 1);
 }
 
-static uint64_t tensor_bytes(const synth_plan *p)
+static uint64_t tensor_bytes(const rl_synth_plan *p)
 {
     uint64_t b = 0;
     for (size_t i = 0; i < p->n_tensors; i++)
@@ -94,11 +94,11 @@ static void test_preset_totals(void **state)
         {"qwen2.5-1.5b", 339, 1777088000, 3554465792},
         {"llama-3.2-1b", 147, 1235814432, 2471764096},
     };
-    assert_int_equal(synth_preset_count(), 5);
+    assert_int_equal(rl_synth_preset_count(), 5);
     for (size_t i = 0; i < sizeof want / sizeof want[0]; i++) {
-        assert_string_equal(synth_preset_at(i)->name, want[i].name);
-        synth_config c = preset_cfg(want[i].name);
-        synth_plan *p = plan_of(&c);
+        assert_string_equal(rl_synth_preset_at(i)->name, want[i].name);
+        rl_synth_config c = preset_cfg(want[i].name);
+        rl_synth_plan *p = plan_of(&c);
         assert_int_equal(p->n_tensors, want[i].n_tensors);
         assert_int_equal(p->n_params, want[i].n_params);
         assert_int_equal(tensor_bytes(p), want[i].f16_bytes);
@@ -113,7 +113,7 @@ static void test_preset_totals(void **state)
             off += (p->tensors[k].n_bytes + 31) / 32 * 32;
         }
         assert_int_equal(off, p->data_bytes);
-        synth_plan_free(p);
+        rl_synth_plan_free(p);
     }
 }
 
@@ -121,8 +121,8 @@ static void test_preset_totals(void **state)
 static void test_qwen_tensor_table(void **state)
 {
     (void)state;
-    synth_config c = preset_cfg("qwen2.5-0.5b");
-    synth_plan *p = plan_of(&c);
+    rl_synth_config c = preset_cfg("qwen2.5-0.5b");
+    rl_synth_plan *p = plan_of(&c);
     const uint32_t F16 = SYNTH_GGML_F16, F32 = SYNTH_GGML_F32;
     assert_string_equal(p->tensors[0].name, "token_embd.weight");
     assert_shape(p, "token_embd.weight", F16, 2, 896, 151936, 1);
@@ -150,7 +150,7 @@ static void test_qwen_tensor_table(void **state)
     assert_shape(p, "blk.23.ffn_up.weight", F16, 2, 896, 4864, 1);
     assert_shape(p, "blk.23.ffn_down.weight", F16, 2, 4864, 896, 1);
     assert_null(find_tensor(p, "blk.24.attn_norm.weight"));
-    synth_plan_free(p);
+    rl_synth_plan_free(p);
 
     c = preset_cfg("qwen2.5-1.5b");
     c.type = SYNTH_GGML_Q8_0;
@@ -162,14 +162,14 @@ static void test_qwen_tensor_table(void **state)
     assert_shape(p, "output.weight", SYNTH_GGML_Q8_0, 2, 1536, 151936, 1);
     /* Q8_0: 34 bytes per 32 weights */
     assert_int_equal(find_tensor(p, "output.weight")->n_bytes, 1536ull * 151936 / 32 * 34);
-    synth_plan_free(p);
+    rl_synth_plan_free(p);
 }
 
 static void test_llama_tensor_table(void **state)
 {
     (void)state;
-    synth_config c = preset_cfg("llama-3.2-1b");
-    synth_plan *p = plan_of(&c);
+    rl_synth_config c = preset_cfg("llama-3.2-1b");
+    rl_synth_plan *p = plan_of(&c);
     const uint32_t F16 = SYNTH_GGML_F16, F32 = SYNTH_GGML_F32;
     assert_true(c.tied);
     assert_null(find_tensor(p, "output.weight"));
@@ -183,13 +183,13 @@ static void test_llama_tensor_table(void **state)
     assert_shape(p, "blk.15.ffn_gate.weight", F16, 2, 2048, 8192, 1);
     assert_shape(p, "blk.15.ffn_down.weight", F16, 2, 8192, 2048, 1);
     assert_shape(p, "output_norm.weight", F32, 1, 2048, 1, 1);
-    synth_plan_free(p);
+    rl_synth_plan_free(p);
 
     c.tied = false; /* --untied */
     p = plan_of(&c);
     assert_int_equal(p->n_tensors, 148);
     assert_shape(p, "output.weight", F16, 2, 2048, 128256, 1);
-    synth_plan_free(p);
+    rl_synth_plan_free(p);
 
     c = preset_cfg("tiny-moe");
     p = plan_of(&c);
@@ -198,28 +198,28 @@ static void test_llama_tensor_table(void **state)
     assert_shape(p, "blk.3.ffn_up_exps.weight", F16, 3, 256, 512, 4);
     assert_shape(p, "blk.3.ffn_down_exps.weight", F16, 3, 512, 256, 4);
     assert_null(find_tensor(p, "blk.0.ffn_gate.weight"));
-    synth_plan_free(p);
+    rl_synth_plan_free(p);
 }
 
 /* The Llama 3 rope factors as convert_hf_to_gguf computes them for Llama-3.2-1B. */
 static void test_rope_factors(void **state)
 {
     (void)state;
-    synth_config c = preset_cfg("llama-3.2-1b");
-    assert_true(synth_rope_factor(&c, 0) == 1.0f);   /* short wavelengths: unscaled */
-    assert_true(synth_rope_factor(&c, 31) == 32.0f); /* long wavelengths: the factor */
+    rl_synth_config c = preset_cfg("llama-3.2-1b");
+    assert_true(rl_synth_rope_factor(&c, 0) == 1.0f);   /* short wavelengths: unscaled */
+    assert_true(rl_synth_rope_factor(&c, 31) == 32.0f); /* long wavelengths: the factor */
     float prev = 0;
     for (uint64_t i = 0; i < 32; i++) {
-        float f = synth_rope_factor(&c, i);
+        float f = rl_synth_rope_factor(&c, i);
         assert_true(f >= 1.0f && f <= 32.0f && f >= prev);
         prev = f;
     }
     /* the smooth band (wavelengths between 8192/4 and 8192): i = 15, 16, 17 */
-    assert_true(synth_rope_factor(&c, 14) == 1.0f);
-    assert_float_equal(synth_rope_factor(&c, 15), 1.65133f, 1e-3);
-    assert_float_equal(synth_rope_factor(&c, 16), 3.29226f, 2e-3);
-    assert_float_equal(synth_rope_factor(&c, 17), 9.66673f, 5e-3);
-    assert_true(synth_rope_factor(&c, 18) == 32.0f);
+    assert_true(rl_synth_rope_factor(&c, 14) == 1.0f);
+    assert_float_equal(rl_synth_rope_factor(&c, 15), 1.65133f, 1e-3);
+    assert_float_equal(rl_synth_rope_factor(&c, 16), 3.29226f, 2e-3);
+    assert_float_equal(rl_synth_rope_factor(&c, 17), 9.66673f, 5e-3);
+    assert_true(rl_synth_rope_factor(&c, 18) == 32.0f);
 }
 
 /* ---- vocabulary ------------------------------------------------------------------------- */
@@ -233,43 +233,43 @@ static void test_vocab(void **state)
 {
     (void)state;
     char t[32];
-    synth_vocab_token(0, t, sizeof t);
+    rl_synth_vocab_token(0, t, sizeof t);
     assert_string_equal(t, "<unk>");
-    synth_vocab_token(1, t, sizeof t);
+    rl_synth_vocab_token(1, t, sizeof t);
     assert_string_equal(t, "<s>");
-    synth_vocab_token(2, t, sizeof t);
+    rl_synth_vocab_token(2, t, sizeof t);
     assert_string_equal(t, "</s>");
-    synth_vocab_token(3, t, sizeof t);
+    rl_synth_vocab_token(3, t, sizeof t);
     assert_string_equal(t, "<0x00>");
-    synth_vocab_token(3 + 10, t, sizeof t);
+    rl_synth_vocab_token(3 + 10, t, sizeof t);
     assert_string_equal(t, "<0x0A>");
-    synth_vocab_token(258, t, sizeof t);
+    rl_synth_vocab_token(258, t, sizeof t);
     assert_string_equal(t, "<0xFF>");
-    synth_vocab_token(259, t, sizeof t);
+    rl_synth_vocab_token(259, t, sizeof t);
     assert_string_equal(t, "\xe2\x96\x81");
-    synth_vocab_token(260, t, sizeof t);
+    rl_synth_vocab_token(260, t, sizeof t);
     assert_string_equal(t, "!");
-    synth_vocab_token(259 + 94, t, sizeof t);
+    rl_synth_vocab_token(259 + 94, t, sizeof t);
     assert_string_equal(t, "~");
-    synth_vocab_token(259 + 95, t, sizeof t);
+    rl_synth_vocab_token(259 + 95, t, sizeof t);
     assert_string_equal(t, "\xe2\x96\x81"
                            "a");
-    synth_vocab_token(259 + 95 + 62, t, sizeof t);
+    rl_synth_vocab_token(259 + 95 + 62, t, sizeof t);
     assert_string_equal(t, "\xe2\x96\x81"
                            "aa");
-    synth_vocab_token(259 + 95 + 62 + 1, t, sizeof t);
+    rl_synth_vocab_token(259 + 95 + 62 + 1, t, sizeof t);
     assert_string_equal(t, "aa");
-    synth_vocab_token(259 + 95 + 62 + 2 * 676, t, sizeof t);
+    rl_synth_vocab_token(259 + 95 + 62 + 2 * 676, t, sizeof t);
     assert_string_equal(t, "\xe2\x96\x81"
                            "aaa");
-    assert_int_equal(synth_vocab_type(0), 2);
-    assert_int_equal(synth_vocab_type(1), 3);
-    assert_int_equal(synth_vocab_type(2), 3);
-    assert_int_equal(synth_vocab_type(3), 6);
-    assert_int_equal(synth_vocab_type(258), 6);
-    assert_int_equal(synth_vocab_type(259), 1);
-    assert_true(synth_vocab_score(258) == 0.0f);
-    assert_true(synth_vocab_score(260) == -1.0f);
+    assert_int_equal(rl_synth_vocab_type(0), 2);
+    assert_int_equal(rl_synth_vocab_type(1), 3);
+    assert_int_equal(rl_synth_vocab_type(2), 3);
+    assert_int_equal(rl_synth_vocab_type(3), 6);
+    assert_int_equal(rl_synth_vocab_type(258), 6);
+    assert_int_equal(rl_synth_vocab_type(259), 1);
+    assert_true(rl_synth_vocab_score(258) == 0.0f);
+    assert_true(rl_synth_vocab_score(260) == -1.0f);
 
     /* every token of the largest preset vocabulary is distinct (llama.cpp requires it) */
     const size_t n = 151936;
@@ -279,7 +279,7 @@ static void test_vocab(void **state)
     assert_non_null(pool);
     for (size_t i = 0; i < n; i++) {
         all[i] = pool + 16 * i;
-        synth_vocab_token(i, all[i], 16);
+        rl_synth_vocab_token(i, all[i], 16);
         assert_true(all[i][0] != '\0');
     }
     qsort(all, n, sizeof *all, cmp_str);
@@ -295,25 +295,25 @@ static void test_vocab(void **state)
 static void test_half_conversions(void **state)
 {
     (void)state;
-    assert_int_equal(synth_f32_to_f16(1.0f), 0x3C00);
-    assert_int_equal(synth_f32_to_f16(-2.0f), 0xC000);
-    assert_int_equal(synth_f32_to_f16(0.0f), 0x0000);
-    assert_int_equal(synth_f32_to_f16(65504.0f), 0x7BFF);
-    assert_int_equal(synth_f32_to_f16(1e6f), 0x7C00);
-    assert_int_equal(synth_f32_to_f16(0x1.0p-24f), 0x0001); /* smallest subnormal */
-    assert_int_equal(synth_f32_to_f16(0.02f), 0x251F);
-    assert_true(synth_f16_to_f32(0x3C00) == 1.0f);
-    assert_true(synth_f16_to_f32(0x0001) == 0x1.0p-24f);
-    assert_true(synth_f16_to_f32(0xC000) == -2.0f);
-    assert_int_equal(synth_f32_to_bf16(1.0f), 0x3F80);
-    assert_int_equal(synth_f32_to_bf16(-0.02f), 0xBCA4);
-    assert_true(synth_bf16_to_f32(0x3F80) == 1.0f);
+    assert_int_equal(rl_synth_f32_to_f16(1.0f), 0x3C00);
+    assert_int_equal(rl_synth_f32_to_f16(-2.0f), 0xC000);
+    assert_int_equal(rl_synth_f32_to_f16(0.0f), 0x0000);
+    assert_int_equal(rl_synth_f32_to_f16(65504.0f), 0x7BFF);
+    assert_int_equal(rl_synth_f32_to_f16(1e6f), 0x7C00);
+    assert_int_equal(rl_synth_f32_to_f16(0x1.0p-24f), 0x0001); /* smallest subnormal */
+    assert_int_equal(rl_synth_f32_to_f16(0.02f), 0x251F);
+    assert_true(rl_synth_f16_to_f32(0x3C00) == 1.0f);
+    assert_true(rl_synth_f16_to_f32(0x0001) == 0x1.0p-24f);
+    assert_true(rl_synth_f16_to_f32(0xC000) == -2.0f);
+    assert_int_equal(rl_synth_f32_to_bf16(1.0f), 0x3F80);
+    assert_int_equal(rl_synth_f32_to_bf16(-0.02f), 0xBCA4);
+    assert_true(rl_synth_bf16_to_f32(0x3F80) == 1.0f);
     for (uint32_t h = 0; h < 0x7C00; h++) /* every finite positive half round-trips */
-        assert_int_equal(synth_f32_to_f16(synth_f16_to_f32((uint16_t)h)), h);
+        assert_int_equal(rl_synth_f32_to_f16(rl_synth_f16_to_f32((uint16_t)h)), h);
 }
 
 /* Decode a tensor's generated bytes to floats (F32/F16/BF16/Q8_0/Q4_0). */
-static void decode(const synth_tensor *t, const unsigned char *b, float *out)
+static void decode(const rl_synth_tensor *t, const unsigned char *b, float *out)
 {
     for (uint64_t e = 0; e < t->n_elements; e++) {
         switch (t->type) {
@@ -321,20 +321,20 @@ static void decode(const synth_tensor *t, const unsigned char *b, float *out)
         case SYNTH_GGML_F16: {
             uint16_t h;
             memcpy(&h, b + 2 * e, 2);
-            out[e] = synth_f16_to_f32(h);
+            out[e] = rl_synth_f16_to_f32(h);
             break;
         }
         case SYNTH_GGML_BF16: {
             uint16_t h;
             memcpy(&h, b + 2 * e, 2);
-            out[e] = synth_bf16_to_f32(h);
+            out[e] = rl_synth_bf16_to_f32(h);
             break;
         }
         case SYNTH_GGML_Q8_0: {
             const unsigned char *blk = b + 34 * (e / 32);
             uint16_t d;
             memcpy(&d, blk, 2);
-            out[e] = synth_f16_to_f32(d) * (float)(int8_t)blk[2 + e % 32];
+            out[e] = rl_synth_f16_to_f32(d) * (float)(int8_t)blk[2 + e % 32];
             break;
         }
         case SYNTH_GGML_Q4_0: {
@@ -343,7 +343,7 @@ static void decode(const synth_tensor *t, const unsigned char *b, float *out)
             memcpy(&d, blk, 2);
             unsigned j = (unsigned)(e % 32);
             int q = j < 16 ? (blk[2 + j] & 15) : (blk[2 + j - 16] >> 4);
-            out[e] = synth_f16_to_f32(d) * (float)(q - 8);
+            out[e] = rl_synth_f16_to_f32(d) * (float)(q - 8);
             break;
         }
         default: fail_msg("type %u", t->type);
@@ -357,23 +357,23 @@ static void test_value_ranges(void **state)
     const uint32_t types[] = {SYNTH_GGML_F32, SYNTH_GGML_F16, SYNTH_GGML_BF16, SYNTH_GGML_Q8_0,
                               SYNTH_GGML_Q4_0};
     for (size_t ti = 0; ti < 5; ti++) {
-        synth_config c = preset_cfg("tiny");
+        rl_synth_config c = preset_cfg("tiny");
         c.type = types[ti];
-        synth_plan *p = plan_of(&c);
+        rl_synth_plan *p = plan_of(&c);
         for (size_t k = 0; k < p->n_tensors; k++) {
-            const synth_tensor *t = &p->tensors[k];
+            const rl_synth_tensor *t = &p->tensors[k];
             unsigned char *b = malloc(t->n_bytes);
             float *v = malloc(t->n_elements * sizeof *v);
             assert_non_null(b);
             assert_non_null(v);
-            synth_generate(p, k, 0, t->n_elements, b);
+            rl_synth_generate(p, k, 0, t->n_elements, b);
             if (t->type == SYNTH_GGML_Q8_0 || t->type == SYNTH_GGML_Q4_0) {
                 size_t bs = t->type == SYNTH_GGML_Q8_0 ? 34 : 18;
                 float qmax = t->type == SYNTH_GGML_Q8_0 ? 127.0f : 8.0f;
                 for (uint64_t blk = 0; blk < t->n_elements / 32; blk++) {
                     uint16_t d;
                     memcpy(&d, b + bs * blk, 2);
-                    float s = synth_f16_to_f32(d);
+                    float s = rl_synth_f16_to_f32(d);
                     /* scales are finite, positive, amp/qmax * [0.5, 1] */
                     assert_true(isfinite(s));
                     assert_true(s >= 0.499f * t->amp / qmax && s <= 1.001f * t->amp / qmax);
@@ -403,7 +403,7 @@ static void test_value_ranges(void **state)
             free(b);
             free(v);
         }
-        synth_plan_free(p);
+        rl_synth_plan_free(p);
     }
 }
 
@@ -414,27 +414,27 @@ static void test_chunking(void **state)
     (void)state;
     const uint32_t types[] = {SYNTH_GGML_F32, SYNTH_GGML_F16, SYNTH_GGML_Q8_0, SYNTH_GGML_Q4_0};
     for (size_t ti = 0; ti < 4; ti++) {
-        synth_config c = preset_cfg("tiny");
+        rl_synth_config c = preset_cfg("tiny");
         c.type = types[ti];
-        synth_plan *p = plan_of(&c);
-        const synth_tensor *t = find_tensor(p, "blk.1.ffn_down.weight");
+        rl_synth_plan *p = plan_of(&c);
+        const rl_synth_tensor *t = find_tensor(p, "blk.1.ffn_down.weight");
         size_t k = (size_t)(t - p->tensors);
         unsigned char *whole = malloc(t->n_bytes), *parts = malloc(t->n_bytes);
         assert_non_null(whole);
         assert_non_null(parts);
-        synth_generate(p, k, 0, t->n_elements, whole);
+        rl_synth_generate(p, k, 0, t->n_elements, whole);
         uint64_t cut = 32 * 777;
         uint64_t cut_bytes = t->n_bytes / t->n_elements * cut;
         if (t->type == SYNTH_GGML_Q8_0)
             cut_bytes = cut / 32 * 34;
         else if (t->type == SYNTH_GGML_Q4_0)
             cut_bytes = cut / 32 * 18;
-        synth_generate(p, k, 0, cut, parts);
-        synth_generate(p, k, cut, t->n_elements - cut, parts + cut_bytes);
+        rl_synth_generate(p, k, 0, cut, parts);
+        rl_synth_generate(p, k, cut, t->n_elements - cut, parts + cut_bytes);
         assert_memory_equal(whole, parts, t->n_bytes);
         free(whole);
         free(parts);
-        synth_plan_free(p);
+        rl_synth_plan_free(p);
     }
 }
 
@@ -455,12 +455,12 @@ static unsigned char *slurp(const char *path, size_t *len)
     return b;
 }
 
-static void round_trip(const synth_config *c)
+static void round_trip(const rl_synth_config *c)
 {
-    synth_plan *p = plan_of(c);
+    rl_synth_plan *p = plan_of(c);
     const char *path = tmp_path("rt.gguf");
     rl_error err = {RL_OK, ""};
-    rl_status st = synth_write(p, path, false, &err);
+    rl_status st = rl_synth_write(p, path, false, &err);
     if (st != RL_OK)
         fail_msg("synth_write: %s", err.msg);
     char tmp[1100];
@@ -471,18 +471,18 @@ static void round_trip(const synth_config *c)
     assert_int_equal(stat(path, &sb), 0);
     assert_int_equal((uint64_t)sb.st_size, p->file_size);
 
-    gguf_file *f = NULL;
-    st = gguf_read_file(path, &f, &err);
+    rl_gguf_file *f = NULL;
+    st = rl_gguf_read_file(path, &f, &err);
     if (st != RL_OK)
-        fail_msg("gguf_read_file %s/%s: %s", c->preset, synth_type_name(c->type), err.msg);
+        fail_msg("gguf_read_file %s/%s: %s", c->preset, rl_synth_type_name(c->type), err.msg);
     assert_int_equal(f->version, 3);
     assert_int_equal(f->alignment, 32);
     assert_int_equal(f->data_offset, p->data_offset);
     assert_int_equal(f->file_size, p->file_size);
     assert_int_equal(f->n_tensors, p->n_tensors);
     for (size_t i = 0; i < p->n_tensors; i++) {
-        const gguf_tensor *g = &f->tensors[i];
-        const synth_tensor *t = &p->tensors[i];
+        const rl_gguf_tensor *g = &f->tensors[i];
+        const rl_synth_tensor *t = &p->tensors[i];
         assert_string_equal(g->name, t->name);
         assert_int_equal(g->n_dims, t->n_dims);
         for (int d = 0; d < 4; d++)
@@ -495,57 +495,57 @@ static void round_trip(const synth_config *c)
         assert_int_equal(g->n_elements, t->n_elements);
     }
     /* the file ends exactly after the last tensor, padded to the alignment like ggml does */
-    const gguf_tensor *last = &f->tensors[f->n_tensors - 1];
+    const rl_gguf_tensor *last = &f->tensors[f->n_tensors - 1];
     assert_int_equal(f->file_size, f->data_offset + (last->offset + last->n_bytes + 31) / 32 * 32);
 
     uint64_t u = 0;
-    assert_true(gguf_get_u64(f, "general.file_type", &u));
-    assert_int_equal(u, synth_file_type(c->type));
-    assert_true(gguf_get_u64(f, "general.alignment", &u));
+    assert_true(rl_gguf_get_u64(f, "general.file_type", &u));
+    assert_int_equal(u, rl_synth_file_type(c->type));
+    assert_true(rl_gguf_get_u64(f, "general.alignment", &u));
     assert_int_equal(u, 32);
     const char *arch = c->arch == SYNTH_ARCH_QWEN2 ? "qwen2" : "llama";
-    assert_string_equal(gguf_get_str(f, "general.architecture"), arch);
+    assert_string_equal(rl_gguf_get_str(f, "general.architecture"), arch);
     char key[128], name[64];
     snprintf(name, sizeof name, "synth %s", c->preset);
-    assert_string_equal(gguf_get_str(f, "general.name"), name);
-    assert_string_equal(gguf_get_str(f, "tokenizer.ggml.model"), "llama");
+    assert_string_equal(rl_gguf_get_str(f, "general.name"), name);
+    assert_string_equal(rl_gguf_get_str(f, "tokenizer.ggml.model"), "llama");
     snprintf(key, sizeof key, "%s.block_count", arch);
-    assert_true(gguf_get_u64(f, key, &u));
+    assert_true(rl_gguf_get_u64(f, key, &u));
     assert_int_equal(u, c->n_layer);
     snprintf(key, sizeof key, "%s.attention.head_count_kv", arch);
-    assert_true(gguf_get_u64(f, key, &u));
+    assert_true(rl_gguf_get_u64(f, key, &u));
     assert_int_equal(u, c->n_head_kv);
     double d = 0;
     snprintf(key, sizeof key, "%s.rope.freq_base", arch);
-    assert_true(gguf_get_f64(f, key, &d));
+    assert_true(rl_gguf_get_f64(f, key, &d));
     assert_true(d == (double)c->rope_freq_base);
-    const gguf_kv *tok = gguf_find(f, "tokenizer.ggml.tokens");
+    const rl_gguf_kv *tok = rl_gguf_find(f, "tokenizer.ggml.tokens");
     assert_non_null(tok);
     assert_int_equal(tok->type, GGUF_T_ARRAY);
     assert_int_equal(tok->v.arr.elem, GGUF_T_STRING);
     assert_int_equal(tok->v.arr.len, c->n_vocab);
     for (uint32_t i = 0; i < tok->v.arr.n_kept; i++) {
         char t[32];
-        synth_vocab_token(i, t, sizeof t);
+        rl_synth_vocab_token(i, t, sizeof t);
         assert_string_equal(tok->v.arr.strs[i], t);
     }
-    const gguf_kv *sc = gguf_find(f, "tokenizer.ggml.scores");
+    const rl_gguf_kv *sc = rl_gguf_find(f, "tokenizer.ggml.scores");
     assert_non_null(sc);
     assert_int_equal(sc->v.arr.elem, GGUF_T_FLOAT32);
     assert_int_equal(sc->v.arr.len, c->n_vocab);
-    const gguf_kv *ty = gguf_find(f, "tokenizer.ggml.token_type");
+    const rl_gguf_kv *ty = rl_gguf_find(f, "tokenizer.ggml.token_type");
     assert_non_null(ty);
     assert_int_equal(ty->v.arr.elem, GGUF_T_INT32);
     assert_int_equal(ty->v.arr.len, c->n_vocab);
-    gguf_free(f);
+    rl_gguf_free(f);
 
-    gguf_model m;
+    rl_gguf_model m;
     memset(&m, 0, sizeof m);
-    st = gguf_model_load(path, &m, &err);
+    st = rl_gguf_model_load(path, &m, &err);
     if (st != RL_OK)
         fail_msg("gguf_model_load: %s", err.msg);
     assert_string_equal(m.architecture, arch);
-    assert_int_equal(m.file_type, synth_file_type(c->type));
+    assert_int_equal(m.file_type, rl_synth_file_type(c->type));
     assert_int_equal(m.n_layer, c->n_layer);
     assert_int_equal(m.n_embd, c->n_embd);
     assert_int_equal(m.n_ff, c->n_ff);
@@ -561,24 +561,24 @@ static void round_trip(const synth_config *c)
     assert_int_equal(m.n_params, p->n_params);
     assert_int_equal(m.file_bytes, p->file_size);
     assert_int_equal(m.tensor_bytes, tensor_bytes(p));
-    gguf_model_free(&m);
+    rl_gguf_model_free(&m);
 
-    /* the data on disk is what synth_generate makes */
+    /* the data on disk is what rl_synth_generate makes */
     size_t len = 0;
     unsigned char *bytes = slurp(path, &len);
     assert_int_equal(len, p->file_size);
     assert_memory_equal(bytes, p->header, p->header_len);
     for (size_t i = 0; i < p->n_tensors; i += 7) {
-        const synth_tensor *t = &p->tensors[i];
+        const rl_synth_tensor *t = &p->tensors[i];
         unsigned char *want = malloc(t->n_bytes);
         assert_non_null(want);
-        synth_generate(p, i, 0, t->n_elements, want);
+        rl_synth_generate(p, i, 0, t->n_elements, want);
         assert_memory_equal(bytes + p->data_offset + t->offset, want, t->n_bytes);
         free(want);
     }
     free(bytes);
     unlink(path);
-    synth_plan_free(p);
+    rl_synth_plan_free(p);
 }
 
 /* Every preset and every type; the big presets shrunk (1 layer, a 1024-token vocabulary) to
@@ -588,9 +588,9 @@ static void test_round_trip_all(void **state)
     (void)state;
     const uint32_t types[] = {SYNTH_GGML_F32, SYNTH_GGML_F16, SYNTH_GGML_BF16, SYNTH_GGML_Q8_0,
                               SYNTH_GGML_Q4_0};
-    for (size_t i = 0; i < synth_preset_count(); i++) {
+    for (size_t i = 0; i < rl_synth_preset_count(); i++) {
         for (size_t k = 0; k < 5; k++) {
-            synth_config c = synth_preset_at(i)->cfg;
+            rl_synth_config c = rl_synth_preset_at(i)->cfg;
             c.type = types[k];
             c.seed = 42;
             if (c.n_vocab > 4096) {
@@ -603,7 +603,7 @@ static void test_round_trip_all(void **state)
         }
     }
     /* and the overrides: tied tiny, an 8-expert tiny-moe, a dense tiny-moe */
-    synth_config c = preset_cfg("tiny");
+    rl_synth_config c = preset_cfg("tiny");
     c.tied = true;
     round_trip(&c);
     c = preset_cfg("tiny-moe");
@@ -618,48 +618,48 @@ static void test_round_trip_all(void **state)
 static void test_determinism(void **state)
 {
     (void)state;
-    synth_config c = preset_cfg("tiny");
+    rl_synth_config c = preset_cfg("tiny");
     c.type = SYNTH_GGML_Q4_0;
     c.seed = 7;
     rl_error err = {RL_OK, ""};
     char a[1100], b[1100];
     snprintf(a, sizeof a, "%s", tmp_path("det-a.gguf"));
     snprintf(b, sizeof b, "%s", tmp_path("det-b.gguf"));
-    synth_plan *p = plan_of(&c);
-    assert_int_equal(synth_write(p, a, false, &err), RL_OK);
-    synth_plan_free(p);
+    rl_synth_plan *p = plan_of(&c);
+    assert_int_equal(rl_synth_write(p, a, false, &err), RL_OK);
+    rl_synth_plan_free(p);
     p = plan_of(&c);
-    assert_int_equal(synth_write(p, b, false, &err), RL_OK);
+    assert_int_equal(rl_synth_write(p, b, false, &err), RL_OK);
     size_t la, lb;
     unsigned char *x = slurp(a, &la), *y = slurp(b, &lb);
     assert_int_equal(la, lb);
     assert_memory_equal(x, y, la);
     free(y);
-    synth_plan_free(p);
+    rl_synth_plan_free(p);
 
     c.seed = 8;
     p = plan_of(&c);
-    assert_int_equal(synth_write(p, b, false, &err), RL_OK);
+    assert_int_equal(rl_synth_write(p, b, false, &err), RL_OK);
     y = slurp(b, &lb);
     assert_int_equal(la, lb);                  /* same layout */
     assert_memory_equal(x, y, p->data_offset); /* same header */
-    const synth_tensor *t = find_tensor(p, "blk.0.attn_q.weight");
+    const rl_synth_tensor *t = find_tensor(p, "blk.0.attn_q.weight");
     assert_memory_not_equal(x + p->data_offset + t->offset, y + p->data_offset + t->offset,
                             t->n_bytes); /* other weights */
     free(x);
     free(y);
-    synth_plan_free(p);
+    rl_synth_plan_free(p);
     unlink(a);
     unlink(b);
 }
 
 /* ---- validation and errors -------------------------------------------------------------- */
 
-static void expect_invalid(const synth_config *c, const char *needle)
+static void expect_invalid(const rl_synth_config *c, const char *needle)
 {
     rl_error err = {RL_OK, ""};
-    synth_plan *p = (synth_plan *)1;
-    assert_int_equal(synth_plan_build(c, &p, &err), RL_EINPUT);
+    rl_synth_plan *p = (rl_synth_plan *)1;
+    assert_int_equal(rl_synth_plan_build(c, &p, &err), RL_EINPUT);
     assert_null(p);
     if (!strstr(err.msg, needle))
         fail_msg("message '%s' lacks '%s'", err.msg, needle);
@@ -669,10 +669,10 @@ static void expect_invalid(const synth_config *c, const char *needle)
 static void test_validation(void **state)
 {
     (void)state;
-    synth_config c = preset_cfg("qwen2.5-0.5b");
+    rl_synth_config c = preset_cfg("qwen2.5-0.5b");
     c.n_head = 16; /* 896 / 16 = 56 ok; 16 % 2 ok */
-    synth_plan *p = plan_of(&c);
-    synth_plan_free(p);
+    rl_synth_plan *p = plan_of(&c);
+    rl_synth_plan_free(p);
 
     c = preset_cfg("qwen2.5-0.5b");
     c.n_head = 13;
@@ -720,35 +720,35 @@ static void test_validation(void **state)
     c.n_expert_used = 2;
     expect_invalid(&c, "experts need a llama-architecture preset");
 
-    assert_null(synth_preset_find("qwen2.5-7b"));
-    assert_int_equal(synth_type_by_name("q4_0"), SYNTH_GGML_Q4_0);
-    assert_int_equal(synth_type_by_name("BF16"), SYNTH_GGML_BF16);
-    assert_int_equal(synth_type_by_name("Q4_K"), -1);
-    assert_int_equal(synth_file_type(SYNTH_GGML_F32), 0);
-    assert_int_equal(synth_file_type(SYNTH_GGML_F16), 1);
-    assert_int_equal(synth_file_type(SYNTH_GGML_Q4_0), 2);
-    assert_int_equal(synth_file_type(SYNTH_GGML_Q8_0), 7);
-    assert_int_equal(synth_file_type(SYNTH_GGML_BF16), 32);
+    assert_null(rl_synth_preset_find("qwen2.5-7b"));
+    assert_int_equal(rl_synth_type_by_name("q4_0"), SYNTH_GGML_Q4_0);
+    assert_int_equal(rl_synth_type_by_name("BF16"), SYNTH_GGML_BF16);
+    assert_int_equal(rl_synth_type_by_name("Q4_K"), -1);
+    assert_int_equal(rl_synth_file_type(SYNTH_GGML_F32), 0);
+    assert_int_equal(rl_synth_file_type(SYNTH_GGML_F16), 1);
+    assert_int_equal(rl_synth_file_type(SYNTH_GGML_Q4_0), 2);
+    assert_int_equal(rl_synth_file_type(SYNTH_GGML_Q8_0), 7);
+    assert_int_equal(rl_synth_file_type(SYNTH_GGML_BF16), 32);
 }
 
 static void test_write_errors(void **state)
 {
     (void)state;
-    synth_config c = preset_cfg("tiny");
-    synth_plan *p = plan_of(&c);
+    rl_synth_config c = preset_cfg("tiny");
+    rl_synth_plan *p = plan_of(&c);
     rl_error err = {RL_OK, ""};
-    assert_int_equal(synth_write(p, "/proc/nonexistent/x.gguf", false, &err), RL_EOUTPUT);
+    assert_int_equal(rl_synth_write(p, "/proc/nonexistent/x.gguf", false, &err), RL_EOUTPUT);
     assert_non_null(strstr(err.msg, "/proc/nonexistent/x.gguf"));
     if (access("/dev/full", W_OK) == 0) {
-        assert_int_equal(synth_write(p, "/dev/full", false, &err), RL_EOUTPUT);
+        assert_int_equal(rl_synth_write(p, "/dev/full", false, &err), RL_EOUTPUT);
         assert_non_null(strstr(err.msg, "/dev/full"));
         assert_non_null(strstr(err.msg, strerror(ENOSPC)));
     }
-    assert_int_equal(synth_write(p, tmpdir, false, &err), RL_EOUTPUT);
+    assert_int_equal(rl_synth_write(p, tmpdir, false, &err), RL_EOUTPUT);
     assert_non_null(strstr(err.msg, "directory"));
     /* /dev/null is written straight through */
-    assert_int_equal(synth_write(p, "/dev/null", false, &err), RL_OK);
-    synth_plan_free(p);
+    assert_int_equal(rl_synth_write(p, "/dev/null", false, &err), RL_OK);
+    rl_synth_plan_free(p);
 }
 
 int main(void)
