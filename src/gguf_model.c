@@ -18,6 +18,7 @@
 #include <sys/stat.h>
 
 #include "ggml_types.h"
+#include "rl_text.h"
 #include "rl_util.h"
 
 /* ---- small helpers ------------------------------------------------------------------- */
@@ -45,7 +46,7 @@ static void copy_text(char *dst, size_t cap, const char *src)
                    : (c & 0xF8) == 0xF0 ? 4
                                         : 0;
         size_t avail = strnlen(src + i, 4);
-        if (n == 0 || n > avail || !rl_gguf_utf8_valid(src + i, n)) {
+        if (n == 0 || n > avail || !rl_utf8_valid(src + i, n)) {
             dst[o++] = '?';
             i++;
             continue;

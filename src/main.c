@@ -1,11 +1,19 @@
-/* main.c: program entry. Holds the single command table, handles --version, --help,
- * `help <verb>` and `<verb> --help`, installs the interrupt handler, and is the only place a
- * status becomes an exit code (docs/CLI.md). */
+/* main.c: program entry. Holds the single command table, handles --version, --help and
+ * `help <verb>` (each command handles its own -h/--help), pins number formatting to the C
+ * locale, installs the interrupt handler, and is the only place a status becomes an exit code
+ * (docs/CLI.md).
+ *
+ * Signals: the first SIGINT or SIGTERM only sets rl_interrupted (no SA_RESTART, so a blocked
+ * read, write, poll or open returns EINTR and the loop around it checks the flag); commands
+ * then stop within a second, keep what they measured and exit 130. A second one removes the
+ * temporary files still open, restores the default action and re-raises it. */
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "cmd.h"
+#include "rl_file.h"
+#include "rl_text.h"
 #include "rl_util.h"
 #include "rl_version.h"
 
@@ -40,12 +48,18 @@ static void print_help(FILE *out)
 
 static void on_signal(int sig)
 {
-    (void)sig;
+    if (rl_interrupted) {
+        rl_file_cleanup_signal();
+        signal(sig, SIG_DFL);
+        raise(sig);
+        return;
+    }
     rl_interrupted = 1;
 }
 
 int main(int argc, char **argv)
 {
+    rl_locale_init();
     if (argc < 2) {
         print_help(stderr);
         fprintf(stderr, "llama-roofline: error: a command is required\n");
@@ -67,8 +81,9 @@ int main(int argc, char **argv)
         }
         const rl_command *c = find_command(argv[2]);
         if (!c) {
+            char safe[256];
             fprintf(stderr, "llama-roofline: error: no command '%s' (see llama-roofline --help)\n",
-                    argv[2]);
+                    rl_tty_escape(argv[2], safe, sizeof safe));
             return rl_exit_code(RL_EINPUT);
         }
         fputs(c->usage, stdout);
@@ -76,18 +91,21 @@ int main(int argc, char **argv)
     }
     const rl_command *c = find_command(verb);
     if (!c) {
+        char safe[256];
         fprintf(stderr, "llama-roofline: error: no command '%s' (see llama-roofline --help)\n",
-                verb);
+                rl_tty_escape(verb, safe, sizeof safe));
         return rl_exit_code(RL_EINPUT);
     }
-    for (int i = 2; i < argc; i++) {
-        if (strcmp(argv[i], "--") == 0)
-            break;
-        if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
-            fputs(c->usage, stdout);
-            return 0;
+    /* TRANSITIONAL: inspect and synth still expect main to answer --help for them. */
+    if (c != &rl_cmd_membw)
+        for (int i = 2; i < argc; i++) {
+            if (strcmp(argv[i], "--") == 0)
+                break;
+            if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
+                fputs(c->usage, stdout);
+                return 0;
+            }
         }
-    }
 
     struct sigaction sa;
     memset(&sa, 0, sizeof sa);

@@ -14,6 +14,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "rl_json.h"
+#include "rl_text.h"
 #include "rl_util.h"
 
 /* ------------------------------------------------------------ rules */
@@ -131,54 +133,18 @@ rl_status rl_membw_parse_mb(const char *s, uint64_t ram_bytes, uint64_t *bytes, 
 rl_status rl_membw_parse_threads(const char *s, int logical, int *out, int max, int *n,
                                  rl_error *err)
 {
-    *n = 0;
-    if (!s || !*s)
-        return rl_fail(err, RL_EINPUT, "--threads wants a list such as 1,2,4, got ''");
-    char buf[256];
-    if (strlen(s) >= sizeof buf)
-        return rl_fail(err, RL_EINPUT, "--threads list is too long");
-    snprintf(buf, sizeof buf, "%s", s);
-    int k = 0;
-    char *save = NULL;
-    for (char *tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
-        uint64_t v;
-        if (!rl_parse_u64(tok, &v) || v == 0)
-            return rl_fail(err, RL_EINPUT,
-                           "--threads wants positive whole numbers separated by commas, got '%s'",
-                           s);
-        if (v > (uint64_t)logical)
-            return rl_fail(err, RL_EINPUT,
-                           "--threads %llu exceeds the %d logical CPUs this process may use",
-                           (unsigned long long)v, logical);
-        if (k == RL_MEMBW_MAX_COUNTS || k == max)
-            return rl_fail(err, RL_EINPUT, "--threads takes at most %d counts",
-                           max < RL_MEMBW_MAX_COUNTS ? max : RL_MEMBW_MAX_COUNTS);
-        out[k++] = (int)v;
-    }
-    if (k == 0)
-        return rl_fail(err, RL_EINPUT, "--threads wants a list such as 1,2,4, got '%s'", s);
-    *n = sort_unique(out, k);
-    return RL_OK;
+    return rl_opt_int_list("--threads", s, 1, logical, out,
+                           max < RL_MEMBW_MAX_COUNTS ? max : RL_MEMBW_MAX_COUNTS, n, true, err);
 }
 
 rl_status rl_membw_parse_reps(const char *s, int *reps, rl_error *err)
 {
-    uint64_t v;
-    if (!rl_parse_u64(s, &v) || v < 1 || v > RL_MEMBW_MAX_REPS)
-        return rl_fail(err, RL_EINPUT, "--reps wants a whole number from 1 to %d, got '%s'",
-                       RL_MEMBW_MAX_REPS, s ? s : "");
-    *reps = (int)v;
-    return RL_OK;
+    return rl_opt_int("--reps", s, 1, RL_MEMBW_MAX_REPS, reps, err);
 }
 
 rl_status rl_membw_parse_peak_bw(const char *s, double *gbs, rl_error *err)
 {
-    double v;
-    if (!rl_parse_double(s, &v) || !(v > 0))
-        return rl_fail(err, RL_EINPUT, "--peak-bw wants a positive number of GB/s, got '%s'",
-                       s ? s : "");
-    *gbs = v;
-    return RL_OK;
+    return rl_opt_double("--peak-bw", s, 0, true, RL_MEMBW_MAX_PEAK_GBS, gbs, err);
 }
 
 /* ------------------------------------------------------------ allocation */
@@ -778,18 +744,12 @@ static double r3(double v)
 
 static void add_gbs(cJSON *o, const char *key, double v)
 {
-    if (v >= 0)
-        cJSON_AddNumberToObject(o, key, r3(v));
-    else
-        cJSON_AddNullToObject(o, key);
+    rl_json_add_num_or_null(o, key, r3(v), v >= 0);
 }
 
 static void add_count(cJSON *o, const char *key, int v)
 {
-    if (v > 0)
-        cJSON_AddNumberToObject(o, key, v);
-    else
-        cJSON_AddNullToObject(o, key);
+    rl_json_add_u64_or_null(o, key, (uint64_t)(v > 0 ? v : 0), v > 0);
 }
 
 cJSON *rl_membw_to_json(const rl_membw_result *res, const rl_sysinfo *env)

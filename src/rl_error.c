@@ -5,19 +5,20 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "rl_text.h"
+
 volatile sig_atomic_t rl_interrupted = 0;
 
 rl_status rl_fail(rl_error *err, rl_status status, const char *fmt, ...)
 {
     if (err) {
+        char raw[sizeof err->msg];
         va_list ap;
         va_start(ap, fmt);
-        vsnprintf(err->msg, sizeof err->msg, fmt, ap);
+        rl_vsnprintf(raw, sizeof raw, fmt, ap);
         va_end(ap);
-        /* one line: a message never carries a newline to the terminal */
-        for (char *p = err->msg; *p; p++)
-            if (*p == '\n' || *p == '\r')
-                *p = ' ';
+        /* one line, and nothing from a file name or a child reaches the terminal raw */
+        rl_tty_escape(raw, err->msg, sizeof err->msg);
         err->status = status;
     }
     return status;
@@ -27,11 +28,12 @@ rl_status rl_prefix(rl_error *err, const char *fmt, ...)
 {
     if (!err)
         return RL_EINTERNAL;
-    char head[512], old[sizeof err->msg];
+    char raw[512], head[512], old[sizeof err->msg];
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(head, sizeof head, fmt, ap);
+    rl_vsnprintf(raw, sizeof raw, fmt, ap);
     va_end(ap);
+    rl_tty_escape(raw, head, sizeof head);
     memcpy(old, err->msg, sizeof old);
     size_t h = strlen(head);
     if (h > sizeof err->msg - 3)

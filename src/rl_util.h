@@ -1,7 +1,13 @@
-/* rl_util.h: small helpers shared by every module: strict number parsing, terminal progress,
- * checked allocation, file writing. Strings returned by rl_strdup/rl_asprintf are malloc'd and
- * owned by the caller. Numbers are parsed and printed in the C locale (the program never calls
- * setlocale with ""). */
+/* rl_util.h: small helpers shared by every module: the one number rule, terminal progress,
+ * checked allocation. Strings returned by rl_strdup/rl_asprintf are malloc'd and owned by
+ * the caller.
+ *
+ * The number rule (docs/CLI.md): a whole number is plain ASCII decimal digits, nothing else
+ * (no sign, no spaces, no hex, no exponent, no thousands separators); a negative whole number
+ * (where an option allows one) is '-' and digits; a real number is digits with an optional
+ * '.' and more digits ("13.98", "0.5"; not ".5", "5.", "1e3", "0x10", "inf"). A list is such
+ * values separated by single commas, with no empty element. Parsing never depends on the
+ * process locale. */
 #ifndef RL_UTIL_H
 #define RL_UTIL_H
 
@@ -11,12 +17,27 @@
 
 #include "rl_error.h"
 
-/* Parse a whole string as an unsigned decimal integer; false on empty, sign, junk or overflow. */
+/* Parse a whole string by the number rule; false on anything else or overflow. */
 bool rl_parse_u64(const char *s, uint64_t *out);
-/* Parse a whole string as a finite double (C locale); false on junk, inf or nan. */
+bool rl_parse_i64(const char *s, int64_t *out);
 bool rl_parse_double(const char *s, double *out);
 
-/* Progress on stderr, only when stderr is a terminal: rewrites the current line. */
+/* Option values with the range check and the one-line message ("--reps: '0' is out of range:
+ * give a whole number from 1 to 100"). RL_EINPUT on failure. */
+rl_status rl_opt_u64(const char *opt, const char *s, uint64_t min, uint64_t max, uint64_t *out,
+                     rl_error *err);
+rl_status rl_opt_int(const char *opt, const char *s, int min, int max, int *out, rl_error *err);
+/* A real number in (min, max] when min_exclusive, else [min, max]. */
+rl_status rl_opt_double(const char *opt, const char *s, double min, bool min_exclusive, double max,
+                        double *out, rl_error *err);
+/* A comma-separated list of whole numbers in [min, max], at most max_n of them, written to
+ * out in the order given; with sort_unique sorted ascending and de-duplicated. */
+rl_status rl_opt_int_list(const char *opt, const char *s, int min, int max, int *out, int max_n,
+                          int *n, bool sort_unique, rl_error *err);
+
+/* Progress on stderr. By default only when stderr is a terminal, rewriting the current line;
+ * LLAMA_ROOFLINE_PROGRESS=lines prints each update as a plain line on any stderr (logs, CI),
+ * =off prints nothing. Control characters in the text are escaped. */
 void rl_progress(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* End a progress line (clears it) if one is showing. */
 void rl_progress_done(void);
@@ -25,16 +46,5 @@ void rl_progress_done(void);
 void *rl_calloc(size_t n, size_t size);
 char *rl_strdup(const char *s);
 char *rl_asprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-
-/* "512 MiB" when bytes is a whole number of MiB, else "1.5 MiB" (C locale). */
-void rl_fmt_mib(char *buf, size_t len, uint64_t bytes);
-
-/* Fail early (RL_EOUTPUT naming path) when path is a directory or its directory is not
- * writable, so a long measurement is not lost at the end for want of a place to put it. */
-rl_status rl_check_writable(const char *path, rl_error *err);
-
-/* Write len bytes to path atomically (temp file + rename); RL_EOUTPUT with a message naming
- * path on failure. */
-rl_status rl_write_file(const char *path, const void *data, size_t len, rl_error *err);
 
 #endif

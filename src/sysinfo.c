@@ -3,6 +3,9 @@
  * hypervisor cpuid leaf. Every probe is optional; see sysinfo.h for ownership. */
 #include "sysinfo.h"
 
+#include "rl_json.h"
+#include "rl_text.h"
+
 #include <ctype.h>
 #include <dirent.h>
 #include <sched.h>
@@ -501,28 +504,12 @@ void rl_sysinfo_collect(rl_sysinfo *si)
 
 /* ------------------------------------------------------------ output */
 
-static void add_str(cJSON *o, const char *key, const char *v)
-{
-    if (v && *v)
-        cJSON_AddStringToObject(o, key, v);
-    else
-        cJSON_AddNullToObject(o, key);
-}
-
 static void add_int(cJSON *o, const char *key, long long v, bool known)
 {
-    if (known)
-        cJSON_AddNumberToObject(o, key, (double)v);
+    if (known && v < 0)
+        rl_json_add_i64(o, key, v);
     else
-        cJSON_AddNullToObject(o, key);
-}
-
-static void add_tristate(cJSON *o, const char *key, int v)
-{
-    if (v < 0)
-        cJSON_AddNullToObject(o, key);
-    else
-        cJSON_AddBoolToObject(o, key, v != 0);
+        rl_json_add_u64_or_null(o, key, (uint64_t)(known ? v : 0), known);
 }
 
 cJSON *rl_sysinfo_to_json(const rl_sysinfo *si)
@@ -530,16 +517,16 @@ cJSON *rl_sysinfo_to_json(const rl_sysinfo *si)
     cJSON *o = cJSON_CreateObject();
     if (!o)
         return NULL;
-    add_str(o, "os", si->os);
-    add_str(o, "kernel", si->kernel);
-    add_str(o, "arch", si->arch);
-    add_str(o, "cpu", si->cpu_model);
+    rl_json_add_str_or_null(o, "os", si->os);
+    rl_json_add_str_or_null(o, "kernel", si->kernel);
+    rl_json_add_str_or_null(o, "arch", si->arch);
+    rl_json_add_str_or_null(o, "cpu", si->cpu_model);
     add_int(o, "logical_cores", si->logical_cores, si->logical_cores > 0);
     add_int(o, "physical_cores", si->physical_cores, si->physical_cores > 0);
     add_int(o, "packages", si->packages, si->packages > 0);
     add_int(o, "numa_nodes", si->numa_nodes, si->numa_nodes > 0);
     add_int(o, "threads_per_core", si->threads_per_core, si->threads_per_core > 0);
-    add_tristate(o, "smt_active", si->smt_active);
+    rl_json_add_tristate(o, "smt_active", si->smt_active);
     cJSON *caches = cJSON_AddArrayToObject(o, "caches");
     for (int i = 0; caches && i < si->n_caches; i++) {
         const rl_cache_info *c = &si->caches[i];
@@ -547,7 +534,7 @@ cJSON *rl_sysinfo_to_json(const rl_sysinfo *si)
         if (!e)
             break;
         cJSON_AddNumberToObject(e, "level", c->level);
-        add_str(e, "type", c->type);
+        rl_json_add_str_or_null(e, "type", c->type);
         add_int(e, "size_bytes", (long long)c->size_bytes, c->size_bytes > 0);
         add_int(e, "shared_cpus", c->shared_cpus, c->shared_cpus > 0);
         cJSON_AddItemToArray(caches, e);
@@ -556,11 +543,11 @@ cJSON *rl_sysinfo_to_json(const rl_sysinfo *si)
     add_int(o, "ram_bytes", (long long)si->ram_bytes, si->ram_bytes > 0);
     add_int(o, "ram_available_bytes", (long long)si->ram_available_bytes,
             si->ram_available_bytes > 0);
-    add_str(o, "governor", si->governor);
-    add_str(o, "thp", si->thp);
-    add_tristate(o, "vm", si->is_vm);
-    add_str(o, "hypervisor", si->hypervisor);
-    add_str(o, "product_name", si->product_name);
+    rl_json_add_str_or_null(o, "governor", si->governor);
+    rl_json_add_str_or_null(o, "thp", si->thp);
+    rl_json_add_tristate(o, "vm", si->is_vm);
+    rl_json_add_str_or_null(o, "hypervisor", si->hypervisor);
+    rl_json_add_str_or_null(o, "product_name", si->product_name);
     return o;
 }
 
@@ -575,11 +562,12 @@ void rl_sysinfo_describe(const rl_sysinfo *si, char *buf, size_t len)
     else
         snprintf(cores, sizeof cores, "cores unknown");
     if (si->ram_bytes)
-        snprintf(ram, sizeof ram, "%.1f GiB RAM", (double)si->ram_bytes / (1024.0 * 1024 * 1024));
+        rl_snprintf(ram, sizeof ram, "%.1f GiB RAM",
+                    (double)si->ram_bytes / (1024.0 * 1024 * 1024));
     else
         snprintf(ram, sizeof ram, "RAM unknown");
     if (si->llc_bytes)
-        snprintf(llc, sizeof llc, "LLC %.0f MiB", (double)si->llc_bytes / (1024.0 * 1024));
+        rl_snprintf(llc, sizeof llc, "LLC %.0f MiB", (double)si->llc_bytes / (1024.0 * 1024));
     else
         snprintf(llc, sizeof llc, "LLC unknown");
     if (si->is_vm == 1)

@@ -25,7 +25,19 @@ bad "--membw-mb=1.5" 2 "membw-mb" --membw-mb=1.5
 bad "--membw-mb without value" 2 "needs a value" --membw-mb
 bad "--reps 0" 2 "reps" --reps 0
 bad "--threads 0" 2 "threads" --threads 0
-bad "--threads 100000" 2 "threads.*logical" --threads 100000
+bad "--threads 100000" 2 "threads: '100000' is not valid: give a whole number from 1 to [0-9]+$" --threads 100000
+# the number rule (docs/CLI.md): plain decimal only, every list element present
+bad "--threads 1,,2" 2 "threads: '1,,2' is not a list" --threads 1,,2
+bad "--threads 1," 2 "threads: '1,' is not a list" --threads 1,
+bad "--reps +3" 2 "reps: '\+3' is not valid" --reps +3
+bad "--reps ' 12'" 2 "reps: ' 12' is not valid" --reps " 12"
+bad "--peak-bw 0x10" 2 "peak-bw: '0x10' is not valid" --peak-bw 0x10
+bad "--peak-bw 1e308" 2 "peak-bw: '1e308' is not valid" --peak-bw 1e308
+bad "--peak-bw ' 12'" 2 "peak-bw: ' 12' is not valid" --peak-bw " 12"
+bad "--peak-bw=13,98" 2 "peak-bw: '13,98' is not valid" --peak-bw=13,98
+bad "--json=1" 2 "option '--json' takes no value" --json=1
+bad "operand" 2 "membw takes no file or word 'extra'" extra
+bad "-o without value" 2 "option '-o' needs a value" -o
 bad "--peak-bw 0" 2 "peak-bw" --peak-bw 0
 bad "--peak-bw -3" 2 "peak-bw" --peak-bw -3
 bad "--peak-bw nan" 2 "peak-bw" --peak-bw nan
@@ -42,6 +54,24 @@ out=$("$RL_BIN" membw --peak-bw 40); check "--peak-bw 40 (text)" 0 $?
 expect "controlled text" "$out" "40\.00 GB/s.*controlled"
 "$RL_BIN" membw --peak-bw 13.98 -o "$work/out.json" >/dev/null; check "-o" 0 $?
 json_check "-o writes the JSON" "$work/out.json" 'j["peak_read_GBs"]==13.98'
+"$RL_BIN" membw --peak-bw=13.98 --output="$work/eq.json" >/dev/null; check "--flag=value" 0 $?
+json_check "--output=PATH writes the JSON" "$work/eq.json" 'j["peak_read_GBs"]==13.98'
+# "-h" as an option's value is a value (a file named -h), not a request for help
+(cd "$work" && "$RL_BIN" membw --peak-bw 40 -o -h >/dev/null); check "-o -h" 0 $?
+json_check "-o -h wrote a file named -h" "$work/-h" 'j["peak_read_GBs"]==40'
+ls "$work"/.*.json.* >/dev/null 2>&1 && fail "a temporary file was left behind" || echo "ok   no temporary file left"
+
+# ---- numbers never depend on the locale: under de_DE.UTF-8 (comma decimal separator, made by
+# scripts/deps.sh) "13.98" parses and every number prints with a dot. Checked to fail when
+# main's rl_locale_init stops pinning the C locale.
+if locale -a 2>/dev/null | grep -qi '^de_DE\.utf-\?8$'; then
+  out=$(LC_ALL=de_DE.UTF-8 "$RL_BIN" membw --peak-bw 13.98); check "de_DE: --peak-bw 13.98" 0 $?
+  expect "de_DE: text prints a dot" "$out" "13\.98 GB/s"
+  LC_ALL=de_DE.UTF-8 "$RL_BIN" membw --peak-bw 13.98 --json >"$work/de.json"; check "de_DE --json" 0 $?
+  json_check "de_DE: JSON number" "$work/de.json" 'j["peak_read_GBs"]==13.98'
+else
+  fail "locale de_DE.UTF-8 missing: run scripts/deps.sh"
+fi
 
 # ---- a quick measurement
 "$RL_BIN" membw --quick --json >"$work/quick.json" 2>"$work/quick.err"; rc=$?
@@ -68,13 +98,19 @@ else
   expect "fallback said on stderr" "$(cat "$work/fb.err")" "fell back to 512 MiB"
 fi
 
-# ---- Ctrl-C keeps what was measured and exits 130
-"$RL_BIN" membw --json --threads 1 --reps 100 --membw-mb 256 >"$work/int.json" 2>"$work/int.err" &
+# ---- Ctrl-C keeps what was measured and exits 130 within a second. The signal is sent once the
+# first repetition has finished (progress as plain lines on stderr says "repetition 2/"), so the
+# check does not depend on how fast this machine or a sanitizer build is.
+LLAMA_ROOFLINE_PROGRESS=lines "$RL_BIN" membw --json --threads 1 --reps 100 --membw-mb 256 \
+  >"$work/int.json" 2>"$work/int.err" &
 pid=$!
-sleep 2
+for _ in $(seq 600); do grep -q "read repetition 2/" "$work/int.err" && break; sleep 0.1; done
+t0=$(date +%s%N)
 kill -INT "$pid"
 wait "$pid"; rc=$?
+ms=$(( ($(date +%s%N) - t0) / 1000000 ))
 check "SIGINT exits 130" 130 "$rc"
+[ "$ms" -lt 1000 ] && echo "ok   SIGINT honoured in $ms ms" || fail "SIGINT took $ms ms (limit 1000)"
 json_check "interrupted JSON keeps the samples measured, marked incomplete" "$work/int.json" \
   'j["complete"] is False and j["peak_read_GBs"]>0 and sum(len(r["samples_GBs"]) for r in j["runs"])>0'
 expect "SIGINT message" "$(cat "$work/int.err")" "interrupted"

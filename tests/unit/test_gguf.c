@@ -16,6 +16,7 @@
 
 #include "ggml_types.h"
 #include "gguf.h"
+#include "rl_text.h"
 
 /* ---- test-only GGUF writer ----------------------------------------------------------- */
 
@@ -280,12 +281,12 @@ static void test_vtype_names(void **state)
     assert_string_equal(rl_gguf_vtype_name(GGUF_T_STRING), "string");
     assert_string_equal(rl_gguf_vtype_name(GGUF_T_FLOAT64), "float64");
     assert_string_equal(rl_gguf_vtype_name(GGUF_T_COUNT), "unknown");
-    assert_true(rl_gguf_utf8_valid("h\xc3\xa9", 3));
-    assert_false(rl_gguf_utf8_valid("\xc3\x28", 2));
-    assert_false(rl_gguf_utf8_valid("\xc0\xaf", 2));         /* overlong */
-    assert_false(rl_gguf_utf8_valid("\xed\xa0\x80", 3));     /* surrogate */
-    assert_false(rl_gguf_utf8_valid("\xf4\x90\x80\x80", 4)); /* above U+10FFFF */
-    assert_true(rl_gguf_utf8_valid("\xf0\x9f\x98\x80", 4));
+    assert_true(rl_utf8_valid("h\xc3\xa9", 3));
+    assert_false(rl_utf8_valid("\xc3\x28", 2));
+    assert_false(rl_utf8_valid("\xc0\xaf", 2));         /* overlong */
+    assert_false(rl_utf8_valid("\xed\xa0\x80", 3));     /* surrogate */
+    assert_false(rl_utf8_valid("\xf4\x90\x80\x80", 4)); /* above U+10FFFF */
+    assert_true(rl_utf8_valid("\xf0\x9f\x98\x80", 4));
 }
 
 /* Every strict prefix of a valid file must fail cleanly with RL_EINPUT. */

@@ -1,4 +1,8 @@
-/* test_rl_util.c: unit tests for rl_error.c and rl_util.c. */
+/* test_rl_util.c: unit tests for the shared helpers: rl_error.c, rl_util.c (the number rule and
+ * option values), rl_text.c (formatters, terminal escaping, the locale), rl_file.c (atomic
+ * writes, regular-file reads) and rl_json.c.
+ * Each group was checked once against a deliberately broken helper (accepting "+3", dropping
+ * the uselocale call, writing to "<path>.tmp", printing u64 through a double) and failed. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -6,10 +10,18 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <dirent.h>
+#include <locale.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include <cmocka.h>
 
 #include "rl_error.h"
+#include "rl_file.h"
+#include "rl_json.h"
+#include "rl_opt.h"
+#include "rl_text.h"
 #include "rl_util.h"
 
 static void test_exit_codes(void **state)
@@ -29,10 +41,15 @@ static void test_fail_is_one_line(void **state)
     (void)state;
     rl_error e = {RL_OK, ""};
     assert_int_equal(rl_fail(&e, RL_EINPUT, "bad %s\nsecond\rline", "x"), RL_EINPUT);
-    assert_string_equal(e.msg, "bad x second line");
+    assert_string_equal(e.msg, "bad x\\nsecond\\rline");
     assert_int_equal(e.status, RL_EINPUT);
     assert_int_equal(rl_prefix(&e, "file %d", 7), RL_EINPUT);
-    assert_string_equal(e.msg, "file 7: bad x second line");
+    assert_string_equal(e.msg, "file 7: bad x\\nsecond\\rline");
+    /* a hostile file name never reaches the terminal raw */
+    rl_fail(&e, RL_EINPUT, "%s: no such file", "bad\x1b]0;pwned\a.gguf");
+    assert_string_equal(e.msg, "bad\\e]0;pwned\\x07.gguf: no such file");
+    rl_prefix(&e, "%s", "x\x9by");
+    assert_string_equal(e.msg, "x\\x9by: bad\\e]0;pwned\\x07.gguf: no such file");
     assert_int_equal(rl_fail(NULL, RL_EOUTPUT, "ignored"), RL_EOUTPUT);
 }
 
@@ -72,13 +89,127 @@ static void test_parse_double(void **state)
     double d = 0;
     assert_true(rl_parse_double("62.5", &d));
     assert_true(d == 62.5);
-    assert_true(rl_parse_double("-3e2", &d));
-    assert_true(d == -300.0);
+    assert_true(rl_parse_double("13", &d));
+    assert_true(d == 13.0);
+    assert_true(rl_parse_double("0.5", &d));
+    assert_true(d == 0.5);
+    /* the number rule: plain decimal only */
+    assert_false(rl_parse_double("-3e2", &d));
+    assert_false(rl_parse_double("1e308", &d));
+    assert_false(rl_parse_double("0x10", &d));
+    assert_false(rl_parse_double(" 12", &d));
+    assert_false(rl_parse_double("12 ", &d));
+    assert_false(rl_parse_double("+3", &d));
+    assert_false(rl_parse_double(".5", &d));
+    assert_false(rl_parse_double("5.", &d));
+    assert_false(rl_parse_double("1.2.3", &d));
     assert_false(rl_parse_double("nan", &d));
     assert_false(rl_parse_double("inf", &d));
     assert_false(rl_parse_double("1e999", &d));
     assert_false(rl_parse_double("1,5", &d));
     assert_false(rl_parse_double("", &d));
+}
+
+static void test_parse_i64(void **state)
+{
+    (void)state;
+    int64_t v = 0;
+    assert_true(rl_parse_i64("-1", &v));
+    assert_true(v == -1);
+    assert_true(rl_parse_i64("-9223372036854775808", &v));
+    assert_true(v == INT64_MIN);
+    assert_false(rl_parse_i64("9223372036854775808", &v));
+    assert_false(rl_parse_i64("+1", &v));
+    assert_false(rl_parse_i64("-", &v));
+    assert_false(rl_parse_i64("--1", &v));
+}
+
+static void test_opt_values(void **state)
+{
+    (void)state;
+    rl_error e = {RL_OK, ""};
+    int v = 0;
+    assert_int_equal(rl_opt_int("--reps", "3", 1, 100, &v, &e), RL_OK);
+    assert_int_equal(v, 3);
+    assert_int_equal(rl_opt_int("--reps", "0", 1, 100, &v, &e), RL_EINPUT);
+    assert_string_equal(e.msg, "--reps: '0' is not valid: give a whole number from 1 to 100");
+    assert_int_equal(rl_opt_int("--reps", "+3", 1, 100, &v, &e), RL_EINPUT);
+    double d = 0;
+    assert_int_equal(rl_opt_double("--peak-bw", "13.98", 0, true, 1e5, &d, &e), RL_OK);
+    assert_true(d == 13.98);
+    assert_int_equal(rl_opt_double("--peak-bw", "0", 0, true, 1e5, &d, &e), RL_EINPUT);
+    assert_int_equal(rl_opt_double("--peak-bw", "1e308", 0, true, 1e5, &d, &e), RL_EINPUT);
+    assert_int_equal(rl_opt_double("--peak-bw", "200000", 0, true, 1e5, &d, &e), RL_EINPUT);
+    assert_non_null(strstr(e.msg, "--peak-bw: '200000' is not valid"));
+    uint64_t u = 0;
+    assert_int_equal(rl_opt_u64("--seed", "18446744073709551615", 0, UINT64_MAX, &u, &e), RL_OK);
+    assert_true(u == UINT64_MAX);
+}
+
+static void test_opt_int_list(void **state)
+{
+    (void)state;
+    rl_error e = {RL_OK, ""};
+    int out[8], n = -1;
+    assert_int_equal(rl_opt_int_list("-t", "4,1,2,4", 1, 8, out, 8, &n, true, &e), RL_OK);
+    assert_int_equal(n, 3);
+    assert_int_equal(out[0], 1);
+    assert_int_equal(out[1], 2);
+    assert_int_equal(out[2], 4);
+    assert_int_equal(rl_opt_int_list("-t", "4,1", 1, 8, out, 8, &n, false, &e), RL_OK);
+    assert_int_equal(n, 2);
+    assert_int_equal(out[0], 4);
+    const char *bad[] = {"1,,2", ",1", "1,", "", "1, 2", "0", "9", "a", "1;2", "-1"};
+    for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+        assert_int_equal(rl_opt_int_list("-t", bad[i], 1, 8, out, 8, &n, true, &e), RL_EINPUT);
+        assert_int_equal(n, 0);
+    }
+    assert_int_equal(rl_opt_int_list("-t", "1,2,3", 1, 8, out, 2, &n, true, &e), RL_EINPUT);
+    assert_non_null(strstr(e.msg, "at most 2"));
+}
+
+/* getopt_long through rl_getopt: both value syntaxes, mixed operands, "-h" as a value. */
+static void test_getopt(void **state)
+{
+    (void)state;
+    static const struct option lo[] = {{"out", required_argument, NULL, 'o'},
+                                       {"json", no_argument, NULL, 'j'},
+                                       {"help", no_argument, NULL, 'h'},
+                                       {NULL, 0, NULL, 0}};
+    char *argv1[] = {"verb", "a.gguf", "--out=x", "--json", "-o", "-h", "b.gguf", NULL};
+    rl_error e = {RL_OK, ""};
+    rl_opt_begin();
+    int c, saw_h = 0, saw_j = 0;
+    const char *out = NULL;
+    while ((c = rl_getopt(7, argv1, "o:jh", lo, &e)) != -1) {
+        assert_true(c != RL_OPT_ERROR);
+        if (c == 'o')
+            out = optarg;
+        saw_h += c == 'h';
+        saw_j += c == 'j';
+    }
+    assert_string_equal(out, "-h");
+    assert_int_equal(saw_h, 0);
+    assert_int_equal(saw_j, 1);
+    assert_int_equal(7 - optind, 2);
+    assert_string_equal(argv1[optind], "a.gguf");
+
+    char *argv2[] = {"verb", "--bogus", NULL};
+    rl_opt_begin();
+    assert_int_equal(rl_getopt(2, argv2, "o:jh", lo, &e), RL_OPT_ERROR);
+    assert_string_equal(e.msg, "unknown option '--bogus' (see llama-roofline verb --help)");
+    char *argv3[] = {"verb", "--out", NULL};
+    rl_opt_begin();
+    assert_int_equal(rl_getopt(2, argv3, "o:jh", lo, &e), RL_OPT_ERROR);
+    assert_string_equal(e.msg, "option '--out' needs a value (see llama-roofline verb --help)");
+    char *argv4[] = {"verb", "-x", NULL};
+    rl_opt_begin();
+    assert_int_equal(rl_getopt(2, argv4, "o:jh", lo, &e), RL_OPT_ERROR);
+    assert_string_equal(e.msg, "unknown option '-x' (see llama-roofline verb --help)");
+    char *argv5[] = {"verb", "--json=1", NULL};
+    rl_opt_begin();
+    assert_int_equal(rl_getopt(2, argv5, "o:jh", lo, &e), RL_OPT_ERROR);
+    assert_string_equal(e.msg, "option '--json' takes no value (see llama-roofline verb --help)");
 }
 
 static void test_calloc_overflow(void **state)
@@ -90,50 +221,265 @@ static void test_calloc_overflow(void **state)
     free(p);
 }
 
+static const char *tmpdir(void)
+{
+    const char *t = getenv("RL_TMP");
+    return t && *t ? t : "/tmp";
+}
+
+/* Files in dir whose name starts with prefix. */
+static int count_prefixed(const char *dir, const char *prefix)
+{
+    DIR *d = opendir(dir);
+    assert_non_null(d);
+    int n = 0;
+    struct dirent *de;
+    while ((de = readdir(d)) != NULL)
+        n += strncmp(de->d_name, prefix, strlen(prefix)) == 0;
+    closedir(d);
+    return n;
+}
+
 static void test_write_file(void **state)
 {
     (void)state;
-    const char *tmp = getenv("RL_TMP");
-    char path[4096];
-    snprintf(path, sizeof path, "%s/test_rl_util.out", tmp ? tmp : "/tmp");
+    char dir[4096], path[4200], stranger[4300];
+    snprintf(dir, sizeof dir, "%s/atomic-%ld", tmpdir(), (long)getpid());
+    assert_int_equal(mkdir(dir, 0777), 0);
+    snprintf(path, sizeof path, "%s/out.json", dir);
+    /* a stranger's file with the old convention's name is never touched */
+    snprintf(stranger, sizeof stranger, "%s.tmp", path);
+    FILE *s = fopen(stranger, "wb");
+    assert_non_null(s);
+    fputs("mine", s);
+    fclose(s);
     rl_error e = {RL_OK, ""};
     assert_int_equal(rl_write_file(path, "hello", 5, &e), RL_OK);
+    assert_int_equal(rl_write_file(path, "world!", 6, &e), RL_OK); /* replaces */
     FILE *f = fopen(path, "rb");
     assert_non_null(f);
     char buf[16] = {0};
-    assert_int_equal(fread(buf, 1, sizeof buf, f), 5);
+    assert_int_equal(fread(buf, 1, sizeof buf, f), 6);
     fclose(f);
-    assert_string_equal(buf, "hello");
-    remove(path);
+    assert_string_equal(buf, "world!");
+    f = fopen(stranger, "rb");
+    assert_non_null(f);
+    memset(buf, 0, sizeof buf);
+    assert_int_equal(fread(buf, 1, sizeof buf, f), 4);
+    fclose(f);
+    assert_int_equal(count_prefixed(dir, ".out.json."), 0); /* no temp left behind */
+    struct stat sb;
+    assert_int_equal(stat(path, &sb), 0);
+    assert_int_equal(sb.st_mode & 0077 & ~022, 0066 & ~022 & (sb.st_mode & 0077));
+
+    /* an abort removes the temporary file; an interrupted write says so */
+    rl_atomic a;
+    assert_int_equal(rl_atomic_open(path, &a, &e), RL_OK);
+    assert_int_equal(count_prefixed(dir, ".out.json."), 1);
+    rl_interrupted = 1;
+    assert_int_equal(rl_atomic_write(&a, "x", 1, &e), RL_EINTERRUPTED);
+    rl_interrupted = 0;
+    rl_atomic_abort(&a);
+    rl_atomic_abort(&a); /* twice is safe */
+    assert_int_equal(count_prefixed(dir, ".out.json."), 0);
+    /* the signal path unlinks registered temporary files */
+    assert_int_equal(rl_atomic_open(path, &a, &e), RL_OK);
+    rl_file_cleanup_signal();
+    assert_int_equal(count_prefixed(dir, ".out.json."), 0);
+    rl_atomic_abort(&a);
+
+    assert_int_equal(rl_write_file(dir, "x", 1, &e), RL_EOUTPUT);
+    assert_non_null(strstr(e.msg, "is a directory"));
     assert_int_equal(rl_write_file("/proc/no-such-dir/x", "x", 1, &e), RL_EOUTPUT);
     assert_non_null(strstr(e.msg, "/proc/no-such-dir/x"));
+    /* a character device is written in place */
+    assert_int_equal(rl_write_file("/dev/null", "x", 1, &e), RL_OK);
+    remove(stranger);
+    remove(path);
+    rmdir(dir);
 }
 
-static void test_fmt_mib(void **state)
+static void test_check_writable(void **state)
+{
+    (void)state;
+    char path[4096];
+    snprintf(path, sizeof path, "%s/new-file.json", tmpdir());
+    rl_error e = {RL_OK, ""};
+    assert_int_equal(rl_check_writable(path, &e), RL_OK);
+    assert_int_equal(rl_check_writable("relative-name.json", &e), RL_OK);
+    assert_int_equal(rl_check_writable(tmpdir(), &e), RL_EOUTPUT);
+    assert_non_null(strstr(e.msg, "is a directory"));
+    assert_int_equal(rl_check_writable("/proc/no-such-dir/x.json", &e), RL_EOUTPUT);
+    assert_non_null(strstr(e.msg, "/proc/no-such-dir"));
+}
+
+static void test_open_regular(void **state)
+{
+    (void)state;
+    char fifo[4096];
+    snprintf(fifo, sizeof fifo, "%s/fifo-%ld", tmpdir(), (long)getpid());
+    assert_int_equal(mkfifo(fifo, 0600), 0);
+    FILE *f = NULL;
+    uint64_t size = 0;
+    rl_error e = {RL_OK, ""};
+    /* returns at once: nothing blocks on a FIFO nobody writes */
+    assert_int_equal(rl_file_open_regular(fifo, &f, &size, &e), RL_EINPUT);
+    assert_null(f);
+    assert_non_null(strstr(e.msg, "is a pipe (FIFO), not a regular file"));
+    unlink(fifo);
+    assert_int_equal(rl_file_open_regular("/dev/null", &f, &size, &e), RL_EINPUT);
+    assert_non_null(strstr(e.msg, "is a device"));
+    assert_int_equal(rl_file_open_regular(tmpdir(), &f, &size, &e), RL_EINPUT);
+    assert_non_null(strstr(e.msg, "is a directory"));
+    assert_int_equal(rl_file_open_regular("/nonexistent/x", &f, &size, &e), RL_EINPUT);
+    assert_string_equal(e.msg, "/nonexistent/x: no such file");
+}
+
+static void test_formatters(void **state)
 {
     (void)state;
     char b[32];
     rl_fmt_mib(b, sizeof b, 512ull << 20);
     assert_string_equal(b, "512 MiB");
     rl_fmt_mib(b, sizeof b, (3ull << 20) / 2);
-    assert_string_equal(b, "1.5 MiB");
+    assert_string_equal(b, "1.500 MiB");
+    rl_fmt_mib(b, sizeof b, 346242048ull);
+    assert_string_equal(b, "330.2 MiB");
     rl_fmt_mib(b, sizeof b, 0);
     assert_string_equal(b, "0 MiB");
+    rl_fmt_mb(b, sizeof b, 491000000ull);
+    assert_string_equal(b, "491 MB");
+    rl_fmt_mb(b, sizeof b, 9500000ull);
+    assert_string_equal(b, "9.5 MB");
+    rl_fmt_mb(b, sizeof b, 123000ull);
+    assert_string_equal(b, "0.123 MB");
+    rl_fmt_size(b, sizeof b, 999);
+    assert_string_equal(b, "999 bytes");
+    rl_fmt_size(b, sizeof b, 1500);
+    assert_string_equal(b, "1.5 kB");
+    rl_fmt_size(b, sizeof b, 1234567890ull);
+    assert_string_equal(b, "1.23 GB");
+    rl_fmt_count(b, sizeof b, 2900000);
+    assert_string_equal(b, "2.90 M");
+    rl_fmt_count(b, sizeof b, 494032768);
+    assert_string_equal(b, "494.03 M");
+    rl_fmt_count(b, sizeof b, 12);
+    assert_string_equal(b, "12");
 }
 
-static void test_check_writable(void **state)
+static void test_tty_escape(void **state)
 {
     (void)state;
-    const char *tmp = getenv("RL_TMP");
+    char b[128];
+    assert_string_equal(rl_tty_escape("plain caf\xc3\xa9", b, sizeof b), "plain caf\xc3\xa9");
+    assert_string_equal(rl_tty_escape("a\x1b[2Jb\x07", b, sizeof b), "a\\e[2Jb\\x07");
+    assert_string_equal(rl_tty_escape("t\tn\nr\rdel\x7f", b, sizeof b), "t\\tn\\nr\\rdel\\x7f");
+    /* C1 control CSI (U+009B) in UTF-8, and a lone 0x9b byte (not UTF-8) */
+    assert_string_equal(rl_tty_escape("x\xc2\x9b"
+                                      "y\x9bz",
+                                      b, sizeof b),
+                        "x\\u009by\\x9bz");
+    assert_string_equal(rl_tty_escape_n("a\0b", 3, b, sizeof b), "a\\x00b");
+    /* cut at a character boundary, never inside an escape */
+    char small[5];
+    assert_string_equal(rl_tty_escape("ab\x1b"
+                                      "cd",
+                                      small, sizeof small),
+                        "ab\\e");
+    char *d = rl_tty_escape_dup("\x01\x02");
+    assert_string_equal(d, "\\x01\\x02");
+    free(d);
+    assert_true(rl_utf8_valid("h\xc3\xa9", 3));
+    assert_false(rl_utf8_valid("\xc3\x28", 2));
+    assert_false(rl_utf8_valid("\xc0\xaf", 2));
+    assert_false(rl_utf8_valid("\xed\xa0\x80", 3));
+    assert_false(rl_utf8_valid("\xf4\x90\x80\x80", 4));
+    assert_true(rl_utf8_valid("\xf0\x9f\x98\x80", 4));
+}
+
+/* Under a real locale whose decimal separator is a comma (generated by scripts/deps.sh), the
+ * number rule still reads "13.98" and every formatter still prints a dot. */
+static void test_locale_proof(void **state)
+{
+    (void)state;
+    if (!setlocale(LC_ALL, "de_DE.UTF-8"))
+        fail_msg("locale de_DE.UTF-8 is missing: run scripts/deps.sh (it generates it)");
+    char probe[16];
+    snprintf(probe, sizeof probe, "%.2f", 13.98);
+    assert_string_equal(probe, "13,98"); /* the locale really is in force */
+    double d = 0;
+    assert_true(rl_parse_double("13.98", &d));
+    assert_true(d == 13.98);
+    assert_false(rl_parse_double("13,98", &d));
+    char b[32];
+    rl_fmt_mib(b, sizeof b, 346242048ull);
+    assert_string_equal(b, "330.2 MiB");
+    rl_snprintf(b, sizeof b, "%.2f GB/s", 13.98);
+    assert_string_equal(b, "13.98 GB/s");
+    rl_error e;
+    rl_fail(&e, RL_EINPUT, "%.1f", 2.5);
+    assert_string_equal(e.msg, "2.5");
+    cJSON *o = cJSON_CreateObject();
+    rl_json_add_num(o, "x", 13.98);
+    char *t = cJSON_PrintUnformatted(o);
+    assert_string_equal(t, "{\"x\":13.98}");
+    free(t);
+    cJSON_Delete(o);
+    /* main's set-up: the environment's locale, number formatting pinned to C */
+    setenv("LC_ALL", "de_DE.UTF-8", 1);
+    rl_locale_init();
+    snprintf(probe, sizeof probe, "%.2f", 13.98);
+    assert_string_equal(probe, "13.98");
+    uselocale(LC_GLOBAL_LOCALE);
+    setlocale(LC_ALL, "C");
+}
+
+static void test_json_helpers(void **state)
+{
+    (void)state;
+    cJSON *o = cJSON_CreateObject();
+    assert_true(rl_json_add_u64(o, "small", 42));
+    assert_true(rl_json_add_u64(o, "exact", 9007199254740993ull)); /* 2^53 + 1 */
+    assert_true(rl_json_add_u64(o, "max", UINT64_MAX));
+    assert_true(rl_json_add_i64(o, "neg", -5));
+    assert_true(rl_json_add_num(o, "nan", 0.0 / 0.0));
+    assert_true(rl_json_add_u64_or_null(o, "unk", 7, false));
+    assert_true(rl_json_add_tristate(o, "tri", -1));
+    assert_true(rl_json_add_str_or_null(o, "empty", ""));
+    assert_true(rl_json_add_str(o, "bad",
+                                "a\xff"
+                                "b"));
+    assert_true(rl_json_add_unavailable(o, "r2", "only one model"));
+    char *t = cJSON_PrintUnformatted(o);
+    assert_string_equal(t, "{\"small\":42,\"exact\":9007199254740993,\"max\":18446744073709551615,"
+                           "\"neg\":-5,\"nan\":null,\"unk\":null,\"tri\":null,\"empty\":null,"
+                           "\"bad\":\"a\xef\xbf\xbd"
+                           "b\",\"r2\":{\"available\":false,"
+                           "\"reason\":\"only one model\"}}");
+    free(t);
+    uint64_t u = 0;
+    assert_true(rl_json_get_u64(o, "exact", &u));
+    assert_true(u == 9007199254740993ull);
+    assert_true(rl_json_get_u64(o, "small", &u));
+    assert_true(u == 42);
+    assert_false(rl_json_get_u64(o, "neg", &u));
+    assert_false(rl_json_get_u64(o, "bad", &u));
+    assert_null(rl_json_get_str(o, "small"));
+    assert_string_equal(rl_json_get_str(o, "bad"), "a\xef\xbf\xbd"
+                                                   "b");
+    cJSON_Delete(o);
+
     char path[4096];
-    snprintf(path, sizeof path, "%s/new-file.json", tmp ? tmp : "/tmp");
+    snprintf(path, sizeof path, "%s/json-%ld.json", tmpdir(), (long)getpid());
+    FILE *f = fopen(path, "wb");
+    fputs("{\"a\": [1, 2", f);
+    fclose(f);
+    cJSON *root = NULL;
     rl_error e = {RL_OK, ""};
-    assert_int_equal(rl_check_writable(path, &e), RL_OK);
-    assert_int_equal(rl_check_writable("relative-name.json", &e), RL_OK);
-    assert_int_equal(rl_check_writable(tmp ? tmp : "/tmp", &e), RL_EOUTPUT);
-    assert_non_null(strstr(e.msg, "is a directory"));
-    assert_int_equal(rl_check_writable("/proc/no-such-dir/x.json", &e), RL_EOUTPUT);
-    assert_non_null(strstr(e.msg, "/proc/no-such-dir"));
+    assert_int_equal(rl_json_read_file(path, 1 << 20, &root, &e), RL_EINPUT);
+    assert_null(root);
+    assert_non_null(strstr(e.msg, "not valid JSON"));
+    remove(path);
 }
 
 int main(void)
@@ -144,10 +490,18 @@ int main(void)
         cmocka_unit_test(test_prefix_truncates_safely),
         cmocka_unit_test(test_parse_u64),
         cmocka_unit_test(test_parse_double),
+        cmocka_unit_test(test_parse_i64),
+        cmocka_unit_test(test_opt_values),
+        cmocka_unit_test(test_opt_int_list),
+        cmocka_unit_test(test_getopt),
         cmocka_unit_test(test_calloc_overflow),
         cmocka_unit_test(test_write_file),
-        cmocka_unit_test(test_fmt_mib),
         cmocka_unit_test(test_check_writable),
+        cmocka_unit_test(test_open_regular),
+        cmocka_unit_test(test_formatters),
+        cmocka_unit_test(test_tty_escape),
+        cmocka_unit_test(test_locale_proof),
+        cmocka_unit_test(test_json_helpers),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

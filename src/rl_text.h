@@ -1,0 +1,59 @@
+/* rl_text.h: the one place numbers and untrusted strings become text for people.
+ *
+ * Numbers: every formatter here prints in the C locale whatever the process locale is (a
+ * private C locale_t is selected around each call), so "13.98" never becomes "13,98".
+ * rl_locale_init() is called once by main: it honours the environment's locale for the
+ * libraries that consult it and then pins the main thread's own formatting to C.
+ *
+ * Strings: anything that came from a file, a file name or a child process may hold escape
+ * sequences; rl_tty_escape() turns control characters (C0, DEL, C1) and bytes that are not
+ * UTF-8 into visible escapes (\e, \n, \x9b ...), so nothing reaches a terminal raw.
+ *
+ * Nothing here allocates except rl_tty_escape_dup (caller frees). Buffers are the caller's;
+ * output is always NUL-terminated and cut at a character boundary when it does not fit. */
+#ifndef RL_TEXT_H
+#define RL_TEXT_H
+
+#include <locale.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/* Honour the environment's locale (setlocale(LC_ALL, "")) and pin this thread's number
+ * formatting to the C locale. Call once at start-up, before other threads exist. */
+void rl_locale_init(void);
+/* A C locale object for strtod_l and friends; (locale_t)0 only if newlocale failed. */
+locale_t rl_c_locale(void);
+
+/* snprintf in the C locale; returns what snprintf returns. */
+int rl_snprintf(char *buf, size_t cap, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+int rl_vsnprintf(char *buf, size_t cap, const char *fmt, va_list ap)
+    __attribute__((format(printf, 3, 0)));
+
+/* Sizes and counts for people (SI units are 10^3 steps, IEC units 2^10):
+ *   rl_fmt_size  "512 bytes", "1.5 kB", "491.5 MB", "1.23 GB", "1.10 TB" (unit chosen)
+ *   rl_fmt_mb    always MB: "491 MB" from 10 MB, "9.5 MB" from 1 MB, "0.123 MB" below
+ *   rl_fmt_mib   always MiB: "512 MiB" when whole, "330.2 MiB" from 10 MiB, "9.500 MiB" below
+ *   rl_fmt_count "999", "1.50 K", "494.03 M", "1.54 B" */
+void rl_fmt_size(char *buf, size_t cap, uint64_t bytes);
+void rl_fmt_mb(char *buf, size_t cap, uint64_t bytes);
+void rl_fmt_mib(char *buf, size_t cap, uint64_t bytes);
+void rl_fmt_count(char *buf, size_t cap, uint64_t n);
+
+/* True when s[0..n) is well-formed UTF-8 (no overlong forms, surrogates or code points above
+ * U+10FFFF). */
+bool rl_utf8_valid(const char *s, size_t n);
+/* Length of the valid UTF-8 sequence at s (1..4, at most n), or 0 when the bytes there are
+ * not one. */
+size_t rl_utf8_seq(const unsigned char *s, size_t n);
+
+/* Copy s into buf with control characters and invalid bytes escaped: \n \r \t \e and \xNN
+ * (C1 controls, encoded in UTF-8 as C2 80..C2 9F, become \u0080..\u009f). Returns buf. */
+const char *rl_tty_escape(const char *s, char *buf, size_t cap);
+/* The same for n bytes that may hold NULs. */
+const char *rl_tty_escape_n(const char *s, size_t n, char *buf, size_t cap);
+/* The same into a new string (caller frees); NULL when out of memory. */
+char *rl_tty_escape_dup(const char *s);
+
+#endif
