@@ -1,7 +1,7 @@
-/* rl_ggml_types.c: the ggml tensor type table and llama's file_type labels, transcribed from the
- * pinned llama.cpp (ggml/include/ggml.h enum rl_ggml_type, ggml/src/ggml.c type_traits,
+/* ggml_types.c: the ggml tensor type table and llama's file_type labels, transcribed from the
+ * pinned llama.cpp (ggml/include/ggml.h enum ggml_type, ggml/src/ggml.c type_traits,
  * ggml/src/ggml-common.h block structs, include/llama.h enum llama_ftype and
- * src/llama-quant.cpp rl_ftype_get_default_type). Ids that the enum has removed (their
+ * src/llama-quant.cpp llama_ftype_get_default_type). Ids that the enum has removed (their
  * type_traits entry has block size 0) are left empty and reported as unknown. Static data
  * only: every returned pointer refers to constant storage and is never freed. */
 #include "ggml_types.h"
@@ -9,53 +9,50 @@
 #include <stddef.h>
 #include <strings.h>
 
-/* GGML_TYPE_COUNT of the pinned source. */
-#define RL_GGML_TYPE_COUNT 43u
-
-static const rl_ggml_type_info type_table[RL_GGML_TYPE_COUNT] = {
-    [0] = {"F32", 1, 4},
-    [1] = {"F16", 1, 2},
-    [2] = {"Q4_0", 32, 18},
-    [3] = {"Q4_1", 32, 20},
+static const rl_ggml_type_info type_table[RL_GGML_COUNT] = {
+    [RL_GGML_F32] = {"F32", 1, 4},
+    [RL_GGML_F16] = {"F16", 1, 2},
+    [RL_GGML_Q4_0] = {"Q4_0", 32, 18},
+    [RL_GGML_Q4_1] = {"Q4_1", 32, 20},
     /* 4 (Q4_2) and 5 (Q4_3) were removed */
-    [6] = {"Q5_0", 32, 22},
-    [7] = {"Q5_1", 32, 24},
-    [8] = {"Q8_0", 32, 34},
-    [9] = {"Q8_1", 32, 36},
-    [10] = {"Q2_K", 256, 84},
-    [11] = {"Q3_K", 256, 110},
-    [12] = {"Q4_K", 256, 144},
-    [13] = {"Q5_K", 256, 176},
-    [14] = {"Q6_K", 256, 210},
-    [15] = {"Q8_K", 256, 292},
-    [16] = {"IQ2_XXS", 256, 66},
-    [17] = {"IQ2_XS", 256, 74},
-    [18] = {"IQ3_XXS", 256, 98},
-    [19] = {"IQ1_S", 256, 50},
-    [20] = {"IQ4_NL", 32, 18},
-    [21] = {"IQ3_S", 256, 110},
-    [22] = {"IQ2_S", 256, 82},
-    [23] = {"IQ4_XS", 256, 136},
-    [24] = {"I8", 1, 1},
-    [25] = {"I16", 1, 2},
-    [26] = {"I32", 1, 4},
-    [27] = {"I64", 1, 8},
-    [28] = {"F64", 1, 8},
-    [29] = {"IQ1_M", 256, 56},
-    [30] = {"BF16", 1, 2},
+    [RL_GGML_Q5_0] = {"Q5_0", 32, 22},
+    [RL_GGML_Q5_1] = {"Q5_1", 32, 24},
+    [RL_GGML_Q8_0] = {"Q8_0", 32, 34},
+    [RL_GGML_Q8_1] = {"Q8_1", 32, 36},
+    [RL_GGML_Q2_K] = {"Q2_K", 256, 84},
+    [RL_GGML_Q3_K] = {"Q3_K", 256, 110},
+    [RL_GGML_Q4_K] = {"Q4_K", 256, 144},
+    [RL_GGML_Q5_K] = {"Q5_K", 256, 176},
+    [RL_GGML_Q6_K] = {"Q6_K", 256, 210},
+    [RL_GGML_Q8_K] = {"Q8_K", 256, 292},
+    [RL_GGML_IQ2_XXS] = {"IQ2_XXS", 256, 66},
+    [RL_GGML_IQ2_XS] = {"IQ2_XS", 256, 74},
+    [RL_GGML_IQ3_XXS] = {"IQ3_XXS", 256, 98},
+    [RL_GGML_IQ1_S] = {"IQ1_S", 256, 50},
+    [RL_GGML_IQ4_NL] = {"IQ4_NL", 32, 18},
+    [RL_GGML_IQ3_S] = {"IQ3_S", 256, 110},
+    [RL_GGML_IQ2_S] = {"IQ2_S", 256, 82},
+    [RL_GGML_IQ4_XS] = {"IQ4_XS", 256, 136},
+    [RL_GGML_I8] = {"I8", 1, 1},
+    [RL_GGML_I16] = {"I16", 1, 2},
+    [RL_GGML_I32] = {"I32", 1, 4},
+    [RL_GGML_I64] = {"I64", 1, 8},
+    [RL_GGML_F64] = {"F64", 1, 8},
+    [RL_GGML_IQ1_M] = {"IQ1_M", 256, 56},
+    [RL_GGML_BF16] = {"BF16", 1, 2},
     /* 31..33 (Q4_0_4_4, Q4_0_4_8, Q4_0_8_8) were removed from GGUF files */
-    [34] = {"TQ1_0", 256, 54},
-    [35] = {"TQ2_0", 256, 66},
+    [RL_GGML_TQ1_0] = {"TQ1_0", 256, 54},
+    [RL_GGML_TQ2_0] = {"TQ2_0", 256, 66},
     /* 36..38 (IQ4_NL_4_4, IQ4_NL_4_8, IQ4_NL_8_8) were removed */
-    [39] = {"MXFP4", 32, 17},
-    [40] = {"NVFP4", 64, 36},
-    [41] = {"Q1_0", 128, 18},
-    [42] = {"Q2_0", 64, 18},
+    [RL_GGML_MXFP4] = {"MXFP4", 32, 17},
+    [RL_GGML_NVFP4] = {"NVFP4", 64, 36},
+    [RL_GGML_Q1_0] = {"Q1_0", 128, 18},
+    [RL_GGML_Q2_0] = {"Q2_0", 64, 18},
 };
 
 const rl_ggml_type_info *rl_ggml_type_get(uint32_t id)
 {
-    if (id >= RL_GGML_TYPE_COUNT || type_table[id].name == NULL || type_table[id].blck == 0)
+    if (id >= RL_GGML_COUNT || type_table[id].name == NULL || type_table[id].blck == 0)
         return NULL;
     return &type_table[id];
 }
@@ -64,7 +61,7 @@ int rl_ggml_type_by_name(const char *name)
 {
     if (!name)
         return -1;
-    for (uint32_t id = 0; id < RL_GGML_TYPE_COUNT; id++)
+    for (uint32_t id = 0; id < RL_GGML_COUNT; id++)
         if (type_table[id].name && strcasecmp(type_table[id].name, name) == 0)
             return (int)id;
     return -1;
@@ -72,7 +69,7 @@ int rl_ggml_type_by_name(const char *name)
 
 uint32_t rl_ggml_type_count(void)
 {
-    return RL_GGML_TYPE_COUNT;
+    return RL_GGML_COUNT;
 }
 
 double rl_ggml_type_bpw(uint32_t id)

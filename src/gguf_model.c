@@ -222,7 +222,7 @@ static uint32_t merge_types(rl_gguf_type_bytes *rows, size_t n)
 
 static bool is_float_type(uint32_t t)
 {
-    return t == 0 /* F32 */ || t == 1 /* F16 */ || t == 30 /* BF16 */ || t == 28 /* F64 */;
+    return t == RL_GGML_F32 || t == RL_GGML_F16 || t == RL_GGML_BF16 || t == RL_GGML_F64;
 }
 
 static int name_cmp(const void *a, const void *b)
