@@ -8,9 +8,10 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 OUT=${OUT:-$PWD/out}
 bash scripts/deps.sh
-cmake -S . -B build/release -DCMAKE_BUILD_TYPE=Release -DRL_TESTS=OFF >/dev/null
-cmake --build build/release -j "$(nproc 2>/dev/null || echo 2)" >/dev/null
-BIN=build/release/llama-roofline
+# its own build tree: scripts/test.sh configures build/release with the tests
+cmake -S . -B build/quickstart -DCMAKE_BUILD_TYPE=Release -DRL_TESTS=OFF >/dev/null
+cmake --build build/quickstart -j "$(nproc 2>/dev/null || echo 2)" >/dev/null
+BIN=build/quickstart/llama-roofline
 mkdir -p "$OUT"
 "$BIN" synth --preset qwen2.5-0.5b --type Q4_0 --seed 1 -o "$OUT/qwen2.5-0.5b-Q4_0.gguf"
 "$BIN" inspect "$OUT/qwen2.5-0.5b-Q4_0.gguf"

@@ -24,9 +24,10 @@ echo "llama.cpp tools in $LLAMA_BIN_DIR"
 
 run_suite() { # build-dir, extra cmake args...
   local dir=$1; shift
-  cmake -S "$top" -B "$dir" -DRL_WERROR=ON "$@" >/dev/null
+  cmake -S "$top" -B "$dir" -DRL_WERROR=ON -DRL_TESTS=ON "$@" >/dev/null
   cmake --build "$dir" -j "$jobs" >/dev/null
-  ctest --test-dir "$dir" --output-on-failure -j "$jobs" --timeout 1800
+  # --no-tests=error: a tree configured without tests must fail, never pass on zero tests
+  ctest --test-dir "$dir" --output-on-failure --no-tests=error -j "$jobs" --timeout 1800
 }
 
 step "format (clang-format, config in .clang-format)"

@@ -18,6 +18,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include <cjson/cJSON.h>
 
@@ -158,6 +159,10 @@ bool rl_membw_add_run(rl_membw_result *res, const rl_membw_run *run);
  * and copy figures and the warning. Pure; used by measure and by tests on synthetic runs. */
 void rl_membw_summarize(rl_membw_result *res);
 void rl_membw_result_free(rl_membw_result *res);
+
+/* The result as text for people: machine line, per-thread table, ceiling and its notes; the
+ * instability warning goes to stderr. ws_from_option: the set was given with --membw-mb. */
+void rl_membw_print(FILE *out, const rl_membw_result *r, const rl_sysinfo *si, bool ws_from_option);
 
 /* The result as the JSON object the bundle embeds (caller owns; NULL when out of memory).
  * env (may be NULL) is embedded as "env". Numbers are printed in the C locale. */
