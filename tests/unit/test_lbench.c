@@ -1042,6 +1042,8 @@ static void test_stderr_summary_cases(void **state)
     expect_summary("", "no error message on stderr");
     expect_summary(NULL, "no error message on stderr");
     expect_summary("\n \r\n\t\n", "no error message on stderr");
+    /* a line saying something was loaded is noise too */
+    expect_summary("warming up\nmodel loaded in 3 s\n", "warming up");
     /* case-insensitive preference; "loaded " lines are noise; \r splits lines */
     expect_summary("FAILED to allocate\rmodel loaded in 3 s\rdone\n", "FAILED to allocate");
     /* control characters escaped, never raw */
