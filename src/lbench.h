@@ -159,7 +159,7 @@ rl_status rl_lbench_feed(rl_lbench_feeder *f, const char *bytes, size_t n, size_
  * marks the set truncated). RL_EINPUT when no usable record arrived at all, with the same
  * messages as rl_lbench_parse. Records are kept either way. */
 rl_status rl_lbench_feed_finish(rl_lbench_feeder *f, size_t *n_new, rl_error *err);
-/* The records so far; the pointer and the records array stay valid until the next feed. */
+/* The records so far. The records array may move on the next feed: re-read it after each. */
 const rl_lbench_set *rl_lbench_feeder_set(const rl_lbench_feeder *f);
 /* Move the records out into *out (the feeder is left empty). */
 void rl_lbench_feeder_take(rl_lbench_feeder *f, rl_lbench_set *out);
@@ -191,9 +191,10 @@ typedef struct {
 
 /* From a record's build_number and build_commit. Never fails (fields stay unknown). */
 void rl_lbench_build_from_record(const rl_lbench_record *r, rl_lbench_build *out);
-/* From `--version`/`--help` text or a log: "version: N (HASH)" (2024-2025 builds),
- * "version: V (build N, commit HASH)" (2026 builds) or "build: HASH (N)" (the markdown
- * footer). RL_EINPUT when none of them is present. */
+/* From `--version`/`--help` text or a log, the first line of these forms: "version: N (HASH)"
+ * (2024-2025 builds), "version: V (build N, commit HASH)" (2026 builds, the pinned one among
+ * them: "version: 0.5.0-dev (build 1, commit de3ff81)", on stderr), "build: N (HASH) ..." (the
+ * common log line) or "build: HASH (N)" (the markdown footer). RL_EINPUT when none is there. */
 rl_status rl_lbench_build_from_text(const char *text, size_t len, rl_lbench_build *out,
                                     rl_error *err);
 
