@@ -29,7 +29,9 @@ static const double t95_table[30] = {
  * separately so a caller that knows it exactly loses no digits. */
 static double incbeta_cf(double a, double b, double x, double y)
 {
-    double log_front = a * log(x) + b * log(y) - (lgamma(a) + lgamma(b) - lgamma(a + b));
+    int sign; /* lgamma_r: no write to the global signgam, so callers may run in threads */
+    double lbeta = lgamma_r(a, &sign) + lgamma_r(b, &sign) - lgamma_r(a + b, &sign);
+    double log_front = a * log(x) + b * log(y) - lbeta;
     double f = 1.0, c = 1.0, d = 0.0;
     for (int i = 0; i <= CF_MAX_ITER; i++) {
         double num;
