@@ -126,12 +126,14 @@ rl_status rl_write_all(int fd, const void *data, size_t len, const char *name, r
 {
     const char *p = data;
     while (len > 0) {
-        if (rl_interrupted)
-            return rl_fail(err, RL_EINTERRUPTED, "interrupted while writing %s", name);
         ssize_t w = write(fd, p, len > (1u << 30) ? (1u << 30) : len);
         if (w < 0) {
+            /* Only a write that was blocked and interrupted stops here: after Ctrl-C the
+             * commands still save what they measured, and those writes must go through. */
+            if (errno == EINTR && rl_interrupted)
+                return rl_fail(err, RL_EINTERRUPTED, "interrupted while writing %s", name);
             if (errno == EINTR)
-                continue; /* the loop head checks the flag */
+                continue;
             return out_fail(err, name, errno, "free some space or choose another path");
         }
         p += w;

@@ -34,7 +34,8 @@ typedef struct {
 /* Create the temporary file for path. A target that is a directory is refused; a target that
  * is a character device or FIFO (e.g. /dev/null, a pipe) is written directly. */
 rl_status rl_atomic_open(const char *path, rl_atomic *a, rl_error *err);
-/* Write all len bytes (retrying short writes). RL_EINTERRUPTED when interrupted, RL_EOUTPUT
+/* Write all len bytes (retrying short writes). RL_EINTERRUPTED when a blocked write was
+ * interrupted by Ctrl-C (a write that does not block completes even after it), RL_EOUTPUT
  * naming the target otherwise. */
 rl_status rl_atomic_write(rl_atomic *a, const void *data, size_t len, rl_error *err);
 /* fsync, close, rename into place, fsync the directory. On failure the temp file is gone. */
@@ -42,7 +43,8 @@ rl_status rl_atomic_commit(rl_atomic *a, rl_error *err);
 /* Close and remove the temporary file (safe to call twice, or after commit). */
 void rl_atomic_abort(rl_atomic *a);
 
-/* Write all of data to fd; checks rl_interrupted on EINTR. name is used in messages. */
+/* Write all of data to fd; a write interrupted (EINTR) while rl_interrupted is set returns
+ * RL_EINTERRUPTED. name is used in messages. */
 rl_status rl_write_all(int fd, const void *data, size_t len, const char *name, rl_error *err);
 
 /* The whole of data to path through rl_atomic_*. */
