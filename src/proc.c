@@ -228,8 +228,9 @@ static int lift(int fd)
 {
     if (fd < 0 || fd > 2)
         return fd;
-    int n = fcntl(fd, F_DUPFD_CLOEXEC, 3);
+    int n = fcntl(fd, F_DUPFD_CLOEXEC, 3), e = errno;
     close(fd);
+    errno = e;
     return n;
 }
 
@@ -367,7 +368,6 @@ rl_status rl_proc_start(const rl_proc_opts *o, rl_proc **out, rl_error *err)
             ;
         for (int i = 0; i < 8; i++)
             close_fd(&fd[i]);
-        p->reaped = true;
         free_proc(p);
         return exec_error(child_errno, prog, err);
     }
@@ -377,8 +377,6 @@ rl_status rl_proc_start(const rl_proc_opts *o, rl_proc **out, rl_error *err)
     for (int i = 1; i <= 4; i++)
         if (fd[i] >= 0)
             fcntl(fd[i], F_SETFL, fcntl(fd[i], F_GETFL) | O_NONBLOCK);
-    if (p->in_len == 0)
-        close_fd(&p->fd_in);
 #ifdef SYS_pidfd_open
     p->pidfd = (int)syscall(SYS_pidfd_open, pid, 0); /* CLOEXEC by definition; -1: fallback */
 #endif
@@ -621,7 +619,7 @@ void rl_proc_finish(rl_proc *p, rl_proc_result *res)
         signal_group(p, SIGKILL);
         p->killed = true;
         rl_proc *one[1] = {p};
-        if (serve(one, 1, -1, false, NULL) != RL_OK) { /* out of memory: reap without poll */
+        if (serve(one, 1, -1, false, NULL) != RL_OK) { /* no memory for poll: reap blindly */
             close_fd(&p->s[0].fd);
             close_fd(&p->s[1].fd);
             while (!p->reaped) {

@@ -2,7 +2,8 @@
  *
  * Every test was seen failing once against a deliberately broken proc.c (the break is named
  * in a "Checked:" comment above each test), then the code was restored. Time bounds are loose
- * (machines are noisy); the lower bounds they check are exact (a sleep cannot end early). */
+ * (machines are noisy); the lower bounds they check are exact (a sleep cannot end early).
+ * The fallback without a pidfd (pidfd forced to -1) was also run through the whole file once. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -188,10 +189,9 @@ static int pid_gone(long pid)
     return rp && rp[1] == ' ' && (rp[2] == 'Z' || rp[2] == 'X');
 }
 
-/* Checked: without the SIGKILL escalation the TERM-ignoring child runs its full 30 s and the
- * elapsed bound fails; signalling the pid instead of the group (kill(p->pid) in signal_group
- * and try_reap) leaves the grandchild alive. */
-static void test_timeout_kills_group(void **state)
+/* Checked: without the SIGKILL escalation in tick() the TERM-ignoring child runs its full 30 s
+ * and the elapsed bound fails. */
+static void test_timeout_term_ignored(void **state)
 {
     (void)state;
     rl_proc_opts o = {.timeout = 1.0};
@@ -201,16 +201,23 @@ static void test_timeout_kills_group(void **state)
     double dt = now_s() - t0;
     assert_true(r.timed_out);
     assert_true(r.elapsed >= 1.0);
-    assert_true(dt < 1.0 + 3.0);
+    assert_true(dt < 1.0 + 3.0); /* timeout + 1 s grace + noise */
     assert_int_equal(r.term_signal, SIGKILL);
     assert_bytes(r.out.head, r.out.head_len, "started\n"); /* partial output kept */
     rl_proc_result_free(&r);
+}
 
-    t0 = now_s();
+/* Checked: signalling the pid instead of the group (kill(p->pid, sig) in signal_group, and no
+ * leftover kill in try_reap) leaves the grandchild alive and fails both bounds. */
+static void test_timeout_kills_grandchild(void **state)
+{
+    (void)state;
+    rl_proc_opts o = {.timeout = 1.0};
+    rl_proc_result r;
+    double t0 = now_s();
     run_sh("sleep 30 & echo $!; sleep 30", &o, &r, RL_OK);
-    dt = now_s() - t0;
+    double dt = now_s() - t0;
     assert_true(r.timed_out);
-    assert_true(dt < 1.0 + 3.0);
     assert_non_null(r.out.head);
     char pidtxt[32] = "";
     memcpy(pidtxt, r.out.head, r.out.head_len < 31 ? r.out.head_len : 31);
@@ -219,6 +226,7 @@ static void test_timeout_kills_group(void **state)
     for (int i = 0; i < 50 && !pid_gone(gpid); i++) /* let the kernel finish the kill */
         nanosleep(&(struct timespec){0, 20000000}, NULL);
     assert_true(pid_gone(gpid));
+    assert_true(dt < 1.0 + 3.0);
     rl_proc_result_free(&r);
 }
 
@@ -253,8 +261,8 @@ static void count_bytes(void *ud, int stream, const char *data, size_t n, double
     *(uint64_t *)ud += n;
 }
 
-/* Checked: making keep() ignore keep_head (head grows without bound) fails the size bounds
- * and the RSS bound. */
+/* Checked: making keep() ignore keep_head (the head grows without bound) fails the RSS bound,
+ * which is asserted before the size bounds for that reason. */
 static void test_flood_is_bounded(void **state)
 {
     (void)state;
@@ -263,13 +271,13 @@ static void test_flood_is_bounded(void **state)
     rl_proc_result r;
     long rss0 = max_rss_kb();
     run_sh("head -c 100000000 /dev/zero; echo tail-end", &o, &r, RL_OK);
+    assert_true(max_rss_kb() - rss0 < 30 * 1024); /* 100 MB kept would be > 97000 KiB */
     assert_int_equal(r.out.total, 100000009);
     assert_int_equal(seen, 100000009);
     assert_true(r.out.truncated);
     assert_int_equal(r.out.head_len, 4096);
     assert_int_equal(r.out.tail_len, 8192);
     assert_memory_equal(r.out.tail + 8192 - 9, "tail-end\n", 9);
-    assert_true(max_rss_kb() - rss0 < 30 * 1024); /* 100 MB kept would be > 97000 KiB */
     char *kept = rl_proc_kept_text(&r.out);
     assert_non_null(kept);
     const char *mid = "\n[... 99987721 bytes omitted ...]\n"; /* kept starts with NULs */
@@ -278,7 +286,8 @@ static void test_flood_is_bounded(void **state)
     rl_proc_result_free(&r);
 }
 
-/* Checked: an off-by-one in ring_put's wrap (first = cap - pos + 1) fails the tail compare. */
+/* Checked: an off-by-one in ring_put's write position ((pos + n + 1) % cap) fails the tail
+ * compare; the 1000 lines arrive in many chunks of varying size, so the ring wraps often. */
 static void test_head_and_tail_exact(void **state)
 {
     (void)state;
@@ -425,9 +434,9 @@ static void test_callback_order_and_timing(void **state)
     rl_proc_result_free(&r);
 }
 
-/* Checked: making serve() poll only procs[0] fails the wall bound (children block on their
- * own pipes? no: they finish serially) and the per-child outputs arrive late; the deadline
- * return was checked by ignoring `until` (the wait then blocks until the child ends). */
+/* Checked: building the poll set from procs[0] only fails the per-child outputs (the other
+ * children are never read); ignoring the caller's deadline (until) in serve() makes the 0.2 s
+ * wait block until the 30 s child ends and fails the bound. */
 static void test_async_concurrent(void **state)
 {
     (void)state;
@@ -534,24 +543,36 @@ static void test_no_fd_leaks_no_zombies(void **state)
     assert_int_equal(errno, ECHILD);
 }
 
+/* Each test starts clean even when the one before failed half-way. */
+static int reset(void **state)
+{
+    (void)state;
+    struct itimerval off = {{0, 0}, {0, 0}};
+    setitimer(ITIMER_REAL, &off, NULL);
+    signal(SIGALRM, SIG_DFL);
+    rl_interrupted = 0;
+    return 0;
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_both_streams),
-        cmocka_unit_test(test_stdin_passthrough),
-        cmocka_unit_test(test_stdin_to_exited_child),
-        cmocka_unit_test(test_exit_code_and_signal),
-        cmocka_unit_test(test_missing_program),
-        cmocka_unit_test(test_extra_env),
-        cmocka_unit_test(test_timeout_kills_group),
-        cmocka_unit_test(test_leftovers_killed_on_exit),
-        cmocka_unit_test(test_flood_is_bounded),
-        cmocka_unit_test(test_head_and_tail_exact),
-        cmocka_unit_test(test_interrupt_from_thread),
-        cmocka_unit_test(test_interrupt_by_signal),
-        cmocka_unit_test(test_callback_order_and_timing),
-        cmocka_unit_test(test_async_concurrent),
-        cmocka_unit_test(test_no_fd_leaks_no_zombies),
+        cmocka_unit_test_setup(test_both_streams, reset),
+        cmocka_unit_test_setup(test_stdin_passthrough, reset),
+        cmocka_unit_test_setup(test_stdin_to_exited_child, reset),
+        cmocka_unit_test_setup(test_exit_code_and_signal, reset),
+        cmocka_unit_test_setup(test_missing_program, reset),
+        cmocka_unit_test_setup(test_extra_env, reset),
+        cmocka_unit_test_setup(test_timeout_term_ignored, reset),
+        cmocka_unit_test_setup(test_timeout_kills_grandchild, reset),
+        cmocka_unit_test_setup(test_leftovers_killed_on_exit, reset),
+        cmocka_unit_test_setup(test_flood_is_bounded, reset),
+        cmocka_unit_test_setup(test_head_and_tail_exact, reset),
+        cmocka_unit_test_setup(test_interrupt_from_thread, reset),
+        cmocka_unit_test_setup(test_interrupt_by_signal, reset),
+        cmocka_unit_test_setup(test_callback_order_and_timing, reset),
+        cmocka_unit_test_setup(test_async_concurrent, reset),
+        cmocka_unit_test_setup(test_no_fd_leaks_no_zombies, reset),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
