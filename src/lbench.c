@@ -11,6 +11,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "rl_text.h"
 #include "rl_util.h"
 
 #define LB_NAME "llama-bench"
@@ -18,65 +19,21 @@
 
 /* ---- text helpers ------------------------------------------------------------------------- */
 
-/* Length of the valid UTF-8 sequence at s (at most n bytes) for a printable character, or 0
- * when the bytes are not one (invalid, truncated, overlong, surrogate, or a C1 control). */
-static size_t utf8_char_len(const unsigned char *s, size_t n)
-{
-    unsigned char c = s[0];
-    size_t need;
-    unsigned char lo = 0x80, hi = 0xBF;
-    if (c >= 0xC2 && c <= 0xDF) {
-        need = 2;
-        if (c == 0xC2 && n >= 2 && s[1] < 0xA0)
-            return 0; /* U+0080..U+009F: C1 controls (CSI 0x9B among them) */
-    } else if (c >= 0xE0 && c <= 0xEF) {
-        need = 3;
-        if (c == 0xE0)
-            lo = 0xA0;
-        else if (c == 0xED)
-            hi = 0x9F;
-    } else if (c >= 0xF0 && c <= 0xF4) {
-        need = 4;
-        if (c == 0xF0)
-            lo = 0x90;
-        else if (c == 0xF4)
-            hi = 0x8F;
-    } else {
-        return 0;
-    }
-    if (n < need || s[1] < lo || s[1] > hi)
-        return 0;
-    for (size_t i = 2; i < need; i++)
-        if (s[i] < 0x80 || s[i] > 0xBF)
-            return 0;
-    return need;
-}
-
 size_t rl_lbench_escape(const char *s, size_t len, size_t max_chars, char *buf, size_t cap)
 {
+    /* The project's one escaping rule (rl_tty_escape_n), applied a character at a time so the
+     * output never splits an escape and the count of input bytes consumed is exact. */
     if (!buf || cap == 0)
         return 0;
     size_t o = 0, i = 0, chars = 0;
     const unsigned char *u = (const unsigned char *)s;
     while (s && i < len && chars < max_chars) {
-        char tmp[8];
-        size_t in = 1, outn;
-        unsigned char c = u[i];
-        if (c == '\n' || c == '\r' || c == '\t') {
-            tmp[0] = '\\';
-            tmp[1] = c == '\n' ? 'n' : c == '\r' ? 'r' : 't';
-            outn = 2;
-        } else if (c >= 0x20 && c < 0x7F) {
-            tmp[0] = (char)c;
-            outn = 1;
-        } else if (c >= 0x80 && (in = utf8_char_len(u + i, len - i)) > 0) {
-            memcpy(tmp, s + i, in);
-            outn = in;
-        } else {
+        size_t in = rl_utf8_seq(u + i, len - i);
+        if (in == 0)
             in = 1;
-            snprintf(tmp, sizeof tmp, "\\x%02x", c);
-            outn = 4;
-        }
+        char tmp[32];
+        rl_tty_escape_n(s + i, in, tmp, sizeof tmp);
+        size_t outn = strlen(tmp);
         if (o + outn >= cap)
             break;
         memcpy(buf + o, tmp, outn);

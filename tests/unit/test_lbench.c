@@ -348,7 +348,7 @@ static void test_garbage(void **state)
                "n_prompt is not a whole number in range");
     /* binary bytes with ESC and NUL: escaped in the message, never raw */
     const char bin[] = "\x1b[31mboom\x00\x01\xff\xc3\x28 done\x7f";
-    expect_refused(bin, sizeof bin - 1, "\\x1b[31mboom\\x00\\x01\\xff\\xc3(");
+    expect_refused(bin, sizeof bin - 1, "\\e[31mboom\\x00\\x01\\xff\\xc3(");
     /* only the first 80 characters are quoted */
     char longline[300];
     memset(longline, 'a', sizeof longline - 1);
@@ -1047,9 +1047,9 @@ static void test_stderr_summary_cases(void **state)
     /* case-insensitive preference; "loaded " lines are noise; \r splits lines */
     expect_summary("FAILED to allocate\rmodel loaded in 3 s\rdone\n", "FAILED to allocate");
     /* control characters escaped, never raw */
-    expect_summary("\x1b[31merror: bad\x1b[0m\x07\n", "\\x1b[31merror: bad\\x1b[0m\\x07");
+    expect_summary("\x1b[31merror: bad\x1b[0m\x07\n", "\\e[31merror: bad\\e[0m\\x07");
     /* UTF-8 is kept, broken UTF-8 and C1 controls escaped */
-    expect_summary("error: ü \xc2\x9b \xe2\x82\n", "error: ü \\xc2\\x9b \\xe2\\x82");
+    expect_summary("error: ü \xc2\x9b \xe2\x82\n", "error: ü \\u009b \\xe2\\x82");
     /* long lines are cut with "...", and the last line still shows in a small buffer */
     char longl[2000];
     memset(longl, 'e', sizeof longl);
@@ -1133,7 +1133,7 @@ static void test_build(void **state)
                              "10154, \"build_commit\": \"bc5d8f9\\u001b\"}");
     rl_lbench_build_from_record(&r, &b);
     assert_int_equal(b.number, 10154);
-    assert_string_equal(b.commit, "bc5d8f9\\x1b");
+    assert_string_equal(b.commit, "bc5d8f9\\e");
     rl_lbench_record_free(&r);
     rl_lbench_build_from_record(NULL, &b);
     assert_int_equal(b.number, 0);
