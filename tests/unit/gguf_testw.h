@@ -7,11 +7,13 @@
 #define RL_GGUF_TESTW_H
 
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "ggml_types.h"
 #include "gguf.h"
+#include "gguf_model.h"
 
 typedef struct {
     unsigned char *p;
@@ -160,6 +162,23 @@ __attribute__((unused)) static wbuf mb_finish(mbuild *b)
     free(b->kv.p);
     memset(b, 0, sizeof *b);
     return w;
+}
+
+/* Finish b, read it as a file called name and adopt it into m (which then owns the parsed
+ * file); the byte buffer is freed. Returns the file's length. */
+__attribute__((unused)) static size_t mb_load(mbuild *b, const char *name, rl_gguf_model *m)
+{
+    wbuf w = mb_finish(b);
+    rl_gguf_file *f = NULL;
+    rl_error err = {RL_OK, ""};
+    rl_status st = rl_gguf_read_buffer(w.p, w.len, name, &f, &err);
+    if (st == RL_OK)
+        st = rl_gguf_model_adopt(f, m, &err);
+    if (st != RL_OK)
+        fprintf(stderr, "mb_load %s: %s\n", name, err.msg);
+    assert_int_equal(st, RL_OK);
+    free(w.p);
+    return w.len;
 }
 
 #endif
