@@ -3,9 +3,9 @@
  * files (-NNNNN-of-MMMMM.gguf) are read shard by shard and summed; metadata comes from the
  * first shard.
  *
- * Ownership: rl_gguf_model_load / rl_gguf_model_from_file fill a caller-provided rl_gguf_model; the
- * strings and arrays they allocate inside it are released by rl_gguf_model_free (safe on a
- * zeroed or failed model). No reference to any rl_gguf_file is kept. Errors are one line
+ * Ownership: rl_gguf_model_load / rl_gguf_model_adopt fill a caller-provided rl_gguf_model; the
+ * strings and arrays they allocate inside it, and the parsed files it keeps (m->files), are
+ * released by rl_gguf_model_free (safe on a zeroed or failed model). Errors are one line
  * "<path>: <problem>" with RL_EINPUT (RL_EINTERNAL when memory runs out). */
 #include "gguf_model.h"
 
@@ -403,13 +403,22 @@ static rl_status fill(const rl_gguf_file *meta, const rl_gguf_file *const *files
     return RL_OK;
 }
 
-rl_status rl_gguf_model_from_file(const rl_gguf_file *f, rl_gguf_model *m, rl_error *err)
+rl_status rl_gguf_model_adopt(rl_gguf_file *f, rl_gguf_model *m, rl_error *err)
 {
-    const rl_gguf_file *files[1] = {f};
-    rl_status st = fill(f, files, 1, f->path ? f->path : "", m, err);
-    if (st != RL_OK)
+    memset(m, 0, sizeof *m);
+    const char *path = f->path ? f->path : "";
+    rl_gguf_file **files = rl_calloc(1, sizeof *files);
+    rl_status st = files ? fill(f, (const rl_gguf_file *const *)&f, 1, path, m, err)
+                         : rl_fail(err, RL_EINTERNAL, "%s: out of memory", path);
+    if (st != RL_OK) {
+        free(files);
+        rl_gguf_free(f);
         rl_gguf_model_free(m);
-    return st;
+        return st;
+    }
+    files[0] = f;
+    m->files = files;
+    return RL_OK;
 }
 
 bool rl_gguf_split_name(const char *path, size_t *prefix_len, uint32_t *no, uint32_t *count)
@@ -454,12 +463,18 @@ rl_status rl_gguf_model_load(const char *path, rl_gguf_model *m, rl_error *err)
         rl_status st = rl_gguf_read_file(path, &f, err);
         if (st != RL_OK)
             return st;
-        const rl_gguf_file *files[1] = {f};
-        st = fill(f, files, 1, path, m, err);
-        rl_gguf_free(f);
-        if (st != RL_OK)
+        rl_gguf_file **files = rl_calloc(1, sizeof *files);
+        st = files ? fill(f, (const rl_gguf_file *const *)&f, 1, path, m, err)
+                   : rl_fail(err, RL_EINTERNAL, "%s: out of memory", path);
+        if (st != RL_OK) {
+            free(files);
+            rl_gguf_free(f);
             rl_gguf_model_free(m);
-        return st;
+            return st;
+        }
+        files[0] = f;
+        m->files = files;
+        return RL_OK;
     }
     if (no == 0 || count == 0 || no > count)
         return rl_fail(err, RL_EINPUT,
@@ -505,22 +520,31 @@ rl_status rl_gguf_model_load(const char *path, rl_gguf_model *m, rl_error *err)
     }
     if (st == RL_OK)
         st = fill(files[0], (const rl_gguf_file *const *)files, count, path, m, err);
-    for (uint32_t i = 0; i < count; i++)
-        rl_gguf_free(files[i]);
-    free(files);
-    if (st != RL_OK)
+    if (st != RL_OK) {
+        for (uint32_t i = 0; i < count; i++)
+            rl_gguf_free(files[i]);
+        free(files);
         rl_gguf_model_free(m);
-    return st;
+        return st;
+    }
+    m->files = files; /* fill set n_shards = count */
+    return RL_OK;
 }
 
 void rl_gguf_model_free(rl_gguf_model *m)
 {
     if (!m)
         return;
+    if (m->files) {
+        for (uint32_t i = 0; i < m->n_shards; i++)
+            rl_gguf_free(m->files[i]);
+        free(m->files);
+    }
     free(m->path);
     free(m->types);
     free(m->layer_types);
     m->path = NULL;
+    m->files = NULL;
     m->types = m->layer_types = NULL;
     m->n_types = m->n_layer_types = 0;
 }

@@ -1,4 +1,4 @@
-/* rl_gguf_model.h: the facts of a model that the roofline needs, computed from its GGUF tensor
+/* gguf_model.h: the facts of a model that the roofline needs, computed from its GGUF tensor
  * table and metadata (all shards of a multi-part file summed): architecture, shapes, KV-cache
  * bytes per token, and the two byte conventions of the method (seed 000 section 4):
  *   resident bytes = file bytes on disk, summed across shards;
@@ -7,9 +7,10 @@
  *   "_exps") scaled by expert_used_count / expert_count.
  * and the composition of the repeating layers (what a format label really holds).
  *
- * Ownership: rl_gguf_model_load fills a caller-provided rl_gguf_model; rl_gguf_model_free releases
- * what it allocated inside (the path strings and the type arrays). No reference to the rl_gguf_file
- * is kept. */
+ * Ownership: rl_gguf_model_load and rl_gguf_model_adopt fill a caller-provided rl_gguf_model
+ * that owns everything inside it: the path, the type arrays and the parsed files it was built
+ * from (files[0..n_shards), so a listing of every tensor needs no second parse).
+ * rl_gguf_model_free releases all of it and is safe on a zeroed or failed model. */
 #ifndef RL_GGUF_MODEL_H
 #define RL_GGUF_MODEL_H
 
@@ -72,12 +73,16 @@ typedef struct {
     double on_label_pct;    /* 100 * bytes of expected_type / layer_bytes */
     double bits_per_weight; /* 8 * layer_bytes / layer_elements */
     bool has_composition;
+
+    /* The parsed shards, in part order (files[0] holds the metadata); n_shards of them. */
+    rl_gguf_file **files;
 } rl_gguf_model;
 
 /* Load path (and its sibling shards when the name is -0000N-of-0000M.gguf). */
 rl_status rl_gguf_model_load(const char *path, rl_gguf_model *m, rl_error *err);
-/* Fill m from one already-read file (no shards); used by tests and by rl_gguf_model_load. */
-rl_status rl_gguf_model_from_file(const rl_gguf_file *f, rl_gguf_model *m, rl_error *err);
+/* Fill m from one already-read file (no shards; m->path is f->path) and take f: from then on
+ * it belongs to m (freed by rl_gguf_model_free), or is freed here at once when this fails. */
+rl_status rl_gguf_model_adopt(rl_gguf_file *f, rl_gguf_model *m, rl_error *err);
 void rl_gguf_model_free(rl_gguf_model *m);
 /* Recognise a multi-part name "<prefix>-NNNNN-of-MMMMM.gguf" (five digits each, as llama.cpp's
  * gguf-split writes them): *prefix_len is the length of <prefix> within path, *no and *count

@@ -38,14 +38,15 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             abort();
     }
     rl_gguf_model m;
-    st = rl_gguf_model_from_file(f, &m, &err);
+    st = rl_gguf_model_adopt(f, &m, &err); /* m owns f now, or f is freed */
     if (st == RL_OK) {
         if (m.sizes_known && m.streamed_bytes > m.tensor_bytes)
             abort();
         if (m.has_composition && !(m.bits_per_weight > 0))
             abort();
-        rl_gguf_model_free(&m);
+        if (m.n_shards != 1 || m.files[0] != f)
+            abort();
     }
-    rl_gguf_free(f);
+    rl_gguf_model_free(&m);
     return 0;
 }

@@ -15,114 +15,9 @@
 #include "gguf.h"
 #include "gguf_model.h"
 
-/* ---- test-only GGUF writer ----------------------------------------------------------- */
+/* ---- test-only GGUF writer (gguf_testw.h: wbuf, mbuild) ------------------------------ */
 
 #include "gguf_testw.h"
-
-typedef struct {
-    const char *name;
-    uint32_t type;
-    uint32_t n_dims;
-    uint64_t ne[4];
-} tdesc;
-
-typedef struct {
-    wbuf kv;
-    uint64_t n_kv;
-    tdesc t[32];
-    int n_t;
-} mbuild;
-
-static void mb_u32(mbuild *b, const char *k, uint32_t v)
-{
-    w_str(&b->kv, k);
-    w_le(&b->kv, GGUF_T_UINT32, 4);
-    w_le(&b->kv, v, 4);
-    b->n_kv++;
-}
-
-static void mb_str(mbuild *b, const char *k, const char *v)
-{
-    w_str(&b->kv, k);
-    w_le(&b->kv, GGUF_T_STRING, 4);
-    w_str(&b->kv, v);
-    b->n_kv++;
-}
-
-static void mb_arr_u32(mbuild *b, const char *k, const uint32_t *v, uint64_t n)
-{
-    w_str(&b->kv, k);
-    w_le(&b->kv, GGUF_T_ARRAY, 4);
-    w_le(&b->kv, GGUF_T_UINT32, 4);
-    w_le(&b->kv, n, 8);
-    for (uint64_t i = 0; i < n; i++)
-        w_le(&b->kv, v[i], 4);
-    b->n_kv++;
-}
-
-static void mb_tokens(mbuild *b, uint64_t n)
-{
-    w_str(&b->kv, "tokenizer.ggml.tokens");
-    w_le(&b->kv, GGUF_T_ARRAY, 4);
-    w_le(&b->kv, GGUF_T_STRING, 4);
-    w_le(&b->kv, n, 8);
-    for (uint64_t i = 0; i < n; i++)
-        w_str(&b->kv, "t");
-    b->n_kv++;
-}
-
-static void mb_tensor3(mbuild *b, const char *name, uint32_t type, uint64_t ne0, uint64_t ne1,
-                       uint64_t ne2)
-{
-    assert_true(b->n_t < 32);
-    b->t[b->n_t++] = (tdesc){name, type, ne2 > 1 ? 3 : ne1 > 1 ? 2 : 1, {ne0, ne1, ne2, 1}};
-}
-
-static void mb_tensor(mbuild *b, const char *name, uint32_t type, uint64_t ne0, uint64_t ne1)
-{
-    mb_tensor3(b, name, type, ne0, ne1, 1);
-}
-
-static uint64_t tensor_size(const tdesc *t)
-{
-    const rl_ggml_type_info *ti = rl_ggml_type_get(t->type);
-    uint64_t n = t->ne[0] * t->ne[1] * t->ne[2] * t->ne[3];
-    return ti ? n / ti->blck * ti->type_size : 0;
-}
-
-/* Header, metadata, tensor table (offsets packed at 32-byte alignment), zeroed data. */
-static wbuf mb_finish(mbuild *b)
-{
-    wbuf w = {0};
-    w_bytes(&w, "GGUF", 4);
-    w_le(&w, 3, 4);
-    w_le(&w, (uint64_t)b->n_t, 8);
-    w_le(&w, b->n_kv, 8);
-    w_bytes(&w, b->kv.p, b->kv.len);
-    uint64_t off = 0;
-    for (int i = 0; i < b->n_t; i++) {
-        const tdesc *t = &b->t[i];
-        w_str(&w, t->name);
-        w_le(&w, t->n_dims, 4);
-        for (uint32_t d = 0; d < t->n_dims; d++)
-            w_le(&w, t->ne[d], 8);
-        w_le(&w, t->type, 4);
-        w_le(&w, off, 8);
-        off += (tensor_size(t) + 31) / 32 * 32;
-    }
-    size_t start = (w.len + 31) / 32 * 32;
-    size_t total = start + (size_t)off;
-    if (w.cap < total) {
-        w.p = realloc(w.p, total);
-        assert_non_null(w.p);
-        w.cap = total;
-    }
-    memset(w.p + w.len, 0, total - w.len);
-    w.len = total;
-    free(b->kv.p);
-    memset(b, 0, sizeof *b);
-    return w;
-}
 
 /* Read a built file under name and fill m; the buffer is freed. */
 static void model_of(mbuild *b, const char *name, rl_gguf_model *m)
@@ -134,13 +29,14 @@ static void model_of(mbuild *b, const char *name, rl_gguf_model *m)
     if (st != RL_OK)
         fprintf(stderr, "read failed: %s\n", err.msg);
     assert_int_equal(st, RL_OK);
-    st = rl_gguf_model_from_file(f, m, &err);
+    st = rl_gguf_model_adopt(f, m, &err); /* m owns f from here */
     if (st != RL_OK)
         fprintf(stderr, "model failed: %s\n", err.msg);
     assert_int_equal(st, RL_OK);
     assert_int_equal(m->file_bytes, w.len);
     assert_int_equal(m->resident_bytes, w.len);
-    rl_gguf_free(f);
+    assert_int_equal(m->n_shards, 1);
+    assert_ptr_equal(m->files[0], f);
     free(w.p);
 }
 
@@ -528,7 +424,15 @@ static void test_shards(void **state)
     assert_string_equal(m.label, "Q8_0");
     assert_int_equal(m.n_layer, 1);
     assert_string_equal(m.path, p2);
+    /* the parsed shards are kept, in part order, for listing every tensor */
+    assert_non_null(m.files);
+    assert_string_equal(m.files[0]->path, p1);
+    assert_string_equal(m.files[1]->path, p2);
+    assert_string_equal(m.files[2]->path, p3);
+    assert_string_equal(m.files[2]->tensors[0].name, "output.weight");
     rl_gguf_model_free(&m);
+    assert_null(m.files);
+    rl_gguf_model_free(&m); /* twice is safe */
 
     /* split.count disagrees with the name */
     write_three(dir, 4, false);

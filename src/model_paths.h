@@ -1,0 +1,45 @@
+/* model_paths.h: which model files a command should read, from what the user named.
+ *
+ * A list of paths built operand by operand: a directory stands for the *.gguf regular files in
+ * it (sorted by name; of a split model "<prefix>-NNNNN-of-MMMMM.gguf" only part 00001, which
+ * loads every part); anything else is kept as given, so the reader reports what is wrong with
+ * it (missing, a FIFO, not GGUF). Each model is listed once, in the order first met: two
+ * names for the same file (a symlink, "./a.gguf" and "a.gguf", a directory and a file in it)
+ * or for parts of the same split model collapse into the first one.
+ *
+ * Extension point: rl_model_paths_add_dir takes a depth, so a search of default directories
+ * ($LLAMA_MODELS, ./models, ~/models, two levels deep) is a loop of add_dir calls over the
+ * directories that exist; such a search is not here yet.
+ *
+ * Ownership: the list owns its strings; free it with rl_model_paths_free (safe on a zeroed or
+ * already freed list). A zero-initialised rl_model_paths is an empty list. */
+#ifndef RL_MODEL_PATHS_H
+#define RL_MODEL_PATHS_H
+
+#include <stddef.h>
+
+#include "rl_error.h"
+
+typedef struct {
+    char **paths; /* n paths, in order */
+    size_t n;
+    /* private: one identity per path for de-duplication */
+    char **keys;
+    size_t cap;
+} rl_model_paths;
+
+/* One operand: a directory adds its models (rl_model_paths_add_dir, depth 0); any other path
+ * is added as given. RL_EINPUT (list unchanged) for a directory that cannot be read,
+ * RL_EINTERNAL when out of memory. */
+rl_status rl_model_paths_add(rl_model_paths *l, const char *operand, rl_error *err);
+/* The models in dir and, when depth > 0, in its subdirectories down to depth levels below it
+ * (hidden entries are skipped; entries are visited in name order, a subdirectory where its
+ * name sorts). *added (may be NULL) counts the paths this call added. RL_EINPUT when dir
+ * itself cannot be opened; unreadable subdirectories are skipped. */
+rl_status rl_model_paths_add_dir(rl_model_paths *l, const char *dir, unsigned depth, size_t *added,
+                                 rl_error *err);
+/* A path as given, unless the model it names is listed already. */
+rl_status rl_model_paths_add_file(rl_model_paths *l, const char *path, rl_error *err);
+void rl_model_paths_free(rl_model_paths *l);
+
+#endif
