@@ -8,6 +8,10 @@ tests/fixtures/gguf/       small valid models with known numbers (tiny-valid.ggu
                            tiny-unknown-type.gguf with a tensor type id 250) and
                            EXPECTED.json with the values `inspect --json` must report;
                            split/ holds tiny-valid cut into two parts (-0000N-of-00002).
+tests/fixtures/gguf-hostile/ small valid models whose strings attack a terminal:
+                           hostile-name.gguf has escape sequences (OSC title, CSI), BEL and
+                           C1 controls (U+009B CSI, U+0085 NEL) in general.name and in a
+                           tensor name; printers must escape them.
 
 The output is deterministic: run it again after changing it and commit what it writes.
 usage: scripts/make-bad-gguf.py [REPO_ROOT]
@@ -288,6 +292,22 @@ def valid_files():
     return out
 
 
+def hostile_files():
+    """Valid models whose metadata and tensor names hold terminal control sequences."""
+    kvs = [
+        kv_str("general.architecture", "llama"),
+        kv_str("general.name", "evil\x1b]0;pwned\x07\x1b[31m red\u009b2J\u0085end"),
+        kv_u32("general.file_type", 7),
+        kv_u32("llama.block_count", 1),
+    ]
+    tensors = [
+        ("token_embd.weight", [32, 4], Q8_0),
+        ("blk.0.attn_q\x1b[2J\u009b2J.weight", [32, 1], Q8_0),
+        ("output.weight", [32, 4], Q8_0),
+    ]
+    return {"hostile-name.gguf": model(kvs, tensors)}
+
+
 def expected_numbers(data, tensors, used=None, count=None):
     """What inspect --json must report for a valid fixture (computed independently here)."""
     by = {name: tensor_bytes(d, t) for name, d, t in tensors}
@@ -344,8 +364,15 @@ def main():
     with open(os.path.join(ok_dir, "EXPECTED.json"), "w") as fh:
         json.dump(expected, fh, indent=1, sort_keys=True)
         fh.write("\n")
-    print("wrote %d corrupt files to %s and %d valid files to %s"
-          % (len(lines), bad_dir, len(models), ok_dir))
+    hostile_dir = os.path.join(root, "tests", "fixtures", "gguf-hostile")
+    os.makedirs(hostile_dir, exist_ok=True)
+    hostile = hostile_files()
+    for name, data in sorted(hostile.items()):
+        assert len(data) < 4096, name
+        with open(os.path.join(hostile_dir, name), "wb") as fh:
+            fh.write(data)
+    print("wrote %d corrupt files to %s, %d valid files to %s and %d hostile files to %s"
+          % (len(lines), bad_dir, len(models), ok_dir, len(hostile), hostile_dir))
 
 
 if __name__ == "__main__":

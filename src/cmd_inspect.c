@@ -185,14 +185,14 @@ static rl_status run(int argc, char **argv, rl_error *err)
         }
     }
     int werr = fflush(stdout) != 0 ? errno : 0;
+    if (interrupted) {
+        flush_pending(&pending);
+        return rl_fail(err, RL_EINTERRUPTED, "interrupted");
+    }
     if (werr || ferror(stdout)) {
         flush_pending(&pending);
         return rl_fail(err, RL_EOUTPUT, "cannot write the report to standard output: %s",
                        werr ? strerror(werr) : "write error");
-    }
-    if (interrupted) {
-        flush_pending(&pending);
-        return rl_fail(err, RL_EINTERRUPTED, "interrupted");
     }
     if (worst != RL_OK) {
         *err = pending;

@@ -1,15 +1,63 @@
-/* fuzz_gguf.c: libFuzzer target for the GGUF reader and the model facts built on it. Any
- * input must give RL_OK or a one-line RL_EINPUT message, never a crash, a leak or undefined
- * behaviour. Everything allocated is freed before returning. */
+/* fuzz_gguf.c: libFuzzer target for the GGUF reader, the model facts built on it and the two
+ * printers of `inspect` (gguf_json, gguf_text). Any input must give RL_OK or a one-line
+ * RL_EINPUT message, never a crash, a leak or undefined behaviour; for an input that parses,
+ * the JSON (with every tensor) must parse back and the text report (with every tensor) must
+ * hold no control character but '\n' and no C1 control, whatever the file's strings hold.
+ * Everything allocated is freed before returning. */
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include <cjson/cJSON.h>
+
 #include "gguf.h"
+#include "gguf_json.h"
 #include "gguf_model.h"
+#include "gguf_text.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+/* The JSON object, with every tensor, prints and parses back (NULL only if memory ran out). */
+static void check_json(const rl_gguf_model *m)
+{
+    cJSON *o = rl_gguf_model_to_json(m, true);
+    if (!o)
+        return;
+    char *text = cJSON_PrintUnformatted(o);
+    cJSON_Delete(o);
+    if (!text)
+        return;
+    cJSON *back = cJSON_Parse(text);
+    if (!back || !cJSON_IsObject(back))
+        abort();
+    cJSON_Delete(back);
+    free(text);
+}
+
+/* The text report, with every tensor, reaches a terminal with nothing raw in it. */
+static void check_text(const rl_gguf_model *m)
+{
+    char *text = NULL;
+    size_t len = 0;
+    FILE *out = open_memstream(&text, &len);
+    if (!out)
+        return;
+    rl_gguf_print_report(out, m, true);
+    if (fclose(out) != 0) {
+        free(text);
+        return;
+    }
+    const unsigned char *p = (const unsigned char *)text;
+    for (size_t i = 0; i < len; i++) {
+        if ((p[i] < 0x20 && p[i] != '\n') || p[i] == 0x7f)
+            abort();
+        if (p[i] == 0xC2 && i + 1 < len && p[i + 1] >= 0x80 && p[i + 1] < 0xA0)
+            abort();
+    }
+    free(text);
+}
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
@@ -46,6 +94,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             abort();
         if (m.n_shards != 1 || m.files[0] != f)
             abort();
+        check_json(&m);
+        check_text(&m);
     }
     rl_gguf_model_free(&m);
     return 0;
