@@ -17,5 +17,6 @@ typedef struct {
 extern const rl_command rl_cmd_inspect;
 extern const rl_command rl_cmd_synth;
 extern const rl_command rl_cmd_membw;
+extern const rl_command rl_cmd_run;
 
 #endif

@@ -21,6 +21,7 @@ static const rl_command *const commands[] = {
     &rl_cmd_inspect,
     &rl_cmd_synth,
     &rl_cmd_membw,
+    &rl_cmd_run,
 };
 #define N_COMMANDS (sizeof commands / sizeof commands[0])
 
@@ -97,7 +98,7 @@ int main(int argc, char **argv)
         return rl_exit_code(RL_EINPUT);
     }
     /* TRANSITIONAL: inspect and synth still expect main to answer --help for them. */
-    if (c != &rl_cmd_membw)
+    if (c != &rl_cmd_membw && c != &rl_cmd_run)
         for (int i = 2; i < argc; i++) {
             if (strcmp(argv[i], "--") == 0)
                 break;
