@@ -1,5 +1,6 @@
 /* synth.c: presets, validation, the tensor table, the SPM vocabulary and the GGUF header of a
- * synthetic model (see synth.h). Data generation and file writing are in rl_synth_write.c.
+ * synthetic model: the plan (see synth.h). The values are made in synth_gen.c and the file is
+ * written by synth_write.c, which both depend on this, never the other way round.
  *
  * Ownership: rl_synth_plan_build returns a plan the caller frees with rl_synth_plan_free; presets
  * and the name lists are static. */
@@ -11,6 +12,8 @@
 #include <string.h>
 #include <strings.h>
 
+#include "ggml_types.h"
+#include "half.h"
 #include "rl_util.h"
 
 /* ---- presets ---------------------------------------------------------------------------- */
@@ -32,7 +35,7 @@ static const rl_synth_preset presets[] = {
       .rope_freqs = false,
       .rope_freq_base = 10000.0f,
       .rms_eps = 1e-5f,
-      .type = SYNTH_GGML_F16}},
+      .type = RL_GGML_F16}},
     {"tiny-moe",
      "llama-architecture Mixtral-style MoE test model, 4 experts, 2 used",
      {.preset = "tiny-moe",
@@ -51,7 +54,7 @@ static const rl_synth_preset presets[] = {
       .rope_freqs = false,
       .rope_freq_base = 10000.0f,
       .rms_eps = 1e-5f,
-      .type = SYNTH_GGML_F16}},
+      .type = RL_GGML_F16}},
     {"qwen2.5-0.5b",
      "Qwen2.5-0.5B shapes (qwen2, q/k/v biases, untied output.weight)",
      {.preset = "qwen2.5-0.5b",
@@ -68,7 +71,7 @@ static const rl_synth_preset presets[] = {
       .rope_freqs = false,
       .rope_freq_base = 1000000.0f,
       .rms_eps = 1e-6f,
-      .type = SYNTH_GGML_F16}},
+      .type = RL_GGML_F16}},
     {"qwen2.5-1.5b",
      "Qwen2.5-1.5B shapes (qwen2, q/k/v biases, untied output.weight)",
      {.preset = "qwen2.5-1.5b",
@@ -85,7 +88,7 @@ static const rl_synth_preset presets[] = {
       .rope_freqs = false,
       .rope_freq_base = 1000000.0f,
       .rms_eps = 1e-6f,
-      .type = SYNTH_GGML_F16}},
+      .type = RL_GGML_F16}},
     {"llama-3.2-1b",
      "Llama-3.2-1B shapes (llama, tied embeddings, llama3 rope_freqs)",
      {.preset = "llama-3.2-1b",
@@ -106,7 +109,7 @@ static const rl_synth_preset presets[] = {
       .rope_low_freq = 1.0f,
       .rope_high_freq = 4.0f,
       .rope_orig_ctx = 8192,
-      .type = SYNTH_GGML_F16}},
+      .type = RL_GGML_F16}},
 };
 #define N_PRESETS (sizeof presets / sizeof presets[0])
 
@@ -135,59 +138,40 @@ const char *rl_synth_preset_names(void)
 
 /* ---- weight types ----------------------------------------------------------------------- */
 
-static const struct {
-    const char *name;
-    uint32_t type, ftype, blck, size;
-} wtypes[] = {
-    {"F32", SYNTH_GGML_F32, 0, 1, 4},     {"F16", SYNTH_GGML_F16, 1, 1, 2},
-    {"BF16", SYNTH_GGML_BF16, 32, 1, 2},  {"Q8_0", SYNTH_GGML_Q8_0, 7, 32, 34},
-    {"Q4_0", SYNTH_GGML_Q4_0, 2, 32, 18},
-};
+/* The types --type offers, in rl_synth_type_names order; names, block and type sizes come
+ * from the ggml type table, general.file_type from llama's file_type labels. */
+static const uint32_t wtypes[] = {RL_GGML_F32, RL_GGML_F16, RL_GGML_BF16, RL_GGML_Q8_0,
+                                  RL_GGML_Q4_0};
 #define N_WTYPES (sizeof wtypes / sizeof wtypes[0])
+
+static bool offered(uint32_t type)
+{
+    for (size_t i = 0; i < N_WTYPES; i++)
+        if (wtypes[i] == type)
+            return true;
+    return false;
+}
 
 int rl_synth_type_by_name(const char *name)
 {
-    for (size_t i = 0; name && i < N_WTYPES; i++)
-        if (strcasecmp(wtypes[i].name, name) == 0)
-            return (int)wtypes[i].type;
-    return -1;
+    int t = rl_ggml_type_by_name(name);
+    return t >= 0 && offered((uint32_t)t) ? t : -1;
 }
 
 const char *rl_synth_type_name(uint32_t type)
 {
-    for (size_t i = 0; i < N_WTYPES; i++)
-        if (wtypes[i].type == type)
-            return wtypes[i].name;
-    return NULL;
+    return offered(type) ? rl_ggml_type_get(type)->name : NULL;
 }
 
 uint32_t rl_synth_file_type(uint32_t type)
 {
-    for (size_t i = 0; i < N_WTYPES; i++)
-        if (wtypes[i].type == type)
-            return wtypes[i].ftype;
-    return 0;
+    int ft = offered(type) ? rl_ftype_by_label(rl_ggml_type_get(type)->name) : -1;
+    return ft < 0 ? 0 : (uint32_t)ft;
 }
 
 const char *rl_synth_type_names(void)
 {
     return "F32, F16, BF16, Q8_0, Q4_0";
-}
-
-static uint64_t type_blck(uint32_t type)
-{
-    for (size_t i = 0; i < N_WTYPES; i++)
-        if (wtypes[i].type == type)
-            return wtypes[i].blck;
-    return 0;
-}
-
-static uint64_t type_size(uint32_t type)
-{
-    for (size_t i = 0; i < N_WTYPES; i++)
-        if (wtypes[i].type == type)
-            return wtypes[i].size;
-    return 0;
 }
 
 /* ---- validation ------------------------------------------------------------------------- */
@@ -241,7 +225,7 @@ rl_status rl_synth_validate(const rl_synth_config *c, rl_error *err)
     if (!rl_synth_type_name(c->type))
         return rl_fail(err, RL_EINPUT, "weight type %u is not one of %s", c->type,
                        rl_synth_type_names());
-    uint64_t blck = type_blck(c->type);
+    uint64_t blck = rl_ggml_type_get(c->type)->blck;
     if (blck > 1) {
         if (c->n_embd % blck != 0)
             return rl_fail(err, RL_EINPUT, "--type %s needs --n-embd divisible by %llu (got %llu)",
@@ -527,10 +511,11 @@ static void add_tensor(table *tb, const rl_synth_config *c, const char *name, ui
     t->ne[3] = 1;
     t->type = type;
     t->n_elements = t->ne[0] * t->ne[1] * t->ne[2];
-    t->n_bytes = t->n_elements / type_blck(type) * type_size(type);
+    const rl_ggml_type_info *ti = rl_ggml_type_get(type);
+    t->n_bytes = t->n_elements / ti->blck * ti->type_size;
     t->init = init;
     t->amp = init == SYNTH_INIT_UNIFORM
-                 ? (type == SYNTH_GGML_F32 && n_dims == 1 ? SYNTH_BIAS_AMP : SYNTH_WEIGHT_AMP)
+                 ? (type == RL_GGML_F32 && n_dims == 1 ? SYNTH_BIAS_AMP : SYNTH_WEIGHT_AMP)
                  : 0.0f;
     /* The stream key: the seed mixed with FNV-1a of the name (splitmix64 finaliser). */
     uint64_t h = 1469598103934665603ull;
@@ -544,7 +529,7 @@ static void add_tensor(table *tb, const rl_synth_config *c, const char *name, ui
 
 static void build_tensors(table *tb, const rl_synth_config *c)
 {
-    const uint32_t w = c->type, f32 = SYNTH_GGML_F32;
+    const uint32_t w = c->type, f32 = RL_GGML_F32;
     const uint64_t hd = c->n_embd / c->n_head;
     const uint64_t n_q = hd * c->n_head, n_kv = hd * c->n_head_kv;
     char nm[SYNTH_MAX_NAME];
@@ -652,7 +637,7 @@ rl_status rl_synth_plan_build(const rl_synth_config *cfg, rl_synth_plan **out, r
     p->data_offset = pad_to(p->header_len, SYNTH_ALIGNMENT);
     p->file_size = p->data_offset + p->data_bytes;
 
-    if (cfg->type == SYNTH_GGML_F16 || cfg->type == SYNTH_GGML_BF16) {
+    if (cfg->type == RL_GGML_F16 || cfg->type == RL_GGML_BF16) {
         p->lut = malloc(65536 * sizeof *p->lut);
         if (!p->lut) {
             rl_synth_plan_free(p);
@@ -660,8 +645,7 @@ rl_status rl_synth_plan_build(const rl_synth_config *cfg, rl_synth_plan **out, r
         }
         for (uint32_t i = 0; i < 65536; i++) {
             float v = SYNTH_WEIGHT_AMP * (((float)i + 0.5f) / 32768.0f - 1.0f);
-            p->lut[i] =
-                cfg->type == SYNTH_GGML_F16 ? rl_synth_f32_to_f16(v) : rl_synth_f32_to_bf16(v);
+            p->lut[i] = cfg->type == RL_GGML_F16 ? rl_half_from_f32(v) : rl_half_bf16_from_f32(v);
         }
     }
     *out = p;

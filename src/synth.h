@@ -8,6 +8,9 @@
  * streams the tensor data to disk chunk by chunk (bounded memory), deterministically from the
  * seed, through a temporary file renamed into place.
  *
+ * Modules, dependencies one way: synth.c (this plan) -> synth_gen.c (the tensor values,
+ * synth_gen.h) -> synth_write.c (the streaming writer); half.h converts.
+ *
  * Ownership: rl_synth_plan_build returns a rl_synth_plan the caller frees with rl_synth_plan_free;
  * all memory inside it (tensor table, header bytes) is owned by the plan. Presets are static. */
 #ifndef RL_SYNTH_H
@@ -28,15 +31,6 @@
 #define SYNTH_WEIGHT_AMP 0.02f
 #define SYNTH_BIAS_AMP 0.02f
 
-/* ggml type ids and llama file types used here (ggml.h, llama.h of the pinned llama.cpp). */
-enum {
-    SYNTH_GGML_F32 = 0,
-    SYNTH_GGML_F16 = 1,
-    SYNTH_GGML_Q4_0 = 2,
-    SYNTH_GGML_Q8_0 = 8,
-    SYNTH_GGML_BF16 = 30
-};
-
 typedef enum { SYNTH_ARCH_LLAMA, SYNTH_ARCH_QWEN2 } rl_synth_arch;
 
 typedef struct {
@@ -52,7 +46,7 @@ typedef struct {
     /* Llama 3 rope scaling used for rope_freqs (as convert_hf_to_gguf computes them) */
     float rope_factor, rope_low_freq, rope_high_freq;
     uint32_t rope_orig_ctx;
-    uint32_t type; /* ggml type of the 2-D weight matrices and token_embd */
+    uint32_t type; /* ggml type (RL_GGML_*) of the 2-D weight matrices and token_embd */
     uint64_t seed;
 } rl_synth_config;
 
@@ -73,9 +67,9 @@ typedef struct {
     char name[SYNTH_MAX_NAME];
     uint32_t n_dims;
     uint64_t ne[4]; /* unused dims are 1 */
-    uint32_t type;  /* ggml type id */
+    uint32_t type;  /* ggml type id (RL_GGML_*) */
     uint64_t n_elements;
-    uint64_t n_bytes; /* unpadded */
+    uint64_t n_bytes; /* unpadded: n_elements / block size * type size */
     uint64_t offset;  /* relative to the data section, SYNTH_ALIGNMENT-aligned */
     rl_synth_init init;
     float amp;       /* SYNTH_INIT_UNIFORM: SYNTH_WEIGHT_AMP or SYNTH_BIAS_AMP */
@@ -103,8 +97,9 @@ const rl_synth_preset *rl_synth_preset_find(const char *name);
 /* "tiny, tiny-moe, ..." for messages (static storage). */
 const char *rl_synth_preset_names(void);
 
-/* Weight types accepted by --type: ggml type id by name (case-insensitive) or -1, and the
- * matching general.file_type. */
+/* Weight types accepted by --type (RL_GGML_F32, F16, BF16, Q8_0, Q4_0): the ggml type id by
+ * name (case-insensitive) or -1; the name (NULL when the type is not offered); the matching
+ * general.file_type. Block and type sizes come from the ggml type table (ggml_types.h). */
 int rl_synth_type_by_name(const char *name);
 const char *rl_synth_type_name(uint32_t type);
 uint32_t rl_synth_file_type(uint32_t type);
@@ -132,21 +127,5 @@ float rl_synth_rope_factor(const rl_synth_config *cfg, uint64_t i);
  * write failure (e.g. no space left); RL_EINTERRUPTED when rl_interrupted is set. */
 rl_status rl_synth_write(const rl_synth_plan *p, const char *path, bool show_progress,
                          rl_error *err);
-
-/* Generate the bytes of tensor tensor_index, elements [first, first + count), into out (which
- * must hold their bytes). first must be a multiple of SYNTH_CHUNK_ALIGN; count too unless the
- * range ends at the tensor's end. Values are a pure function of (seed, tensor name, element
- * index) (a counter-based splitmix64 stream), so any chunking gives the same bytes.
- * Exposed for tests and for bench/synth-speed. */
-#define SYNTH_CHUNK_ALIGN 32
-void rl_synth_generate(const rl_synth_plan *p, size_t tensor_index, uint64_t first, uint64_t count,
-                       void *out);
-
-/* IEEE half and bfloat16 conversions (round to nearest even), used by the generator and the
- * tests. */
-uint16_t rl_synth_f32_to_f16(float f);
-float rl_synth_f16_to_f32(uint16_t h);
-uint16_t rl_synth_f32_to_bf16(float f);
-float rl_synth_bf16_to_f32(uint16_t h);
 
 #endif
