@@ -10,6 +10,7 @@
 #include "cmd.h"
 #include "rl_util.h"
 #include "synth.h"
+#include "synth_write.h"
 
 static const char usage[] =
     "usage: llama-roofline synth --preset NAME [options] -o OUT.gguf\n"
@@ -22,7 +23,8 @@ static const char usage[] =
     "options:\n"
     "  --preset NAME     tiny, tiny-moe, qwen2.5-0.5b, qwen2.5-1.5b, llama-3.2-1b\n"
     "  --list            print the presets with their shapes and sizes, then exit\n"
-    "  -o, --output OUT  the GGUF file to write (written as OUT.tmp, then renamed)\n"
+    "  -o, --output OUT  the GGUF file to write (a temporary .OUT.XXXXXX beside it, renamed\n"
+    "                    into place when complete); a pipe or device is written directly\n"
     "  --type TYPE       type of the weight matrices and token_embd: F32, F16 (default),\n"
     "                    BF16, Q8_0, Q4_0; norms, biases and the MoE router stay F32\n"
     "  --tied            no output.weight: the token embedding is the output head\n"
@@ -32,7 +34,7 @@ static const char usage[] =
     "  --n-ctx N  --n-expert N  --n-expert-used N\n"
     "                    override one shape of the preset (--n-expert needs a llama preset;\n"
     "                    --n-expert-used defaults to 2, at most --n-expert)\n"
-    "  -q, --quiet       no progress line and no summary\n"
+    "  -q, --quiet       no planned-size line, progress or summary (errors still print)\n"
     "\n"
     "examples:\n"
     "  llama-roofline synth --preset tiny -o /tmp/tiny.gguf\n"
@@ -40,8 +42,8 @@ static const char usage[] =
     "  llama-roofline synth --preset llama-3.2-1b --n-layer 2 --untied -o /tmp/l.gguf\n"
     "\n"
     "exit codes: 0 written, 2 bad input (unknown preset or type, bad shape, missing -o),\n"
-    "4 the output could not be written (the partial file is removed), 5 internal error,\n"
-    "130 interrupted\n";
+    "4 the output could not be written (not enough free space, a failed write; the partial\n"
+    "file is removed), 5 internal error, 130 interrupted (the partial file is removed)\n";
 
 static const char *human_bytes(uint64_t b, char *buf, size_t cap)
 {
@@ -222,7 +224,8 @@ static rl_status run(int argc, char **argv, rl_error *err)
     rl_status st = rl_synth_plan_build(&cfg, &p, err);
     if (st)
         return st;
-    st = rl_synth_write(p, out, !quiet, err);
+    rl_synth_write_opts wo = {.progress = !quiet, .note = quiet ? NULL : stderr};
+    st = rl_synth_write(p, out, &wo, err);
     if (st == RL_OK && !quiet) {
         char params[32], size[32];
         printf("wrote %s: synth %s, %s, %zu tensors, %s params, %s (%llu bytes), seed %llu\n", out,

@@ -4,12 +4,12 @@
  * file (or a tiny test model); a rl_synth_config is a preset plus the caller's overrides (shape,
  * weight type, tied head, seed). rl_synth_plan_build validates a config and lays the file out in
  * memory without writing anything: the tensor table (names, shapes, types, offsets, sizes) and
- * the complete header bytes (metadata with an SPM vocabulary, tensor infos). rl_synth_write then
- * streams the tensor data to disk chunk by chunk (bounded memory), deterministically from the
- * seed, through a temporary file renamed into place.
+ * the complete header bytes (metadata with an SPM vocabulary, tensor infos). rl_synth_write
+ * (synth_write.h) then streams the tensor data to disk chunk by chunk (bounded memory),
+ * deterministically from the seed.
  *
  * Modules, dependencies one way: synth.c (this plan) -> synth_gen.c (the tensor values,
- * synth_gen.h) -> synth_write.c (the streaming writer); half.h converts.
+ * synth_gen.h) -> synth_write.c (the streaming writer, synth_write.h); half.h converts.
  *
  * Ownership: rl_synth_plan_build returns a rl_synth_plan the caller frees with rl_synth_plan_free;
  * all memory inside it (tensor table, header bytes) is owned by the plan. Presets are static. */
@@ -120,12 +120,5 @@ float rl_synth_vocab_score(uint64_t id);
 
 /* Llama 3 rope scaling factor i of cfg (i < head_dim / 2). */
 float rl_synth_rope_factor(const rl_synth_config *cfg, uint64_t i);
-
-/* Write the plan's file to path: via "<path>.tmp" renamed into place (a partial file is
- * removed on any failure), or directly when path is an existing non-regular file such as
- * /dev/null. Shows progress on a terminal when show_progress. RL_EOUTPUT names path on a
- * write failure (e.g. no space left); RL_EINTERRUPTED when rl_interrupted is set. */
-rl_status rl_synth_write(const rl_synth_plan *p, const char *path, bool show_progress,
-                         rl_error *err);
 
 #endif

@@ -1,26 +1,23 @@
-/* synth_write.c: the streaming GGUF writer of a synthetic model (see synth.h); the values come
- * from synth_gen.c.
+/* synth_write.c: the streaming GGUF writer of a synthetic model (see synth_write.h).
  *
  * The writer never holds the model in memory: a generator thread fills one of two fixed-size
- * chunk buffers while the calling thread write()s the other, so generation and the kernel's
- * copy overlap on two cores. Output goes to "<path>.tmp", renamed into place when complete
- * and removed on any failure. Ownership: nothing returned is allocated. */
-#include "synth.h"
+ * chunk buffers (synth_gen.h) while the calling thread writes the other through rl_atomic_*,
+ * so generation and the kernel's copy overlap on two cores. Ownership: nothing returned is
+ * allocated; the buffers and the thread live for one call. */
+#include "synth_write.h"
 
 #include <errno.h>
-#include <fcntl.h>
 #include <pthread.h>
-#include <stdio.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <unistd.h>
+#include <sys/statvfs.h>
 
 #include "ggml_types.h"
+#include "rl_file.h"
+#include "rl_text.h"
 #include "rl_util.h"
 #include "synth_gen.h"
-
-/* ---- writer ------------------------------------------------------------------------------ */
 
 #define CHUNK_BYTES (8u << 20)
 
@@ -99,29 +96,22 @@ static void *generator(void *arg)
     }
 }
 
-/* write() all of buf, retrying short writes and EINTR; errno set on failure. */
-static bool write_all(int fd, const void *data, size_t len)
+/* Start the generator with SIGINT and SIGTERM blocked (it inherits the mask), so a signal is
+ * delivered to this thread, the one that can be blocked in write(). */
+static int start_generator(pthread_t *th, pipeline *pl)
 {
-    const unsigned char *b = data;
-    while (len > 0) {
-        ssize_t w = write(fd, b, len > (1u << 30) ? (1u << 30) : len);
-        if (w < 0) {
-            if (errno == EINTR)
-                continue;
-            return false;
-        }
-        if (w == 0) {
-            errno = ENOSPC;
-            return false;
-        }
-        b += w;
-        len -= (size_t)w;
-    }
-    return true;
+    sigset_t block, old;
+    sigemptyset(&block);
+    sigaddset(&block, SIGINT);
+    sigaddset(&block, SIGTERM);
+    pthread_sigmask(SIG_BLOCK, &block, &old);
+    int rc = pthread_create(th, NULL, generator, pl);
+    pthread_sigmask(SIG_SETMASK, &old, NULL);
+    return rc;
 }
 
-static rl_status write_stream(const rl_synth_plan *p, int fd, const char *path, bool show_progress,
-                              rl_error *err)
+static rl_status write_stream(const rl_synth_plan *p, rl_atomic *a, const char *path,
+                              bool show_progress, rl_error *err)
 {
     pipeline pl;
     memset(&pl, 0, sizeof pl);
@@ -136,16 +126,17 @@ static rl_status write_stream(const rl_synth_plan *p, int fd, const char *path, 
     pthread_mutex_init(&pl.mu, NULL);
     pthread_cond_init(&pl.cv, NULL);
 
+    /* the header (large with a big vocabulary) in chunk-sized writes, so an interrupt is seen
+     * between them */
     rl_status st = RL_OK;
-    int saved = 0;
-    if (!write_all(fd, p->header, p->header_len)) {
-        saved = errno;
-        st = RL_EOUTPUT;
+    for (size_t off = 0; st == RL_OK && off < p->header_len; off += CHUNK_BYTES) {
+        size_t n = p->header_len - off < CHUNK_BYTES ? p->header_len - off : CHUNK_BYTES;
+        st = rl_atomic_write(a, p->header + off, n, err);
     }
     pthread_t th;
     bool started = false;
     if (st == RL_OK) {
-        int rc = pthread_create(&th, NULL, generator, &pl);
+        int rc = start_generator(&th, &pl);
         if (rc != 0)
             st = rl_fail(err, RL_EINTERNAL, "cannot start a thread: %s", strerror(rc));
         else
@@ -159,16 +150,9 @@ static rl_status write_stream(const rl_synth_plan *p, int fd, const char *path, 
             pthread_cond_wait(&pl.cv, &pl.mu);
         pthread_mutex_unlock(&pl.mu);
         piece *pc = &pl.slot[s];
-        if (rl_interrupted) {
-            st = RL_EINTERRUPTED;
-            rl_fail(err, st, "interrupted; %s not written", path);
+        st = rl_atomic_write(a, pc->data, pc->len, err); /* checks rl_interrupted */
+        if (st != RL_OK)
             break;
-        }
-        if (!write_all(fd, pc->data, pc->len)) {
-            saved = errno;
-            st = RL_EOUTPUT;
-            break;
-        }
         done += pc->len;
         bool last = pc->last;
         pthread_mutex_lock(&pl.mu);
@@ -197,53 +181,79 @@ static rl_status write_stream(const rl_synth_plan *p, int fd, const char *path, 
     pthread_mutex_destroy(&pl.mu);
     free(pl.slot[0].data);
     free(pl.slot[1].data);
-    if (st == RL_EOUTPUT)
-        return rl_fail(err, RL_EOUTPUT,
-                       "cannot write %s: %s (free some space or choose another path)", path,
-                       strerror(saved));
     if (st == RL_OK && done != p->file_size)
         return rl_fail(err, RL_EINTERNAL, "wrote %llu bytes to %s, expected %llu",
                        (unsigned long long)done, path, (unsigned long long)p->file_size);
     return st;
 }
 
-rl_status rl_synth_write(const rl_synth_plan *p, const char *path, bool show_progress,
+rl_status rl_synth_space_check(const char *path, uint64_t need, uint64_t avail, rl_error *err)
+{
+    if (need <= avail)
+        return RL_OK;
+    char n[32], f[32];
+    rl_fmt_size(n, sizeof n, need);
+    rl_fmt_size(f, sizeof f, avail);
+    return rl_fail(err, RL_EOUTPUT,
+                   "cannot write %s: the model needs %s (%llu bytes) but its file system has %s "
+                   "(%llu bytes) free (free some space, choose another path or a smaller model)",
+                   path, n, (unsigned long long)need, f, (unsigned long long)avail);
+}
+
+/* Free bytes for an unprivileged writer on fd's file system; false when unknown. */
+static bool free_space(int fd, uint64_t *avail)
+{
+    struct statvfs vfs;
+    if (fstatvfs(fd, &vfs) != 0)
+        return false;
+    uint64_t b;
+    if (__builtin_mul_overflow((uint64_t)vfs.f_bavail, (uint64_t)vfs.f_frsize, &b))
+        b = UINT64_MAX;
+    *avail = b;
+    return true;
+}
+
+static void note_plan(FILE *note, const rl_synth_plan *p, const char *path, bool direct, bool known,
+                      uint64_t avail)
+{
+    char size[32], free_text[64] = "";
+    char *safe = rl_tty_escape_dup(path);
+    rl_fmt_size(size, sizeof size, p->file_size);
+    if (direct)
+        snprintf(free_text, sizeof free_text, "; a pipe or device, no space check");
+    else if (known) {
+        char f[32];
+        rl_fmt_size(f, sizeof f, avail);
+        snprintf(free_text, sizeof free_text, "; %s free", f);
+    }
+    fprintf(note, "synth: writing %s: %s (%llu bytes) planned%s\n", safe ? safe : "?", size,
+            (unsigned long long)p->file_size, free_text);
+    fflush(note);
+    free(safe);
+}
+
+rl_status rl_synth_write(const rl_synth_plan *p, const char *path, const rl_synth_write_opts *opts,
                          rl_error *err)
 {
-    struct stat sb;
-    if (stat(path, &sb) == 0 && !S_ISREG(sb.st_mode)) {
-        if (S_ISDIR(sb.st_mode))
-            return rl_fail(err, RL_EOUTPUT, "cannot write %s: it is a directory", path);
-        /* a device or a pipe (e.g. /dev/null): write straight to it */
-        int fd = open(path, O_WRONLY | O_CLOEXEC);
-        if (fd < 0)
-            return rl_fail(err, RL_EOUTPUT, "cannot write %s: %s", path, strerror(errno));
-        rl_status st = write_stream(p, fd, path, show_progress, err);
-        if (close(fd) != 0 && st == RL_OK)
-            st = rl_fail(err, RL_EOUTPUT, "cannot write %s: %s", path, strerror(errno));
+    rl_atomic a;
+    rl_status st = rl_atomic_open(path, &a, err);
+    if (st != RL_OK) /* opening a FIFO blocks until a reader comes: a signal ends the wait */
+        return rl_interrupted ? rl_fail(err, RL_EINTERRUPTED, "interrupted while opening %s", path)
+                              : st;
+    uint64_t avail = 0;
+    bool known = !a.direct && free_space(a.fd, &avail);
+    if (known && (st = rl_synth_space_check(path, p->file_size, avail, err)) != RL_OK) {
+        rl_atomic_abort(&a);
         return st;
     }
-
-    char *tmp = rl_asprintf("%s.tmp", path);
-    if (!tmp)
-        return rl_fail(err, RL_EINTERNAL, "out of memory");
-    int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
-    if (fd < 0) {
-        int e = errno;
-        free(tmp);
-        return rl_fail(err, RL_EOUTPUT, "cannot write %s: %s (choose a writable path)", path,
-                       strerror(e));
+    if (opts && opts->note)
+        note_plan(opts->note, p, path, a.direct, known, avail);
+    st = write_stream(p, &a, path, opts && opts->progress, err);
+    if (st == RL_OK && rl_interrupted) /* after the last write: not committed */
+        st = rl_fail(err, RL_EINTERRUPTED, "interrupted while writing %s", path);
+    if (st != RL_OK) {
+        rl_atomic_abort(&a);
+        return st;
     }
-    rl_status st = write_stream(p, fd, path, show_progress, err);
-    if (close(fd) != 0 && st == RL_OK)
-        st =
-            rl_fail(err, RL_EOUTPUT, "cannot write %s: %s (free some space or choose another path)",
-                    path, strerror(errno));
-    if (st == RL_OK && rename(tmp, path) != 0)
-        st = rl_fail(err, RL_EOUTPUT, "cannot write %s: %s (choose a writable path)", path,
-                     strerror(errno));
-    if (st != RL_OK)
-        unlink(tmp);
-    free(tmp);
-    return st;
+    return rl_atomic_commit(&a, err);
 }

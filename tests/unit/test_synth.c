@@ -2,6 +2,7 @@
  * every preset, a write -> read round trip through the project's GGUF reader (gguf.h,
  * rl_gguf_model.h) for every preset and weight type, determinism, the value ranges of every
  * weight type, the vocabulary, validation and write errors. Files go to $RL_TMP (or /tmp). */
+#include <dirent.h>
 #include <errno.h>
 #include <math.h>
 #include <setjmp.h>
@@ -22,6 +23,7 @@
 #include "half.h"
 #include "synth.h"
 #include "synth_gen.h"
+#include "synth_write.h"
 
 static char tmpdir[512];
 
@@ -30,6 +32,20 @@ static const char *tmp_path(const char *name)
     static char path[1024];
     snprintf(path, sizeof path, "%s/test_synth-%ld-%s", tmpdir, (long)getpid(), name);
     return path;
+}
+
+/* Temporary files rl_atomic left for tmp_path(name): ".test_synth-PID-NAME.XXXXXX". */
+static int count_temps(const char *name)
+{
+    char prefix[600];
+    snprintf(prefix, sizeof prefix, ".test_synth-%ld-%s.", (long)getpid(), name);
+    DIR *d = opendir(tmpdir);
+    assert_non_null(d);
+    int n = 0;
+    for (struct dirent *e; (e = readdir(d));)
+        n += strncmp(e->d_name, prefix, strlen(prefix)) == 0;
+    closedir(d);
+    return n;
 }
 
 static rl_synth_config preset_cfg(const char *name)
@@ -462,12 +478,10 @@ static void round_trip(const rl_synth_config *c)
     rl_synth_plan *p = plan_of(c);
     const char *path = tmp_path("rt.gguf");
     rl_error err = {RL_OK, ""};
-    rl_status st = rl_synth_write(p, path, false, &err);
+    rl_status st = rl_synth_write(p, path, NULL, &err);
     if (st != RL_OK)
         fail_msg("synth_write: %s", err.msg);
-    char tmp[1100];
-    snprintf(tmp, sizeof tmp, "%s.tmp", path);
-    assert_int_equal(access(tmp, F_OK), -1); /* renamed away */
+    assert_int_equal(count_temps("rt.gguf"), 0); /* renamed away */
 
     struct stat sb;
     assert_int_equal(stat(path, &sb), 0);
@@ -627,10 +641,10 @@ static void test_determinism(void **state)
     snprintf(a, sizeof a, "%s", tmp_path("det-a.gguf"));
     snprintf(b, sizeof b, "%s", tmp_path("det-b.gguf"));
     rl_synth_plan *p = plan_of(&c);
-    assert_int_equal(rl_synth_write(p, a, false, &err), RL_OK);
+    assert_int_equal(rl_synth_write(p, a, NULL, &err), RL_OK);
     rl_synth_plan_free(p);
     p = plan_of(&c);
-    assert_int_equal(rl_synth_write(p, b, false, &err), RL_OK);
+    assert_int_equal(rl_synth_write(p, b, NULL, &err), RL_OK);
     size_t la, lb;
     unsigned char *x = slurp(a, &la), *y = slurp(b, &lb);
     assert_int_equal(la, lb);
@@ -640,7 +654,7 @@ static void test_determinism(void **state)
 
     c.seed = 8;
     p = plan_of(&c);
-    assert_int_equal(rl_synth_write(p, b, false, &err), RL_OK);
+    assert_int_equal(rl_synth_write(p, b, NULL, &err), RL_OK);
     y = slurp(b, &lb);
     assert_int_equal(la, lb);                  /* same layout */
     assert_memory_equal(x, y, p->data_offset); /* same header */
@@ -738,17 +752,72 @@ static void test_write_errors(void **state)
     rl_synth_config c = preset_cfg("tiny");
     rl_synth_plan *p = plan_of(&c);
     rl_error err = {RL_OK, ""};
-    assert_int_equal(rl_synth_write(p, "/proc/nonexistent/x.gguf", false, &err), RL_EOUTPUT);
+    assert_int_equal(rl_synth_write(p, "/proc/nonexistent/x.gguf", NULL, &err), RL_EOUTPUT);
     assert_non_null(strstr(err.msg, "/proc/nonexistent/x.gguf"));
     if (access("/dev/full", W_OK) == 0) {
-        assert_int_equal(rl_synth_write(p, "/dev/full", false, &err), RL_EOUTPUT);
+        assert_int_equal(rl_synth_write(p, "/dev/full", NULL, &err), RL_EOUTPUT);
         assert_non_null(strstr(err.msg, "/dev/full"));
         assert_non_null(strstr(err.msg, strerror(ENOSPC)));
     }
-    assert_int_equal(rl_synth_write(p, tmpdir, false, &err), RL_EOUTPUT);
+    assert_int_equal(rl_synth_write(p, tmpdir, NULL, &err), RL_EOUTPUT);
     assert_non_null(strstr(err.msg, "directory"));
     /* /dev/null is written straight through */
-    assert_int_equal(rl_synth_write(p, "/dev/null", false, &err), RL_OK);
+    assert_int_equal(rl_synth_write(p, "/dev/null", NULL, &err), RL_OK);
+    rl_synth_plan_free(p);
+}
+
+static void test_space_check(void **state)
+{
+    (void)state;
+    rl_error err = {RL_OK, ""};
+    assert_int_equal(rl_synth_space_check("/m/x.gguf", 1000, 1000, &err), RL_OK);
+    assert_int_equal(rl_synth_space_check("/m/x.gguf", 225500000000000ull, 1000000000, &err),
+                     RL_EOUTPUT);
+    assert_string_equal(err.msg, "cannot write /m/x.gguf: the model needs 225.50 TB "
+                                 "(225500000000000 bytes) but its file system has 1.00 GB "
+                                 "(1000000000 bytes) free (free some space, choose another path "
+                                 "or a smaller model)");
+    assert_int_equal(rl_synth_space_check("x.gguf", 1001, 1000, &err), RL_EOUTPUT);
+    assert_string_equal(err.msg, "cannot write x.gguf: the model needs 1.0 kB (1001 bytes) but its "
+                                 "file system has 1.0 kB (1000 bytes) free (free some space, "
+                                 "choose another path or a smaller model)");
+}
+
+/* A plan far larger than the disk is refused before a byte is written; an interrupt before
+ * the write leaves nothing either. */
+static void test_write_refused(void **state)
+{
+    (void)state;
+    rl_synth_config c = preset_cfg("tiny");
+    c.n_embd = 65536;
+    c.n_ff = 1u << 20;
+    c.n_layer = 512;
+    rl_synth_plan *p = plan_of(&c);
+    const char *path = tmp_path("huge.gguf");
+    rl_error err = {RL_OK, ""};
+    char want[1200];
+    snprintf(want, sizeof want,
+             "cannot write %s: the model needs 224.30 TB (224300909500160 bytes) but its file "
+             "system has ",
+             path);
+    assert_int_equal(rl_synth_write(p, path, NULL, &err), RL_EOUTPUT);
+    if (strncmp(err.msg, want, strlen(want)) != 0 ||
+        !strstr(err.msg, " free (free some space, choose another path or a smaller model)"))
+        fail_msg("message: %s", err.msg);
+    assert_int_equal(access(path, F_OK), -1);
+    assert_int_equal(count_temps("huge.gguf"), 0);
+    rl_synth_plan_free(p);
+
+    c = preset_cfg("tiny");
+    p = plan_of(&c);
+    path = tmp_path("int.gguf");
+    rl_interrupted = 1;
+    assert_int_equal(rl_synth_write(p, path, NULL, &err), RL_EINTERRUPTED);
+    rl_interrupted = 0;
+    snprintf(want, sizeof want, "interrupted while writing %s", path);
+    assert_string_equal(err.msg, want);
+    assert_int_equal(access(path, F_OK), -1);
+    assert_int_equal(count_temps("int.gguf"), 0);
     rl_synth_plan_free(p);
 }
 
@@ -770,6 +839,8 @@ int main(void)
         cmocka_unit_test(test_determinism),
         cmocka_unit_test(test_validation),
         cmocka_unit_test(test_write_errors),
+        cmocka_unit_test(test_space_check),
+        cmocka_unit_test(test_write_refused),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
