@@ -1,6 +1,7 @@
-/* synth.c: presets, validation, the tensor table, the SPM vocabulary and the GGUF header of a
- * synthetic model: the plan (see synth.h). The values are made in synth_gen.c and the file is
- * written by synth_write.c, which both depend on this, never the other way round.
+/* synth.c: presets, validation, the tensor table with its checked sizes, the SPM vocabulary and
+ * the GGUF header of a synthetic model: the plan (see synth.h). The values are made in
+ * synth_gen.c and the file is written by synth_write.c, which both depend on this, never the
+ * other way round.
  *
  * Ownership: rl_synth_plan_build returns a plan the caller frees with rl_synth_plan_free; presets
  * and the name lists are static. */
@@ -174,6 +175,26 @@ const char *rl_synth_type_names(void)
     return "F32, F16, BF16, Q8_0, Q4_0";
 }
 
+/* ---- checked sizes ---------------------------------------------------------------------- */
+
+bool rl_synth_size_mul(uint64_t a, uint64_t b, uint64_t *out)
+{
+    uint64_t r;
+    if (__builtin_mul_overflow(a, b, &r) || r > SYNTH_MAX_SIZE)
+        return false;
+    *out = r;
+    return true;
+}
+
+bool rl_synth_size_add(uint64_t a, uint64_t b, uint64_t *out)
+{
+    uint64_t r;
+    if (__builtin_add_overflow(a, b, &r) || r > SYNTH_MAX_SIZE)
+        return false;
+    *out = r;
+    return true;
+}
+
 /* ---- validation ------------------------------------------------------------------------- */
 
 static rl_status check_range(const char *flag, uint64_t v, uint64_t lo, uint64_t hi, rl_error *err)
@@ -187,13 +208,13 @@ static rl_status check_range(const char *flag, uint64_t v, uint64_t lo, uint64_t
 rl_status rl_synth_validate(const rl_synth_config *c, rl_error *err)
 {
     rl_status st;
-    if ((st = check_range("--n-vocab", c->n_vocab, SYNTH_MIN_VOCAB, 1u << 22, err)) ||
-        (st = check_range("--n-embd", c->n_embd, 1, 65536, err)) ||
-        (st = check_range("--n-layer", c->n_layer, 1, 512, err)) ||
-        (st = check_range("--n-head", c->n_head, 1, 1024, err)) ||
-        (st = check_range("--n-head-kv", c->n_head_kv, 1, 1024, err)) ||
-        (st = check_range("--n-ff", c->n_ff, 1, 1u << 20, err)) ||
-        (st = check_range("--n-ctx", c->n_ctx, 1, 1u << 24, err)))
+    if ((st = check_range("--n-vocab", c->n_vocab, SYNTH_MIN_VOCAB, SYNTH_MAX_VOCAB, err)) ||
+        (st = check_range("--n-embd", c->n_embd, 1, SYNTH_MAX_U32, err)) ||
+        (st = check_range("--n-layer", c->n_layer, 1, SYNTH_MAX_LAYER, err)) ||
+        (st = check_range("--n-head", c->n_head, 1, SYNTH_MAX_HEAD, err)) ||
+        (st = check_range("--n-head-kv", c->n_head_kv, 1, SYNTH_MAX_HEAD, err)) ||
+        (st = check_range("--n-ff", c->n_ff, 1, SYNTH_MAX_U32, err)) ||
+        (st = check_range("--n-ctx", c->n_ctx, 1, SYNTH_MAX_U32, err)))
         return st;
     if (c->n_embd % c->n_head != 0)
         return rl_fail(err, RL_EINPUT, "--n-embd %llu is not divisible by --n-head %llu",
@@ -216,7 +237,7 @@ rl_status rl_synth_validate(const rl_synth_config *c, rl_error *err)
                            "experts need a llama-architecture preset (tiny, tiny-moe, "
                            "llama-3.2-1b), not %s",
                            c->preset);
-        if ((st = check_range("--n-expert", c->n_expert, 2, 1024, err)))
+        if ((st = check_range("--n-expert", c->n_expert, 2, SYNTH_MAX_EXPERT, err)))
             return st;
         if (c->n_expert_used < 1 || c->n_expert_used > c->n_expert)
             return rl_fail(err, RL_EINPUT, "--n-expert-used %llu must be 1 to --n-expert %llu",
@@ -482,20 +503,32 @@ static uint64_t put_metadata(buf *b, const rl_synth_plan *p)
 typedef struct {
     rl_synth_tensor *t;
     size_t n, cap;
-    bool oom;
+    rl_status st; /* the first failure: RL_EINPUT (a size out of bounds) or RL_EINTERNAL */
+    rl_error *err;
 } table;
+
+/* "A x B x C" of a shape, for messages. */
+static const char *dims_text(const uint64_t *ne, uint32_t n_dims, char *out, size_t cap)
+{
+    size_t len = 0;
+    out[0] = '\0';
+    for (uint32_t d = 0; d < n_dims && len < cap; d++)
+        len += (size_t)snprintf(out + len, cap - len, "%s%llu", d ? " x " : "",
+                                (unsigned long long)ne[d]);
+    return out;
+}
 
 static void add_tensor(table *tb, const rl_synth_config *c, const char *name, uint32_t type,
                        rl_synth_init init, uint32_t n_dims, uint64_t ne0, uint64_t ne1,
                        uint64_t ne2)
 {
-    if (tb->oom)
+    if (tb->st != RL_OK)
         return;
     if (tb->n == tb->cap) {
         size_t cap = tb->cap ? tb->cap * 2 : 64;
         rl_synth_tensor *q = realloc(tb->t, cap * sizeof *q);
         if (!q) {
-            tb->oom = true;
+            tb->st = rl_fail(tb->err, RL_EINTERNAL, "out of memory");
             return;
         }
         tb->t = q;
@@ -510,9 +543,32 @@ static void add_tensor(table *tb, const rl_synth_config *c, const char *name, ui
     t->ne[2] = n_dims > 2 ? ne2 : 1;
     t->ne[3] = 1;
     t->type = type;
-    t->n_elements = t->ne[0] * t->ne[1] * t->ne[2];
     const rl_ggml_type_info *ti = rl_ggml_type_get(type);
-    t->n_bytes = t->n_elements / ti->blck * ti->type_size;
+    char dims[96];
+    uint64_t n_el, n_blocks, n_bytes;
+    if (!rl_synth_size_mul(t->ne[0], t->ne[1], &n_el) ||
+        !rl_synth_size_mul(n_el, t->ne[2], &n_el)) {
+        tb->st = rl_fail(tb->err, RL_EINPUT,
+                         "tensor %s (%s) would hold more than 2^63 - 1 elements: make the shape "
+                         "smaller",
+                         name, dims_text(t->ne, n_dims, dims, sizeof dims));
+        return;
+    }
+    if (t->ne[0] % ti->blck != 0) {
+        tb->st = rl_fail(tb->err, RL_EINTERNAL, "tensor %s: row of %llu is not whole %s blocks",
+                         name, (unsigned long long)t->ne[0], ti->name);
+        return;
+    }
+    n_blocks = n_el / ti->blck;
+    if (!rl_synth_size_mul(n_blocks, ti->type_size, &n_bytes)) {
+        tb->st = rl_fail(tb->err, RL_EINPUT,
+                         "tensor %s (%s, %s) would take more than 2^63 - 1 bytes: make the shape "
+                         "smaller",
+                         name, dims_text(t->ne, n_dims, dims, sizeof dims), ti->name);
+        return;
+    }
+    t->n_elements = n_el;
+    t->n_bytes = n_bytes;
     t->init = init;
     t->amp = init == SYNTH_INIT_UNIFORM
                  ? (type == RL_GGML_F32 && n_dims == 1 ? SYNTH_BIAS_AMP : SYNTH_WEIGHT_AMP)
@@ -593,19 +649,31 @@ rl_status rl_synth_plan_build(const rl_synth_config *cfg, rl_synth_plan **out, r
     p->cfg = *cfg;
     p->file_type = rl_synth_file_type(cfg->type);
 
-    table tb = {0};
+    table tb = {.err = err};
     build_tensors(&tb, cfg);
     p->tensors = tb.t;
     p->n_tensors = tb.n;
-    if (tb.oom) {
+    if (tb.st != RL_OK) {
         rl_synth_plan_free(p);
-        return rl_fail(err, RL_EINTERNAL, "out of memory");
+        return tb.st;
     }
+    /* Offsets and sums, each step checked: every tensor is below SYNTH_MAX_SIZE, so padding it
+     * cannot wrap, but the running totals can pass the bound. */
     uint64_t off = 0;
     for (size_t i = 0; i < p->n_tensors; i++) {
-        p->tensors[i].offset = off;
-        off += pad_to(p->tensors[i].n_bytes, SYNTH_ALIGNMENT);
-        p->n_params += p->tensors[i].n_elements;
+        rl_synth_tensor *t = &p->tensors[i];
+        t->offset = off;
+        const char *what = NULL;
+        if (!rl_synth_size_add(off, pad_to(t->n_bytes, SYNTH_ALIGNMENT), &off))
+            what = "take more than 2^63 - 1 bytes";
+        else if (!rl_synth_size_add(p->n_params, t->n_elements, &p->n_params))
+            what = "hold more than 2^63 - 1 parameters";
+        if (what) {
+            rl_fail(err, RL_EINPUT, "the tensors up to %s would %s: make the shape smaller",
+                    t->name, what);
+            rl_synth_plan_free(p);
+            return RL_EINPUT;
+        }
     }
     p->data_bytes = off;
 
@@ -635,7 +703,14 @@ rl_status rl_synth_plan_build(const rl_synth_config *cfg, rl_synth_plan **out, r
         return rl_fail(err, RL_EINTERNAL, "out of memory");
     }
     p->data_offset = pad_to(p->header_len, SYNTH_ALIGNMENT);
-    p->file_size = p->data_offset + p->data_bytes;
+    if (!rl_synth_size_add(p->data_offset, p->data_bytes, &p->file_size)) {
+        rl_fail(err, RL_EINPUT,
+                "the file (a %llu-byte header and %llu bytes of tensors) would take more than "
+                "2^63 - 1 bytes: make the shape smaller",
+                (unsigned long long)p->data_offset, (unsigned long long)p->data_bytes);
+        rl_synth_plan_free(p);
+        return RL_EINPUT;
+    }
 
     if (cfg->type == RL_GGML_F16 || cfg->type == RL_GGML_BF16) {
         p->lut = malloc(65536 * sizeof *p->lut);

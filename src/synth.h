@@ -1,12 +1,14 @@
-/* synth.h: random-weight GGUF models that the real llama.cpp loads and runs.
+/* synth.h: random-weight GGUF models that the real llama.cpp loads and runs: the plan.
  *
  * A preset gives the exact tensor names, shapes and metadata of a real model's canonical GGUF
  * file (or a tiny test model); a rl_synth_config is a preset plus the caller's overrides (shape,
  * weight type, tied head, seed). rl_synth_plan_build validates a config and lays the file out in
  * memory without writing anything: the tensor table (names, shapes, types, offsets, sizes) and
- * the complete header bytes (metadata with an SPM vocabulary, tensor infos). rl_synth_write
- * (synth_write.h) then streams the tensor data to disk chunk by chunk (bounded memory),
- * deterministically from the seed.
+ * the complete header bytes (metadata with an SPM vocabulary, tensor infos). Every element
+ * count, byte size, their sums and the file size are computed with checked arithmetic and
+ * bounded by SYNTH_MAX_SIZE, so a plan that exists can be written (given the space).
+ * rl_synth_write (synth_write.h) then streams the tensor data to disk chunk by chunk (bounded
+ * memory), deterministically from the seed.
  *
  * Modules, dependencies one way: synth.c (this plan) -> synth_gen.c (the tensor values,
  * synth_gen.h) -> synth_write.c (the streaming writer, synth_write.h); half.h converts.
@@ -30,6 +32,19 @@
 /* Amplitudes of the generated values: matrices and biases are uniform in [-amp, +amp]. */
 #define SYNTH_WEIGHT_AMP 0.02f
 #define SYNTH_BIAS_AMP 0.02f
+
+/* Shape limits: the ranges of the --n-* options and of rl_synth_validate. Sizes go into GGUF
+ * u32 fields (SYNTH_MAX_U32); llama.cpp holds at most 512 layers (LLAMA_MAX_LAYERS); the
+ * vocabulary is part of the header, which is built in memory, so it stops at 2^22 tokens. */
+#define SYNTH_MAX_U32 4294967295ull
+#define SYNTH_MAX_LAYER 512
+#define SYNTH_MAX_VOCAB (1ull << 22)
+#define SYNTH_MAX_HEAD 1024
+#define SYNTH_MAX_EXPERT 1024
+
+/* Bound of every element count, byte size, sum of them and of the file size: ggml counts
+ * elements in int64_t and files are addressed with a signed off_t. */
+#define SYNTH_MAX_SIZE 9223372036854775807ull /* 2^63 - 1 */
 
 typedef enum { SYNTH_ARCH_LLAMA, SYNTH_ARCH_QWEN2 } rl_synth_arch;
 
@@ -108,7 +123,9 @@ const char *rl_synth_type_names(void);
 
 /* Check a config: RL_EINPUT with a one-line message naming the offending value. */
 rl_status rl_synth_validate(const rl_synth_config *cfg, rl_error *err);
-/* Validate and lay out the file (no I/O). */
+/* Validate and lay out the file (no I/O). RL_EINPUT with a one-line message when a tensor's
+ * element count or bytes, the sum of the tensors' bytes or elements, or the file size would
+ * exceed SYNTH_MAX_SIZE (including any 64-bit overflow); the header is built only after. */
 rl_status rl_synth_plan_build(const rl_synth_config *cfg, rl_synth_plan **out, rl_error *err);
 void rl_synth_plan_free(rl_synth_plan *p);
 
@@ -120,5 +137,10 @@ float rl_synth_vocab_score(uint64_t id);
 
 /* Llama 3 rope scaling factor i of cfg (i < head_dim / 2). */
 float rl_synth_rope_factor(const rl_synth_config *cfg, uint64_t i);
+
+/* The planner's size arithmetic: *out = a * b (a + b); false, *out untouched, when the exact
+ * result exceeds SYNTH_MAX_SIZE (64-bit overflow included). */
+bool rl_synth_size_mul(uint64_t a, uint64_t b, uint64_t *out);
+bool rl_synth_size_add(uint64_t a, uint64_t b, uint64_t *out);
 
 #endif

@@ -766,6 +766,86 @@ static void test_write_errors(void **state)
     rl_synth_plan_free(p);
 }
 
+/* ---- sizes: checked arithmetic, exact messages --------------------------------------- */
+
+static void test_size_arithmetic(void **state)
+{
+    (void)state;
+    uint64_t r = 7;
+    assert_true(rl_synth_size_mul(0, UINT64_MAX, &r));
+    assert_int_equal(r, 0);
+    assert_true(rl_synth_size_mul(3037000499ull, 3037000499ull, &r)); /* floor(sqrt(2^63)) */
+    assert_int_equal(r, 9223372030926249001ull);
+    r = 7;
+    assert_false(rl_synth_size_mul(1ull << 32, 1ull << 31, &r)); /* 2^63: past the bound */
+    assert_false(rl_synth_size_mul(UINT64_MAX, 2, &r));          /* wraps 64 bits */
+    assert_false(rl_synth_size_mul(1ull << 40, 1ull << 40, &r));
+    assert_int_equal(r, 7); /* untouched on failure */
+    assert_true(rl_synth_size_add(SYNTH_MAX_SIZE, 0, &r));
+    assert_int_equal(r, SYNTH_MAX_SIZE);
+    assert_false(rl_synth_size_add(SYNTH_MAX_SIZE, 1, &r));
+    assert_false(rl_synth_size_add(UINT64_MAX, 1, &r)); /* wraps to 0 */
+    assert_int_equal(r, SYNTH_MAX_SIZE);
+}
+
+static void expect_too_big(const rl_synth_config *c, const char *msg)
+{
+    rl_error err = {RL_OK, ""};
+    rl_synth_plan *p = (rl_synth_plan *)1;
+    assert_int_equal(rl_synth_plan_build(c, &p, &err), RL_EINPUT);
+    assert_null(p);
+    assert_string_equal(err.msg, msg);
+}
+
+static void test_size_overflow(void **state)
+{
+    (void)state;
+    /* a tensor's elements wrap 64 bits: 2^23 x (2^32 - 32) x 2^10 */
+    rl_synth_config c = preset_cfg("tiny-moe");
+    c.n_embd = 1ull << 23;
+    c.n_ff = 4294967264ull;
+    c.n_expert = 1024;
+    expect_too_big(&c, "tensor blk.0.ffn_gate_exps.weight (8388608 x 4294967264 x 1024) would "
+                       "hold more than 2^63 - 1 elements: make the shape smaller");
+    /* ... fit 64 bits but pass 2^63 - 1: (2^32 - 256)^2 */
+    c = preset_cfg("tiny");
+    c.n_embd = 4294967040ull;
+    expect_too_big(&c, "tensor blk.0.attn_q.weight (4294967040 x 4294967040) would hold more "
+                       "than 2^63 - 1 elements: make the shape smaller");
+    /* a tensor's bytes: 2^62 F32 elements wrap 64 bits, 2^62 F16 ones make exactly 2^63 */
+    c = preset_cfg("tiny");
+    c.n_embd = 1ull << 31;
+    c.type = RL_GGML_F32;
+    expect_too_big(&c, "tensor blk.0.attn_q.weight (2147483648 x 2147483648, F32) would take "
+                       "more than 2^63 - 1 bytes: make the shape smaller");
+    c.type = RL_GGML_F16;
+    expect_too_big(&c, "tensor blk.0.attn_q.weight (2147483648 x 2147483648, F16) would take "
+                       "more than 2^63 - 1 bytes: make the shape smaller");
+    /* the sum of the bytes: every tensor fits, layer 0 takes 3 x 2^61, blk.1.attn_q one more */
+    c = preset_cfg("tiny");
+    c.n_embd = 1ull << 30;
+    c.n_layer = 2;
+    expect_too_big(&c, "the tensors up to blk.1.attn_q.weight would take more than 2^63 - 1 "
+                       "bytes: make the shape smaller");
+    c.n_layer = 3; /* the running sum would wrap 64 bits further on: the same first failure */
+    expect_too_big(&c, "the tensors up to blk.1.attn_q.weight would take more than 2^63 - 1 "
+                       "bytes: make the shape smaller");
+    /* the sum of the elements: Q4_0 stores 2^63 elements in fewer bytes */
+    c = preset_cfg("tiny");
+    c.n_embd = 1ull << 31;
+    c.type = RL_GGML_Q4_0;
+    expect_too_big(&c, "the tensors up to blk.0.attn_v.weight would hold more than 2^63 - 1 "
+                       "parameters: make the shape smaller");
+    /* the largest shapes the options allow still plan (205 TiB): the disk decides */
+    c = preset_cfg("tiny");
+    c.n_embd = 65536;
+    c.n_ff = 1u << 20;
+    c.n_layer = 512;
+    rl_synth_plan *p = plan_of(&c);
+    assert_true(p->file_size > 200ull << 40 && p->file_size < 210ull << 40);
+    rl_synth_plan_free(p);
+}
+
 static void test_space_check(void **state)
 {
     (void)state;
@@ -839,6 +919,8 @@ int main(void)
         cmocka_unit_test(test_determinism),
         cmocka_unit_test(test_validation),
         cmocka_unit_test(test_write_errors),
+        cmocka_unit_test(test_size_arithmetic),
+        cmocka_unit_test(test_size_overflow),
         cmocka_unit_test(test_space_check),
         cmocka_unit_test(test_write_refused),
     };
