@@ -4,6 +4,7 @@
  * weight type, the vocabulary, validation and write errors. Files go to $RL_TMP (or /tmp). */
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -24,6 +25,7 @@
 #include "synth.h"
 #include "synth_gen.h"
 #include "synth_write.h"
+#include "cmd.h"
 
 static char tmpdir[512];
 
@@ -901,6 +903,59 @@ static void test_write_refused(void **state)
     rl_synth_plan_free(p);
 }
 
+/* The command answers -h/--help itself (main's transitional --help block is not reached from
+ * here), and a value "-h" is a value. */
+static void test_command_help(void **state)
+{
+    (void)state;
+    const char *out = tmp_path("help.txt");
+    fflush(stdout);
+    int saved = dup(STDOUT_FILENO);
+    int fd = open(out, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+    assert_true(saved >= 0 && fd >= 0);
+    dup2(fd, STDOUT_FILENO);
+    close(fd);
+    char *argv1[] = {"synth", "--preset", "nope", "--help", NULL}; /* preset fails first */
+    char *argv2[] = {"synth", "-q", "-h", "--frob", NULL};
+    rl_error err = {RL_OK, ""};
+    rl_status st1 = rl_cmd_synth.run(4, argv1, &err);
+    rl_status st2 = rl_cmd_synth.run(4, argv2, &err);
+    fflush(stdout);
+    dup2(saved, STDOUT_FILENO);
+    close(saved);
+    assert_int_equal(st1, RL_EINPUT);
+    assert_int_equal(st2, RL_OK);
+    size_t len = 0;
+    unsigned char *text = slurp(out, &len);
+    text[len] = '\0';
+    assert_non_null(strstr((char *)text, "usage: llama-roofline synth --preset NAME"));
+    assert_non_null(strstr((char *)text, "exit codes:"));
+    free(text);
+    unlink(out);
+
+    char *argv3[] = {"synth", "--preset", "tiny", "-q", "-o", "-h", "--seed", "+5", NULL};
+    assert_int_equal(rl_cmd_synth.run(8, argv3, &err), RL_EINPUT);
+    assert_string_equal(err.msg, "--seed: '+5' is not valid: give a whole number from 0 to "
+                                 "18446744073709551615");
+
+    /* -o -h writes a file named -h (in a directory of its own) */
+    char dir[1100], cwd[4096];
+    snprintf(dir, sizeof dir, "%s", tmp_path("dash-h"));
+    assert_int_equal(mkdir(dir, 0700), 0);
+    assert_non_null(getcwd(cwd, sizeof cwd));
+    assert_int_equal(chdir(dir), 0);
+    char *argv4[] = {"synth", "--preset", "tiny", "-q", "-o", "-h", NULL};
+    rl_status st4 = rl_cmd_synth.run(6, argv4, &err);
+    struct stat sb;
+    int found = stat("-h", &sb);
+    unlink("-h");
+    assert_int_equal(chdir(cwd), 0);
+    rmdir(dir);
+    assert_int_equal(st4, RL_OK);
+    assert_int_equal(found, 0);
+    assert_int_equal((uint64_t)sb.st_size, 5800224);
+}
+
 int main(void)
 {
     const char *t = getenv("RL_TMP");
@@ -923,6 +978,7 @@ int main(void)
         cmocka_unit_test(test_size_overflow),
         cmocka_unit_test(test_space_check),
         cmocka_unit_test(test_write_refused),
+        cmocka_unit_test(test_command_help),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
