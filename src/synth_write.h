@@ -7,7 +7,9 @@
  *
  * Before a byte is written the planned size is checked against the free space of the file
  * system that will hold the file (fstatvfs of the new temporary file, which lives in the
- * target's directory): a model that cannot fit is refused with RL_EOUTPUT.
+ * target's directory): a model that cannot fit is refused with RL_EOUTPUT. When the free
+ * space cannot be read the check is skipped (a failing write is still RL_EOUTPUT); a pipe or
+ * device gets none. Opening a FIFO waits for its reader; a signal ends that wait too.
  *
  * Interrupts: the generator thread blocks SIGINT and SIGTERM, so the signal reaches the
  * calling thread, whose blocked write() returns EINTR; the write loop then sees rl_interrupted
