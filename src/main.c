@@ -97,17 +97,6 @@ int main(int argc, char **argv)
                 rl_tty_escape(verb, safe, sizeof safe));
         return rl_exit_code(RL_EINPUT);
     }
-    /* TRANSITIONAL: inspect and synth still expect main to answer --help for them. */
-    if (c != &rl_cmd_membw && c != &rl_cmd_run)
-        for (int i = 2; i < argc; i++) {
-            if (strcmp(argv[i], "--") == 0)
-                break;
-            if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
-                fputs(c->usage, stdout);
-                return 0;
-            }
-        }
-
     struct sigaction sa;
     memset(&sa, 0, sizeof sa);
     sa.sa_handler = on_signal;

@@ -1,5 +1,7 @@
-/* synth.c: presets, validation, the tensor table, the SPM vocabulary and the GGUF header of a
- * synthetic model (see synth.h). Data generation and file writing are in rl_synth_write.c.
+/* synth.c: presets, validation, the tensor table with its checked sizes, the SPM vocabulary and
+ * the GGUF header of a synthetic model: the plan (see synth.h). The values are made in
+ * synth_gen.c and the file is written by synth_write.c, which both depend on this, never the
+ * other way round.
  *
  * Ownership: rl_synth_plan_build returns a plan the caller frees with rl_synth_plan_free; presets
  * and the name lists are static. */
@@ -11,6 +13,8 @@
 #include <string.h>
 #include <strings.h>
 
+#include "ggml_types.h"
+#include "half.h"
 #include "rl_util.h"
 
 /* ---- presets ---------------------------------------------------------------------------- */
@@ -32,7 +36,7 @@ static const rl_synth_preset presets[] = {
       .rope_freqs = false,
       .rope_freq_base = 10000.0f,
       .rms_eps = 1e-5f,
-      .type = SYNTH_GGML_F16}},
+      .type = RL_GGML_F16}},
     {"tiny-moe",
      "llama-architecture Mixtral-style MoE test model, 4 experts, 2 used",
      {.preset = "tiny-moe",
@@ -51,7 +55,7 @@ static const rl_synth_preset presets[] = {
       .rope_freqs = false,
       .rope_freq_base = 10000.0f,
       .rms_eps = 1e-5f,
-      .type = SYNTH_GGML_F16}},
+      .type = RL_GGML_F16}},
     {"qwen2.5-0.5b",
      "Qwen2.5-0.5B shapes (qwen2, q/k/v biases, untied output.weight)",
      {.preset = "qwen2.5-0.5b",
@@ -68,7 +72,7 @@ static const rl_synth_preset presets[] = {
       .rope_freqs = false,
       .rope_freq_base = 1000000.0f,
       .rms_eps = 1e-6f,
-      .type = SYNTH_GGML_F16}},
+      .type = RL_GGML_F16}},
     {"qwen2.5-1.5b",
      "Qwen2.5-1.5B shapes (qwen2, q/k/v biases, untied output.weight)",
      {.preset = "qwen2.5-1.5b",
@@ -85,7 +89,7 @@ static const rl_synth_preset presets[] = {
       .rope_freqs = false,
       .rope_freq_base = 1000000.0f,
       .rms_eps = 1e-6f,
-      .type = SYNTH_GGML_F16}},
+      .type = RL_GGML_F16}},
     {"llama-3.2-1b",
      "Llama-3.2-1B shapes (llama, tied embeddings, llama3 rope_freqs)",
      {.preset = "llama-3.2-1b",
@@ -106,7 +110,7 @@ static const rl_synth_preset presets[] = {
       .rope_low_freq = 1.0f,
       .rope_high_freq = 4.0f,
       .rope_orig_ctx = 8192,
-      .type = SYNTH_GGML_F16}},
+      .type = RL_GGML_F16}},
 };
 #define N_PRESETS (sizeof presets / sizeof presets[0])
 
@@ -135,38 +139,35 @@ const char *rl_synth_preset_names(void)
 
 /* ---- weight types ----------------------------------------------------------------------- */
 
-static const struct {
-    const char *name;
-    uint32_t type, ftype, blck, size;
-} wtypes[] = {
-    {"F32", SYNTH_GGML_F32, 0, 1, 4},     {"F16", SYNTH_GGML_F16, 1, 1, 2},
-    {"BF16", SYNTH_GGML_BF16, 32, 1, 2},  {"Q8_0", SYNTH_GGML_Q8_0, 7, 32, 34},
-    {"Q4_0", SYNTH_GGML_Q4_0, 2, 32, 18},
-};
+/* The types --type offers, in rl_synth_type_names order; names, block and type sizes come
+ * from the ggml type table, general.file_type from llama's file_type labels. */
+static const uint32_t wtypes[] = {RL_GGML_F32, RL_GGML_F16, RL_GGML_BF16, RL_GGML_Q8_0,
+                                  RL_GGML_Q4_0};
 #define N_WTYPES (sizeof wtypes / sizeof wtypes[0])
+
+static bool offered(uint32_t type)
+{
+    for (size_t i = 0; i < N_WTYPES; i++)
+        if (wtypes[i] == type)
+            return true;
+    return false;
+}
 
 int rl_synth_type_by_name(const char *name)
 {
-    for (size_t i = 0; name && i < N_WTYPES; i++)
-        if (strcasecmp(wtypes[i].name, name) == 0)
-            return (int)wtypes[i].type;
-    return -1;
+    int t = rl_ggml_type_by_name(name);
+    return t >= 0 && offered((uint32_t)t) ? t : -1;
 }
 
 const char *rl_synth_type_name(uint32_t type)
 {
-    for (size_t i = 0; i < N_WTYPES; i++)
-        if (wtypes[i].type == type)
-            return wtypes[i].name;
-    return NULL;
+    return offered(type) ? rl_ggml_type_get(type)->name : NULL;
 }
 
 uint32_t rl_synth_file_type(uint32_t type)
 {
-    for (size_t i = 0; i < N_WTYPES; i++)
-        if (wtypes[i].type == type)
-            return wtypes[i].ftype;
-    return 0;
+    int ft = offered(type) ? rl_ftype_by_label(rl_ggml_type_get(type)->name) : -1;
+    return ft < 0 ? 0 : (uint32_t)ft;
 }
 
 const char *rl_synth_type_names(void)
@@ -174,20 +175,24 @@ const char *rl_synth_type_names(void)
     return "F32, F16, BF16, Q8_0, Q4_0";
 }
 
-static uint64_t type_blck(uint32_t type)
+/* ---- checked sizes ---------------------------------------------------------------------- */
+
+bool rl_synth_size_mul(uint64_t a, uint64_t b, uint64_t *out)
 {
-    for (size_t i = 0; i < N_WTYPES; i++)
-        if (wtypes[i].type == type)
-            return wtypes[i].blck;
-    return 0;
+    uint64_t r;
+    if (__builtin_mul_overflow(a, b, &r) || r > SYNTH_MAX_SIZE)
+        return false;
+    *out = r;
+    return true;
 }
 
-static uint64_t type_size(uint32_t type)
+bool rl_synth_size_add(uint64_t a, uint64_t b, uint64_t *out)
 {
-    for (size_t i = 0; i < N_WTYPES; i++)
-        if (wtypes[i].type == type)
-            return wtypes[i].size;
-    return 0;
+    uint64_t r;
+    if (__builtin_add_overflow(a, b, &r) || r > SYNTH_MAX_SIZE)
+        return false;
+    *out = r;
+    return true;
 }
 
 /* ---- validation ------------------------------------------------------------------------- */
@@ -203,13 +208,13 @@ static rl_status check_range(const char *flag, uint64_t v, uint64_t lo, uint64_t
 rl_status rl_synth_validate(const rl_synth_config *c, rl_error *err)
 {
     rl_status st;
-    if ((st = check_range("--n-vocab", c->n_vocab, SYNTH_MIN_VOCAB, 1u << 22, err)) ||
-        (st = check_range("--n-embd", c->n_embd, 1, 65536, err)) ||
-        (st = check_range("--n-layer", c->n_layer, 1, 512, err)) ||
-        (st = check_range("--n-head", c->n_head, 1, 1024, err)) ||
-        (st = check_range("--n-head-kv", c->n_head_kv, 1, 1024, err)) ||
-        (st = check_range("--n-ff", c->n_ff, 1, 1u << 20, err)) ||
-        (st = check_range("--n-ctx", c->n_ctx, 1, 1u << 24, err)))
+    if ((st = check_range("--n-vocab", c->n_vocab, SYNTH_MIN_VOCAB, SYNTH_MAX_VOCAB, err)) ||
+        (st = check_range("--n-embd", c->n_embd, 1, SYNTH_MAX_U32, err)) ||
+        (st = check_range("--n-layer", c->n_layer, 1, SYNTH_MAX_LAYER, err)) ||
+        (st = check_range("--n-head", c->n_head, 1, SYNTH_MAX_HEAD, err)) ||
+        (st = check_range("--n-head-kv", c->n_head_kv, 1, SYNTH_MAX_HEAD, err)) ||
+        (st = check_range("--n-ff", c->n_ff, 1, SYNTH_MAX_U32, err)) ||
+        (st = check_range("--n-ctx", c->n_ctx, 1, SYNTH_MAX_U32, err)))
         return st;
     if (c->n_embd % c->n_head != 0)
         return rl_fail(err, RL_EINPUT, "--n-embd %llu is not divisible by --n-head %llu",
@@ -232,7 +237,7 @@ rl_status rl_synth_validate(const rl_synth_config *c, rl_error *err)
                            "experts need a llama-architecture preset (tiny, tiny-moe, "
                            "llama-3.2-1b), not %s",
                            c->preset);
-        if ((st = check_range("--n-expert", c->n_expert, 2, 1024, err)))
+        if ((st = check_range("--n-expert", c->n_expert, 2, SYNTH_MAX_EXPERT, err)))
             return st;
         if (c->n_expert_used < 1 || c->n_expert_used > c->n_expert)
             return rl_fail(err, RL_EINPUT, "--n-expert-used %llu must be 1 to --n-expert %llu",
@@ -241,7 +246,7 @@ rl_status rl_synth_validate(const rl_synth_config *c, rl_error *err)
     if (!rl_synth_type_name(c->type))
         return rl_fail(err, RL_EINPUT, "weight type %u is not one of %s", c->type,
                        rl_synth_type_names());
-    uint64_t blck = type_blck(c->type);
+    uint64_t blck = rl_ggml_type_get(c->type)->blck;
     if (blck > 1) {
         if (c->n_embd % blck != 0)
             return rl_fail(err, RL_EINPUT, "--type %s needs --n-embd divisible by %llu (got %llu)",
@@ -498,20 +503,32 @@ static uint64_t put_metadata(buf *b, const rl_synth_plan *p)
 typedef struct {
     rl_synth_tensor *t;
     size_t n, cap;
-    bool oom;
+    rl_status st; /* the first failure: RL_EINPUT (a size out of bounds) or RL_EINTERNAL */
+    rl_error *err;
 } table;
+
+/* "A x B x C" of a shape, for messages. */
+static const char *dims_text(const uint64_t *ne, uint32_t n_dims, char *out, size_t cap)
+{
+    size_t len = 0;
+    out[0] = '\0';
+    for (uint32_t d = 0; d < n_dims && len < cap; d++)
+        len += (size_t)snprintf(out + len, cap - len, "%s%llu", d ? " x " : "",
+                                (unsigned long long)ne[d]);
+    return out;
+}
 
 static void add_tensor(table *tb, const rl_synth_config *c, const char *name, uint32_t type,
                        rl_synth_init init, uint32_t n_dims, uint64_t ne0, uint64_t ne1,
                        uint64_t ne2)
 {
-    if (tb->oom)
+    if (tb->st != RL_OK)
         return;
     if (tb->n == tb->cap) {
         size_t cap = tb->cap ? tb->cap * 2 : 64;
         rl_synth_tensor *q = realloc(tb->t, cap * sizeof *q);
         if (!q) {
-            tb->oom = true;
+            tb->st = rl_fail(tb->err, RL_EINTERNAL, "out of memory");
             return;
         }
         tb->t = q;
@@ -526,11 +543,35 @@ static void add_tensor(table *tb, const rl_synth_config *c, const char *name, ui
     t->ne[2] = n_dims > 2 ? ne2 : 1;
     t->ne[3] = 1;
     t->type = type;
-    t->n_elements = t->ne[0] * t->ne[1] * t->ne[2];
-    t->n_bytes = t->n_elements / type_blck(type) * type_size(type);
+    const rl_ggml_type_info *ti = rl_ggml_type_get(type);
+    char dims[96];
+    uint64_t n_el, n_blocks, n_bytes;
+    if (!rl_synth_size_mul(t->ne[0], t->ne[1], &n_el) ||
+        !rl_synth_size_mul(n_el, t->ne[2], &n_el)) {
+        tb->st = rl_fail(tb->err, RL_EINPUT,
+                         "tensor %s (%s) would hold more than 2^63 - 1 elements: make the shape "
+                         "smaller",
+                         name, dims_text(t->ne, n_dims, dims, sizeof dims));
+        return;
+    }
+    if (t->ne[0] % ti->blck != 0) {
+        tb->st = rl_fail(tb->err, RL_EINTERNAL, "tensor %s: row of %llu is not whole %s blocks",
+                         name, (unsigned long long)t->ne[0], ti->name);
+        return;
+    }
+    n_blocks = n_el / ti->blck;
+    if (!rl_synth_size_mul(n_blocks, ti->type_size, &n_bytes)) {
+        tb->st = rl_fail(tb->err, RL_EINPUT,
+                         "tensor %s (%s, %s) would take more than 2^63 - 1 bytes: make the shape "
+                         "smaller",
+                         name, dims_text(t->ne, n_dims, dims, sizeof dims), ti->name);
+        return;
+    }
+    t->n_elements = n_el;
+    t->n_bytes = n_bytes;
     t->init = init;
     t->amp = init == SYNTH_INIT_UNIFORM
-                 ? (type == SYNTH_GGML_F32 && n_dims == 1 ? SYNTH_BIAS_AMP : SYNTH_WEIGHT_AMP)
+                 ? (type == RL_GGML_F32 && n_dims == 1 ? SYNTH_BIAS_AMP : SYNTH_WEIGHT_AMP)
                  : 0.0f;
     /* The stream key: the seed mixed with FNV-1a of the name (splitmix64 finaliser). */
     uint64_t h = 1469598103934665603ull;
@@ -544,7 +585,7 @@ static void add_tensor(table *tb, const rl_synth_config *c, const char *name, ui
 
 static void build_tensors(table *tb, const rl_synth_config *c)
 {
-    const uint32_t w = c->type, f32 = SYNTH_GGML_F32;
+    const uint32_t w = c->type, f32 = RL_GGML_F32;
     const uint64_t hd = c->n_embd / c->n_head;
     const uint64_t n_q = hd * c->n_head, n_kv = hd * c->n_head_kv;
     char nm[SYNTH_MAX_NAME];
@@ -608,19 +649,31 @@ rl_status rl_synth_plan_build(const rl_synth_config *cfg, rl_synth_plan **out, r
     p->cfg = *cfg;
     p->file_type = rl_synth_file_type(cfg->type);
 
-    table tb = {0};
+    table tb = {.err = err};
     build_tensors(&tb, cfg);
     p->tensors = tb.t;
     p->n_tensors = tb.n;
-    if (tb.oom) {
+    if (tb.st != RL_OK) {
         rl_synth_plan_free(p);
-        return rl_fail(err, RL_EINTERNAL, "out of memory");
+        return tb.st;
     }
+    /* Offsets and sums, each step checked: every tensor is below SYNTH_MAX_SIZE, so padding it
+     * cannot wrap, but the running totals can pass the bound. */
     uint64_t off = 0;
     for (size_t i = 0; i < p->n_tensors; i++) {
-        p->tensors[i].offset = off;
-        off += pad_to(p->tensors[i].n_bytes, SYNTH_ALIGNMENT);
-        p->n_params += p->tensors[i].n_elements;
+        rl_synth_tensor *t = &p->tensors[i];
+        t->offset = off;
+        const char *what = NULL;
+        if (!rl_synth_size_add(off, pad_to(t->n_bytes, SYNTH_ALIGNMENT), &off))
+            what = "take more than 2^63 - 1 bytes";
+        else if (!rl_synth_size_add(p->n_params, t->n_elements, &p->n_params))
+            what = "hold more than 2^63 - 1 parameters";
+        if (what) {
+            rl_fail(err, RL_EINPUT, "the tensors up to %s would %s: make the shape smaller",
+                    t->name, what);
+            rl_synth_plan_free(p);
+            return RL_EINPUT;
+        }
     }
     p->data_bytes = off;
 
@@ -650,9 +703,16 @@ rl_status rl_synth_plan_build(const rl_synth_config *cfg, rl_synth_plan **out, r
         return rl_fail(err, RL_EINTERNAL, "out of memory");
     }
     p->data_offset = pad_to(p->header_len, SYNTH_ALIGNMENT);
-    p->file_size = p->data_offset + p->data_bytes;
+    if (!rl_synth_size_add(p->data_offset, p->data_bytes, &p->file_size)) {
+        rl_fail(err, RL_EINPUT,
+                "the file (a %llu-byte header and %llu bytes of tensors) would take more than "
+                "2^63 - 1 bytes: make the shape smaller",
+                (unsigned long long)p->data_offset, (unsigned long long)p->data_bytes);
+        rl_synth_plan_free(p);
+        return RL_EINPUT;
+    }
 
-    if (cfg->type == SYNTH_GGML_F16 || cfg->type == SYNTH_GGML_BF16) {
+    if (cfg->type == RL_GGML_F16 || cfg->type == RL_GGML_BF16) {
         p->lut = malloc(65536 * sizeof *p->lut);
         if (!p->lut) {
             rl_synth_plan_free(p);
@@ -660,8 +720,7 @@ rl_status rl_synth_plan_build(const rl_synth_config *cfg, rl_synth_plan **out, r
         }
         for (uint32_t i = 0; i < 65536; i++) {
             float v = SYNTH_WEIGHT_AMP * (((float)i + 0.5f) / 32768.0f - 1.0f);
-            p->lut[i] =
-                cfg->type == SYNTH_GGML_F16 ? rl_synth_f32_to_f16(v) : rl_synth_f32_to_bf16(v);
+            p->lut[i] = cfg->type == RL_GGML_F16 ? rl_half_from_f32(v) : rl_half_bf16_from_f32(v);
         }
     }
     *out = p;

@@ -1,12 +1,17 @@
-/* synth.h: random-weight GGUF models that the real llama.cpp loads and runs.
+/* synth.h: random-weight GGUF models that the real llama.cpp loads and runs: the plan.
  *
  * A preset gives the exact tensor names, shapes and metadata of a real model's canonical GGUF
  * file (or a tiny test model); a rl_synth_config is a preset plus the caller's overrides (shape,
  * weight type, tied head, seed). rl_synth_plan_build validates a config and lays the file out in
  * memory without writing anything: the tensor table (names, shapes, types, offsets, sizes) and
- * the complete header bytes (metadata with an SPM vocabulary, tensor infos). rl_synth_write then
- * streams the tensor data to disk chunk by chunk (bounded memory), deterministically from the
- * seed, through a temporary file renamed into place.
+ * the complete header bytes (metadata with an SPM vocabulary, tensor infos). Every element
+ * count, byte size, their sums and the file size are computed with checked arithmetic and
+ * bounded by SYNTH_MAX_SIZE, so a plan that exists can be written (given the space).
+ * rl_synth_write (synth_write.h) then streams the tensor data to disk chunk by chunk (bounded
+ * memory), deterministically from the seed.
+ *
+ * Modules, dependencies one way: synth.c (this plan) -> synth_gen.c (the tensor values,
+ * synth_gen.h) -> synth_write.c (the streaming writer, synth_write.h); half.h converts.
  *
  * Ownership: rl_synth_plan_build returns a rl_synth_plan the caller frees with rl_synth_plan_free;
  * all memory inside it (tensor table, header bytes) is owned by the plan. Presets are static. */
@@ -28,14 +33,18 @@
 #define SYNTH_WEIGHT_AMP 0.02f
 #define SYNTH_BIAS_AMP 0.02f
 
-/* ggml type ids and llama file types used here (ggml.h, llama.h of the pinned llama.cpp). */
-enum {
-    SYNTH_GGML_F32 = 0,
-    SYNTH_GGML_F16 = 1,
-    SYNTH_GGML_Q4_0 = 2,
-    SYNTH_GGML_Q8_0 = 8,
-    SYNTH_GGML_BF16 = 30
-};
+/* Shape limits: the ranges of the --n-* options and of rl_synth_validate. Sizes go into GGUF
+ * u32 fields (SYNTH_MAX_U32); llama.cpp holds at most 512 layers (LLAMA_MAX_LAYERS); the
+ * vocabulary is part of the header, which is built in memory, so it stops at 2^22 tokens. */
+#define SYNTH_MAX_U32 4294967295ull
+#define SYNTH_MAX_LAYER 512
+#define SYNTH_MAX_VOCAB (1ull << 22)
+#define SYNTH_MAX_HEAD 1024
+#define SYNTH_MAX_EXPERT 1024
+
+/* Bound of every element count, byte size, sum of them and of the file size: ggml counts
+ * elements in int64_t and files are addressed with a signed off_t. */
+#define SYNTH_MAX_SIZE 9223372036854775807ull /* 2^63 - 1 */
 
 typedef enum { SYNTH_ARCH_LLAMA, SYNTH_ARCH_QWEN2 } rl_synth_arch;
 
@@ -52,7 +61,7 @@ typedef struct {
     /* Llama 3 rope scaling used for rope_freqs (as convert_hf_to_gguf computes them) */
     float rope_factor, rope_low_freq, rope_high_freq;
     uint32_t rope_orig_ctx;
-    uint32_t type; /* ggml type of the 2-D weight matrices and token_embd */
+    uint32_t type; /* ggml type (RL_GGML_*) of the 2-D weight matrices and token_embd */
     uint64_t seed;
 } rl_synth_config;
 
@@ -73,9 +82,9 @@ typedef struct {
     char name[SYNTH_MAX_NAME];
     uint32_t n_dims;
     uint64_t ne[4]; /* unused dims are 1 */
-    uint32_t type;  /* ggml type id */
+    uint32_t type;  /* ggml type id (RL_GGML_*) */
     uint64_t n_elements;
-    uint64_t n_bytes; /* unpadded */
+    uint64_t n_bytes; /* unpadded: n_elements / block size * type size */
     uint64_t offset;  /* relative to the data section, SYNTH_ALIGNMENT-aligned */
     rl_synth_init init;
     float amp;       /* SYNTH_INIT_UNIFORM: SYNTH_WEIGHT_AMP or SYNTH_BIAS_AMP */
@@ -103,8 +112,9 @@ const rl_synth_preset *rl_synth_preset_find(const char *name);
 /* "tiny, tiny-moe, ..." for messages (static storage). */
 const char *rl_synth_preset_names(void);
 
-/* Weight types accepted by --type: ggml type id by name (case-insensitive) or -1, and the
- * matching general.file_type. */
+/* Weight types accepted by --type (RL_GGML_F32, F16, BF16, Q8_0, Q4_0): the ggml type id by
+ * name (case-insensitive) or -1; the name (NULL when the type is not offered); the matching
+ * general.file_type. Block and type sizes come from the ggml type table (ggml_types.h). */
 int rl_synth_type_by_name(const char *name);
 const char *rl_synth_type_name(uint32_t type);
 uint32_t rl_synth_file_type(uint32_t type);
@@ -113,7 +123,9 @@ const char *rl_synth_type_names(void);
 
 /* Check a config: RL_EINPUT with a one-line message naming the offending value. */
 rl_status rl_synth_validate(const rl_synth_config *cfg, rl_error *err);
-/* Validate and lay out the file (no I/O). */
+/* Validate and lay out the file (no I/O). RL_EINPUT with a one-line message when a tensor's
+ * element count or bytes, the sum of the tensors' bytes or elements, or the file size would
+ * exceed SYNTH_MAX_SIZE (including any 64-bit overflow); the header is built only after. */
 rl_status rl_synth_plan_build(const rl_synth_config *cfg, rl_synth_plan **out, rl_error *err);
 void rl_synth_plan_free(rl_synth_plan *p);
 
@@ -126,27 +138,9 @@ float rl_synth_vocab_score(uint64_t id);
 /* Llama 3 rope scaling factor i of cfg (i < head_dim / 2). */
 float rl_synth_rope_factor(const rl_synth_config *cfg, uint64_t i);
 
-/* Write the plan's file to path: via "<path>.tmp" renamed into place (a partial file is
- * removed on any failure), or directly when path is an existing non-regular file such as
- * /dev/null. Shows progress on a terminal when show_progress. RL_EOUTPUT names path on a
- * write failure (e.g. no space left); RL_EINTERRUPTED when rl_interrupted is set. */
-rl_status rl_synth_write(const rl_synth_plan *p, const char *path, bool show_progress,
-                         rl_error *err);
-
-/* Generate the bytes of tensor tensor_index, elements [first, first + count), into out (which
- * must hold their bytes). first must be a multiple of SYNTH_CHUNK_ALIGN; count too unless the
- * range ends at the tensor's end. Values are a pure function of (seed, tensor name, element
- * index) (a counter-based splitmix64 stream), so any chunking gives the same bytes.
- * Exposed for tests and for bench/synth-speed. */
-#define SYNTH_CHUNK_ALIGN 32
-void rl_synth_generate(const rl_synth_plan *p, size_t tensor_index, uint64_t first, uint64_t count,
-                       void *out);
-
-/* IEEE half and bfloat16 conversions (round to nearest even), used by the generator and the
- * tests. */
-uint16_t rl_synth_f32_to_f16(float f);
-float rl_synth_f16_to_f32(uint16_t h);
-uint16_t rl_synth_f32_to_bf16(float f);
-float rl_synth_bf16_to_f32(uint16_t h);
+/* The planner's size arithmetic: *out = a * b (a + b); false, *out untouched, when the exact
+ * result exceeds SYNTH_MAX_SIZE (64-bit overflow included). */
+bool rl_synth_size_mul(uint64_t a, uint64_t b, uint64_t *out);
+bool rl_synth_size_add(uint64_t a, uint64_t b, uint64_t *out);
 
 #endif

@@ -1,19 +1,43 @@
 #!/usr/bin/env bash
 # CLI: top-level flags, help, and the exit codes of bad invocations.
+#
+# Every check asserts the binary's own exit status (and then its text); none takes grep's status
+# for the binary's. Each was seen to fail once against a binary broken on purpose (a copy of the
+# tree built in /tmp, never committed):
+#   - main returning 1 after `help <command>` and `<command> --help`: "help synth" etc. fail
+#     (the old script piped into grep -q and checked grep's status, so it still passed);
+#   - main printing the unknown command without rl_tty_escape: "no raw ESC" fails;
+#   - main returning 0 without a command: "no command" fails.
 set -u
 : "${RL_BIN:?}" "${RL_SRC:?}"
 . "$RL_SRC/tests/lib/cli.sh"
+
 out=$("$RL_BIN" --version); check "--version" 0 $?
-[[ $out =~ ^llama-roofline\ [0-9]+\.[0-9]+\.[0-9]+$ ]] || { echo "FAIL version text: $out"; fails=$((fails+1)); }
+expect "version text" "$out" "^llama-roofline [0-9]+\.[0-9]+\.[0-9]+$"
 out=$("$RL_BIN" --help); check "--help" 0 $?
 for c in inspect synth membw; do
-  grep -q "^  $c " <<<"$out" || { echo "FAIL --help does not list $c"; fails=$((fails+1)); }
-  "$RL_BIN" help "$c" | grep -q "usage: llama-roofline $c"; check "help $c" 0 $?
-  "$RL_BIN" "$c" --help | grep -q "usage: llama-roofline $c"; check "$c --help" 0 $?
+  expect "--help lists $c" "$out" "^  $c "
+  text=$("$RL_BIN" help "$c"); check "help $c" 0 $?
+  expect "help $c text" "$text" "^usage: llama-roofline $c"
+  text=$("$RL_BIN" "$c" --help); check "$c --help" 0 $?
+  expect "$c --help text" "$text" "^usage: llama-roofline $c"
 done
-err=$("$RL_BIN" 2>&1 >/dev/null); check "no command" 2 $?
-grep -q "a command is required" <<<"$err" || { echo "FAIL no-command message"; fails=$((fails+1)); }
+
+# no command: the help on stderr, then one error line; nothing on stdout
+out=$("$RL_BIN" 2>"${RL_TMP:-/tmp}/main.err.$$"); check "no command" 2 $?
+err=$(cat "${RL_TMP:-/tmp}/main.err.$$"); rm -f "${RL_TMP:-/tmp}/main.err.$$"
+[ -z "$out" ] && echo "ok   no command: nothing on stdout" || fail "no command: stdout: $out"
+expect "no command message" "$(tail -n 1 <<<"$err")" "^llama-roofline: error: a command is required$"
+
+# unknown command: one line, control characters escaped (no raw ESC reaches the terminal)
 err=$("$RL_BIN" frobnicate 2>&1 >/dev/null); check "unknown command" 2 $?
-[ "$(wc -l <<<"$err")" = 1 ] && grep -q "frobnicate" <<<"$err" || { echo "FAIL unknown-command message: $err"; fails=$((fails+1)); }
+[ "$(wc -l <<<"$err")" = 1 ] && echo "ok   unknown command: one line" || fail "unknown command: not one line: $err"
+expect "unknown command message" "$err" "^llama-roofline: error: no command 'frobnicate' \(see llama-roofline --help\)$"
+err=$("$RL_BIN" $'\e[31mx' 2>&1 >/dev/null); check "unknown command with ESC" 2 $?
+[ "$(wc -l <<<"$err")" = 1 ] && echo "ok   unknown command with ESC: one line" || fail "unknown command with ESC: not one line: $err"
+[[ $err != *$'\e'* ]] && echo "ok   unknown command with ESC: no raw ESC" || fail "unknown command with ESC: raw ESC printed"
+expect "unknown command with ESC: escaped" "$err" "no command '\\\\e\[31mx'"
+err=$("$RL_BIN" $'a\nb' 2>&1 >/dev/null); check "unknown command with a newline" 2 $?
+[ "$(wc -l <<<"$err")" = 1 ] && echo "ok   unknown command with a newline: one line" || fail "unknown command with a newline: $err"
 "$RL_BIN" help frobnicate >/dev/null 2>&1; check "help unknown" 2 $?
 finish

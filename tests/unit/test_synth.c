@@ -2,7 +2,9 @@
  * every preset, a write -> read round trip through the project's GGUF reader (gguf.h,
  * rl_gguf_model.h) for every preset and weight type, determinism, the value ranges of every
  * weight type, the vocabulary, validation and write errors. Files go to $RL_TMP (or /tmp). */
+#include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -16,9 +18,14 @@
 
 #include <cmocka.h>
 
+#include "ggml_types.h"
 #include "gguf.h"
 #include "gguf_model.h"
+#include "half.h"
 #include "synth.h"
+#include "synth_gen.h"
+#include "synth_write.h"
+#include "cmd.h"
 
 static char tmpdir[512];
 
@@ -27,6 +34,20 @@ static const char *tmp_path(const char *name)
     static char path[1024];
     snprintf(path, sizeof path, "%s/test_synth-%ld-%s", tmpdir, (long)getpid(), name);
     return path;
+}
+
+/* Temporary files rl_atomic left for tmp_path(name): ".test_synth-PID-NAME.XXXXXX". */
+static int count_temps(const char *name)
+{
+    char prefix[600];
+    snprintf(prefix, sizeof prefix, ".test_synth-%ld-%s.", (long)getpid(), name);
+    DIR *d = opendir(tmpdir);
+    assert_non_null(d);
+    int n = 0;
+    for (struct dirent *e; (e = readdir(d));)
+        n += strncmp(e->d_name, prefix, strlen(prefix)) == 0;
+    closedir(d);
+    return n;
 }
 
 static rl_synth_config preset_cfg(const char *name)
@@ -123,7 +144,7 @@ static void test_qwen_tensor_table(void **state)
     (void)state;
     rl_synth_config c = preset_cfg("qwen2.5-0.5b");
     rl_synth_plan *p = plan_of(&c);
-    const uint32_t F16 = SYNTH_GGML_F16, F32 = SYNTH_GGML_F32;
+    const uint32_t F16 = RL_GGML_F16, F32 = RL_GGML_F32;
     assert_string_equal(p->tensors[0].name, "token_embd.weight");
     assert_shape(p, "token_embd.weight", F16, 2, 896, 151936, 1);
     assert_shape(p, "output_norm.weight", F32, 1, 896, 1, 1);
@@ -153,13 +174,13 @@ static void test_qwen_tensor_table(void **state)
     rl_synth_plan_free(p);
 
     c = preset_cfg("qwen2.5-1.5b");
-    c.type = SYNTH_GGML_Q8_0;
+    c.type = RL_GGML_Q8_0;
     p = plan_of(&c);
     assert_int_equal(p->file_type, 7);
-    assert_shape(p, "blk.27.attn_k.weight", SYNTH_GGML_Q8_0, 2, 1536, 256, 1);
+    assert_shape(p, "blk.27.attn_k.weight", RL_GGML_Q8_0, 2, 1536, 256, 1);
     assert_shape(p, "blk.27.attn_k.bias", F32, 1, 256, 1, 1);
-    assert_shape(p, "blk.27.ffn_down.weight", SYNTH_GGML_Q8_0, 2, 8960, 1536, 1);
-    assert_shape(p, "output.weight", SYNTH_GGML_Q8_0, 2, 1536, 151936, 1);
+    assert_shape(p, "blk.27.ffn_down.weight", RL_GGML_Q8_0, 2, 8960, 1536, 1);
+    assert_shape(p, "output.weight", RL_GGML_Q8_0, 2, 1536, 151936, 1);
     /* Q8_0: 34 bytes per 32 weights */
     assert_int_equal(find_tensor(p, "output.weight")->n_bytes, 1536ull * 151936 / 32 * 34);
     rl_synth_plan_free(p);
@@ -170,7 +191,7 @@ static void test_llama_tensor_table(void **state)
     (void)state;
     rl_synth_config c = preset_cfg("llama-3.2-1b");
     rl_synth_plan *p = plan_of(&c);
-    const uint32_t F16 = SYNTH_GGML_F16, F32 = SYNTH_GGML_F32;
+    const uint32_t F16 = RL_GGML_F16, F32 = RL_GGML_F32;
     assert_true(c.tied);
     assert_null(find_tensor(p, "output.weight"));
     assert_null(find_tensor(p, "blk.0.attn_q.bias"));
@@ -295,21 +316,21 @@ static void test_vocab(void **state)
 static void test_half_conversions(void **state)
 {
     (void)state;
-    assert_int_equal(rl_synth_f32_to_f16(1.0f), 0x3C00);
-    assert_int_equal(rl_synth_f32_to_f16(-2.0f), 0xC000);
-    assert_int_equal(rl_synth_f32_to_f16(0.0f), 0x0000);
-    assert_int_equal(rl_synth_f32_to_f16(65504.0f), 0x7BFF);
-    assert_int_equal(rl_synth_f32_to_f16(1e6f), 0x7C00);
-    assert_int_equal(rl_synth_f32_to_f16(0x1.0p-24f), 0x0001); /* smallest subnormal */
-    assert_int_equal(rl_synth_f32_to_f16(0.02f), 0x251F);
-    assert_true(rl_synth_f16_to_f32(0x3C00) == 1.0f);
-    assert_true(rl_synth_f16_to_f32(0x0001) == 0x1.0p-24f);
-    assert_true(rl_synth_f16_to_f32(0xC000) == -2.0f);
-    assert_int_equal(rl_synth_f32_to_bf16(1.0f), 0x3F80);
-    assert_int_equal(rl_synth_f32_to_bf16(-0.02f), 0xBCA4);
-    assert_true(rl_synth_bf16_to_f32(0x3F80) == 1.0f);
+    assert_int_equal(rl_half_from_f32(1.0f), 0x3C00);
+    assert_int_equal(rl_half_from_f32(-2.0f), 0xC000);
+    assert_int_equal(rl_half_from_f32(0.0f), 0x0000);
+    assert_int_equal(rl_half_from_f32(65504.0f), 0x7BFF);
+    assert_int_equal(rl_half_from_f32(1e6f), 0x7C00);
+    assert_int_equal(rl_half_from_f32(0x1.0p-24f), 0x0001); /* smallest subnormal */
+    assert_int_equal(rl_half_from_f32(0.02f), 0x251F);
+    assert_true(rl_half_to_f32(0x3C00) == 1.0f);
+    assert_true(rl_half_to_f32(0x0001) == 0x1.0p-24f);
+    assert_true(rl_half_to_f32(0xC000) == -2.0f);
+    assert_int_equal(rl_half_bf16_from_f32(1.0f), 0x3F80);
+    assert_int_equal(rl_half_bf16_from_f32(-0.02f), 0xBCA4);
+    assert_true(rl_half_bf16_to_f32(0x3F80) == 1.0f);
     for (uint32_t h = 0; h < 0x7C00; h++) /* every finite positive half round-trips */
-        assert_int_equal(rl_synth_f32_to_f16(rl_synth_f16_to_f32((uint16_t)h)), h);
+        assert_int_equal(rl_half_from_f32(rl_half_to_f32((uint16_t)h)), h);
 }
 
 /* Decode a tensor's generated bytes to floats (F32/F16/BF16/Q8_0/Q4_0). */
@@ -317,33 +338,33 @@ static void decode(const rl_synth_tensor *t, const unsigned char *b, float *out)
 {
     for (uint64_t e = 0; e < t->n_elements; e++) {
         switch (t->type) {
-        case SYNTH_GGML_F32: memcpy(&out[e], b + 4 * e, 4); break;
-        case SYNTH_GGML_F16: {
+        case RL_GGML_F32: memcpy(&out[e], b + 4 * e, 4); break;
+        case RL_GGML_F16: {
             uint16_t h;
             memcpy(&h, b + 2 * e, 2);
-            out[e] = rl_synth_f16_to_f32(h);
+            out[e] = rl_half_to_f32(h);
             break;
         }
-        case SYNTH_GGML_BF16: {
+        case RL_GGML_BF16: {
             uint16_t h;
             memcpy(&h, b + 2 * e, 2);
-            out[e] = rl_synth_bf16_to_f32(h);
+            out[e] = rl_half_bf16_to_f32(h);
             break;
         }
-        case SYNTH_GGML_Q8_0: {
+        case RL_GGML_Q8_0: {
             const unsigned char *blk = b + 34 * (e / 32);
             uint16_t d;
             memcpy(&d, blk, 2);
-            out[e] = rl_synth_f16_to_f32(d) * (float)(int8_t)blk[2 + e % 32];
+            out[e] = rl_half_to_f32(d) * (float)(int8_t)blk[2 + e % 32];
             break;
         }
-        case SYNTH_GGML_Q4_0: {
+        case RL_GGML_Q4_0: {
             const unsigned char *blk = b + 18 * (e / 32);
             uint16_t d;
             memcpy(&d, blk, 2);
             unsigned j = (unsigned)(e % 32);
             int q = j < 16 ? (blk[2 + j] & 15) : (blk[2 + j - 16] >> 4);
-            out[e] = rl_synth_f16_to_f32(d) * (float)(q - 8);
+            out[e] = rl_half_to_f32(d) * (float)(q - 8);
             break;
         }
         default: fail_msg("type %u", t->type);
@@ -354,8 +375,7 @@ static void decode(const rl_synth_tensor *t, const unsigned char *b, float *out)
 static void test_value_ranges(void **state)
 {
     (void)state;
-    const uint32_t types[] = {SYNTH_GGML_F32, SYNTH_GGML_F16, SYNTH_GGML_BF16, SYNTH_GGML_Q8_0,
-                              SYNTH_GGML_Q4_0};
+    const uint32_t types[] = {RL_GGML_F32, RL_GGML_F16, RL_GGML_BF16, RL_GGML_Q8_0, RL_GGML_Q4_0};
     for (size_t ti = 0; ti < 5; ti++) {
         rl_synth_config c = preset_cfg("tiny");
         c.type = types[ti];
@@ -367,17 +387,17 @@ static void test_value_ranges(void **state)
             assert_non_null(b);
             assert_non_null(v);
             rl_synth_generate(p, k, 0, t->n_elements, b);
-            if (t->type == SYNTH_GGML_Q8_0 || t->type == SYNTH_GGML_Q4_0) {
-                size_t bs = t->type == SYNTH_GGML_Q8_0 ? 34 : 18;
-                float qmax = t->type == SYNTH_GGML_Q8_0 ? 127.0f : 8.0f;
+            if (t->type == RL_GGML_Q8_0 || t->type == RL_GGML_Q4_0) {
+                size_t bs = t->type == RL_GGML_Q8_0 ? 34 : 18;
+                float qmax = t->type == RL_GGML_Q8_0 ? 127.0f : 8.0f;
                 for (uint64_t blk = 0; blk < t->n_elements / 32; blk++) {
                     uint16_t d;
                     memcpy(&d, b + bs * blk, 2);
-                    float s = rl_synth_f16_to_f32(d);
+                    float s = rl_half_to_f32(d);
                     /* scales are finite, positive, amp/qmax * [0.5, 1] */
                     assert_true(isfinite(s));
                     assert_true(s >= 0.499f * t->amp / qmax && s <= 1.001f * t->amp / qmax);
-                    if (t->type == SYNTH_GGML_Q8_0)
+                    if (t->type == RL_GGML_Q8_0)
                         for (int j = 0; j < 32; j++)
                             assert_true(b[bs * blk + 2 + j] != 0x80);
                 }
@@ -412,7 +432,7 @@ static void test_value_ranges(void **state)
 static void test_chunking(void **state)
 {
     (void)state;
-    const uint32_t types[] = {SYNTH_GGML_F32, SYNTH_GGML_F16, SYNTH_GGML_Q8_0, SYNTH_GGML_Q4_0};
+    const uint32_t types[] = {RL_GGML_F32, RL_GGML_F16, RL_GGML_Q8_0, RL_GGML_Q4_0};
     for (size_t ti = 0; ti < 4; ti++) {
         rl_synth_config c = preset_cfg("tiny");
         c.type = types[ti];
@@ -425,9 +445,9 @@ static void test_chunking(void **state)
         rl_synth_generate(p, k, 0, t->n_elements, whole);
         uint64_t cut = 32 * 777;
         uint64_t cut_bytes = t->n_bytes / t->n_elements * cut;
-        if (t->type == SYNTH_GGML_Q8_0)
+        if (t->type == RL_GGML_Q8_0)
             cut_bytes = cut / 32 * 34;
-        else if (t->type == SYNTH_GGML_Q4_0)
+        else if (t->type == RL_GGML_Q4_0)
             cut_bytes = cut / 32 * 18;
         rl_synth_generate(p, k, 0, cut, parts);
         rl_synth_generate(p, k, cut, t->n_elements - cut, parts + cut_bytes);
@@ -460,12 +480,10 @@ static void round_trip(const rl_synth_config *c)
     rl_synth_plan *p = plan_of(c);
     const char *path = tmp_path("rt.gguf");
     rl_error err = {RL_OK, ""};
-    rl_status st = rl_synth_write(p, path, false, &err);
+    rl_status st = rl_synth_write(p, path, NULL, &err);
     if (st != RL_OK)
         fail_msg("synth_write: %s", err.msg);
-    char tmp[1100];
-    snprintf(tmp, sizeof tmp, "%s.tmp", path);
-    assert_int_equal(access(tmp, F_OK), -1); /* renamed away */
+    assert_int_equal(count_temps("rt.gguf"), 0); /* renamed away */
 
     struct stat sb;
     assert_int_equal(stat(path, &sb), 0);
@@ -586,8 +604,7 @@ static void round_trip(const rl_synth_config *c)
 static void test_round_trip_all(void **state)
 {
     (void)state;
-    const uint32_t types[] = {SYNTH_GGML_F32, SYNTH_GGML_F16, SYNTH_GGML_BF16, SYNTH_GGML_Q8_0,
-                              SYNTH_GGML_Q4_0};
+    const uint32_t types[] = {RL_GGML_F32, RL_GGML_F16, RL_GGML_BF16, RL_GGML_Q8_0, RL_GGML_Q4_0};
     for (size_t i = 0; i < rl_synth_preset_count(); i++) {
         for (size_t k = 0; k < 5; k++) {
             rl_synth_config c = rl_synth_preset_at(i)->cfg;
@@ -619,17 +636,17 @@ static void test_determinism(void **state)
 {
     (void)state;
     rl_synth_config c = preset_cfg("tiny");
-    c.type = SYNTH_GGML_Q4_0;
+    c.type = RL_GGML_Q4_0;
     c.seed = 7;
     rl_error err = {RL_OK, ""};
     char a[1100], b[1100];
     snprintf(a, sizeof a, "%s", tmp_path("det-a.gguf"));
     snprintf(b, sizeof b, "%s", tmp_path("det-b.gguf"));
     rl_synth_plan *p = plan_of(&c);
-    assert_int_equal(rl_synth_write(p, a, false, &err), RL_OK);
+    assert_int_equal(rl_synth_write(p, a, NULL, &err), RL_OK);
     rl_synth_plan_free(p);
     p = plan_of(&c);
-    assert_int_equal(rl_synth_write(p, b, false, &err), RL_OK);
+    assert_int_equal(rl_synth_write(p, b, NULL, &err), RL_OK);
     size_t la, lb;
     unsigned char *x = slurp(a, &la), *y = slurp(b, &lb);
     assert_int_equal(la, lb);
@@ -639,7 +656,7 @@ static void test_determinism(void **state)
 
     c.seed = 8;
     p = plan_of(&c);
-    assert_int_equal(rl_synth_write(p, b, false, &err), RL_OK);
+    assert_int_equal(rl_synth_write(p, b, NULL, &err), RL_OK);
     y = slurp(b, &lb);
     assert_int_equal(la, lb);                  /* same layout */
     assert_memory_equal(x, y, p->data_offset); /* same header */
@@ -697,13 +714,13 @@ static void test_validation(void **state)
     c.n_vocab = 100;
     expect_invalid(&c, "--n-vocab 100 is out of range (259 to");
     c = preset_cfg("tiny");
-    c.type = SYNTH_GGML_Q4_0;
+    c.type = RL_GGML_Q4_0;
     c.n_embd = 48;
     c.n_head = 2;
     c.n_head_kv = 2;
     expect_invalid(&c, "--type Q4_0 needs --n-embd divisible by 32 (got 48)");
     c = preset_cfg("tiny");
-    c.type = SYNTH_GGML_Q8_0;
+    c.type = RL_GGML_Q8_0;
     c.n_ff = 100;
     expect_invalid(&c, "--type Q8_0 needs --n-ff divisible by 32 (got 100)");
     c = preset_cfg("tiny");
@@ -721,14 +738,14 @@ static void test_validation(void **state)
     expect_invalid(&c, "experts need a llama-architecture preset");
 
     assert_null(rl_synth_preset_find("qwen2.5-7b"));
-    assert_int_equal(rl_synth_type_by_name("q4_0"), SYNTH_GGML_Q4_0);
-    assert_int_equal(rl_synth_type_by_name("BF16"), SYNTH_GGML_BF16);
+    assert_int_equal(rl_synth_type_by_name("q4_0"), RL_GGML_Q4_0);
+    assert_int_equal(rl_synth_type_by_name("BF16"), RL_GGML_BF16);
     assert_int_equal(rl_synth_type_by_name("Q4_K"), -1);
-    assert_int_equal(rl_synth_file_type(SYNTH_GGML_F32), 0);
-    assert_int_equal(rl_synth_file_type(SYNTH_GGML_F16), 1);
-    assert_int_equal(rl_synth_file_type(SYNTH_GGML_Q4_0), 2);
-    assert_int_equal(rl_synth_file_type(SYNTH_GGML_Q8_0), 7);
-    assert_int_equal(rl_synth_file_type(SYNTH_GGML_BF16), 32);
+    assert_int_equal(rl_synth_file_type(RL_GGML_F32), 0);
+    assert_int_equal(rl_synth_file_type(RL_GGML_F16), 1);
+    assert_int_equal(rl_synth_file_type(RL_GGML_Q4_0), 2);
+    assert_int_equal(rl_synth_file_type(RL_GGML_Q8_0), 7);
+    assert_int_equal(rl_synth_file_type(RL_GGML_BF16), 32);
 }
 
 static void test_write_errors(void **state)
@@ -737,18 +754,206 @@ static void test_write_errors(void **state)
     rl_synth_config c = preset_cfg("tiny");
     rl_synth_plan *p = plan_of(&c);
     rl_error err = {RL_OK, ""};
-    assert_int_equal(rl_synth_write(p, "/proc/nonexistent/x.gguf", false, &err), RL_EOUTPUT);
+    assert_int_equal(rl_synth_write(p, "/proc/nonexistent/x.gguf", NULL, &err), RL_EOUTPUT);
     assert_non_null(strstr(err.msg, "/proc/nonexistent/x.gguf"));
     if (access("/dev/full", W_OK) == 0) {
-        assert_int_equal(rl_synth_write(p, "/dev/full", false, &err), RL_EOUTPUT);
+        assert_int_equal(rl_synth_write(p, "/dev/full", NULL, &err), RL_EOUTPUT);
         assert_non_null(strstr(err.msg, "/dev/full"));
         assert_non_null(strstr(err.msg, strerror(ENOSPC)));
     }
-    assert_int_equal(rl_synth_write(p, tmpdir, false, &err), RL_EOUTPUT);
+    assert_int_equal(rl_synth_write(p, tmpdir, NULL, &err), RL_EOUTPUT);
     assert_non_null(strstr(err.msg, "directory"));
     /* /dev/null is written straight through */
-    assert_int_equal(rl_synth_write(p, "/dev/null", false, &err), RL_OK);
+    assert_int_equal(rl_synth_write(p, "/dev/null", NULL, &err), RL_OK);
     rl_synth_plan_free(p);
+}
+
+/* ---- sizes: checked arithmetic, exact messages --------------------------------------- */
+
+static void test_size_arithmetic(void **state)
+{
+    (void)state;
+    uint64_t r = 7;
+    assert_true(rl_synth_size_mul(0, UINT64_MAX, &r));
+    assert_int_equal(r, 0);
+    assert_true(rl_synth_size_mul(3037000499ull, 3037000499ull, &r)); /* floor(sqrt(2^63)) */
+    assert_int_equal(r, 9223372030926249001ull);
+    r = 7;
+    assert_false(rl_synth_size_mul(1ull << 32, 1ull << 31, &r)); /* 2^63: past the bound */
+    assert_false(rl_synth_size_mul(UINT64_MAX, 2, &r));          /* wraps 64 bits */
+    assert_false(rl_synth_size_mul(1ull << 40, 1ull << 40, &r));
+    assert_int_equal(r, 7); /* untouched on failure */
+    assert_true(rl_synth_size_add(SYNTH_MAX_SIZE, 0, &r));
+    assert_int_equal(r, SYNTH_MAX_SIZE);
+    assert_false(rl_synth_size_add(SYNTH_MAX_SIZE, 1, &r));
+    assert_false(rl_synth_size_add(UINT64_MAX, 1, &r)); /* wraps to 0 */
+    assert_int_equal(r, SYNTH_MAX_SIZE);
+}
+
+static void expect_too_big(const rl_synth_config *c, const char *msg)
+{
+    rl_error err = {RL_OK, ""};
+    rl_synth_plan *p = (rl_synth_plan *)1;
+    assert_int_equal(rl_synth_plan_build(c, &p, &err), RL_EINPUT);
+    assert_null(p);
+    assert_string_equal(err.msg, msg);
+}
+
+static void test_size_overflow(void **state)
+{
+    (void)state;
+    /* a tensor's elements wrap 64 bits: 2^23 x (2^32 - 32) x 2^10 */
+    rl_synth_config c = preset_cfg("tiny-moe");
+    c.n_embd = 1ull << 23;
+    c.n_ff = 4294967264ull;
+    c.n_expert = 1024;
+    expect_too_big(&c, "tensor blk.0.ffn_gate_exps.weight (8388608 x 4294967264 x 1024) would "
+                       "hold more than 2^63 - 1 elements: make the shape smaller");
+    /* ... fit 64 bits but pass 2^63 - 1: (2^32 - 256)^2 */
+    c = preset_cfg("tiny");
+    c.n_embd = 4294967040ull;
+    expect_too_big(&c, "tensor blk.0.attn_q.weight (4294967040 x 4294967040) would hold more "
+                       "than 2^63 - 1 elements: make the shape smaller");
+    /* a tensor's bytes: 2^62 F32 elements wrap 64 bits, 2^62 F16 ones make exactly 2^63 */
+    c = preset_cfg("tiny");
+    c.n_embd = 1ull << 31;
+    c.type = RL_GGML_F32;
+    expect_too_big(&c, "tensor blk.0.attn_q.weight (2147483648 x 2147483648, F32) would take "
+                       "more than 2^63 - 1 bytes: make the shape smaller");
+    c.type = RL_GGML_F16;
+    expect_too_big(&c, "tensor blk.0.attn_q.weight (2147483648 x 2147483648, F16) would take "
+                       "more than 2^63 - 1 bytes: make the shape smaller");
+    /* the sum of the bytes: every tensor fits, layer 0 takes 3 x 2^61, blk.1.attn_q one more */
+    c = preset_cfg("tiny");
+    c.n_embd = 1ull << 30;
+    c.n_layer = 2;
+    expect_too_big(&c, "the tensors up to blk.1.attn_q.weight would take more than 2^63 - 1 "
+                       "bytes: make the shape smaller");
+    c.n_layer = 3; /* the running sum would wrap 64 bits further on: the same first failure */
+    expect_too_big(&c, "the tensors up to blk.1.attn_q.weight would take more than 2^63 - 1 "
+                       "bytes: make the shape smaller");
+    /* the sum of the elements: Q4_0 stores 2^63 elements in fewer bytes */
+    c = preset_cfg("tiny");
+    c.n_embd = 1ull << 31;
+    c.type = RL_GGML_Q4_0;
+    expect_too_big(&c, "the tensors up to blk.0.attn_v.weight would hold more than 2^63 - 1 "
+                       "parameters: make the shape smaller");
+    /* the largest shapes the options allow still plan (205 TiB): the disk decides */
+    c = preset_cfg("tiny");
+    c.n_embd = 65536;
+    c.n_ff = 1u << 20;
+    c.n_layer = 512;
+    rl_synth_plan *p = plan_of(&c);
+    assert_true(p->file_size > 200ull << 40 && p->file_size < 210ull << 40);
+    rl_synth_plan_free(p);
+}
+
+static void test_space_check(void **state)
+{
+    (void)state;
+    rl_error err = {RL_OK, ""};
+    assert_int_equal(rl_synth_space_check("/m/x.gguf", 1000, 1000, &err), RL_OK);
+    assert_int_equal(rl_synth_space_check("/m/x.gguf", 225500000000000ull, 1000000000, &err),
+                     RL_EOUTPUT);
+    assert_string_equal(err.msg, "cannot write /m/x.gguf: the model needs 225.50 TB "
+                                 "(225500000000000 bytes) but its file system has 1.00 GB "
+                                 "(1000000000 bytes) free (free some space, choose another path "
+                                 "or a smaller model)");
+    assert_int_equal(rl_synth_space_check("x.gguf", 1001, 1000, &err), RL_EOUTPUT);
+    assert_string_equal(err.msg, "cannot write x.gguf: the model needs 1.0 kB (1001 bytes) but its "
+                                 "file system has 1.0 kB (1000 bytes) free (free some space, "
+                                 "choose another path or a smaller model)");
+}
+
+/* A plan far larger than the disk is refused before a byte is written; an interrupt before
+ * the write leaves nothing either. */
+static void test_write_refused(void **state)
+{
+    (void)state;
+    rl_synth_config c = preset_cfg("tiny");
+    c.n_embd = 65536;
+    c.n_ff = 1u << 20;
+    c.n_layer = 512;
+    rl_synth_plan *p = plan_of(&c);
+    const char *path = tmp_path("huge.gguf");
+    rl_error err = {RL_OK, ""};
+    char want[1200];
+    snprintf(want, sizeof want,
+             "cannot write %s: the model needs 224.30 TB (224300909500160 bytes) but its file "
+             "system has ",
+             path);
+    assert_int_equal(rl_synth_write(p, path, NULL, &err), RL_EOUTPUT);
+    if (strncmp(err.msg, want, strlen(want)) != 0 ||
+        !strstr(err.msg, " free (free some space, choose another path or a smaller model)"))
+        fail_msg("message: %s", err.msg);
+    assert_int_equal(access(path, F_OK), -1);
+    assert_int_equal(count_temps("huge.gguf"), 0);
+    rl_synth_plan_free(p);
+
+    c = preset_cfg("tiny");
+    p = plan_of(&c);
+    path = tmp_path("int.gguf");
+    rl_interrupted = 1;
+    assert_int_equal(rl_synth_write(p, path, NULL, &err), RL_EINTERRUPTED);
+    rl_interrupted = 0;
+    snprintf(want, sizeof want, "interrupted while writing %s", path);
+    assert_string_equal(err.msg, want);
+    assert_int_equal(access(path, F_OK), -1);
+    assert_int_equal(count_temps("int.gguf"), 0);
+    rl_synth_plan_free(p);
+}
+
+/* The command answers -h/--help itself (main's transitional --help block is not reached from
+ * here), and a value "-h" is a value. */
+static void test_command_help(void **state)
+{
+    (void)state;
+    const char *out = tmp_path("help.txt");
+    fflush(stdout);
+    int saved = dup(STDOUT_FILENO);
+    int fd = open(out, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+    assert_true(saved >= 0 && fd >= 0);
+    dup2(fd, STDOUT_FILENO);
+    close(fd);
+    char *argv1[] = {"synth", "--preset", "nope", "--help", NULL}; /* preset fails first */
+    char *argv2[] = {"synth", "-q", "-h", "--frob", NULL};
+    rl_error err = {RL_OK, ""};
+    rl_status st1 = rl_cmd_synth.run(4, argv1, &err);
+    rl_status st2 = rl_cmd_synth.run(4, argv2, &err);
+    fflush(stdout);
+    dup2(saved, STDOUT_FILENO);
+    close(saved);
+    assert_int_equal(st1, RL_EINPUT);
+    assert_int_equal(st2, RL_OK);
+    size_t len = 0;
+    unsigned char *text = slurp(out, &len);
+    text[len] = '\0';
+    assert_non_null(strstr((char *)text, "usage: llama-roofline synth --preset NAME"));
+    assert_non_null(strstr((char *)text, "exit codes:"));
+    free(text);
+    unlink(out);
+
+    char *argv3[] = {"synth", "--preset", "tiny", "-q", "-o", "-h", "--seed", "+5", NULL};
+    assert_int_equal(rl_cmd_synth.run(8, argv3, &err), RL_EINPUT);
+    assert_string_equal(err.msg, "--seed: '+5' is not valid: give a whole number from 0 to "
+                                 "18446744073709551615");
+
+    /* -o -h writes a file named -h (in a directory of its own) */
+    char dir[1100], cwd[4096];
+    snprintf(dir, sizeof dir, "%s", tmp_path("dash-h"));
+    assert_int_equal(mkdir(dir, 0700), 0);
+    assert_non_null(getcwd(cwd, sizeof cwd));
+    assert_int_equal(chdir(dir), 0);
+    char *argv4[] = {"synth", "--preset", "tiny", "-q", "-o", "-h", NULL};
+    rl_status st4 = rl_cmd_synth.run(6, argv4, &err);
+    struct stat sb;
+    int found = stat("-h", &sb);
+    unlink("-h");
+    assert_int_equal(chdir(cwd), 0);
+    rmdir(dir);
+    assert_int_equal(st4, RL_OK);
+    assert_int_equal(found, 0);
+    assert_int_equal((uint64_t)sb.st_size, 5800224);
 }
 
 int main(void)
@@ -769,6 +974,11 @@ int main(void)
         cmocka_unit_test(test_determinism),
         cmocka_unit_test(test_validation),
         cmocka_unit_test(test_write_errors),
+        cmocka_unit_test(test_size_arithmetic),
+        cmocka_unit_test(test_size_overflow),
+        cmocka_unit_test(test_space_check),
+        cmocka_unit_test(test_write_refused),
+        cmocka_unit_test(test_command_help),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
