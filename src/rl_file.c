@@ -122,18 +122,17 @@ rl_status rl_atomic_open(const char *path, rl_atomic *a, rl_error *err)
     return RL_OK;
 }
 
-rl_status rl_write_all(int fd, const void *data, size_t len, const char *name, rl_error *err)
+rl_status rl_write_all(int fd, const void *data, size_t len, const char *name, bool interruptible,
+                       rl_error *err)
 {
     const char *p = data;
     while (len > 0) {
+        if (interruptible && rl_interrupted)
+            return rl_fail(err, RL_EINTERRUPTED, "interrupted while writing %s", name);
         ssize_t w = write(fd, p, len > (1u << 30) ? (1u << 30) : len);
         if (w < 0) {
-            /* Only a write that was blocked and interrupted stops here: after Ctrl-C the
-             * commands still save what they measured, and those writes must go through. */
-            if (errno == EINTR && rl_interrupted)
-                return rl_fail(err, RL_EINTERRUPTED, "interrupted while writing %s", name);
             if (errno == EINTR)
-                continue;
+                continue; /* the loop head checks the flag when the write may stop */
             return out_fail(err, name, errno, "free some space or choose another path");
         }
         p += w;
@@ -146,7 +145,7 @@ rl_status rl_atomic_write(rl_atomic *a, const void *data, size_t len, rl_error *
 {
     if (a->fd < 0)
         return rl_fail(err, RL_EINTERNAL, "write to a closed file");
-    return rl_write_all(a->fd, data, len, a->path, err);
+    return rl_write_all(a->fd, data, len, a->path, !a->finish, err);
 }
 
 static void fsync_dir(const char *path)
@@ -221,6 +220,7 @@ rl_status rl_write_file(const char *path, const void *data, size_t len, rl_error
     rl_status st = rl_atomic_open(path, &a, err);
     if (st != RL_OK)
         return st;
+    a.finish = true; /* a result file is saved even after Ctrl-C */
     st = rl_atomic_write(&a, data, len, err);
     if (st != RL_OK) {
         rl_atomic_abort(&a);

@@ -29,25 +29,30 @@ typedef struct {
     char *tmp;   /* temporary file, NULL after commit/abort */
     int slot;    /* cleanup registry slot, -1 if none */
     bool direct; /* the target is a pipe or device: written in place, nothing to rename */
+    bool finish; /* false (default): writes stop once Ctrl-C was pressed (bulk output such as
+                    synth); true: writes complete after it (results being saved) */
 } rl_atomic;
 
 /* Create the temporary file for path. A target that is a directory is refused; a target that
  * is a character device or FIFO (e.g. /dev/null, a pipe) is written directly. */
 rl_status rl_atomic_open(const char *path, rl_atomic *a, rl_error *err);
-/* Write all len bytes (retrying short writes). RL_EINTERRUPTED when a blocked write was
- * interrupted by Ctrl-C (a write that does not block completes even after it), RL_EOUTPUT
- * naming the target otherwise. */
+/* Write all len bytes (retrying short writes). Unless a->finish is set, RL_EINTERRUPTED once
+ * Ctrl-C was pressed (a blocked write returns at the signal); RL_EOUTPUT naming the target
+ * otherwise. */
 rl_status rl_atomic_write(rl_atomic *a, const void *data, size_t len, rl_error *err);
 /* fsync, close, rename into place, fsync the directory. On failure the temp file is gone. */
 rl_status rl_atomic_commit(rl_atomic *a, rl_error *err);
 /* Close and remove the temporary file (safe to call twice, or after commit). */
 void rl_atomic_abort(rl_atomic *a);
 
-/* Write all of data to fd; a write interrupted (EINTR) while rl_interrupted is set returns
- * RL_EINTERRUPTED. name is used in messages. */
-rl_status rl_write_all(int fd, const void *data, size_t len, const char *name, rl_error *err);
+/* Write all of data to fd. interruptible: stop with RL_EINTERRUPTED once rl_interrupted is set
+ * (checked before every write, so a write blocked on a pipe that returns EINTR or a partial
+ * count ends there); otherwise complete the write whatever happens (results being saved).
+ * name is used in messages. */
+rl_status rl_write_all(int fd, const void *data, size_t len, const char *name, bool interruptible,
+                       rl_error *err);
 
-/* The whole of data to path through rl_atomic_*. */
+/* The whole of data to path through rl_atomic_*, completed even after Ctrl-C (results). */
 rl_status rl_write_file(const char *path, const void *data, size_t len, rl_error *err);
 
 /* Fail early (RL_EOUTPUT naming path) when path is a directory or its directory is not
