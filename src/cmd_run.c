@@ -28,6 +28,9 @@ static const char usage[] =
     "                         builds report a spuriously low generation rate with -p 0)\n"
     "  --n-gen N              generated tokens, 1 to 16777216 (default 128)\n"
     "  --reps N               repetitions per llama-bench test, 1 to 1000 (default 3)\n"
+    "  --target-ci PCT        repeat in batches of --reps until the decode 95% CI half-width\n"
+    "                         is under PCT % of the mean (0.1 to 100), or --max-reps is hit\n"
+    "  --max-reps N           at most N repetitions per run with --target-ci (default 30)\n"
     "  --gpu-layers N         -ngl for llama-bench, 0 to 100000 (default 0: the RAM ceiling\n"
     "                         does not apply to offloaded layers)\n"
     "  --bench-arg ARG        appended verbatim to llama-bench's command line (repeatable)\n"
@@ -59,7 +62,9 @@ enum {
     OPT_SKIP,
     OPT_QUICK,
     OPT_LB,
-    OPT_RESUME
+    OPT_RESUME,
+    OPT_TCI,
+    OPT_MAXR
 };
 
 static const struct option longopts[] = {
@@ -78,6 +83,8 @@ static const struct option longopts[] = {
     {"llama-bench", required_argument, NULL, OPT_LB},
     {"output", required_argument, NULL, 'o'},
     {"resume", no_argument, NULL, OPT_RESUME},
+    {"target-ci", required_argument, NULL, OPT_TCI},
+    {"max-reps", required_argument, NULL, OPT_MAXR},
     {"help", no_argument, NULL, 'h'},
     {NULL, 0, NULL, 0},
 };
@@ -133,6 +140,10 @@ static rl_status parse(int argc, char **argv, rl_sweep_opts *o, const char **mod
         case OPT_LB: o->llama_bench = optarg; break;
         case 'o': o->out_dir = optarg; break;
         case OPT_RESUME: o->resume = true; break;
+        case OPT_TCI:
+            st = rl_opt_double("--target-ci", optarg, 0.1, false, 100, &o->target_ci_pct, err);
+            break;
+        case OPT_MAXR: st = rl_opt_int("--max-reps", optarg, 1, 1000, &o->max_reps, err); break;
         default: st = rl_fail(err, RL_EINTERNAL, "option table out of step");
         }
         if (st != RL_OK)
@@ -141,6 +152,8 @@ static rl_status parse(int argc, char **argv, rl_sweep_opts *o, const char **mod
     if (optind < argc)
         return rl_fail(err, RL_EINPUT, "unexpected '%s': give models with -m (see run --help)",
                        argv[optind]);
+    if (o->target_ci_pct > 0 && o->max_reps < o->reps)
+        return rl_fail(err, RL_EINPUT, "--max-reps %d is below --reps %d", o->max_reps, o->reps);
     if (o->peak_bw > 0 && o->skip_membw)
         return rl_fail(err, RL_EINPUT, "--peak-bw and --skip-membw contradict each other");
     if (!*o->out_dir)
@@ -161,6 +174,7 @@ static rl_status run(int argc, char **argv, rl_error *err)
     o.n_prompt = 128;
     o.n_gen = 128;
     o.reps = 3;
+    o.max_reps = 30;
     o.timeout_s = 3600;
     o.out_dir = "llama-roofline-out";
     o.bytes = RL_AN_BYTES_RESIDENT;

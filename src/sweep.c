@@ -82,6 +82,10 @@ static cJSON *settings_json(const rl_sweep_opts *o, const int *threads, int nt, 
     for (size_t i = 0; ba && i < o->n_bench_args; i++)
         cJSON_AddItemToArray(ba, rl_json_str(o->bench_args[i]));
     cJSON_AddNumberToObject(s, "timeout_s", o->timeout_s);
+    if (o->target_ci_pct > 0) {
+        cJSON_AddNumberToObject(s, "target_ci_pct", o->target_ci_pct);
+        cJSON_AddNumberToObject(s, "max_reps", o->max_reps);
+    }
     cJSON_AddStringToObject(s, "bytes_convention", rl_an_bytes_name(o->bytes));
     return s;
 }
@@ -109,6 +113,12 @@ static rl_status settings_from(const cJSON *s, rl_sweep_opts *o, int *threads, i
         o->reps = (int)v;
     if (rl_json_get_i64(s, "n_gpu_layers", &v) && v >= 0 && v < 100000)
         o->n_gpu_layers = (int)v;
+    double pct;
+    if (rl_json_get_num(s, "target_ci_pct", &pct) && pct > 0 && pct <= 100 &&
+        rl_json_get_i64(s, "max_reps", &v) && v >= o->reps && v <= 1000) {
+        o->target_ci_pct = pct;
+        o->max_reps = (int)v;
+    }
     return RL_OK;
 }
 
@@ -186,14 +196,38 @@ static cJSON *rate_of(const rl_lbench_set *set, rl_lbench_kind kind, int depth, 
     return o;
 }
 
-/* Run llama-bench once; fills run (status, error, records, rates). RL_EINTERRUPTED when
- * interrupted, RL_EOUTPUT when the bundle cannot be written, else RL_OK however it ended. */
-static rl_status bench_once(const char *bin, const rl_sweep_opts *o, const char *model, int t,
-                            int d, cJSON *run, cJSON *bundle, const char *path, rl_error *err)
+/* The run's rates from every record it holds (all its invocations), recomputed. */
+static void set_rates(cJSON *run, int d)
 {
-    rl_lbench_params p = {model,          t, o->n_prompt,     o->n_gen,
-                          o->reps,        d, o->n_gpu_layers, o->bench_args,
-                          o->n_bench_args};
+    cJSON *records = cJSON_GetObjectItemCaseSensitive(run, "records");
+    size_t n = (size_t)cJSON_GetArraySize(records);
+    rl_lbench_set set = {0};
+    set.records = rl_calloc(n ? n : 1, sizeof *set.records);
+    const cJSON *raw;
+    cJSON_ArrayForEach(raw, records)
+    {
+        rl_error e;
+        cJSON *dup = set.records ? cJSON_Duplicate(raw, 1) : NULL;
+        if (dup && rl_lbench_record_from_json(dup, &set.records[set.n_records], &e) == RL_OK)
+            set.n_records++;
+    }
+    set_item(run, "decode", rate_of(&set, RL_LBENCH_DECODE, d, "no decode record"));
+    set_item(run, "prefill", rate_of(&set, RL_LBENCH_PREFILL, d, "no prefill record"));
+    rl_lbench_set_free(&set);
+}
+
+/* Run llama-bench once with reps repetitions; appends its records to the run's and recomputes
+ * the run's rates. The first invocation (!append) sets the run's status, error and process
+ * fields; a later one (more repetitions for --target-ci) leaves them and reports its own
+ * outcome in *ok and reason. RL_EINTERRUPTED when interrupted, RL_EOUTPUT when the bundle
+ * cannot be written, else RL_OK however llama-bench ended. */
+static rl_status bench_once(const char *bin, const rl_sweep_opts *o, const char *model, int t,
+                            int d, int reps, bool append, cJSON *run, cJSON *bundle,
+                            const char *path, bool *ok, char *reason, size_t reason_cap,
+                            rl_error *err)
+{
+    rl_lbench_params p = {
+        model, t, o->n_prompt, o->n_gen, reps, d, o->n_gpu_layers, o->bench_args, o->n_bench_args};
     char **argv = NULL;
     rl_status st = rl_lbench_argv(bin, &p, &argv, err);
     if (st != RL_OK)
@@ -201,9 +235,14 @@ static rl_status bench_once(const char *bin, const rl_sweep_opts *o, const char 
     cJSON *av = cJSON_CreateArray();
     for (size_t i = 0; av && argv[i]; i++)
         cJSON_AddItemToArray(av, rl_json_str(argv[i]));
-    set_item(run, "argv", av);
-    cJSON *records = cJSON_CreateArray();
-    set_item(run, "records", records);
+    cJSON *records = append ? cJSON_GetObjectItemCaseSensitive(run, "records") : NULL;
+    if (!append) {
+        set_item(run, "argv", av);
+        records = cJSON_CreateArray();
+        set_item(run, "records", records);
+    } else {
+        cJSON_Delete(av); /* the first invocation's command line stands for the run */
+    }
     run_ctx c = {
         rl_lbench_feeder_new(), records, bundle, path, RL_OK, {RL_OK, ""}, RL_OK, {RL_OK, ""}};
     if (!c.feeder || !records) {
@@ -242,39 +281,45 @@ static rl_status bench_once(const char *bin, const rl_sweep_opts *o, const char 
         has_decode |= set.records[i].kind == RL_LBENCH_DECODE && set.records[i].n_depth == d;
 
     const char *status = "ok";
-    char reason[768] = "";
+    reason[0] = '\0';
     if (pst == RL_EINTERRUPTED || pr.interrupted) {
         status = "interrupted";
-        rl_snprintf(reason, sizeof reason, "interrupted after %.1f s", pr.elapsed);
+        rl_snprintf(reason, reason_cap, "interrupted after %.1f s", pr.elapsed);
     } else if (pr.timed_out) {
         status = "timeout";
-        rl_snprintf(reason, sizeof reason,
+        rl_snprintf(reason, reason_cap,
                     "llama-bench timed out after %.0f s and was stopped (raise --timeout)",
                     o->timeout_s);
     } else if (pr.term_signal) {
         status = "crashed";
-        rl_snprintf(reason, sizeof reason, "llama-bench was killed by %s: %s",
+        rl_snprintf(reason, reason_cap, "llama-bench was killed by %s: %s",
                     signal_name(pr.term_signal), summary);
     } else if (pr.exit_code != 0) {
         status = "failed";
-        rl_snprintf(reason, sizeof reason, "llama-bench exited %d: %s", pr.exit_code, summary);
+        rl_snprintf(reason, reason_cap, "llama-bench exited %d: %s", pr.exit_code, summary);
     } else if (!has_decode) {
         status = "failed";
-        rl_snprintf(reason, sizeof reason, "llama-bench printed no decode record: %s",
+        rl_snprintf(reason, reason_cap, "llama-bench printed no decode record: %s",
                     fst != RL_OK ? fin.msg : "the output held prefill only");
     }
-    set_item(run, "status", cJSON_CreateString(status));
-    if (reason[0])
-        set_item(run, "error", rl_json_str(reason));
-    set_item(run, "exit_code",
-             pr.exit_code >= 0 ? cJSON_CreateNumber(pr.exit_code) : cJSON_CreateNull());
-    if (pr.term_signal)
-        set_item(run, "signal", cJSON_CreateNumber(pr.term_signal));
-    set_item(run, "elapsed_s", cJSON_CreateNumber(pr.elapsed));
-    set_item(run, "stderr_summary", rl_json_str(summary));
-    set_item(run, "stdout_bytes", rl_json_u64(pr.out.total));
-    set_item(run, "decode", rate_of(&set, RL_LBENCH_DECODE, d, "no decode record"));
-    set_item(run, "prefill", rate_of(&set, RL_LBENCH_PREFILL, d, "no prefill record"));
+    *ok = strcmp(status, "ok") == 0;
+    if (!append) {
+        set_item(run, "status", cJSON_CreateString(status));
+        if (reason[0])
+            set_item(run, "error", rl_json_str(reason));
+        set_item(run, "exit_code",
+                 pr.exit_code >= 0 ? cJSON_CreateNumber(pr.exit_code) : cJSON_CreateNull());
+        if (pr.term_signal)
+            set_item(run, "signal", cJSON_CreateNumber(pr.term_signal));
+        set_item(run, "stderr_summary", rl_json_str(summary));
+    }
+    double before = 0, bytes_before = 0;
+    rl_json_get_num(run, "elapsed_s", &before);
+    rl_json_get_num(run, "stdout_bytes", &bytes_before);
+    set_item(run, "elapsed_s", cJSON_CreateNumber((append ? before : 0) + pr.elapsed));
+    set_item(run, "stdout_bytes",
+             rl_json_u64((append ? (uint64_t)bytes_before : 0) + pr.out.total));
+    set_rates(run, d);
     rl_proc_result_free(&pr);
     rl_lbench_set_free(&set);
     if (c.write_st != RL_OK) {
@@ -282,6 +327,74 @@ static rl_status bench_once(const char *bin, const rl_sweep_opts *o, const char 
         return c.write_st;
     }
     return pst == RL_EINTERRUPTED ? rl_fail(err, RL_EINTERRUPTED, "interrupted") : RL_OK;
+}
+
+/* Half-width of the decode 95% CI as a percentage of its mean; < 0 when unavailable. */
+static double decode_ci_pct(const cJSON *run)
+{
+    const cJSON *st =
+        cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(run, "decode"), "stats");
+    const cJSON *ci = cJSON_GetObjectItemCaseSensitive(st, "ci95");
+    double mean, hi;
+    if (!rl_json_get_num(st, "mean", &mean) || !rl_json_get_num(ci, "high", &hi) || mean <= 0)
+        return -1;
+    return 100.0 * (hi - mean) / mean;
+}
+
+/* One run: llama-bench with --reps; then, with --target-ci, more invocations in batches of
+ * --reps until the decode CI half-width is under the target or --max-reps is reached, and a
+ * "target_ci" object saying which happened. */
+static rl_status measure_run(const char *bin, const rl_sweep_opts *o, const char *model, int t,
+                             int d, cJSON *run, cJSON *bundle, const char *path, rl_error *err)
+{
+    bool ok = false;
+    char reason[768];
+    rl_status st = bench_once(bin, o, model, t, d, o->reps, false, run, bundle, path, &ok, reason,
+                              sizeof reason, err);
+    if (st != RL_OK || !ok || o->target_ci_pct <= 0)
+        return st;
+    int done = o->reps, invocations = 1;
+    const char *stopped = NULL;
+    char why[800] = "";
+    double pct = decode_ci_pct(run);
+    while (st == RL_OK) {
+        pct = decode_ci_pct(run);
+        if (pct >= 0 && pct <= o->target_ci_pct) {
+            stopped = "reached";
+            break;
+        }
+        if (done >= o->max_reps) {
+            stopped = "max_reps";
+            break;
+        }
+        int batch = o->reps < o->max_reps - done ? o->reps : o->max_reps - done;
+        rl_progress("  t=%d depth %d: decode CI +/-%.1f%%, %d more repetitions", t, d, pct, batch);
+        st = bench_once(bin, o, model, t, d, batch, true, run, bundle, path, &ok, reason,
+                        sizeof reason, err);
+        invocations++;
+        if (st == RL_OK && !ok) {
+            stopped = "batch_failed";
+            rl_snprintf(why, sizeof why, "a batch of repetitions failed: %s", reason);
+            break;
+        }
+        done += batch;
+    }
+    cJSON *tc = cJSON_CreateObject();
+    if (tc) {
+        cJSON_AddStringToObject(tc, "kind", "controlled");
+        cJSON_AddNumberToObject(tc, "target_pct", o->target_ci_pct);
+        cJSON_AddNumberToObject(tc, "max_reps", o->max_reps);
+        cJSON_AddNumberToObject(tc, "reps", done);
+        cJSON_AddNumberToObject(tc, "invocations", invocations);
+        pct = decode_ci_pct(run);
+        rl_json_add_num_or_null(tc, "half_width_pct", pct, pct >= 0);
+        cJSON_AddStringToObject(tc, "stopped", stopped ? stopped : "interrupted");
+        cJSON_AddBoolToObject(tc, "reached", stopped && strcmp(stopped, "reached") == 0);
+        if (why[0])
+            rl_json_add_str(tc, "reason", why);
+        set_item(run, "target_ci", tc);
+    }
+    return st;
 }
 
 static cJSON *find_run(cJSON *runs, int t, int d)
@@ -520,7 +633,7 @@ rl_status rl_sweep_execute(const rl_sweep_opts *opts, cJSON **bundle_out, rl_err
                             threads[ti], depths[di], done > 1 ? "  about " : "  ",
                             done > 1 ? eta : 0.0);
                 int64_t t0 = rl_proc_now_ns();
-                st = bench_once(bin, &o, mpath, threads[ti], depths[di], run, b, path, err);
+                st = measure_run(bin, &o, mpath, threads[ti], depths[di], run, b, path, err);
                 elapsed += (double)(rl_proc_now_ns() - t0) / 1e9;
                 const char *rs = rl_json_get_str(run, "status");
                 const char *re = rl_json_get_str(run, "error");

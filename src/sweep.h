@@ -7,6 +7,9 @@
  * every record, so Ctrl-C, a crash or a power cut loses nothing measured. A failed invocation
  * (crash, hang past the timeout, garbage, non-zero exit, no decode record) is recorded in its
  * run with the reason and the sweep goes on. Rates are recomputed from samples_ns.
+ * --target-ci: after the first invocation, more invocations of --reps repetitions each until
+ * the decode CI half-width falls under the target or --max-reps is reached; the samples are
+ * pooled and the run's "target_ci" says which happened.
  * --resume: the bundle in the output directory is read back (refused, untouched, when it is not
  * a run bundle), its settings and models are used, and runs already "ok" are skipped.
  *
@@ -41,6 +44,8 @@ typedef struct {
     const char *const *bench_args;
     size_t n_bench_args;
     double timeout_s;        /* per llama-bench invocation */
+    double target_ci_pct;    /* > 0: more repetitions until the decode CI half-width is under it */
+    int max_reps;            /* with target_ci_pct: at most this many repetitions per run */
     double peak_bw;          /* > 0: controlled ceiling */
     bool skip_membw;         /* no ceiling */
     bool quick_membw;        /* membw --quick */

@@ -38,6 +38,18 @@ json_check "clean: fit and controlled ceiling" "$work/ok/bundle.json" \
   'j["analysis"]["fit"]["available"] and j["analysis"]["ceiling"]["kind"]=="controlled" and j["status"]["state"]=="complete"'
 expect "clean: summary names the bundle" "$(cat "$work/ok.out")" "wrote $work/ok/bundle.json"
 
+# ---- --target-ci: more invocations in batches of --reps until the CI is tight or --max-reps
+# (the fake prints 2 samples per record whatever -r says; its two samples are far apart)
+bad "--max-reps below --reps" 2 "max-reps 1 is below --reps 2" "${base[@]}" --reps 2 --target-ci 5 --max-reps 1
+"$RL_BIN" run --llama-bench "$FAKE" --peak-bw 40 -m "$work/a.gguf" -t 1 --reps 2 --target-ci 0.1 \
+  --max-reps 6 -o "$work/tci" >/dev/null 2>&1; check "--target-ci 0.1 --max-reps 6" 0 $?
+json_check "--target-ci: stopped at max-reps after 3 invocations, 6 samples pooled" "$work/tci/bundle.json" \
+  'j["models"][0]["runs"][0]["target_ci"]["stopped"]=="max_reps" and j["models"][0]["runs"][0]["target_ci"]["invocations"]==3 and len(j["models"][0]["runs"][0]["decode"]["samples"])==6'
+"$RL_BIN" run --llama-bench "$FAKE" --peak-bw 40 -m "$work/a.gguf" -t 1 --reps 2 --target-ci 50 \
+  -o "$work/tci2" >/dev/null 2>&1; check "--target-ci 50" 0 $?
+json_check "--target-ci 50: reached, recorded" "$work/tci2/bundle.json" \
+  'j["models"][0]["runs"][0]["target_ci"]["reached"] is True and j["models"][0]["runs"][0]["target_ci"]["half_width_pct"]<=50 and j["settings"]["target_ci_pct"]==50'
+
 # ---- faults: each recorded with its reason, the other runs survive
 fault() { # mode, expected status, regex for the error
   local mode=$1 status=$2 re=$3 dir="$work/f-$1"
