@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 
 #include "bundle.h"
@@ -492,8 +493,20 @@ static void add_run_warning(cJSON *b, const char *code, const char *text, const 
     cJSON_AddItemToArray(arr, w);
 }
 
+/* CPU seconds this process has used (user + system, its own threads, not its children). */
+static double self_cpu_s(void)
+{
+    struct rusage ru;
+    if (getrusage(RUSAGE_SELF, &ru) != 0)
+        return 0;
+    return (double)ru.ru_utime.tv_sec + (double)ru.ru_utime.tv_usec / 1e6 +
+           (double)ru.ru_stime.tv_sec + (double)ru.ru_stime.tv_usec / 1e6;
+}
+
 rl_status rl_sweep_execute(const rl_sweep_opts *opts, cJSON **bundle_out, rl_error *err)
 {
+    int64_t t_start = rl_proc_now_ns();
+    double membw_cpu = 0;
     *bundle_out = NULL;
     rl_sweep_opts o = *opts;
     char *path = rl_asprintf("%s/bundle.json", o.out_dir);
@@ -576,7 +589,9 @@ rl_status rl_sweep_execute(const rl_sweep_opts *opts, cJSON **bundle_out, rl_err
             mo.quick = o.quick_membw;
             rl_membw_result res;
             rl_progress("measuring the memory read ceiling");
+            double c0 = self_cpu_s();
             st = rl_membw_ceiling(&mo, o.peak_bw, &si, &res, err);
+            membw_cpu = self_cpu_s() - c0;
             rl_progress_done();
             if (st == RL_OK || st == RL_EINTERRUPTED)
                 set_item(b, "membw", rl_membw_to_json(&res, NULL));
@@ -667,6 +682,16 @@ rl_status rl_sweep_execute(const rl_sweep_opts *opts, cJSON **bundle_out, rl_err
         }
     }
     if (b) {
+        /* what the tool itself cost, apart from the measurements (membw's threads and the
+         * llama-bench children): parsing, bookkeeping, writing the bundle */
+        cJSON *ov = cJSON_CreateObject();
+        if (ov) {
+            cJSON_AddStringToObject(ov, "kind", "measured");
+            cJSON_AddNumberToObject(ov, "wall_s", (double)(rl_proc_now_ns() - t_start) / 1e9);
+            cJSON_AddNumberToObject(ov, "membw_cpu_s", membw_cpu);
+            cJSON_AddNumberToObject(ov, "tool_cpu_s", self_cpu_s() - membw_cpu);
+            set_item(b, "overhead", ov);
+        }
         const cJSON *an = cJSON_GetObjectItemCaseSensitive(b, "analysis");
         int64_t ok_models = 0;
         rl_json_get_i64(an, "n_models_ok", &ok_models);
