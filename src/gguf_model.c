@@ -461,20 +461,7 @@ rl_status rl_gguf_model_load(const char *path, rl_gguf_model *m, rl_error *err)
     if (!rl_gguf_split_name(path, &plen, &no, &count) || count == 1) {
         rl_gguf_file *f;
         rl_status st = rl_gguf_read_file(path, &f, err);
-        if (st != RL_OK)
-            return st;
-        rl_gguf_file **files = rl_calloc(1, sizeof *files);
-        st = files ? fill(f, (const rl_gguf_file *const *)&f, 1, path, m, err)
-                   : rl_fail(err, RL_EINTERNAL, "%s: out of memory", path);
-        if (st != RL_OK) {
-            free(files);
-            rl_gguf_free(f);
-            rl_gguf_model_free(m);
-            return st;
-        }
-        files[0] = f;
-        m->files = files;
-        return RL_OK;
+        return st == RL_OK ? rl_gguf_model_adopt(f, m, err) : st;
     }
     if (no == 0 || count == 0 || no > count)
         return rl_fail(err, RL_EINPUT,
