@@ -160,32 +160,6 @@ static const char *signal_name(int sig)
     }
 }
 
-/* Collect the per-repetition rates of the records of one kind (at the run's depth). */
-static cJSON *rate_of(const rl_lbench_set *set, rl_lbench_kind kind, int depth, const char *missing)
-{
-    size_t total = 0;
-    for (size_t i = 0; i < set->n_records; i++)
-        if (set->records[i].kind == kind && set->records[i].n_depth == depth)
-            total += set->records[i].from_average ? 1 : set->records[i].n_samples;
-    double *x = rl_calloc(total ? total : 1, sizeof *x);
-    if (!x)
-        return NULL;
-    size_t k = 0;
-    for (size_t i = 0; i < set->n_records; i++) {
-        const rl_lbench_record *r = &set->records[i];
-        if (r->kind != kind || r->n_depth != depth)
-            continue;
-        if (r->from_average)
-            x[k++] = r->rate_ts;
-        else
-            for (size_t j = 0; j < r->n_samples; j++)
-                x[k++] = r->samples_ts_recomputed[j];
-    }
-    cJSON *o = rl_bundle_rate(x, k, "tok/s", missing);
-    free(x);
-    return o;
-}
-
 /* Run llama-bench once; fills run (status, error, records, rates). RL_EINTERRUPTED when
  * interrupted, RL_EOUTPUT when the bundle cannot be written, else RL_OK however it ended. */
 static rl_status bench_once(const char *bin, const rl_sweep_opts *o, const char *model, int t,
@@ -273,8 +247,12 @@ static rl_status bench_once(const char *bin, const rl_sweep_opts *o, const char 
     set_item(run, "elapsed_s", cJSON_CreateNumber(pr.elapsed));
     set_item(run, "stderr_summary", rl_json_str(summary));
     set_item(run, "stdout_bytes", rl_json_u64(pr.out.total));
-    set_item(run, "decode", rate_of(&set, RL_LBENCH_DECODE, d, "no decode record"));
-    set_item(run, "prefill", rate_of(&set, RL_LBENCH_PREFILL, d, "no prefill record"));
+    set_item(
+        run, "decode",
+        rl_bundle_lbench_rate(set.records, set.n_records, RL_LBENCH_DECODE, d, "no decode record"));
+    set_item(run, "prefill",
+             rl_bundle_lbench_rate(set.records, set.n_records, RL_LBENCH_PREFILL, d,
+                                   "no prefill record"));
     rl_proc_result_free(&pr);
     rl_lbench_set_free(&set);
     if (c.write_st != RL_OK) {
