@@ -910,10 +910,12 @@ static rl_status import_lbench(imp *c, const rl_lbench_set *set, cJSON *b)
                        c->file);
     if (set->n_invalid)
         return rl_fail(c->err, RL_EINPUT,
-                       "%s: %zu JSON object%s in it %s not usable llama-bench records (the "
-                       "first: %s); import llama-bench's output as it printed it",
+                       "%s: %zu JSON object%s in it %s (the first: %s); import llama-bench's "
+                       "output as it printed it",
                        c->file, set->n_invalid, set->n_invalid == 1 ? "" : "s",
-                       set->n_invalid == 1 ? "is" : "are", set->first_invalid);
+                       set->n_invalid == 1 ? "is not a usable llama-bench record"
+                                           : "are not usable llama-bench records",
+                       set->first_invalid);
     for (size_t i = 0; i < set->n_records; i++) {
         const rl_lbench_record *r = &set->records[i];
         if (!r->model_filename[0])
@@ -1036,6 +1038,19 @@ static rl_status detect(imp *c, const char *text, size_t len, input_kind *kind, 
     return RL_OK;
 }
 
+/* Why rl_lbench_parse found no record: the reason it gives for the first object it refused,
+ * when there was one. */
+static const char *no_record_why(const rl_error *le, char *buf, size_t cap)
+{
+    const char *tag = "no usable benchmark record (";
+    const char *why = strstr(le->msg, tag), *end = why ? strstr(why, ");") : NULL;
+    if (!why || !end)
+        return "it holds no llama-bench record";
+    why += strlen(tag);
+    snprintf(buf, cap, "it holds no usable llama-bench record (%.*s)", (int)(end - why), why);
+    return buf;
+}
+
 rl_status rl_import_text(const char *text, size_t len, const char *file, const rl_import_opts *o,
                          cJSON **out, rl_error *err)
 {
@@ -1071,7 +1086,8 @@ rl_status rl_import_text(const char *text, size_t len, const char *file, const r
         if (st == RL_EINPUT && strstr(le.msg, "more than"))
             st = rl_fail(err, RL_EINPUT, "%s: %s", file, le.msg);
         else if (st == RL_EINPUT)
-            st = not_importable(&c, json_error[0] ? json_error : "it holds no llama-bench record");
+            st = not_importable(
+                &c, json_error[0] ? json_error : no_record_why(&le, json_error, sizeof json_error));
         else if (st != RL_OK)
             *err = le;
         if (st == RL_OK)
