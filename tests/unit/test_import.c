@@ -199,8 +199,7 @@ static void assert_fit(const cJSON *b, double bw, double r2, int n)
 }
 
 /* Seen failing: with bundle.c's samples_of not falling back to the rate's mean (no decode
- * anywhere: n_models_ok 0, no fit), and with the importer taking bytes_per_token from
- * file_bytes (x86 fit 38.21 GB/s). */
+ * anywhere, so the fit is unavailable). */
 static void test_published_rpi5(void **state)
 {
     (void)state;
@@ -238,6 +237,7 @@ static void test_published_rpi5(void **state)
     cJSON_Delete(b);
 }
 
+/* Seen failing: with the importer taking bytes_per_token from file_bytes (fit 38.21 GB/s). */
 static void test_published_x86(void **state)
 {
     (void)state;
@@ -282,8 +282,8 @@ static void test_published_x86(void **state)
  * 35.73 GB/s, R^2 0.98, 7 points. Those runs are at 8 threads for the three 0.5B models and
  * 14 for the others (not one fixed count either), bytes per token being the GGUF file size.
  * Imported as a roofline.json, they fit 35.7264 GB/s, R^2 0.9801.
- * Seen failing: with bytes_per_token replaced by model_size-like values (file size minus
- * 1%): 36.09 GB/s. */
+ * Seen failing: with the importer reading a run's decode rate from prefill_ts (no decode
+ * rate, no fit). */
 static void test_fit_35_73(void **state)
 {
     (void)state;
@@ -323,8 +323,7 @@ static void test_fit_35_73(void **state)
 
 /* The examples are what scripts/make-examples.sh writes; compared with what import makes now,
  * everything but the two timestamps. Seen failing: with an extra key added to the bundle's
- * source by the importer ("at $.source: key count differs"), and with the tool version bumped
- * in CMakeLists.txt. */
+ * source by the importer ("at $.source: key count differs"). */
 static const char *tree_diff(const cJSON *a, const cJSON *b, char *path, size_t cap)
 {
     if (cJSON_Compare(a, b, true))
@@ -402,8 +401,7 @@ static void test_examples_golden(void **state)
 /* ---- llama-bench output ----------------------------------------------------------------- */
 
 /* Seen failing: with lbench_parse.c not setting from_array (format "llama-bench jsonl" for
- * the array), and with the grouping ignoring n_depth (one run of 4 records: "two runs"
- * never, but runs 1 instead of 2). */
+ * the -o json array). */
 static void test_lbench_outputs(void **state)
 {
     (void)state;
@@ -501,8 +499,8 @@ static void test_lbench_outputs(void **state)
 
 /* ---- byte conventions ------------------------------------------------------------------- */
 
-/* Seen failing: with bundle.c's model_bytes ignoring an imported value (streamed models then
- * have no bytes: "bytes per token is 0"). */
+/* Seen failing: with bundle.c's model_bytes ignoring an imported value (the models then have
+ * no bytes: "bytes per token is 0"). */
 static void test_conventions(void **state)
 {
     (void)state;
@@ -530,9 +528,8 @@ static void test_conventions(void **state)
 
 /* ---- hostile input ---------------------------------------------------------------------- */
 
-/* Seen failing: with the check for the models' count removed (the 100k models are
- * imported), with opt_int accepting any number (threads "8" -> accepted as 0 and refused by
- * the analysis only: message lacks the key), and with the UTF-8 check removed. */
+/* Seen failing: with the models' bound raised to 200000 (the 100k models then reach the
+ * analysis, whose message does not name the key). */
 static void test_hostile(void **state)
 {
     (void)state;
