@@ -282,7 +282,7 @@ static rl_status opt_array(imp *c, const cJSON *o, const char *path, const char 
 
 static rl_status roofline_environment(imp *c, const cJSON *root, cJSON *b)
 {
-    const cJSON *sys;
+    const cJSON *sys = NULL;
     rl_status st = opt_object(c, root, "", "system", &sys);
     rl_sysinfo si;
     unknown_sysinfo(&si);
@@ -368,7 +368,7 @@ static rl_status roofline_settings(imp *c, const cJSON *s, const char *conv, int
 
 static rl_status roofline_llama_cpp(imp *c, const cJSON *root, cJSON *b)
 {
-    const cJSON *l;
+    const cJSON *l = NULL;
     const char *path = NULL, *commit = NULL;
     bool has_num = false;
     int64_t num = 0;
@@ -394,7 +394,7 @@ static rl_status roofline_llama_cpp(imp *c, const cJSON *root, cJSON *b)
 /* The published tool calls a ceiling "supplied" whenever its source is not "measured". */
 static rl_status roofline_membw(imp *c, const cJSON *root, cJSON *b)
 {
-    const cJSON *m;
+    const cJSON *m = NULL;
     rl_status st = opt_object(c, root, "", "membw", &m);
     if (st != RL_OK)
         return st;
@@ -504,7 +504,7 @@ static rl_status roofline_run(imp *c, const cJSON *r, const char *path, int64_t 
          has_psd = false;
     int64_t t = 0, d = 0;
     double dm = 0, dsd = 0, pm = 0, psd = 0;
-    const cJSON *cmd;
+    const cJSON *cmd = NULL;
     rl_status st = opt_int(c, r, path, "threads", 1, RL_IMPORT_MAX_THREADS, &has_t, &t);
     if (st == RL_OK && !has_t)
         st = bad_value(c, path, "threads", cJSON_GetObjectItemCaseSensitive(r, "threads"),
@@ -554,7 +554,7 @@ static rl_status roofline_model(imp *c, const cJSON *m, size_t i, int64_t depth,
     bool has_fb = false, has_np = false, has_ne = false, has_bpt = false;
     int64_t fb = -1, np = -1, ne = -1, bpt = 0;
     int moe;
-    const cJSON *runs;
+    const cJSON *runs = NULL;
     rl_status st = opt_str(c, m, path, "name", &name);
     if (st == RL_OK && !name)
         st = bad_value(c, path, "name", cJSON_GetObjectItemCaseSensitive(m, "name"), "a string");
@@ -655,7 +655,7 @@ static rl_status import_roofline(imp *c, const cJSON *root, cJSON *b, const char
     if (v != 1)
         return bad_value(c, "", "schema_version", ver, "1");
     rl_status st;
-    const cJSON *an, *models;
+    const cJSON *an = NULL, *models = NULL;
     st = opt_object(c, root, "", "analysis", &an);
     if (st == RL_OK && !an)
         st = bad_value(c, "", "analysis", NULL, "an object holding the models");
