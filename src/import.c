@@ -142,7 +142,10 @@ static cJSON *new_model(cJSON *models, size_t index, const char *path, const cha
     bool ok = cJSON_AddStringToObject(m, "id", id) != NULL;
     ok = ok && (!path || rl_json_add_str(m, "path", path));
     ok = ok && rl_json_add_str(m, "name", name);
-    ok = ok && put(m, "gguf", gguf);
+    if (ok)
+        ok = put(m, "gguf", gguf);
+    else
+        cJSON_Delete(gguf);
     ok = ok && cJSON_AddArrayToObject(m, "runs") != NULL;
     return ok ? m : NULL;
 }
