@@ -150,6 +150,32 @@ cJSON *rl_bundle_rate(const double *samples, size_t n, const char *unit, const c
     return o;
 }
 
+cJSON *rl_bundle_lbench_rate(const rl_lbench_record *records, size_t n, rl_lbench_kind kind,
+                             int64_t depth, const char *missing)
+{
+    size_t total = 0;
+    for (size_t i = 0; i < n; i++)
+        if (records[i].kind == kind && records[i].n_depth == depth)
+            total += records[i].from_average ? 1 : records[i].n_samples;
+    double *x = rl_calloc(total ? total : 1, sizeof *x);
+    if (!x)
+        return NULL;
+    size_t k = 0;
+    for (size_t i = 0; i < n; i++) {
+        const rl_lbench_record *r = &records[i];
+        if (r->kind != kind || r->n_depth != depth)
+            continue;
+        if (r->from_average)
+            x[k++] = r->rate_ts;
+        else
+            for (size_t j = 0; j < r->n_samples; j++)
+                x[k++] = r->samples_ts_recomputed[j];
+    }
+    cJSON *o = rl_bundle_rate(x, k, "tok/s", missing);
+    free(x);
+    return o;
+}
+
 /* ---- analysis input from the tree ------------------------------------------------------ */
 
 typedef struct {
@@ -165,8 +191,13 @@ static const double *samples_of(an_build *ab, const cJSON *rate, size_t *n, doub
     *mean = 0;
     const cJSON *arr = cJSON_GetObjectItemCaseSensitive(rate, "samples");
     int len = cJSON_GetArraySize(arr);
-    if (!cJSON_IsArray(arr) || len <= 0)
+    if (!cJSON_IsArray(arr) || len <= 0) {
+        /* an imported rate: the source's mean without its samples */
+        double m;
+        if (rl_json_get_num(rate, "mean", &m) && m > 0)
+            *mean = m;
         return NULL;
+    }
     if (ab->n_samples == ab->cap_samples) {
         size_t cap = ab->cap_samples ? ab->cap_samples * 2 : 16;
         double **v = realloc(ab->samples, cap * sizeof *v);
@@ -206,13 +237,22 @@ static void an_build_free(an_build *ab)
 }
 
 /* The bytes per token of a model under the convention, recorded in the model as
- * "bytes_per_token": {"value", "convention", "source", "kind"}. 0 when unknown. */
+ * "bytes_per_token": {"value", "convention", "source", "kind"}. 0 when unknown. A value an
+ * import took from its source ("imported": true) is kept as it is when it is of the
+ * convention asked for: there are no records or GGUF header to derive it from. */
 static double model_bytes(cJSON *m, rl_an_bytes_convention conv)
 {
     const cJSON *g = cJSON_GetObjectItemCaseSensitive(m, "gguf");
+    const cJSON *prev = cJSON_GetObjectItemCaseSensitive(m, "bytes_per_token");
+    const char *pconv = rl_json_get_str(prev, "convention");
     uint64_t v = 0;
     const char *source = NULL;
     bool known = false;
+    if (rl_json_get_bool(prev, "imported", &known) && known && pconv &&
+        strcmp(pconv, rl_an_bytes_name(conv)) == 0 && rl_json_get_u64(prev, "value", &v) && v > 0)
+        return (double)v;
+    v = 0;
+    known = false;
     if (conv == RL_AN_BYTES_STREAMED && rl_json_get_bool(g, "sizes_known", &known) && known &&
         rl_json_get_u64(g, "streamed_bytes", &v) && v > 0) {
         source = "GGUF tensor table: the tensors decode reads per token";
@@ -251,8 +291,14 @@ static double model_bytes(cJSON *m, rl_an_bytes_convention conv)
     return (double)v;
 }
 
+/* A GPU backend named by the model's llama-bench records, or for an imported model without
+ * records by its source object ("imported"), which keeps llama-bench's gpu_info. */
 static bool gpu_backend_of(const cJSON *m)
 {
+    const char *imported =
+        rl_json_get_str(cJSON_GetObjectItemCaseSensitive(m, "imported"), "gpu_info");
+    if (imported && *imported)
+        return true;
     const cJSON *run;
     cJSON_ArrayForEach(run, cJSON_GetObjectItemCaseSensitive(m, "runs"))
     {

@@ -19,6 +19,7 @@
 #include <cjson/cJSON.h>
 
 #include "analysis.h"
+#include "lbench.h"
 #include "rl_error.h"
 
 #define RL_BUNDLE_SCHEMA "llama-roofline-bundle"
@@ -43,9 +44,17 @@ void rl_bundle_set_status(cJSON *b, const char *state, const char *reason);
  * "stats": {...}} or {"available": false, "reason"} when n is 0. NULL when out of memory. */
 cJSON *rl_bundle_rate(const double *samples, size_t n, const char *unit, const char *reason);
 
+/* The rate of the records of one kind at one depth: every record's per-repetition rates
+ * recomputed from samples_ns (a record without samples counts once, with its avg_ts), as
+ * rl_bundle_rate; unavailable with the reason missing when there is none. NULL when out of
+ * memory. */
+cJSON *rl_bundle_lbench_rate(const rl_lbench_record *records, size_t n, rl_lbench_kind kind,
+                             int64_t depth, const char *missing);
+
 /* Run the analysis over the bundle's models, runs and ceiling, and store it as "analysis"
  * with its warnings copied to the top-level "warnings" (code, text, applies_to). bytes is the
- * byte convention of the command. */
+ * byte convention of the command. A rate without samples (an imported one) counts with its
+ * "mean"; a model's "bytes_per_token" marked "imported" is kept when of that convention. */
 rl_status rl_bundle_analyze(cJSON *b, rl_an_bytes_convention bytes, rl_error *err);
 
 #endif

@@ -126,6 +126,7 @@ typedef struct {
     size_t n_invalid;        /* JSON objects that were not usable records */
     char first_invalid[160]; /* why the first of those was refused; "" when none */
     bool truncated;          /* output cut short (llama-bench killed): complete records kept */
+    bool from_array;         /* rl_lbench_parse read a -o json array (else JSONL) */
 } rl_lbench_set;
 
 void rl_lbench_set_free(rl_lbench_set *set);

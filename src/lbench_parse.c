@@ -641,6 +641,7 @@ rl_status rl_lbench_parse(const char *text, size_t len, rl_lbench_set *out, rl_e
     for (size_t i = 0; i < a; i++)
         if (text[i] == '\n' && i > 0 && text[i - 1] != '\n')
             out->n_skipped_lines++;
+    out->from_array = true;
     rl_status st = parse_array(text + a, len - a, out, err);
     if (st == RL_OK && out->n_records == 0)
         st = no_records(out, text + s, len - s, true, err);

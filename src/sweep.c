@@ -171,32 +171,6 @@ static const char *signal_name(int sig)
     }
 }
 
-/* Collect the per-repetition rates of the records of one kind (at the run's depth). */
-static cJSON *rate_of(const rl_lbench_set *set, rl_lbench_kind kind, int depth, const char *missing)
-{
-    size_t total = 0;
-    for (size_t i = 0; i < set->n_records; i++)
-        if (set->records[i].kind == kind && set->records[i].n_depth == depth)
-            total += set->records[i].from_average ? 1 : set->records[i].n_samples;
-    double *x = rl_calloc(total ? total : 1, sizeof *x);
-    if (!x)
-        return NULL;
-    size_t k = 0;
-    for (size_t i = 0; i < set->n_records; i++) {
-        const rl_lbench_record *r = &set->records[i];
-        if (r->kind != kind || r->n_depth != depth)
-            continue;
-        if (r->from_average)
-            x[k++] = r->rate_ts;
-        else
-            for (size_t j = 0; j < r->n_samples; j++)
-                x[k++] = r->samples_ts_recomputed[j];
-    }
-    cJSON *o = rl_bundle_rate(x, k, "tok/s", missing);
-    free(x);
-    return o;
-}
-
 /* The run's rates from every record it holds (all its invocations), recomputed. */
 static void set_rates(cJSON *run, int d)
 {
@@ -212,8 +186,12 @@ static void set_rates(cJSON *run, int d)
         if (dup && rl_lbench_record_from_json(dup, &set.records[set.n_records], &e) == RL_OK)
             set.n_records++;
     }
-    set_item(run, "decode", rate_of(&set, RL_LBENCH_DECODE, d, "no decode record"));
-    set_item(run, "prefill", rate_of(&set, RL_LBENCH_PREFILL, d, "no prefill record"));
+    set_item(
+        run, "decode",
+        rl_bundle_lbench_rate(set.records, set.n_records, RL_LBENCH_DECODE, d, "no decode record"));
+    set_item(run, "prefill",
+             rl_bundle_lbench_rate(set.records, set.n_records, RL_LBENCH_PREFILL, d,
+                                   "no prefill record"));
     rl_lbench_set_free(&set);
 }
 

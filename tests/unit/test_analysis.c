@@ -251,10 +251,11 @@ static void test_published_x86(void **state)
     rl_an_free(&r);
 
     /* The same seven models at one fixed thread count. The reference quotes 35.73 GB/s for
-     * that, from the original study's separate x86 campaign; the runs stored in this file do
-     * not give it at any count (8.22, 30.56, 36.92, 34.21, 19.84 GB/s at 1/4/8/14/20). At the
-     * global knee, 8 threads: 36.92 GB/s, R^2 0.9946. Every fixed count sits below the
-     * upper envelope, which is why the operating point must always be stated. */
+     * that; the runs stored in this file do not give it at any count (8.22, 30.56, 36.92,
+     * 34.21, 19.84 GB/s at 1/4/8/14/20). It is the fit of another campaign on the same
+     * laptop (test_import.c, test_fit_35_73, names its source). At the global knee, 8
+     * threads: 36.92 GB/s, R^2 0.9946. Every fixed count sits below the upper envelope,
+     * which is why the operating point must always be stated. */
     const unsigned counts[] = {1, 4, 8, 14, 20};
     const double bw[] = {8.2184, 30.5582, 36.9198, 34.2133, 19.8443};
     for (size_t i = 0; i < 5; i++) {

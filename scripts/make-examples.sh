@@ -1,0 +1,23 @@
+#!/usr/bin/env bash
+# scripts/make-examples.sh: regenerate the example bundles, examples/*/bundle.json, from the
+# published results in data/published/*/roofline.json with `llama-roofline import`. Run it
+# whenever the bundle format or the importer changes: the examples are never edited by hand,
+# and tests/unit/test_import.c fails until they equal what import produces now (everything
+# but the timestamps). Each bundle must stay under 1 MB.
+#   scripts/make-examples.sh
+# Env: RL_BIN (default build/release/llama-roofline)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+BIN=${RL_BIN:-build/release/llama-roofline}
+[ -x "$BIN" ] || { echo "make-examples: build llama-roofline first (bash scripts/quickstart.sh)" >&2; exit 3; }
+make_one() { # example directory, --name label
+  local dir=$1 name=$2 out="examples/$1/bundle.json"
+  # the command recorded in the bundle and quoted in examples/$dir/README.md: keep them equal
+  "$BIN" import "data/published/$dir/roofline.json" -o "$out" --name "$name" >/dev/null
+  local size
+  size=$(wc -c <"$out")
+  [ "$size" -lt 1000000 ] || { echo "make-examples: $out is $size bytes (limit 1 MB)" >&2; exit 1; }
+  echo "wrote $out ($size bytes)"
+}
+make_one rpi5-cortex-a76 "Raspberry Pi 5"
+make_one x86-i7-12700H "Intel i7-12700H"

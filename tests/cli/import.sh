@@ -1,0 +1,117 @@
+#!/usr/bin/env bash
+# CLI: `import`. The shipped example bundles and bundles imported now (both published
+# roofline.json files, llama-bench -o json and -o jsonl) validate against
+# schema/bundle.schema.json (JSON Schema 2020-12, python3-jsonschema); hostile inputs
+# (truncated, neither format, wrong types, 100k models) exit 2 with one line naming the file
+# and nothing on stdout; an unwritable output exits 4. Every check asserts the binary's own
+# exit status.
+# Checked to fail: with the imported-rate alternative removed from the schema's rate (every
+# roofline.json bundle fails validation), and with cmd_import returning RL_OK after an import
+# error (every bad input: exit 0).
+set -u
+: "${RL_BIN:?}" "${RL_SRC:?}" "${RL_TMP:?}"
+python3 -c 'import jsonschema' 2>/dev/null || { echo "skip: python3-jsonschema is not installed"; exit 77; }
+work="$RL_TMP/cli-import.$$"
+mkdir -p "$work"
+trap 'rm -rf "$work"' EXIT
+. "$RL_SRC/tests/lib/cli.sh"
+CMD=import
+SCHEMA="$RL_SRC/schema/bundle.schema.json"
+PUB="$RL_SRC/data/published"
+LB="$RL_SRC/tests/fixtures/lbench"
+
+valid() { # description, bundle file
+  local err
+  if err=$(python3 - "$SCHEMA" "$2" 2>&1 <<'PY'
+import json, sys
+from jsonschema import Draft202012Validator
+schema = json.load(open(sys.argv[1]))
+Draft202012Validator.check_schema(schema)
+errors = sorted(Draft202012Validator(schema).iter_errors(json.load(open(sys.argv[2]))), key=str)
+for e in errors[:3]:
+    print("/".join(map(str, e.absolute_path)) or "(top)", e.message[:300])
+sys.exit(1 if errors else 0)
+PY
+  ); then echo "ok   $1"; else fail "$1: $err"; fi
+}
+
+# ---- help and usage errors
+out=$("$RL_BIN" import --help); check "--help" 0 $?
+expect "--help text" "$out" "usage: llama-roofline import FILE -o BUNDLE"
+bad "no input" 2 "no input: give the file to import" -o "$work/x.json"
+bad "no -o" 2 "-o BUNDLE is required" "$PUB/x86-i7-12700H/roofline.json"
+bad "two inputs" 2 "one input file at a time" "$PUB/x86-i7-12700H/roofline.json" "$LB/real-json.txt" -o "$work/x.json"
+bad "missing input" 2 "nope.json" "$work/nope.json" -o "$work/x.json"
+bad "a directory as input" 2 "$work" "$work" -o "$work/x.json"
+bad "unknown option" 2 "unrecognized option|unknown option" --frobnicate "$LB/real-json.txt" -o "$work/x.json"
+cp "$LB/real-json.txt" "$work/same.json"
+bad "input is the output" 2 "the input is also the output" "$work/same.json" -o "$work/same.json"
+cmp -s "$work/same.json" "$LB/real-json.txt" && echo "ok   input left untouched" || fail "input was changed"
+
+# ---- the shipped examples
+for ex in rpi5-cortex-a76 x86-i7-12700H; do
+  valid "examples/$ex/bundle.json validates" "$RL_SRC/examples/$ex/bundle.json"
+done
+
+# ---- imported now
+"$RL_BIN" import "$PUB/rpi5-cortex-a76/roofline.json" -o "$work/pi.json" --name "Pi 5" >"$work/pi.out" 2>"$work/pi.err"
+check "import rpi5 roofline.json" 0 $?
+valid "rpi5 bundle validates" "$work/pi.json"
+json_check "rpi5: fit 10.69 GB/s, R^2 0.9800, 7 models; --name kept" "$work/pi.json" \
+  'round(j["analysis"]["fit"]["bw_GBs"],2)==10.69 and round(j["analysis"]["fit"]["r2"],4)==0.98 and j["analysis"]["fit"]["n_points"]==7 and j["source"]["name"]=="Pi 5"'
+expect "rpi5: the summary names the bundle" "$(cat "$work/pi.out")" "wrote $work/pi.json"
+[ ! -s "$work/pi.err" ] && echo "ok   rpi5: nothing on stderr" || fail "rpi5: stderr: $(cat "$work/pi.err")"
+"$RL_BIN" import "$PUB/x86-i7-12700H/roofline.json" -o "$work/x86.json" >/dev/null
+check "import x86 roofline.json" 0 $?
+valid "x86 bundle validates" "$work/x86.json"
+json_check "x86: fit 37.65 GB/s, R^2 0.9874; rates without samples" "$work/x86.json" \
+  'round(j["analysis"]["fit"]["bw_GBs"],2)==37.65 and round(j["analysis"]["fit"]["r2"],4)==0.9874 and all(r["decode"]["samples"]["available"] is False for m in j["models"] for r in m["runs"])'
+"$RL_BIN" import "$LB/real-jsonl.txt" -o "$work/jsonl.json" >/dev/null
+check "import llama-bench -o jsonl" 0 $?
+valid "jsonl bundle validates" "$work/jsonl.json"
+json_check "jsonl: format, records kept, no ceiling" "$work/jsonl.json" \
+  'j["source"]["format"]=="llama-bench jsonl" and len(j["models"][0]["runs"][0]["records"])==2 and j["membw"]["available"] is False'
+"$RL_BIN" import "$LB/real-json.txt" -o "$work/json.json" >/dev/null
+check "import llama-bench -o json" 0 $?
+valid "json bundle validates" "$work/json.json"
+json_check "json: format" "$work/json.json" 'j["source"]["format"]=="llama-bench json"'
+
+# ---- hostile input: exit 2, one line naming the file, nothing written
+head -c 20000 "$PUB/x86-i7-12700H/roofline.json" >"$work/truncated.json"
+bad "truncated JSON" 2 "^llama-roofline import: error: $work/truncated.json: not an importable file: expected a llama-roofline roofline.json .* not valid JSON" \
+  "$work/truncated.json" -o "$work/out.json"
+printf '{"hello": "world", "n": [1, 2]}\n' >"$work/neither.json"
+bad "neither format" 2 "$work/neither.json: not an importable file: expected a llama-roofline roofline.json \(schema_version 1\) or llama-bench output" \
+  "$work/neither.json" -o "$work/out.json"
+python3 - "$PUB/x86-i7-12700H/roofline.json" "$work" <<'PY'
+import json, sys
+src, work = sys.argv[1], sys.argv[2]
+d = json.load(open(src)); d["analysis"]["models"][2]["runs"][1]["threads"] = "8"
+json.dump(d, open(work + "/threads-string.json", "w"))
+d = json.load(open(src)); d["analysis"]["models"][1]["runs"][0]["decode_ts"] = -3.5
+json.dump(d, open(work + "/negative-decode.json", "w"))
+d = json.load(open(src))
+d["analysis"]["models"] = [{"name": "m%d" % i, "bytes_per_token": 1000 + i, "runs": []} for i in range(100000)]
+json.dump(d, open(work + "/100k-models.json", "w"))
+PY
+bad "threads as a string" 2 "$work/threads-string.json: analysis.models\[2\].runs\[1\].threads is a string; expected a whole number from 1 to 4096" \
+  "$work/threads-string.json" -o "$work/out.json"
+bad "negative decode" 2 "$work/negative-decode.json: analysis.models\[1\].runs\[0\].decode_ts is -3.5" \
+  "$work/negative-decode.json" -o "$work/out.json"
+/usr/bin/time -f %M -o "$work/rss" "$RL_BIN" import "$work/100k-models.json" -o "$work/out.json" >"$work/big.out" 2>"$work/big.err"
+check "100k models: exit 2" 2 $?
+expect "100k models: one line naming the file and the bound" "$(cat "$work/big.err")" \
+  "^llama-roofline import: error: $work/100k-models.json: analysis.models must be an array of at most 1024 entries"
+[ "$(wc -l <"$work/big.err")" = 1 ] && echo "ok   100k models: one line" || fail "100k models: $(cat "$work/big.err")"
+rss=$(tail -1 "$work/rss" 2>/dev/null || echo 0)
+[ "${rss:-0}" -lt 200000 ] && echo "ok   100k models: peak RSS ${rss} KiB" || fail "100k models: peak RSS ${rss} KiB (limit 200000)"
+bad "killed llama-bench -o json" 2 "$LB/real-json-killed.txt: the llama-bench output is cut short" \
+  "$LB/real-json-killed.txt" -o "$work/out.json"
+[ ! -e "$work/out.json" ] && echo "ok   nothing written for refused input" || fail "a bundle was written for refused input"
+
+# ---- an output that cannot be written: exit 4
+"$RL_BIN" import "$LB/real-json.txt" -o /proc/nope/bundle.json >/dev/null 2>"$work/w.err"
+check "unwritable output: exit 4" 4 $?
+expect "unwritable output: names it" "$(cat "$work/w.err")" "/proc/nope/bundle.json"
+
+finish
