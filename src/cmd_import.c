@@ -91,12 +91,8 @@ static rl_status parse(int argc, char **argv, rl_import_opts *o, const char **in
 static rl_status run(int argc, char **argv, rl_error *err)
 {
     const char *output = NULL, *input = NULL;
-    /* the command line as typed: getopt_long moves the operands behind the options */
-    char **typed = rl_calloc((size_t)argc + 1, sizeof *typed);
-    if (!typed)
-        return rl_fail(err, RL_EINTERNAL, "out of memory");
-    memcpy(typed, argv, (size_t)argc * sizeof *typed);
-    rl_import_opts o = {NULL, argc, typed};
+    rl_import_opts o = {NULL, 0, NULL};
+    o.argv = rl_opt_typed(&o.argc); /* the command line as typed */
     rl_status st = parse(argc, argv, &o, &input, &output, err);
     if (st == RL_OK && input) {
         cJSON *b = NULL;
@@ -107,7 +103,6 @@ static rl_status run(int argc, char **argv, rl_error *err)
             rl_sweep_print_summary(stdout, b, output);
         cJSON_Delete(b);
     }
-    free(typed);
     return st;
 }
 

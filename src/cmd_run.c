@@ -188,8 +188,7 @@ static rl_status run(int argc, char **argv, rl_error *err)
     }
     o.models = models;
     o.bench_args = bargs;
-    o.argc = argc;
-    o.argv = argv;
+    o.argv = rl_opt_typed(&o.argc);
     cJSON *bundle = NULL;
     st = rl_sweep_execute(&o, &bundle, err);
     if (bundle && (st == RL_OK || st == RL_NOTHING || st == RL_EINTERRUPTED)) {

@@ -9,10 +9,12 @@
  * temporary files still open, restores the default action and re-raises it. */
 #include <signal.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "cmd.h"
 #include "rl_file.h"
+#include "rl_opt.h"
 #include "rl_text.h"
 #include "rl_util.h"
 #include "rl_version.h"
@@ -102,7 +104,16 @@ int main(int argc, char **argv)
     sigaction(SIGTERM, &sa, NULL);
 
     rl_error err = {RL_OK, ""};
-    rl_status st = c->run(argc - 1, argv + 1, &err);
+    /* the command parses a copy (getopt_long reorders it); argv stays as typed, for the record */
+    char **args = rl_calloc((size_t)argc, sizeof *args);
+    if (!args) {
+        fprintf(stderr, "llama-roofline %s: error: out of memory\n", verb);
+        return rl_exit_code(RL_EINTERNAL);
+    }
+    memcpy(args, argv + 1, (size_t)(argc - 1) * sizeof *args);
+    rl_opt_save_typed(argc - 1, argv + 1);
+    rl_status st = c->run(argc - 1, args, &err);
+    free(args);
     rl_progress_done();
     if (st == RL_OK)
         return 0;

@@ -5,6 +5,21 @@
 #include <stdio.h>
 #include <string.h>
 
+static char *const *typed_argv;
+static int typed_argc;
+
+void rl_opt_save_typed(int argc, char *const *argv)
+{
+    typed_argc = argc;
+    typed_argv = argv;
+}
+
+char *const *rl_opt_typed(int *argc)
+{
+    *argc = typed_argc;
+    return typed_argv;
+}
+
 void rl_opt_begin(void)
 {
     optind = 0; /* glibc: 0 re-initialises the scanner, including its permutation state */

@@ -15,6 +15,12 @@
 /* Returned by rl_getopt when it has filled err (unknown option or missing value). */
 #define RL_OPT_ERROR (-2)
 
+/* The command line as typed, for the record (bundles keep it): main saves the command's argv
+ * before getopt_long reorders the copy the command parses. The array is main's; NULL and 0
+ * before main saved one. */
+void rl_opt_save_typed(int argc, char *const *argv);
+char *const *rl_opt_typed(int *argc);
+
 /* Start a new parse of argv (resets getopt's state). */
 void rl_opt_begin(void);
 /* One getopt_long step: the option's value (as getopt_long returns it), -1 at the end of the
