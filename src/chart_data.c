@@ -24,6 +24,13 @@ uint32_t rl_chart_series_color(size_t i)
     return pal[i % (sizeof pal / sizeof pal[0])];
 }
 
+rl_chart_shape rl_chart_series_shape(size_t i)
+{
+    static const rl_chart_shape sh[] = {RL_CHART_CIRCLE, RL_CHART_SQUARE, RL_CHART_TRIANGLE,
+                                        RL_CHART_DIAMOND};
+    return sh[i % 4];
+}
+
 bool rl_chart_sane(double v)
 {
     return isfinite(v) && v > 0 && v < 1e15;
@@ -60,16 +67,21 @@ bool rl_chart_rate(const cJSON *rate, double *out)
     return true;
 }
 
-const cJSON *rl_chart_model_by_id(const cJSON *bundle, const char *id)
+const cJSON *rl_chart_model_by_id(const cJSON *bundle, const char *id, size_t *index)
 {
     if (!id)
         return NULL;
     const cJSON *m;
+    size_t i = 0;
     cJSON_ArrayForEach(m, cJSON_GetObjectItemCaseSensitive(bundle, "models"))
     {
         const char *mid = rl_json_get_str(m, "id");
-        if (mid && strcmp(mid, id) == 0)
+        if (mid && strcmp(mid, id) == 0) {
+            if (index)
+                *index = i;
             return m;
+        }
+        i++;
     }
     return NULL;
 }

@@ -68,8 +68,10 @@ bool rl_chart_sane(double v);
 /* A rate object's value: stats.mean, else "mean" (imported rates without samples), else the
  * mean of the positive numbers in "samples"; false unless the result is sane. */
 bool rl_chart_rate(const cJSON *rate, double *out);
-/* The bundle's models[] entry with this id, or NULL. */
-const cJSON *rl_chart_model_by_id(const cJSON *bundle, const char *id);
+/* The bundle's models[] entry with this id, or NULL; *index (if not NULL) gets its position
+ * (the series colour and marker follow it, so a model looks the same in every chart). */
+const cJSON *rl_chart_model_by_id(const cJSON *bundle, const char *id, size_t *index);
+
 /* s (may be NULL: "") as text safe for an XML text node: bytes that are not UTF-8 and
  * characters XML 1.0 forbids (C0 controls, U+FFFE, U+FFFF) become U+FFFD, and more than
  * max_chars characters end in "…". NULL only when out of memory. */
@@ -122,6 +124,8 @@ typedef struct {
 /* Linear over [lo, hi] widened to nice tick bounds (from zero when from_zero and lo >= 0). */
 void rl_chart_scale_lin(rl_chart_scale *s, double lo, double hi, bool from_zero, double p0,
                         double p1);
+/* Linear over [lo, hi] exactly, widened by frac of the span on each side (a single value: +-1). */
+void rl_chart_scale_pad(rl_chart_scale *s, double lo, double hi, double frac, double p0, double p1);
 /* log10 over [lo, hi] (both > 0; widened by pad as a factor on each side). */
 void rl_chart_scale_log(rl_chart_scale *s, double lo, double hi, double pad, double p0, double p1);
 /* Depth: 0 at p0, the largest depth at p1, log2-like in between. */
@@ -180,6 +184,9 @@ typedef enum {
     RL_CHART_TRIANGLE,
     RL_CHART_DIAMOND
 } rl_chart_shape;
+
+/* Marker shape for series i (cycles of 4 against 6 colours: 12 distinct pairs). */
+rl_chart_shape rl_chart_series_shape(size_t i);
 
 void rl_chart_line(rl_chart_canvas *cv, double x0, double y0, double x1, double y1, uint32_t rgb,
                    double width, bool dashed);
@@ -258,6 +265,9 @@ typedef void (*rl_chart_draw_fn)(rl_chart_canvas *cv, void *ctx);
  * viewBox and width 100%, and store the document in c->svg. */
 rl_status rl_chart_render_svg(rl_chart *c, double w, double h, rl_chart_draw_fn draw, void *ctx,
                               rl_error *err);
+/* Run fn on a throwaway canvas (measuring only, nothing kept) and return what it returns: for
+ * layout that must be known before the surface is made, e.g. the height of a legend. */
+double rl_chart_measure(double (*fn)(rl_chart_canvas *cv, void *ctx), void *ctx);
 /* Draw onto a white image surface at scale 2 with cairo drawing the texts, and write the PNG
  * to path (rl_write_file). */
 rl_status rl_chart_render_png(const char *path, double w, double h, rl_chart_draw_fn draw,

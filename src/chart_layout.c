@@ -55,7 +55,7 @@ bool rl_chart_box_inside(const rl_chart_box *b, const rl_chart_rect *r)
 
 /* ---- scales ----------------------------------------------------------------------------- */
 
-/* The nice step (1, 2 or 5 x 10^k) nearest above x. */
+/* The nice step (1, 2 or 5 x 10^k) nearest x (so a span gets about 4 to 7 ticks). */
 static double nice_step(double x)
 {
     if (!(x > 0) || !isfinite(x))
@@ -63,7 +63,7 @@ static double nice_step(double x)
     double e = floor(log10(x));
     double p = pow(10, e);
     double f = x / p;
-    return (f <= 1.0001 ? 1 : f <= 2.0001 ? 2 : f <= 5.0001 ? 5 : 10) * p;
+    return (f <= 1.4 ? 1 : f <= 2.8 ? 2 : f <= 7 ? 5 : 10) * p;
 }
 
 void rl_chart_scale_lin(rl_chart_scale *s, double lo, double hi, bool from_zero, double p0,
@@ -87,6 +87,20 @@ void rl_chart_scale_lin(rl_chart_scale *s, double lo, double hi, bool from_zero,
     if (s->hi <= s->lo)
         s->hi = s->lo + step;
     s->step = step;
+    s->p0 = p0;
+    s->p1 = p1;
+}
+
+void rl_chart_scale_pad(rl_chart_scale *s, double lo, double hi, double frac, double p0, double p1)
+{
+    if (!isfinite(lo) || !isfinite(hi) || hi < lo)
+        lo = 0, hi = 1;
+    double d = hi > lo ? (hi - lo) * frac : 1;
+    memset(s, 0, sizeof *s);
+    s->kind = RL_CHART_LIN;
+    s->lo = lo - d;
+    s->hi = hi + d;
+    s->step = nice_step((s->hi - s->lo) / 5);
     s->p0 = p0;
     s->p1 = p1;
 }

@@ -27,6 +27,7 @@ typedef struct {
     char *name;  /* as in the bundle, for the table */
     double bytes, tps;
     int64_t threads;
+    size_t series; /* position in models[]: colour */
     bool moe, gpu;
 } roof_pt;
 
@@ -96,7 +97,8 @@ static rl_status roof_read(const cJSON *bundle, roof *r, rl_error *err)
     {
         const char *id = rl_json_get_str(am, "id");
         const cJSON *op = cJSON_GetObjectItemCaseSensitive(am, "operating_point");
-        const cJSON *model = rl_chart_model_by_id(bundle, id);
+        size_t series = r->n;
+        const cJSON *model = rl_chart_model_by_id(bundle, id, &series);
         double tps = 0, bytes = 0;
         if (!rl_json_get_num(op, "decode_tok_s", &tps) || !rl_chart_sane(tps))
             continue;
@@ -118,6 +120,7 @@ static rl_status roof_read(const cJSON *bundle, roof *r, rl_error *err)
         memset(p, 0, sizeof *p);
         p->tps = tps;
         p->bytes = bytes;
+        p->series = series;
         if (!rl_json_get_i64(op, "threads", &p->threads) || p->threads < 0)
             p->threads = 0;
         bool b = false;
@@ -268,7 +271,8 @@ static void roof_draw(rl_chart_canvas *cv, void *ctx)
     for (size_t i = 0; i < r->n; i++) {
         px[i] = rl_chart_map(&xs, r->pt[i].bytes / 1e6);
         py[i] = rl_chart_map(&ys, r->pt[i].tps);
-        rl_chart_marker(cv, shape_of(&r->pt[i]), px[i], py[i], 5, rl_chart_series_color(i), true);
+        rl_chart_marker(cv, shape_of(&r->pt[i]), px[i], py[i], 5,
+                        rl_chart_series_color(r->pt[i].series), true);
     }
     /* labels avoid crossing the lines where they can */
     if (r->has_ceil)

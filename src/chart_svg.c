@@ -329,6 +329,20 @@ rl_status rl_chart_render_svg(rl_chart *c, double w, double h, rl_chart_draw_fn 
     return st;
 }
 
+double rl_chart_measure(double (*fn)(rl_chart_canvas *cv, void *ctx), void *ctx)
+{
+    cairo_surface_t *s = cairo_image_surface_create(CAIRO_FORMAT_ARGB32, 1, 1);
+    cairo_t *cr = cairo_create(s);
+    cairo_surface_destroy(s);
+    rl_chart_canvas cv;
+    double v = 0;
+    if (canvas_open(&cv, cr, RL_CHART_W, 1))
+        v = fn(&cv, ctx);
+    canvas_close(&cv);
+    cairo_destroy(cr);
+    return isfinite(v) ? v : 0;
+}
+
 /* ---- PNG -------------------------------------------------------------------------------- */
 
 static void draw_texts(rl_chart_canvas *cv)
