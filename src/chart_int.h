@@ -261,8 +261,8 @@ void rl_chart_spread(const double *ys, size_t n, double gap, double top, double 
 typedef void (*rl_chart_draw_fn)(rl_chart_canvas *cv, void *ctx);
 
 /* Draw onto an SVG surface w x h, move the recorded texts into <text> nodes, add <title> and
- * <desc> (from c->title and c->desc, set before), prefix every id with "rl-<c->id>-", set
- * viewBox and width 100%, and store the document in c->svg. */
+ * <desc> (from c->title and c->desc, set before), rename every id to "rl-<c->id>-<letters><n>"
+ * (stable, unique per chart), set viewBox and width 100%, and store the document in c->svg. */
 rl_status rl_chart_render_svg(rl_chart *c, double w, double h, rl_chart_draw_fn draw, void *ctx,
                               rl_error *err);
 /* Run fn on a throwaway canvas (measuring only, nothing kept) and return what it returns: for

@@ -6,8 +6,9 @@
  * unselectable, and the ids collide between charts on one page). The buffer is parsed with
  * libxml2 and then:
  *   - any <symbol>/<use> (glyph outlines) is dropped, as a safety net;
- *   - every id gets the prefix "rl-<chart id>-" (cairo's surface1 and clip1 repeat in every
- *     chart) and url(#...) and href="#..." references follow;
+ *   - every id is renamed in document order to "rl-<chart id>-<letters><n>" (cairo's surface1
+ *     and clip1 repeat in every chart, and 1.16 numbers surfaces process-wide, so the same
+ *     chart would not give the same bytes twice) and url(#...) and href="#..." follow;
  *   - <title> and <desc> come first, referenced by aria-labelledby, with role="img";
  *   - the recorded texts become <text> nodes in one group with the font stack
  *     RL_CHART_FONT_STACK and fill="currentColor" (so they follow the page's theme); their
@@ -97,83 +98,160 @@ static const char *anchor_name(rl_chart_anchor a)
     return a == RL_CHART_MIDDLE ? "middle" : a == RL_CHART_END ? "end" : NULL;
 }
 
-/* value with every "url(#" followed by prefix; NULL when nothing changes or out of memory
- * (*oom set). */
-static char *prefix_urls(const char *value, const char *prefix, bool *oom)
+/* Ids: cairo's are not stable (1.16 numbers surfaces from a process-wide counter: surface1
+ * in one chart, surface7 in the next render) and repeat between charts (clip1). Every id is
+ * renamed, in document order, to <prefix><its letters><n> (rl-roofline-clip2), and the
+ * references (href="#...", url(#...)) follow through this map. */
+typedef struct {
+    char **from, **to;
+    size_t n, cap;
+    unsigned next;
+    bool oom;
+} idmap;
+
+static void idmap_free(idmap *m)
 {
-    size_t hits = 0, pl = strlen(prefix);
-    for (const char *p = strstr(value, "url(#"); p; p = strstr(p + 5, "url(#"))
-        hits++;
-    if (hits == 0)
-        return NULL;
-    char *out = malloc(strlen(value) + hits * pl + 1);
-    if (!out) {
-        *oom = true;
-        return NULL;
+    for (size_t i = 0; i < m->n; i++) {
+        free(m->from[i]);
+        free(m->to[i]);
     }
-    char *o = out;
-    const char *p = value;
-    for (const char *q = strstr(p, "url(#"); q; q = strstr(p, "url(#")) {
-        memcpy(o, p, (size_t)(q - p) + 5);
-        o += (q - p) + 5;
-        memcpy(o, prefix, pl);
-        o += pl;
-        p = q + 5;
-    }
-    strcpy(o, p);
-    return out;
+    free(m->from);
+    free(m->to);
 }
 
-/* Drop glyph outlines, prefix ids and references; false when out of memory. */
-static bool fix_tree(xmlNodePtr node, const char *prefix)
+static const char *idmap_get(const idmap *m, const char *from, size_t len)
+{
+    for (size_t i = 0; i < m->n; i++)
+        if (strlen(m->from[i]) == len && memcmp(m->from[i], from, len) == 0)
+            return m->to[i];
+    return NULL;
+}
+
+static void idmap_add(idmap *m, const char *from, const char *prefix)
+{
+    if (idmap_get(m, from, strlen(from)))
+        return;
+    if (m->n == m->cap) {
+        size_t cap = m->cap ? m->cap * 2 : 16;
+        char **f = realloc(m->from, cap * sizeof *f);
+        if (f)
+            m->from = f;
+        char **t = f ? realloc(m->to, cap * sizeof *t) : NULL;
+        if (!f || !t) {
+            m->oom = true;
+            return;
+        }
+        m->to = t;
+        m->cap = cap;
+    }
+    size_t letters = 0;
+    while (letters < 24 && ((from[letters] >= 'a' && from[letters] <= 'z') ||
+                            (from[letters] >= 'A' && from[letters] <= 'Z')))
+        letters++;
+    char *f = rl_strdup(from);
+    char *t = rl_asprintf("%s%.*s%u", prefix, (int)letters, from, ++m->next);
+    if (!f || !t) {
+        free(f);
+        free(t);
+        m->oom = true;
+        return;
+    }
+    m->from[m->n] = f;
+    m->to[m->n++] = t;
+}
+
+/* Drop glyph outlines (<symbol>, <use>, cairo's <g id="glyph0-1">) and collect the ids. */
+static void collect_ids(xmlNodePtr node, idmap *m, const char *prefix)
 {
     for (xmlNodePtr n = node->children, next; n; n = next) {
         next = n->next;
         if (n->type != XML_ELEMENT_NODE)
             continue;
-        if (xmlStrEqual(n->name, BAD_CAST "symbol") || xmlStrEqual(n->name, BAD_CAST "use")) {
+        xmlChar *id = xmlGetProp(n, BAD_CAST "id");
+        if (xmlStrEqual(n->name, BAD_CAST "symbol") || xmlStrEqual(n->name, BAD_CAST "use") ||
+            (id && strncmp((const char *)id, "glyph", 5) == 0)) {
+            xmlFree(id);
             xmlUnlinkNode(n);
             xmlFreeNode(n);
             continue;
         }
+        if (id)
+            idmap_add(m, (const char *)id, prefix);
+        xmlFree(id);
+        collect_ids(n, m, prefix);
+    }
+}
+
+/* value with every url(#x) of a known x renamed; NULL when nothing changes (or on OOM). */
+static char *rename_urls(const char *value, const idmap *m, bool *oom)
+{
+    if (!strstr(value, "url(#"))
+        return NULL;
+    size_t cap = strlen(value) + 1, len = 0;
+    for (size_t i = 0; i < m->n; i++)
+        cap += strlen(m->to[i]); /* more than any value's renaming can need */
+    char *out = malloc(cap);
+    if (!out) {
+        *oom = true;
+        return NULL;
+    }
+    const char *p = value;
+    for (const char *q = strstr(p, "url(#"); q; q = strstr(p, "url(#")) {
+        q += 5;
+        size_t idlen = strcspn(q, ")");
+        const char *to = idmap_get(m, q, idlen);
+        memcpy(out + len, p, (size_t)(q - p));
+        len += (size_t)(q - p);
+        if (to) {
+            memcpy(out + len, to, strlen(to));
+            len += strlen(to);
+            p = q + idlen;
+        } else {
+            p = q;
+        }
+    }
+    strcpy(out + len, p);
+    return out;
+}
+
+static bool rename_ids(xmlNodePtr node, const idmap *m)
+{
+    for (xmlNodePtr n = node->children; n; n = n->next) {
+        if (n->type != XML_ELEMENT_NODE)
+            continue;
         for (xmlAttrPtr a = n->properties; a; a = a->next) {
             xmlChar *v = xmlNodeGetContent((xmlNodePtr)a);
             if (!v)
                 return false;
+            const char *to = NULL;
             char *nv = NULL;
             bool oom = false;
             if (xmlStrEqual(a->name, BAD_CAST "id"))
-                nv = rl_asprintf("%s%s", prefix, (const char *)v);
-            else if (xmlStrEqual(a->name, BAD_CAST "href") && v[0] == '#')
-                nv = rl_asprintf("#%s%s", prefix, (const char *)v + 1);
+                to = idmap_get(m, (const char *)v, strlen((const char *)v));
+            else if (xmlStrEqual(a->name, BAD_CAST "href") && v[0] == '#' &&
+                     (to = idmap_get(m, (const char *)v + 1, strlen((const char *)v + 1))))
+                to = nv = rl_asprintf("#%s", to), oom = !nv;
             else
-                nv = prefix_urls((const char *)v, prefix, &oom);
-            bool need = xmlStrEqual(a->name, BAD_CAST "id") ||
-                        (xmlStrEqual(a->name, BAD_CAST "href") && v[0] == '#');
+                to = nv = rename_urls((const char *)v, m, &oom);
             xmlFree(v);
-            if (oom || (need && !nv))
+            bool ok = !oom && (!to || xmlSetNsProp(n, a->ns, a->name, BAD_CAST to));
+            free(nv);
+            if (!ok)
                 return false;
-            if (nv) {
-                xmlAttrPtr r = xmlSetNsProp(n, a->ns, a->name, BAD_CAST nv);
-                free(nv);
-                if (!r)
-                    return false;
-            }
         }
-        /* cairo's glyph group: <g id="glyph0-1"> inside <defs> */
-        xmlChar *id = xmlGetProp(n, BAD_CAST "id");
-        bool glyph = id && strlen((const char *)id) > strlen(prefix) &&
-                     strncmp((const char *)id + strlen(prefix), "glyph", 5) == 0;
-        xmlFree(id);
-        if (glyph) {
-            xmlUnlinkNode(n);
-            xmlFreeNode(n);
-            continue;
-        }
-        if (!fix_tree(n, prefix))
+        if (!rename_ids(n, m))
             return false;
     }
     return true;
+}
+
+static bool fix_tree(xmlNodePtr root, const char *prefix)
+{
+    idmap m = {0};
+    collect_ids(root, &m, prefix);
+    bool ok = !m.oom && rename_ids(root, &m);
+    idmap_free(&m);
+    return ok;
 }
 
 static xmlNodePtr text_elem(xmlDocPtr doc, xmlNsPtr ns, const char *name, const char *text)
