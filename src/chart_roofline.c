@@ -326,34 +326,42 @@ static rl_status roof_table(rl_chart *c, const roof *r, rl_error *err)
     return st;
 }
 
+/* One or two sentences: what is plotted, and the lines (or why there is none). */
 static char *roof_desc(const roof *r)
 {
-    char fit[160], ceil_s[96], more[64] = "", gbs[48];
+    char lines[200], more[64] = "", fit[48], ceil_s[48];
     size_t moe = 0, gpu = 0;
     for (size_t i = 0; i < r->n; i++) {
         moe += r->pt[i].moe;
         gpu += r->pt[i].gpu;
     }
-    if (r->has_fit) {
-        rl_chart_fmt_gbs(gbs, sizeof gbs, r->fit_bps / 1e9);
-        rl_snprintf(fit, sizeof fit, " The solid line is the fit, tok/s = %s / bytes per token.",
-                    gbs);
-    } else {
-        rl_snprintf(fit, sizeof fit, " No fitted line: %s.", r->no_fit ? r->no_fit : "no fit");
-    }
-    if (r->has_ceil) {
-        rl_chart_fmt_gbs(gbs, sizeof gbs, r->ceil_gbs);
-        rl_snprintf(ceil_s, sizeof ceil_s, " The dashed line is the memory ceiling, %s.", gbs);
-    } else {
-        rl_snprintf(ceil_s, sizeof ceil_s, " No memory ceiling is known.");
-    }
+    if (r->has_fit)
+        rl_chart_fmt_gbs(fit, sizeof fit, r->fit_bps / 1e9);
+    if (r->has_ceil)
+        rl_chart_fmt_gbs(ceil_s, sizeof ceil_s, r->ceil_gbs);
+    if (r->has_fit && r->has_ceil)
+        rl_snprintf(lines, sizeof lines,
+                    "The solid line is the fit, tok/s = %s / bytes, the dashed one the memory "
+                    "ceiling, %s.",
+                    fit, ceil_s);
+    else if (r->has_fit)
+        rl_snprintf(lines, sizeof lines,
+                    "The solid line is the fit, tok/s = %s / bytes; no memory ceiling is known.",
+                    fit);
+    else
+        rl_snprintf(lines, sizeof lines, "No fitted line (%s)%s%s.",
+                    r->no_fit ? r->no_fit : "no fit",
+                    r->has_ceil ? "; the dashed line is the "
+                                  "memory ceiling, "
+                                : "",
+                    r->has_ceil ? ceil_s : "");
     if (r->skipped)
-        rl_snprintf(more, sizeof more, " %zu more models are not drawn.", r->skipped);
-    return rl_asprintf("Decode rate (tok/s) against bytes per token (MB, 10^6 bytes) on log-log "
-                       "axes for %zu model%s, each at its best thread count; circles are dense "
-                       "models%s%s.%s%s%s",
-                       r->n, r->n == 1 ? "" : "s", moe ? ", diamonds MoE" : "",
-                       gpu ? ", triangles GPU-offloaded" : "", fit, ceil_s, more);
+        rl_snprintf(more, sizeof more, " (%zu more not drawn)", r->skipped);
+    return rl_asprintf("Decode tok/s against bytes per token (MB, 10^6 bytes), log-log, for %zu "
+                       "model%s%s at their best thread counts%s%s%s. %s",
+                       r->n, r->n == 1 ? "" : "s", more,
+                       moe || gpu ? "; circles are dense models" : "", moe ? ", diamonds MoE" : "",
+                       gpu ? ", triangles GPU-offloaded" : "", lines);
 }
 
 static rl_status roof_prepare(const cJSON *bundle, roof *r, rl_error *err)
