@@ -95,6 +95,10 @@ static rl_status roof_read(const cJSON *bundle, roof *r, rl_error *err)
     const cJSON *am;
     cJSON_ArrayForEach(am, cJSON_GetObjectItemCaseSensitive(an, "models"))
     {
+        if (r->n == RL_CHART_MAX_SERIES) { /* no look-ups past the cap: O(models) in all */
+            r->skipped++;
+            continue;
+        }
         const char *id = rl_json_get_str(am, "id");
         const cJSON *op = cJSON_GetObjectItemCaseSensitive(am, "operating_point");
         size_t series = r->n;
@@ -112,10 +116,6 @@ static rl_status roof_read(const cJSON *bundle, roof *r, rl_error *err)
         }
         if (!rl_chart_sane(bytes))
             continue;
-        if (r->n == RL_CHART_MAX_SERIES) {
-            r->skipped++;
-            continue;
-        }
         roof_pt *p = &r->pt[r->n];
         memset(p, 0, sizeof *p);
         p->tps = tps;

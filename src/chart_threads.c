@@ -65,6 +65,10 @@ static rl_status thr_read(const cJSON *bundle, thr *d, rl_error *err)
     cJSON_ArrayForEach(m, cJSON_GetObjectItemCaseSensitive(bundle, "models"))
     {
         size_t series = idx++;
+        if (d->n == RL_CHART_MAX_SERIES) {
+            d->skipped++; /* counted without looking: a model past the cap is not read */
+            continue;
+        }
         thr_series tmp = {0};
         const cJSON *run;
         cJSON_ArrayForEach(run, cJSON_GetObjectItemCaseSensitive(m, "runs"))
@@ -82,10 +86,6 @@ static rl_status thr_read(const cJSON *bundle, thr *d, rl_error *err)
         }
         if (tmp.n == 0)
             continue;
-        if (d->n == RL_CHART_MAX_SERIES) {
-            d->skipped++;
-            continue;
-        }
         thr_series *s = &d->s[d->n++];
         *s = tmp;
         s->series = series;
@@ -194,7 +194,8 @@ static void panel(rl_chart_canvas *cv, const thr *d, bool decode, double x0, dou
     if (decode && d->has_knee) {
         double kx = rl_chart_map(&xs, (double)d->knee);
         char text[64];
-        rl_snprintf(text, sizeof text, "knee: %lld threads", (long long)d->knee);
+        rl_snprintf(text, sizeof text, "knee: %lld thread%s", (long long)d->knee,
+                    d->knee == 1 ? "" : "s");
         rl_chart_spot spots[] = {{kx + 4, plot.y + 12, RL_CHART_START, 0},
                                  {kx - 4, plot.y + 12, RL_CHART_END, 0},
                                  {kx + 4, plot.y + plot.h - 6, RL_CHART_START, 0},
@@ -250,9 +251,9 @@ rl_status rl_chart_threads(const cJSON *bundle, rl_chart *out, rl_error *err)
         char knee[96] = "", more[64] = "";
         if (d->has_knee)
             rl_snprintf(knee, sizeof knee,
-                        "; the dashed line marks the knee at %lld threads (the fewest within 2%% "
-                        "of the best decode)",
-                        (long long)d->knee);
+                        "; the dashed line marks the knee at %lld thread%s (the fewest within "
+                        "2%% of the best decode)",
+                        (long long)d->knee, d->knee == 1 ? "" : "s");
         if (d->skipped)
             rl_snprintf(more, sizeof more, " (%zu more not drawn)", d->skipped);
         desc = rl_asprintf("Decode (left) and prefill (right) rate in tok/s against the thread "

@@ -637,6 +637,39 @@ static void test_hostile_numbers(void **state)
     cJSON_Delete(b);
 }
 
+/* More models than a chart draws: the first 48 are drawn and the rest counted. */
+static void test_many_models(void **state)
+{
+    (void)state;
+    cJSON *b = make_bundle(NULL, N_MODELS, false);
+    cJSON *models = cJSON_GetObjectItem(b, "models");
+    cJSON *am = cJSON_GetObjectItem(cJSON_GetObjectItem(b, "analysis"), "models");
+    for (int i = N_MODELS; i < 60; i++) {
+        char id[16];
+        snprintf(id, sizeof id, "m%d", i + 1);
+        cJSON *m = cJSON_Duplicate(cJSON_GetArrayItem(models, 0), true);
+        cJSON *a = cJSON_Duplicate(cJSON_GetArrayItem(am, 0), true);
+        cJSON_ReplaceItemInObject(m, "id", cJSON_CreateString(id));
+        cJSON_ReplaceItemInObject(a, "id", cJSON_CreateString(id));
+        cJSON_AddItemToArray(models, m);
+        cJSON_AddItemToArray(am, a);
+    }
+    rl_chart c;
+    rl_error e = {RL_OK, ""};
+    assert_int_equal(rl_chart_roofline(b, &c, &e), RL_OK);
+    assert_int_equal(c.n_rows, 48 + 2);
+    assert_non_null(strstr(c.desc, "12 more not drawn"));
+    rl_chart_free(&c);
+    assert_int_equal(rl_chart_threads(b, &c, &e), RL_OK);
+    assert_int_equal(c.n_rows, 48 * 3 + 1);
+    assert_non_null(strstr(c.desc, "12 more not drawn"));
+    rl_chart_free(&c);
+    assert_int_equal(rl_chart_composition(b, &c, &e), RL_OK);
+    assert_int_equal(c.n_rows, 48 * 3);
+    rl_chart_free(&c);
+    cJSON_Delete(b);
+}
+
 static void test_deterministic(void **state)
 {
     (void)state;
@@ -715,8 +748,8 @@ int main(void)
         cmocka_unit_test(test_threads),       cmocka_unit_test(test_long_context),
         cmocka_unit_test(test_composition),   cmocka_unit_test(test_membw),
         cmocka_unit_test(test_hostile_names), cmocka_unit_test(test_hostile_numbers),
-        cmocka_unit_test(test_deterministic), cmocka_unit_test(test_nothing),
-        cmocka_unit_test(test_png),
+        cmocka_unit_test(test_many_models),   cmocka_unit_test(test_deterministic),
+        cmocka_unit_test(test_nothing),       cmocka_unit_test(test_png),
     };
     int rc = cmocka_run_group_tests(tests, NULL, NULL);
     xmlCleanupParser();
