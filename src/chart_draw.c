@@ -140,11 +140,10 @@ static rl_chart_box box_of(double x, double y, double w, double size, rl_chart_a
                            double angle)
 {
     double f = a == RL_CHART_START ? 0 : a == RL_CHART_MIDDLE ? 0.5 : 1;
-    /* DejaVu Sans: ascent ~0.76 em above the baseline, descent ~0.24 em below; 1.5 px air */
+    /* DejaVu Sans: ascent ~0.76 em above the baseline, descent ~0.24 em below; 1 px air */
     double lx = w * (0.5 - f), ly = -0.26 * size;
     double t = angle * M_PI / 180, c = cos(t), s = sin(t);
-    rl_chart_box b = {
-        x + lx * c - ly * s, y + lx * s + ly * c, w / 2 + 1.5, 0.5 * size + 1.5, t, 0};
+    rl_chart_box b = {x + lx * c - ly * s, y + lx * s + ly * c, w / 2 + 1, 0.5 * size + 1, t, 0};
     return b;
 }
 
@@ -270,19 +269,23 @@ int rl_chart_place(rl_chart_canvas *cv, const char *s, double size, bool bold, c
 
 size_t rl_chart_spots_around(double x, double y, double d, double size, rl_chart_spot *out)
 {
-    double mid = y + 0.35 * size; /* baseline that centres the text on y */
-    const rl_chart_spot s[8] = {
-        {x + d, mid, RL_CHART_START, 0},
-        {x - d, mid, RL_CHART_END, 0},
-        {x, y - d - 1, RL_CHART_MIDDLE, 0},
-        {x, y + d + 0.75 * size, RL_CHART_MIDDLE, 0},
-        {x + d * 0.7, y - d * 0.7, RL_CHART_START, 0},
-        {x + d * 0.7, y + d * 0.7 + 0.7 * size, RL_CHART_START, 0},
-        {x - d * 0.7, y - d * 0.7, RL_CHART_END, 0},
-        {x - d * 0.7, y + d * 0.7 + 0.7 * size, RL_CHART_END, 0},
-    };
-    memcpy(out, s, sizeof s);
-    return 8;
+    size_t n = 0;
+    for (int ring = 0; ring < 2; ring++) { /* close by, then twice as far for crowded points */
+        double r = ring ? 2.2 * d : d, mid = y + 0.35 * size; /* mid: centred on y */
+        const rl_chart_spot s[8] = {
+            {x + r, mid, RL_CHART_START, 0},
+            {x - r, mid, RL_CHART_END, 0},
+            {x, y - r - 2, RL_CHART_MIDDLE, 0},
+            {x, y + r + 0.8 * size + 1, RL_CHART_MIDDLE, 0},
+            {x + r * 0.7, y - r * 0.7, RL_CHART_START, 0},
+            {x + r * 0.7, y + r * 0.7 + 0.75 * size, RL_CHART_START, 0},
+            {x - r * 0.7, y - r * 0.7, RL_CHART_END, 0},
+            {x - r * 0.7, y + r * 0.7 + 0.75 * size, RL_CHART_END, 0},
+        };
+        memcpy(out + n, s, sizeof s);
+        n += 8;
+    }
+    return n;
 }
 
 /* ---- axes and legends ------------------------------------------------------------------- */

@@ -226,7 +226,9 @@ typedef struct {
  * else not at all. Returns the index of the spot used, or -1. */
 int rl_chart_place(rl_chart_canvas *cv, const char *s, double size, bool bold, const char *cls,
                    const rl_chart_spot *spots, size_t n, const rl_chart_rect *within, bool force);
-/* Spots around a point at distance d: right, left, above, below, and the four diagonals. */
+/* Spots around a point at distance d: right, left, above, below, the four diagonals; then the
+ * same at 2.2 d (16 in all: out must hold RL_CHART_SPOTS_AROUND). */
+#define RL_CHART_SPOTS_AROUND 16
 size_t rl_chart_spots_around(double x, double y, double d, double size, rl_chart_spot *out);
 
 /* Axes: grid lines across the plot, tick labels outside it, the axis title centred. */

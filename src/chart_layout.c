@@ -220,9 +220,9 @@ void rl_chart_ticks_nice(const rl_chart_scale *s, rl_chart_ticks *out)
     if (s->kind == RL_CHART_LOG) {
         double span = log10(s->hi / s->lo);
         static const double m125[] = {1, 2, 5}, m13[] = {1, 3}, m1[] = {1},
-                            mfine[] = {1, 1.5, 2, 3, 5, 7};
+                            mfine[] = {1, 1.5, 2, 3, 4, 5, 7};
         const double *m = span < 0.8 ? mfine : span <= 2.5 ? m125 : span <= 4 ? m13 : m1;
-        size_t nm = span < 0.8 ? 6 : span <= 2.5 ? 3 : span <= 4 ? 2 : 1;
+        size_t nm = span < 0.8 ? 7 : span <= 2.5 ? 3 : span <= 4 ? 2 : 1;
         int d0 = (int)floor(log10(s->lo)), d1 = (int)ceil(log10(s->hi));
         int every = 1 + (d1 - d0) / 10; /* absurd ranges: at most ~10 decades labelled */
         for (int d = d0; d <= d1; d += every) {

@@ -291,7 +291,7 @@ static void roof_draw(rl_chart_canvas *cv, void *ctx)
         bw_label(cv, &xs, &ys, &plot, r->fit_bps, text, false);
     }
     for (size_t i = 0; i < r->n; i++) {
-        rl_chart_spot spots[8];
+        rl_chart_spot spots[RL_CHART_SPOTS_AROUND];
         size_t ns = rl_chart_spots_around(px[i], py[i], 9, RL_CHART_FS_LABEL, spots);
         rl_chart_place(cv, r->pt[i].label, RL_CHART_FS_LABEL, false, "label", spots, ns, &plot,
                        true);
