@@ -96,7 +96,7 @@ static void md_text(sbuf *b, const char *s)
             char c = (char)p[i++];
             if ((unsigned char)c < 0x20 || c == 0x7f)
                 sb_put(b, " ", 1);
-            else if (strchr("\\`*_{}[]<>()#+!|~&", c)) {
+            else if (strchr("\\`*_[]<>|~&", c)) {
                 sb_put(b, "\\", 1);
                 sb_put(b, &c, 1);
             } else

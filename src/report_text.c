@@ -313,15 +313,32 @@ static void cv_util(cv_ctx *c, const cJSON *b)
     const cJSON *w;
     if ((w = warning(b, "util_above_ceiling"))) {
         sbuf s = {0};
-        const cJSON *u = avail(analysis(b), "utilisation");
+        double mx = NAN;
+        bool all_moe = true;
+        const cJSON *id;
+        cJSON_ArrayForEach(id, get(w, "applies_to"))
+        {
+            const cJSON *am = cJSON_IsString(id) ? rl_report_an_model(b, id->valuestring) : NULL;
+            double u = num(avail(am, "utilisation"), "util_pct", NAN);
+            bool moe = false;
+            rl_json_get_bool(am, "is_moe", &moe);
+            all_moe &= moe;
+            if (isfinite(u) && !(u <= mx))
+                mx = u;
+        }
         sb_printf(&s, "Above 100%%");
-        if (u)
-            sb_printf(&s, " (up to %.0f%%)", num(u, "max_pct", NAN));
+        if (isfinite(mx))
+            sb_printf(&s, " (up to %.0f%%)", mx);
         sb_printf(&s, " for ");
         sb_names(&s, b, get(w, "applies_to"));
-        sb_printf(&s, ": decode read faster than the ceiling, which only shows the ceiling is a "
-                      "lower bound. Read every percentage as a lower bound too, not as a "
-                      "measurement error.");
+        if (all_moe)
+            sb_printf(&s, ": mixture-of-experts reads only its routed experts per token, so the "
+                          "whole model's bytes overstate its traffic and this percentage is not a "
+                          "bandwidth; it is left out of the median.");
+        else
+            sb_printf(&s, ": decode read faster than the ceiling, which only shows the ceiling is "
+                          "a lower bound. Read every percentage as a lower bound too, not as a "
+                          "measurement error.");
         add(c, "util_above_ceiling", RL_RP_UTIL, &s);
     }
     if ((w = warning(b, "gpu_offload"))) {
@@ -396,18 +413,36 @@ static void cv_long_context(cv_ctx *c, const cJSON *b)
     add(c, "long_context_method", RL_RP_LONG_CONTEXT, &s);
 }
 
+/* One caveat for every model whose label misleads: what each file holds, then once why
+ * (rl_gguf_label_explanation's paragraph is "<what this file holds> A label such as ...", and
+ * the part from " A label such as" is the same reasoning for every file). */
 static void cv_composition(cv_ctx *c, const cJSON *b)
 {
+    static const char why_marker[] = " A label such as ";
+    sbuf s = {0};
+    char *why = NULL;
     const cJSON *m;
     cJSON_ArrayForEach(m, get(b, "models"))
     {
         char text[RL_GGUF_EXPLANATION_MAX];
         if (!rl_report_label_explanation(m, text, sizeof text))
             continue;
-        sbuf s = {0};
-        sb_printf(&s, "Label against content, %s: %s", str(m, "name", str(m, "id", "?")), text);
-        add(c, "label_vs_content", RL_RP_COMPOSITION, &s);
+        char *cut = strstr(text, why_marker);
+        if (cut && !why)
+            why = rl_strdup(cut + 1);
+        if (cut)
+            *cut = '\0';
+        sb_printf(&s, "%s%s: %s", s.len ? " " : "Label against content. ",
+                  str(m, "name", str(m, "id", "?")), text);
     }
+    if (!s.len) {
+        free(why);
+        return;
+    }
+    if (why)
+        sb_printf(&s, " %s", why);
+    free(why);
+    add(c, "label_vs_content", RL_RP_COMPOSITION, &s);
 }
 
 rl_status rl_report_caveats_get(const cJSON *b, rl_report_caveats *out, rl_error *err)
