@@ -189,7 +189,11 @@ static void cv_top(cv_ctx *c, const cJSON *b)
     if (strcmp(state, "complete") != 0) {
         sbuf s = {0};
         const char *reason = rl_json_get_str(status, "reason");
-        sb_printf(&s, "This run is %s%s%s%s: the figures come from the runs that finished", state,
+        const char *how = strcmp(state, "running") == 0       ? "This run had not finished"
+                          : strcmp(state, "interrupted") == 0 ? "This run was interrupted"
+                          : strcmp(state, "failed") == 0      ? "This run failed"
+                                                              : "This run is incomplete";
+        sb_printf(&s, "%s%s%s%s: the figures come from the runs that finished", how,
                   reason ? " (" : "", reason ? reason : "", reason ? ")" : "");
         if (strcmp(state, "running") == 0 || strcmp(state, "interrupted") == 0)
             sb_printf(&s, "; llama-roofline run --resume DIR measures the rest.");

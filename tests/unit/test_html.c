@@ -469,6 +469,9 @@ static void test_hostile(void **state)
     assert_true(text_contains(main, "\xEF\xBF\xBD\xEF\xBF\xBD"
                                     "bad\xEF\xBF\xBD"));
     assert_true(text_contains(main, "\\e[31mred\\e[0m")); /* escape sequences made visible */
+    assert_true(text_contains(main, "<b><script>alert(1)</script></b>")); /* a key */
+    xmlNodePtr header = first(xmlDocGetRootElement(d), "header");
+    assert_true(text_contains(header, "</p><script>alert(4)</script>"));
     /* the title and headline hold no markup either */
     assert_unique_ids(d);
     check_roundtrip(b, page, len, d, "hostile");
@@ -625,6 +628,27 @@ static void test_load_html_errors(void **state)
     unlink(path);
 }
 
+/* A bundle with nothing but its identity (a run that died before measuring) still renders. */
+static void test_minimal_bundle(void **state)
+{
+    (void)state;
+    cJSON *b = cJSON_Parse("{\"schema\": \"llama-roofline-bundle\", \"schema_version\": 1, "
+                           "\"status\": {\"state\": \"failed\", \"reason\": \"x\"}}");
+    assert_non_null(b);
+    size_t len;
+    char *page = render(b, &len);
+    htmlDocPtr d = parse_page(page, len);
+    assert_true(text_contains(xmlDocGetRootElement(d), "Nothing measured"));
+    assert_true(text_contains(xmlDocGetRootElement(d), "This run failed (x)"));
+    xmlFreeDoc(d);
+    free(page);
+    char *md;
+    rl_error err;
+    assert_int_equal(rl_report_markdown(b, &md, &len, &err), RL_OK);
+    free(md);
+    cJSON_Delete(b);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -632,6 +656,7 @@ int main(void)
         cmocka_unit_test(test_hostile),           cmocka_unit_test(test_safe_text),
         cmocka_unit_test(test_json_for_script),   cmocka_unit_test(test_svg_import),
         cmocka_unit_test(test_markdown),          cmocka_unit_test(test_load_html_errors),
+        cmocka_unit_test(test_minimal_bundle),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
