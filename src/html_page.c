@@ -578,7 +578,12 @@ static void provenance(page *p)
     const cJSON *src = get(p->b, "source");
     if (src) {
         rl_html_el_text(&p->h, dl, "dt", NULL, "Data");
-        value_text(p, rl_html_el(&p->h, dl, "dd", NULL), "source", src);
+        xmlNodePtr dd = rl_html_el(&p->h, dl, "dd", NULL);
+        const char *k = str(src, "kind", "?");
+        if (strcmp(k, "measured") == 0 && cJSON_GetArraySize(src) == 1)
+            rl_html_text(&p->h, dd, "measured by llama-roofline on the machine described above");
+        else
+            value_text(p, dd, "source", src);
     }
 
     const char *const skip_kind[] = {"kind", NULL};
