@@ -5,6 +5,9 @@
 #include <string.h>
 #include <time.h>
 
+#include <libxml/HTMLparser.h>
+
+#include "rl_file.h"
 #include "rl_json.h"
 #include "rl_util.h"
 #include "rl_version.h"
@@ -105,10 +108,72 @@ rl_status rl_bundle_check(const cJSON *b, const char *name, rl_error *err)
     return RL_OK;
 }
 
+/* A report: the text of <script type="application/json" id="bundle">, parsed. */
+static rl_status bundle_from_html(const char *path, const char *text, size_t len, cJSON **out,
+                                  rl_error *err)
+{
+    htmlDocPtr d = htmlReadMemory(text, (int)len, NULL, "UTF-8",
+                                  HTML_PARSE_RECOVER | HTML_PARSE_NONET | HTML_PARSE_NOERROR |
+                                      HTML_PARSE_NOWARNING | XML_PARSE_HUGE);
+    xmlNodePtr n = d ? xmlDocGetRootElement(d) : NULL;
+    xmlChar *json = NULL;
+    while (n && !json) {
+        if (n->type == XML_ELEMENT_NODE && xmlStrcasecmp(n->name, BAD_CAST "script") == 0) {
+            xmlChar *id = xmlGetProp(n, BAD_CAST "id");
+            xmlChar *type = xmlGetProp(n, BAD_CAST "type");
+            if (id && type && xmlStrcmp(id, BAD_CAST "bundle") == 0 &&
+                xmlStrcasecmp(type, BAD_CAST "application/json") == 0)
+                json = xmlNodeGetContent(n);
+            xmlFree(id);
+            xmlFree(type);
+        }
+        /* depth-first, document order */
+        if (n->children && n->type == XML_ELEMENT_NODE)
+            n = n->children;
+        else {
+            while (n && !n->next)
+                n = n->parent && n->parent->type == XML_ELEMENT_NODE ? n->parent : NULL;
+            if (n)
+                n = n->next;
+        }
+    }
+    xmlFreeDoc(d);
+    if (!json)
+        return rl_fail(err, RL_EINPUT,
+                       "%s: an HTML file without an embedded bundle (no <script "
+                       "type=\"application/json\" id=\"bundle\">); give a bundle.json or a "
+                       "report written by llama-roofline",
+                       path);
+    rl_status st = rl_json_parse(path, (const char *)json, strlen((const char *)json), out, err);
+    xmlFree(json);
+    if (st != RL_OK)
+        rl_prefix(err, "the bundle embedded in the report");
+    return st;
+}
+
+static bool looks_html(const char *text, size_t len)
+{
+    size_t i = 0;
+    if (len >= 3 && memcmp(text, "\xEF\xBB\xBF", 3) == 0)
+        i = 3; /* byte-order mark */
+    while (i < len && (text[i] == ' ' || text[i] == '\t' || text[i] == '\n' || text[i] == '\r'))
+        i++;
+    return i < len && text[i] == '<';
+}
+
 rl_status rl_bundle_load(const char *path, cJSON **out, rl_error *err)
 {
     cJSON *b = NULL;
-    rl_status st = rl_json_read_file(path, RL_BUNDLE_MAX_BYTES, &b, err);
+    char *text;
+    size_t len;
+    rl_status st = rl_file_read_all(path, RL_BUNDLE_MAX_BYTES, &text, &len, err);
+    if (st != RL_OK)
+        return st;
+    if (looks_html(text, len))
+        st = bundle_from_html(path, text, len, &b, err);
+    else
+        st = rl_json_parse(path, text, len, &b, err);
+    free(text);
     if (st != RL_OK)
         return st;
     st = rl_bundle_check(b, path, err);

@@ -33,7 +33,10 @@ void rl_bundle_utc_now(char *buf, size_t cap);
 /* Set updated_utc and write b to path atomically. */
 rl_status rl_bundle_write(cJSON *b, const char *path, rl_error *err);
 /* Read a bundle file and check it is one this version understands: RL_EINPUT naming the file
- * for unreadable, truncated or foreign JSON and for a newer schema version. */
+ * for unreadable, truncated or foreign JSON and for a newer schema version. A report
+ * (report.html) is read too: a file whose first non-blank byte is '<' is parsed with libxml2's
+ * HTML parser, and the text of its <script type="application/json" id="bundle"> is the bundle
+ * (its "<\/" is JSON's escaped '/'); an HTML file without one is RL_EINPUT. */
 rl_status rl_bundle_load(const char *path, cJSON **out, rl_error *err);
 /* The same checks on a parsed tree (name is used in messages). */
 rl_status rl_bundle_check(const cJSON *b, const char *name, rl_error *err);

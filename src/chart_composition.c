@@ -229,15 +229,15 @@ static void comp_draw(rl_chart_canvas *cv, void *ctx)
 
 static rl_status comp_table(rl_chart *c, const comp *d, rl_error *err)
 {
-    static const char *const cols[] = {"model",     "bytes per token (MB)", "type", "bytes",
-                                       "share (%)", "label's type"};
+    static const char *const cols[] = {"model", "bytes per token", "type",
+                                       "bytes", "share (%)",       "label's type"};
     rl_status st = rl_chart_table_cols(c, 6, cols, err);
     for (size_t i = 0; st == RL_OK && i < d->n; i++)
         for (size_t k = 0; st == RL_OK && k < d->b[i].n; k++) {
             const comp_bar *b = &d->b[i];
             char bpt[48] = "", bytes[48], share[48];
             if (b->bpt > 0)
-                rl_chart_fmt_num(bpt, sizeof bpt, b->bpt / 1e6);
+                rl_chart_fmt_num(bpt, sizeof bpt, b->bpt);
             rl_chart_fmt_num(bytes, sizeof bytes, b->bytes[k]);
             rl_chart_fmt_num(share, sizeof share, 100 * b->bytes[k] / b->total);
             bool ex = b->expected && strcmp(b->expected, b->type[k]) == 0;

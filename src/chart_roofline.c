@@ -10,7 +10,8 @@
  * says "MoE" / "GPU". With fewer than two points or no fit there is no fitted line, and the
  * description says why.
  *
- * Table: one row per point (model, MB, tok/s, threads, kind) and one per line (GB/s).
+ * Table: one row per point (model, bytes per token exactly as the bundle has them, tok/s,
+ * threads, kind) and one per line (GB/s).
  * Ownership: the roof struct owns its strings (roof_free). */
 #include <ctype.h>
 #include <math.h>
@@ -300,12 +301,12 @@ static void roof_draw(rl_chart_canvas *cv, void *ctx)
 
 static rl_status roof_table(rl_chart *c, const roof *r, rl_error *err)
 {
-    static const char *const cols[] = {"series",  "model", "bytes per token (MB)", "decode (tok/s)",
+    static const char *const cols[] = {"series",  "model", "bytes per token", "decode (tok/s)",
                                        "threads", "kind",  "bandwidth (GB/s)"};
     rl_status st = rl_chart_table_cols(c, 7, cols, err);
     for (size_t i = 0; st == RL_OK && i < r->n; i++) {
         char mb[48], tps[48], th[24];
-        rl_chart_fmt_num(mb, sizeof mb, r->pt[i].bytes / 1e6);
+        rl_chart_fmt_num(mb, sizeof mb, r->pt[i].bytes); /* exact, as the bundle has it */
         rl_chart_fmt_num(tps, sizeof tps, r->pt[i].tps);
         rl_snprintf(th, sizeof th, "%lld", (long long)r->pt[i].threads);
         const char *row[] = {

@@ -6,7 +6,9 @@
 
 #include "cmd.h"
 #include "membw.h"
+#include "report.h"
 #include "rl_opt.h"
+#include "rl_text.h"
 #include "rl_util.h"
 #include "sweep.h"
 
@@ -16,7 +18,8 @@ static const char usage[] =
     "Measure decode and prefill with llama.cpp's llama-bench over a thread sweep (and KV-cache\n"
     "depths), measure the memory read ceiling, fit decode tok/s = BW_eff / bytes_per_token\n"
     "through the origin, and keep everything in DIR/bundle.json, written after every\n"
-    "llama-bench record (Ctrl-C keeps what was measured; --resume continues).\n"
+    "llama-bench record (Ctrl-C keeps what was measured; --resume continues), then render it\n"
+    "as DIR/report.html (see `llama-roofline report`).\n"
     "Bytes per token are the resident bytes: llama-bench's model_size, else the file size.\n"
     "\n"
     "options:\n"
@@ -40,7 +43,8 @@ static const char usage[] =
     "  --quick-membw          a short ceiling measurement\n"
     "  --llama-bench PATH     the llama-bench binary or its directory (default: $LLAMA_BENCH,\n"
     "                         PATH, then the build of scripts/llama-cpp.sh)\n"
-    "  -o, --output DIR       where bundle.json goes (default llama-roofline-out)\n"
+    "  -o, --output DIR       where bundle.json and report.html go (default\n"
+    "                         llama-roofline-out)\n"
     "  --resume               continue the interrupted run in DIR: its settings and models,\n"
     "                         skipping what is done\n"
     "  -h, --help             show this text\n"
@@ -192,9 +196,20 @@ static rl_status run(int argc, char **argv, rl_error *err)
     cJSON *bundle = NULL;
     st = rl_sweep_execute(&o, &bundle, err);
     if (bundle && (st == RL_OK || st == RL_NOTHING || st == RL_EINTERRUPTED)) {
-        char path[4096];
+        char path[4096], page[4096], safe[4096];
         snprintf(path, sizeof path, "%s/bundle.json", o.out_dir);
+        snprintf(page, sizeof page, "%s/%s", o.out_dir, RL_REPORT_FILE);
         rl_sweep_print_summary(stdout, bundle, path);
+        /* the finished bundle, rendered: measurement itself never renders */
+        rl_error rerr = {RL_OK, ""};
+        rl_status rst = rl_report_write_html(bundle, page, &rerr);
+        if (rst == RL_OK)
+            printf("wrote %s\n", rl_tty_escape(page, safe, sizeof safe));
+        else if (st == RL_OK)
+            st = rl_fail(err, rst, "%s (the bundle is kept: `llama-roofline report %s` renders it)",
+                         rerr.msg, rl_tty_escape(path, safe, sizeof safe));
+        else
+            fprintf(stderr, "llama-roofline run: warning: no report: %s\n", rerr.msg);
     }
     cJSON_Delete(bundle);
     return st;

@@ -198,6 +198,23 @@ rl_status rl_json_write_file(const char *path, const cJSON *item, rl_error *err)
     return st;
 }
 
+rl_status rl_json_parse(const char *name, const char *text, size_t len, cJSON **out, rl_error *err)
+{
+    *out = NULL;
+    const char *end = NULL;
+    cJSON *root = cJSON_ParseWithLengthOpts(text, len, &end, 0);
+    if (!root) {
+        size_t at = end && end >= text ? (size_t)(end - text) : 0;
+        if (len == 0)
+            return rl_fail(err, RL_EINPUT, "%s: empty file, not JSON", name);
+        return rl_fail(err, RL_EINPUT,
+                       "%s: not valid JSON (syntax error near byte %zu: truncated or not JSON)",
+                       name, at);
+    }
+    *out = root;
+    return RL_OK;
+}
+
 rl_status rl_json_read_file(const char *path, size_t max_bytes, cJSON **out, rl_error *err)
 {
     char *text;
@@ -206,20 +223,7 @@ rl_status rl_json_read_file(const char *path, size_t max_bytes, cJSON **out, rl_
     rl_status st = rl_file_read_all(path, max_bytes, &text, &len, err);
     if (st != RL_OK)
         return st;
-    const char *end = NULL;
-    cJSON *root = cJSON_ParseWithLengthOpts(text, len, &end, 0);
-    if (!root) {
-        size_t at = end && end >= text ? (size_t)(end - text) : 0;
-        if (len == 0)
-            rl_fail(err, RL_EINPUT, "%s: empty file, not JSON", path);
-        else
-            rl_fail(err, RL_EINPUT,
-                    "%s: not valid JSON (syntax error near byte %zu: truncated or not JSON)", path,
-                    at);
-        free(text);
-        return RL_EINPUT;
-    }
+    st = rl_json_parse(path, text, len, out, err);
     free(text);
-    *out = root;
-    return RL_OK;
+    return st;
 }

@@ -51,6 +51,8 @@ const char *rl_json_get_str(const cJSON *o, const char *key); /* NULL unless a s
 char *rl_json_print(const cJSON *item);
 /* Write item to path atomically (rl_file.h); RL_EOUTPUT naming path on failure. */
 rl_status rl_json_write_file(const char *path, const cJSON *item, rl_error *err);
+/* Parse len bytes of JSON text; RL_EINPUT naming name and the byte offset of a syntax error. */
+rl_status rl_json_parse(const char *name, const char *text, size_t len, cJSON **out, rl_error *err);
 /* Read and parse a JSON file of at most max_bytes; RL_EINPUT naming the file and the byte
  * offset of a syntax error. */
 rl_status rl_json_read_file(const char *path, size_t max_bytes, cJSON **out, rl_error *err);

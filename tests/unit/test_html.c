@@ -1,0 +1,665 @@
+/* test_html.c: the HTML report, parsed back with libxml2's HTML parser.
+ *   - every chart figure: its inlined SVG parses as XML on its own, keeps its chart text as
+ *     <text>, and its data table equals the chart's cols/cells exactly; every number in a table
+ *     is a number of the bundle (to the printed precision); the roofline table holds each
+ *     measured model's operating point;
+ *   - no id appears twice in a page (cairo-like ids repeat in every chart: "surface1", "clip1");
+ *   - the embedded JSON is ASCII with no "</" and no "<!--", parses back to the bundle exactly
+ *     (cJSON_Compare), and rl_bundle_load reads the report into the same tree, which renders to
+ *     the same bytes;
+ *   - the hostile bundle (tests/fixtures/report/hostile.json: script tags, attribute breakouts,
+ *     "]]>", "</script>", "<!--<script>", escape sequences, bytes that are not UTF-8): one
+ *     <script> element in the page (the data block), no <img>, no on* attribute, no <style>
+ *     outside the head, the strings found as text, the page valid UTF-8;
+ *   - the pieces: safe text, the script-safe JSON, an SVG with active content and references.
+ * Fixtures: RL_SRC/tests/fixtures/report; scratch files under RL_TMP. Everything is freed. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <math.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+#include <libxml/HTMLparser.h>
+#include <libxml/parser.h>
+#include <libxml/tree.h>
+
+#include "bundle.h"
+#include "chart.h"
+#include "html_doc.h"
+#include "html_svg.h"
+#include "report.h"
+#include "rl_file.h"
+#include "rl_text.h"
+
+static cJSON *fixture(const char *name)
+{
+    const char *src = getenv("RL_SRC");
+    assert_non_null(src);
+    char path[4096];
+    snprintf(path, sizeof path, "%s/tests/fixtures/report/%s", src, name);
+    cJSON *b = NULL;
+    rl_error err;
+    rl_status st = rl_bundle_load(path, &b, &err);
+    if (st != RL_OK)
+        fail_msg("%s: %s", path, err.msg);
+    return b;
+}
+
+static char *render(const cJSON *b, size_t *len)
+{
+    char *page = NULL;
+    rl_error err;
+    rl_status st = rl_report_html(b, &page, len, &err);
+    if (st != RL_OK)
+        fail_msg("render: %s", err.msg);
+    assert_int_equal(strlen(page), *len);
+    return page;
+}
+
+static htmlDocPtr parse_page(const char *page, size_t len)
+{
+    htmlDocPtr d = htmlReadMemory(page, (int)len, NULL, "UTF-8",
+                                  HTML_PARSE_NONET | HTML_PARSE_NOERROR | HTML_PARSE_NOWARNING);
+    assert_non_null(d);
+    return d;
+}
+
+/* ---- walking the DOM ------------------------------------------------------------------- */
+
+typedef void (*visit_fn)(xmlNodePtr n, void *ctx);
+
+static void walk(xmlNodePtr n, visit_fn f, void *ctx)
+{
+    for (; n; n = n->next) {
+        if (n->type == XML_ELEMENT_NODE)
+            f(n, ctx);
+        walk(n->children, f, ctx);
+    }
+}
+
+static bool named(xmlNodePtr n, const char *name)
+{
+    return n && n->type == XML_ELEMENT_NODE && xmlStrcasecmp(n->name, BAD_CAST name) == 0;
+}
+
+typedef struct {
+    const char *name;
+    xmlNodePtr found[2048];
+    size_t n;
+} find_ctx;
+
+static void find_visit(xmlNodePtr n, void *ctx)
+{
+    find_ctx *f = ctx;
+    if (named(n, f->name) && f->n < 2048)
+        f->found[f->n++] = n;
+}
+
+static size_t find_all(xmlNodePtr root, const char *name, find_ctx *f)
+{
+    f->name = name;
+    f->n = 0;
+    walk(root, find_visit, f);
+    return f->n;
+}
+
+static xmlNodePtr first(xmlNodePtr root, const char *name)
+{
+    find_ctx f;
+    return find_all(root, name, &f) ? f.found[0] : NULL;
+}
+
+/* ---- ids ------------------------------------------------------------------------------- */
+
+typedef struct {
+    char *ids[4096];
+    size_t n;
+    int dups;
+} id_ctx;
+
+static void id_visit(xmlNodePtr n, void *ctx)
+{
+    id_ctx *c = ctx;
+    xmlChar *id = xmlGetProp(n, BAD_CAST "id");
+    if (!id)
+        return;
+    for (size_t i = 0; i < c->n; i++)
+        if (strcmp(c->ids[i], (const char *)id) == 0) {
+            print_message("duplicate id: %s\n", (const char *)id);
+            c->dups++;
+        }
+    if (c->n < 4096)
+        c->ids[c->n++] = strdup((const char *)id);
+    xmlFree(id);
+}
+
+static void assert_unique_ids(htmlDocPtr d)
+{
+    id_ctx *c = calloc(1, sizeof *c);
+    assert_non_null(c);
+    walk(xmlDocGetRootElement(d), id_visit, c);
+    int dups = c->dups;
+    size_t n = c->n;
+    for (size_t i = 0; i < c->n; i++)
+        free(c->ids[i]);
+    free(c);
+    assert_int_equal(dups, 0);
+    assert_true(n > 20);
+}
+
+/* ---- the bundle's numbers -------------------------------------------------------------- */
+
+typedef struct {
+    double *v;
+    size_t n, cap;
+} nums;
+
+static void collect_numbers(const cJSON *it, nums *ns)
+{
+    for (; it; it = it->next) {
+        if (cJSON_IsNumber(it)) {
+            if (ns->n == ns->cap) {
+                ns->cap = ns->cap ? ns->cap * 2 : 1024;
+                ns->v = realloc(ns->v, ns->cap * sizeof *ns->v);
+                assert_non_null(ns->v);
+            }
+            ns->v[ns->n++] = it->valuedouble;
+        }
+        collect_numbers(it->child, ns);
+    }
+}
+
+static bool parse_number(const char *s, double *v)
+{
+    char *end;
+    if (!s || !*s)
+        return false;
+    *v = strtod_l(s, &end, rl_c_locale());
+    return end != s && *end == '\0' && isfinite(*v);
+}
+
+/* A number printed with at least 6 significant digits equals one of the bundle's. */
+static bool in_bundle(const nums *ns, double x)
+{
+    for (size_t i = 0; i < ns->n; i++) {
+        double y = ns->v[i];
+        if (x == y || fabs(x - y) <= 5e-6 * fmax(fabs(x), fabs(y)))
+            return true;
+    }
+    return false;
+}
+
+static char *text_of(xmlNodePtr n)
+{
+    xmlChar *t = xmlNodeGetContent(n);
+    char *s = strdup(t ? (const char *)t : "");
+    xmlFree(t);
+    return s;
+}
+
+/* ---- charts ---------------------------------------------------------------------------- */
+
+typedef rl_status (*chart_fn)(const cJSON *, rl_chart *, rl_error *);
+
+static xmlNodePtr figure_by_id(htmlDocPtr d, const char *id)
+{
+    find_ctx f;
+    find_all(xmlDocGetRootElement(d), "figure", &f);
+    for (size_t i = 0; i < f.n; i++) {
+        xmlChar *fid = xmlGetProp(f.found[i], BAD_CAST "id");
+        bool hit = fid && strcmp((const char *)fid, id) == 0;
+        xmlFree(fid);
+        if (hit)
+            return f.found[i];
+    }
+    return NULL;
+}
+
+/* The <svg ...>...</svg> of the figure, cut from the page text and parsed as XML. */
+static void svg_parses_alone(const char *page, const char *prefix)
+{
+    char needle[128];
+    snprintf(needle, sizeof needle, "aria-labelledby=\"%stitle", prefix);
+    const char *at = strstr(page, needle);
+    assert_non_null(at);
+    const char *start = at;
+    while (start > page && strncmp(start, "<svg", 4) != 0)
+        start--;
+    const char *end = strstr(at, "</svg>");
+    assert_non_null(end);
+    end += 6;
+    xmlDocPtr sd = xmlReadMemory(start, (int)(end - start), "inline.svg", "UTF-8",
+                                 XML_PARSE_NONET | XML_PARSE_NOERROR | XML_PARSE_NOWARNING);
+    assert_non_null(sd);
+    xmlNodePtr root = xmlDocGetRootElement(sd);
+    assert_string_equal((const char *)root->name, "svg");
+    assert_non_null(root->ns);
+    assert_string_equal((const char *)root->ns->href, "http://www.w3.org/2000/svg");
+    assert_non_null(first(root, "text")); /* chart text is real <text> */
+    xmlFreeDoc(sd);
+}
+
+static void check_charts(const cJSON *b, const char *page, htmlDocPtr d, size_t *n_charts)
+{
+    static const chart_fn fns[] = {rl_chart_roofline, rl_chart_threads, rl_chart_long_context,
+                                   rl_chart_composition, rl_chart_membw};
+    nums ns = {0};
+    collect_numbers(b, &ns);
+    *n_charts = 0;
+    for (size_t k = 0; k < sizeof fns / sizeof fns[0]; k++) {
+        rl_chart c;
+        rl_error err;
+        memset(&c, 0, sizeof c);
+        rl_status st = fns[k](b, &c, &err);
+        if (st == RL_NOTHING)
+            continue;
+        assert_int_equal(st, RL_OK);
+        (*n_charts)++;
+        char prefix[96], fid[128];
+        rl_html_chart_prefix(c.id, prefix, sizeof prefix);
+        snprintf(fid, sizeof fid, "fig-%s", c.id);
+        xmlNodePtr fig = figure_by_id(d, fid);
+        if (!fig)
+            fail_msg("no figure %s", fid);
+        assert_non_null(first(fig, "figcaption"));
+        xmlNodePtr svg = first(fig, "svg");
+        assert_non_null(svg);
+        svg_parses_alone(page, prefix);
+        /* the data table: headers and cells exactly as the chart gave them */
+        xmlNodePtr table = first(first(fig, "details"), "table");
+        assert_non_null(table);
+        find_ctx th, td;
+        assert_int_equal(find_all(table, "th", &th), c.n_cols);
+        for (size_t j = 0; j < c.n_cols; j++) {
+            char *t = text_of(th.found[j]);
+            char *want = rl_html_safe_text(c.cols[j]);
+            assert_string_equal(t, want);
+            free(want);
+            free(t);
+        }
+        assert_int_equal(find_all(table, "td", &td), c.n_rows * c.n_cols);
+        for (size_t i = 0; i < td.n; i++) {
+            char *t = text_of(td.found[i]);
+            char *want = rl_html_safe_text(c.cells[i]); /* controls shown as \e, \x07 */
+            assert_string_equal(t, want);
+            free(want);
+            double x;
+            /* a share column is derived (100 x bytes / the model's total; test_chart checks
+             * it against the bytes); every other number is the bundle's own */
+            bool derived = strncmp(c.cols[i % c.n_cols], "share", 5) == 0;
+            if (!derived && parse_number(t, &x) && !in_bundle(&ns, x))
+                fail_msg("chart %s: table number %s is not in the bundle", c.id, t);
+            free(t);
+        }
+        if (strcmp(c.id, "roofline") == 0) {
+            /* every measured model's operating point is a row */
+            const cJSON *m;
+            cJSON_ArrayForEach(m, cJSON_GetObjectItemCaseSensitive(
+                                      cJSON_GetObjectItemCaseSensitive(b, "analysis"), "models"))
+            {
+                const cJSON *ok = cJSON_GetObjectItemCaseSensitive(m, "ok");
+                if (!cJSON_IsTrue(ok))
+                    continue;
+                double want =
+                    cJSON_GetObjectItemCaseSensitive(
+                        cJSON_GetObjectItemCaseSensitive(m, "operating_point"), "decode_tok_s")
+                        ->valuedouble;
+                bool found = false;
+                for (size_t i = 0; i < c.n_rows * c.n_cols; i++) {
+                    double x;
+                    if (parse_number(c.cells[i], &x) && fabs(x - want) <= 5e-6 * want)
+                        found = true;
+                }
+                assert_true(found);
+            }
+        }
+        rl_chart_free(&c);
+    }
+    free(ns.v);
+}
+
+/* ---- the embedded bundle --------------------------------------------------------------- */
+
+static char *embedded_json(htmlDocPtr d)
+{
+    find_ctx f;
+    find_all(xmlDocGetRootElement(d), "script", &f);
+    assert_int_equal(f.n, 1);
+    xmlChar *id = xmlGetProp(f.found[0], BAD_CAST "id");
+    xmlChar *type = xmlGetProp(f.found[0], BAD_CAST "type");
+    assert_string_equal((const char *)id, "bundle");
+    assert_string_equal((const char *)type, "application/json");
+    xmlFree(id);
+    xmlFree(type);
+    return text_of(f.found[0]);
+}
+
+static void check_roundtrip(const cJSON *b, const char *page, size_t len, htmlDocPtr d,
+                            const char *name)
+{
+    char *json = embedded_json(d);
+    for (const char *p = json; *p; p++)
+        assert_true((unsigned char)*p < 0x80);
+    assert_null(strstr(json, "</"));
+    assert_null(strstr(json, "<!--"));
+    cJSON *back = cJSON_Parse(json);
+    assert_non_null(back);
+    cJSON *want = cJSON_Duplicate(b, 1);
+    assert_true(rl_html_repair_json(want));
+    assert_true(cJSON_Compare(back, want, true));
+    cJSON_Delete(back);
+    cJSON_Delete(want);
+    free(json);
+
+    /* the report is a bundle too: read back, it renders to the same bytes */
+    const char *tmp = getenv("RL_TMP");
+    assert_non_null(tmp);
+    char path[4096];
+    snprintf(path, sizeof path, "%s/test_html.%d.%s.html", tmp, (int)getpid(), name);
+    rl_error err;
+    assert_int_equal(rl_write_file(path, page, len, &err), RL_OK);
+    cJSON *again = NULL;
+    if (rl_bundle_load(path, &again, &err) != RL_OK)
+        fail_msg("%s", err.msg);
+    size_t len2;
+    char *page2 = render(again, &len2);
+    assert_int_equal(len2, len);
+    assert_memory_equal(page2, page, len);
+    free(page2);
+    cJSON_Delete(again);
+    unlink(path);
+}
+
+static void check_page(const char *fixture_name, size_t min_charts)
+{
+    cJSON *b = fixture(fixture_name);
+    size_t len;
+    char *page = render(b, &len);
+    assert_true(rl_utf8_valid(page, len));
+    htmlDocPtr d = parse_page(page, len);
+    size_t n_charts;
+    check_charts(b, page, d, &n_charts);
+    assert_true(n_charts >= min_charts);
+    assert_unique_ids(d);
+    check_roundtrip(b, page, len, d, fixture_name);
+    /* deterministic */
+    size_t len2;
+    char *page2 = render(b, &len2);
+    assert_int_equal(len, len2);
+    assert_memory_equal(page, page2, len);
+    /* nothing of the source tree leaks in */
+    assert_null(strstr(page, getenv("RL_SRC")));
+    free(page2);
+    xmlFreeDoc(d);
+    free(page);
+    cJSON_Delete(b);
+}
+
+static void test_page_memory_bound(void **state)
+{
+    (void)state;
+    check_page("memory-bound.json", 4);
+}
+
+static void test_page_one_model(void **state)
+{
+    (void)state;
+    check_page("one-model.json", 1);
+}
+
+/* ---- hostile strings ------------------------------------------------------------------- */
+
+typedef struct {
+    int on_attrs, imgs, styles_in_body, scripts;
+    bool in_body;
+} hostile_ctx;
+
+static void hostile_visit(xmlNodePtr n, void *ctx)
+{
+    hostile_ctx *h = ctx;
+    for (xmlAttrPtr a = n->properties; a; a = a->next)
+        if (xmlStrncasecmp(a->name, BAD_CAST "on", 2) == 0)
+            h->on_attrs++;
+    if (named(n, "img"))
+        h->imgs++;
+    if (named(n, "script"))
+        h->scripts++;
+    if (named(n, "style")) {
+        xmlNodePtr p = n->parent;
+        while (p && !named(p, "head"))
+            p = p->parent;
+        if (!p)
+            h->styles_in_body++;
+    }
+}
+
+static bool text_contains(xmlNodePtr root, const char *needle)
+{
+    xmlChar *t = xmlNodeGetContent(root);
+    bool hit = t && strstr((const char *)t, needle);
+    xmlFree(t);
+    return hit;
+}
+
+static void test_hostile(void **state)
+{
+    (void)state;
+    cJSON *b = fixture("hostile.json");
+    size_t len;
+    char *page = render(b, &len);
+    assert_true(rl_utf8_valid(page, len));
+    htmlDocPtr d = parse_page(page, len);
+    hostile_ctx h = {0};
+    walk(xmlDocGetRootElement(d), hostile_visit, &h);
+    assert_int_equal(h.scripts, 1);
+    assert_int_equal(h.imgs, 0);
+    assert_int_equal(h.on_attrs, 0);
+    assert_int_equal(h.styles_in_body, 0);
+    /* the strings are there, as text, outside the embedded bundle */
+    xmlNodePtr main = first(xmlDocGetRootElement(d), "main");
+    assert_non_null(main);
+    assert_true(text_contains(main, "<script>alert(1)</script>"));
+    assert_true(text_contains(main, "\"><img src=x onerror=alert(1)>"));
+    assert_true(text_contains(main, "]]>"));
+    assert_true(text_contains(main, "</script><style>*{display:none}</style>"));
+    assert_true(text_contains(main, "<!--<script>"));
+    assert_true(text_contains(main, "\xEF\xBF\xBD\xEF\xBF\xBD"
+                                    "bad\xEF\xBF\xBD"));
+    assert_true(text_contains(main, "\\e[31mred\\e[0m")); /* escape sequences made visible */
+    assert_true(text_contains(main, "<b><script>alert(1)</script></b>")); /* a key */
+    xmlNodePtr header = first(xmlDocGetRootElement(d), "header");
+    assert_true(text_contains(header, "</p><script>alert(4)</script>"));
+    /* the title and headline hold no markup either */
+    assert_unique_ids(d);
+    check_roundtrip(b, page, len, d, "hostile");
+    size_t n_charts;
+    check_charts(b, page, d, &n_charts);
+    xmlFreeDoc(d);
+    free(page);
+    cJSON_Delete(b);
+}
+
+/* ---- pieces ---------------------------------------------------------------------------- */
+
+static void test_safe_text(void **state)
+{
+    (void)state;
+    char *s = rl_html_safe_text("a\x1b[1m\x07\tb\n\xC2\x9B"
+                                "c\xFF\xEF\xBF\xBE.");
+    assert_string_equal(s, "a\\e[1m\\x07\tb\n\\u009bc\xEF\xBF\xBD\xEF\xBF\xBD.");
+    free(s);
+    s = rl_html_safe_text(NULL);
+    assert_string_equal(s, "");
+    free(s);
+}
+
+static void test_json_for_script(void **state)
+{
+    (void)state;
+    cJSON *o = cJSON_CreateObject();
+    cJSON_AddStringToObject(o, "a", "</script><!--<script> caf\xC3\xA9 \xF0\x9F\x98\x80");
+    char *t = rl_html_json_for_script(o);
+    assert_non_null(t);
+    assert_non_null(strstr(t, "<\\/script>"));
+    assert_non_null(strstr(t, "\\u003c!--<script>"));
+    assert_non_null(strstr(t, "caf\\u00e9 \\ud83d\\ude00"));
+    assert_null(strstr(t, "</"));
+    cJSON *back = cJSON_Parse(t);
+    assert_true(cJSON_Compare(back, o, true));
+    cJSON_Delete(back);
+    cJSON_Delete(o);
+    free(t);
+}
+
+static void test_svg_import(void **state)
+{
+    (void)state;
+    static const char svg[] =
+        "<?xml version=\"1.0\"?>\n<svg xmlns=\"http://www.w3.org/2000/svg\" "
+        "xmlns:xlink=\"http://www.w3.org/1999/xlink\" width=\"100pt\" height=\"50pt\" "
+        "viewBox=\"0 0 100 50\" onload=\"alert(1)\"><title>old</title>"
+        "<style>#a { fill: url(#g); } .x { stroke: #E69F00 }</style>"
+        "<defs><linearGradient id=\"g\"/><symbol id=\"a\"><path d=\"M0 0\"/></symbol></defs>"
+        "<!-- comment --><script>alert(2)</script><foreignObject><p>x</p></foreignObject>"
+        "<g id=\"surface1\" clip-path=\"url(#a)\" style=\"fill:url( '#g')\">"
+        "<use xlink:href=\"#a\"/><use href=\"#a\"/><a xlink:href=\"javascript:alert(3)\">"
+        "<text>GB/s</text></a><image href=\"http://example.com/x.png\"/></g></svg>";
+    rl_chart c = {.id = "road map",
+                  .title = "T <b>",
+                  .desc = "D",
+                  .svg = (char *)svg,
+                  .svg_len = sizeof svg - 1};
+    char *cols[] = {"x (GB/s)", "name"};
+    char *cells[] = {"1.5", "<i>"};
+    c.cols = cols;
+    c.cells = cells;
+    c.n_cols = 2;
+    c.n_rows = 1;
+    rl_html h = {xmlNewDoc(BAD_CAST "1.0"), false};
+    xmlNodePtr body = xmlNewDocNode(h.doc, NULL, BAD_CAST "body", NULL);
+    xmlDocSetRootElement(h.doc, body);
+    xmlNodePtr fig;
+    rl_error err;
+    assert_int_equal(rl_html_add_chart(&h, body, &c, &fig, &err), RL_OK);
+    char *out;
+    size_t len;
+    assert_int_equal(rl_html_serialize(h.doc, &out, &len, &err), RL_OK);
+    assert_non_null(strstr(out, "id=\"fig-road-map\""));
+    assert_non_null(strstr(out, "<title id=\"c-road-map-title\">T &lt;b&gt;</title>"));
+    assert_non_null(strstr(out, "#c-road-map-a { fill: url(#c-road-map-g); }"));
+    assert_non_null(strstr(out, "stroke: #E69F00"));
+    assert_non_null(strstr(out, "id=\"c-road-map-surface1\" clip-path=\"url(#c-road-map-a)\""));
+    assert_non_null(strstr(out, "fill:url( '#c-road-map-g')"));
+    assert_non_null(strstr(out, "xlink:href=\"#c-road-map-a\""));
+    assert_non_null(strstr(out, "<use href=\"#c-road-map-a\">"));
+    assert_null(strstr(out, "onload"));
+    assert_null(strstr(out, "alert"));
+    assert_null(strstr(out, "<script"));
+    assert_null(strstr(out, "foreignObject"));
+    assert_null(strstr(out, "comment"));
+    assert_null(strstr(out, "example.com"));
+    assert_null(strstr(out, ">old<"));
+    assert_null(strstr(out, "width=\"100pt\""));
+    assert_non_null(strstr(out, "<td>&lt;i&gt;</td>"));
+    assert_non_null(strstr(out, "<td class=\"num\">1.5</td>"));
+    free(out);
+    xmlFreeDoc(h.doc);
+
+    /* a DOCTYPE (entities) or something that is not SVG is refused */
+    static const char dtd[] = "<!DOCTYPE svg [<!ENTITY e \"x\">]><svg "
+                              "xmlns=\"http://www.w3.org/2000/svg\">&e;</svg>";
+    c.svg = (char *)dtd;
+    c.svg_len = sizeof dtd - 1;
+    h.doc = xmlNewDoc(BAD_CAST "1.0");
+    body = xmlNewDocNode(h.doc, NULL, BAD_CAST "body", NULL);
+    xmlDocSetRootElement(h.doc, body);
+    assert_int_equal(rl_html_add_chart(&h, body, &c, &fig, &err), RL_EINTERNAL);
+    c.svg = "<html/>";
+    c.svg_len = 7;
+    assert_int_equal(rl_html_add_chart(&h, body, &c, &fig, &err), RL_EINTERNAL);
+    xmlFreeDoc(h.doc);
+}
+
+static void test_markdown(void **state)
+{
+    (void)state;
+    cJSON *b = fixture("hostile.json");
+    char *md;
+    size_t len;
+    rl_error err;
+    assert_int_equal(rl_report_markdown(b, &md, &len, &err), RL_OK);
+    assert_true(rl_utf8_valid(md, len));
+    assert_null(strstr(md, "<script>"));
+    assert_non_null(strstr(md, "\\<script\\>alert(1)\\</script\\>"));
+    assert_null(strstr(md, "\x1b"));
+    assert_non_null(strstr(md, "## llama-roofline: Decode is memory-bound"));
+    assert_non_null(strstr(md, "| Effective bandwidth | 30.2 GB/s | derived |"));
+    free(md);
+    cJSON_Delete(b);
+}
+
+static void test_load_html_errors(void **state)
+{
+    (void)state;
+    const char *tmp = getenv("RL_TMP");
+    char path[4096];
+    snprintf(path, sizeof path, "%s/test_html.%d.nobundle.html", tmp, (int)getpid());
+    static const char page[] = "<!DOCTYPE html><html><body><script type=\"application/json\" "
+                               "id=\"other\">{}</script><p>hi</p></body></html>";
+    rl_error err;
+    assert_int_equal(rl_write_file(path, page, sizeof page - 1, &err), RL_OK);
+    cJSON *b = NULL;
+    assert_int_equal(rl_bundle_load(path, &b, &err), RL_EINPUT);
+    assert_non_null(strstr(err.msg, "without an embedded bundle"));
+    static const char bad[] = "<html><script type=\"application/json\" id=\"bundle\">{\"schema\": "
+                              "</script></html>";
+    assert_int_equal(rl_write_file(path, bad, sizeof bad - 1, &err), RL_OK);
+    assert_int_equal(rl_bundle_load(path, &b, &err), RL_EINPUT);
+    assert_non_null(strstr(err.msg, "not valid JSON"));
+    static const char foreign[] = "<html><script type=\"application/json\" id=\"bundle\">"
+                                  "{\"schema\": \"other\"}</script></html>";
+    assert_int_equal(rl_write_file(path, foreign, sizeof foreign - 1, &err), RL_OK);
+    assert_int_equal(rl_bundle_load(path, &b, &err), RL_EINPUT);
+    assert_non_null(strstr(err.msg, "not a llama-roofline bundle"));
+    assert_null(b);
+    unlink(path);
+}
+
+/* A bundle with nothing but its identity (a run that died before measuring) still renders. */
+static void test_minimal_bundle(void **state)
+{
+    (void)state;
+    cJSON *b = cJSON_Parse("{\"schema\": \"llama-roofline-bundle\", \"schema_version\": 1, "
+                           "\"status\": {\"state\": \"failed\", \"reason\": \"x\"}}");
+    assert_non_null(b);
+    size_t len;
+    char *page = render(b, &len);
+    htmlDocPtr d = parse_page(page, len);
+    assert_true(text_contains(xmlDocGetRootElement(d), "Nothing measured"));
+    assert_true(text_contains(xmlDocGetRootElement(d), "This run failed (x)"));
+    xmlFreeDoc(d);
+    free(page);
+    char *md;
+    rl_error err;
+    assert_int_equal(rl_report_markdown(b, &md, &len, &err), RL_OK);
+    free(md);
+    cJSON_Delete(b);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_page_memory_bound), cmocka_unit_test(test_page_one_model),
+        cmocka_unit_test(test_hostile),           cmocka_unit_test(test_safe_text),
+        cmocka_unit_test(test_json_for_script),   cmocka_unit_test(test_svg_import),
+        cmocka_unit_test(test_markdown),          cmocka_unit_test(test_load_html_errors),
+        cmocka_unit_test(test_minimal_bundle),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
