@@ -2,12 +2,10 @@
  * happen. See sweep.h. */
 #include "sweep.h"
 
-#include <errno.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 
 #include "bundle.h"
 #include "gguf_json.h"
@@ -20,35 +18,6 @@
 #include "rl_text.h"
 #include "rl_util.h"
 #include "sysinfo.h"
-
-/* mkdir -p */
-static rl_status make_dir(const char *dir, rl_error *err)
-{
-    char *p = rl_strdup(dir);
-    if (!p)
-        return rl_fail(err, RL_EINTERNAL, "out of memory");
-    for (char *s = p + 1;; s++) {
-        if (*s == '/' || *s == '\0') {
-            char c = *s;
-            *s = '\0';
-            if (mkdir(p, 0777) != 0 && errno != EEXIST) {
-                int e = errno;
-                rl_fail(err, RL_EOUTPUT, "cannot create %s: %s (choose a writable -o directory)", p,
-                        strerror(e));
-                free(p);
-                return RL_EOUTPUT;
-            }
-            *s = c;
-            if (!c)
-                break;
-        }
-    }
-    free(p);
-    struct stat sb;
-    if (stat(dir, &sb) != 0 || !S_ISDIR(sb.st_mode))
-        return rl_fail(err, RL_EOUTPUT, "cannot use %s: not a directory", dir);
-    return RL_OK;
-}
 
 static cJSON *int_array(const int *v, int n)
 {
@@ -408,7 +377,7 @@ rl_status rl_sweep_execute(const rl_sweep_opts *opts, cJSON **bundle_out, rl_err
     if (st == RL_OK)
         st = rl_lbench_find(o.llama_bench, &bin, err);
     if (st == RL_OK && !o.resume)
-        st = make_dir(o.out_dir, err);
+        st = rl_mkdir_p(o.out_dir, "choose a writable -o directory", err);
     if (st == RL_OK)
         st = rl_check_writable(path, err);
     if (st == RL_OK && !o.resume) {
