@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/statvfs.h>
 #include <unistd.h>
 
 #include "rl_util.h"
@@ -274,6 +275,18 @@ rl_status rl_mkdir_p(const char *dir, const char *hint, rl_error *err)
     if (stat(dir, &sb) != 0 || !S_ISDIR(sb.st_mode))
         return rl_fail(err, RL_EOUTPUT, "cannot use %s: not a directory (%s)", dir, hint);
     return RL_OK;
+}
+
+bool rl_free_space(int fd, uint64_t *avail)
+{
+    struct statvfs vfs;
+    if (fstatvfs(fd, &vfs) != 0)
+        return false;
+    uint64_t b;
+    if (__builtin_mul_overflow((uint64_t)vfs.f_bavail, (uint64_t)vfs.f_frsize, &b))
+        b = UINT64_MAX;
+    *avail = b;
+    return true;
 }
 
 char *rl_cache_root(const char *cache_env, const char *home)

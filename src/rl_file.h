@@ -64,6 +64,10 @@ rl_status rl_check_writable(const char *path, rl_error *err);
  * to do, e.g. "choose a writable -o directory") appended in parentheses. */
 rl_status rl_mkdir_p(const char *dir, const char *hint, rl_error *err);
 
+/* Bytes an unprivileged writer may still use on fd's file system (fstatvfs: f_bavail *
+ * f_frsize, saturating); false when that cannot be read. */
+bool rl_free_space(int fd, uint64_t *avail);
+
 /* The tool's cache directory: cache_env ($LLAMA_ROOFLINE_CACHE) when set and not empty, else
  * home/.cache/llama-roofline; NULL when neither is known or out of memory (caller frees). */
 char *rl_cache_root(const char *cache_env, const char *home);
