@@ -9,7 +9,6 @@
 #include <sys/stat.h>
 
 #include "gguf_model.h"
-#include "rl_text.h"
 #include "rl_util.h"
 
 static rl_status push(rl_model_roots *r, char *dir, rl_error *err)
@@ -247,11 +246,8 @@ rl_status rl_model_pick(const rl_model_paths *found, size_t k, FILE *note, size_
             } else if (ls != RL_OK) {
                 state[i] = -1;
                 again = true;
-                if (note) {
-                    char *safe = rl_tty_escape_dup(e.msg);
-                    fprintf(note, "skipping %s\n", safe ? safe : "a model that does not load");
-                    free(safe);
-                }
+                if (note) /* rl_fail escaped the message */
+                    fprintf(note, "skipping %s\n", e.msg);
             } else {
                 state[i] = 1;
             }
