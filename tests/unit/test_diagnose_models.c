@@ -3,9 +3,12 @@
  * $LLAMA_MODELS, the depth limit (two levels below a root found, three and four not),
  * dot-directories and later parts of split models skipped, the 200-model cap, bytes over
  * split parts, the spread selection with the published tool's test values, and the pick that
- * replaces a model that does not load.
+ * replaces a model that does not load. The synth ladder (synth_ladder.c, with the tiny preset
+ * as diagnose's test override does): written once with preset, type and seed in the names,
+ * reused untouched, a damaged rung written again, an unknown preset and no cache refused.
  * Checked to fail: with halves rounded up in the spread (test_spread), and with the cap taken
- * out of model_paths.c and model_find.c (test_cap). */
+ * out of model_paths.c and model_find.c (test_cap), and with the header comparison taken out of
+ * the ladder's reuse check (test_ladder). */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -19,6 +22,7 @@
 #include <cmocka.h>
 
 #include "model_find.h"
+#include "synth_ladder.h"
 
 static char root[4096];
 
@@ -289,6 +293,75 @@ static void test_pick(void **state)
     rl_model_paths_free(&l);
 }
 
+static void mtime_of(const char *p, struct timespec *t)
+{
+    struct stat sb;
+    assert_int_equal(stat(p, &sb), 0);
+    *t = sb.st_mtim;
+}
+
+static void test_ladder(void **state)
+{
+    (void)state;
+    char cache[8192];
+    path_of(cache, sizeof cache, "cache");
+    rl_synth_ladder l;
+    rl_error err = {RL_OK, ""};
+    assert_int_equal(rl_synth_ladder_ensure(cache, "tiny", NULL, false, &l, &err), RL_OK);
+    assert_string_equal(l.preset, "tiny");
+    assert_string_equal(rel(l.paths[0]), "cache/synth/tiny-Q4_0-seed1.gguf");
+    assert_string_equal(rel(l.paths[1]), "cache/synth/tiny-Q8_0-seed1.gguf");
+    assert_string_equal(rel(l.paths[2]), "cache/synth/tiny-F16-seed1.gguf");
+    struct timespec t[RL_LADDER_N];
+    for (int i = 0; i < RL_LADDER_N; i++) {
+        assert_true(l.written[i]);
+        assert_int_equal(rl_model_total_bytes(l.paths[i]), l.file_bytes[i]);
+        mtime_of(l.paths[i], &t[i]);
+    }
+    /* at least 3x in file bytes from the first rung to the last (streamed bytes: 3.5x) */
+    assert_true(l.file_bytes[2] >= 3 * l.file_bytes[0]);
+    rl_synth_ladder_free(&l);
+
+    /* a second call reuses every rung and touches nothing */
+    assert_int_equal(rl_synth_ladder_ensure(cache, "tiny", NULL, false, &l, &err), RL_OK);
+    for (int i = 0; i < RL_LADDER_N; i++) {
+        struct timespec now;
+        assert_false(l.written[i]);
+        mtime_of(l.paths[i], &now);
+        assert_int_equal(now.tv_sec, t[i].tv_sec);
+        assert_int_equal(now.tv_nsec, t[i].tv_nsec);
+    }
+    /* a truncated rung and one with a changed header byte are written again */
+    assert_int_equal(truncate(l.paths[1], 1000), 0);
+    FILE *f = fopen(l.paths[2], "r+b");
+    assert_non_null(f);
+    assert_int_equal(fseek(f, 40, SEEK_SET), 0);
+    fputc('#', f);
+    assert_int_equal(fclose(f), 0);
+    char p0[8192];
+    snprintf(p0, sizeof p0, "%s", l.paths[0]);
+    rl_synth_ladder_free(&l);
+    assert_int_equal(rl_synth_ladder_ensure(cache, "tiny", NULL, false, &l, &err), RL_OK);
+    assert_false(l.written[0]);
+    assert_true(l.written[1]);
+    assert_true(l.written[2]);
+    assert_string_equal(l.paths[0], p0);
+    assert_int_equal(rl_model_total_bytes(l.paths[1]), l.file_bytes[1]);
+    rl_synth_ladder_free(&l);
+    rl_synth_ladder_free(&l); /* twice is safe */
+
+    /* refusals */
+    assert_int_equal(rl_synth_ladder_ensure(cache, "nope", NULL, false, &l, &err), RL_EINPUT);
+    assert_non_null(strstr(err.msg, "LLAMA_ROOFLINE_SYNTH_PRESET: unknown preset 'nope'"));
+    assert_null(l.dir);
+    assert_int_equal(rl_synth_ladder_ensure(NULL, NULL, NULL, false, &l, &err), RL_EOUTPUT);
+    assert_non_null(strstr(err.msg, "LLAMA_ROOFLINE_CACHE"));
+    char file[8192];
+    path_of(file, sizeof file, "r1/top.gguf"); /* a file where the cache directory should be */
+    assert_int_equal(rl_synth_ladder_ensure(file, "tiny", NULL, false, &l, &err), RL_EOUTPUT);
+    assert_null(l.dir);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -299,6 +372,7 @@ int main(void)
         cmocka_unit_test(test_total_bytes),
         cmocka_unit_test(test_spread),
         cmocka_unit_test(test_pick),
+        cmocka_unit_test(test_ladder),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }
