@@ -18,5 +18,6 @@ extern const rl_command rl_cmd_inspect;
 extern const rl_command rl_cmd_synth;
 extern const rl_command rl_cmd_membw;
 extern const rl_command rl_cmd_run;
+extern const rl_command rl_cmd_diagnose;
 
 #endif

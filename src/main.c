@@ -18,10 +18,7 @@
 #include "rl_version.h"
 
 static const rl_command *const commands[] = {
-    &rl_cmd_inspect,
-    &rl_cmd_synth,
-    &rl_cmd_membw,
-    &rl_cmd_run,
+    &rl_cmd_diagnose, &rl_cmd_inspect, &rl_cmd_synth, &rl_cmd_membw, &rl_cmd_run,
 };
 #define N_COMMANDS (sizeof commands / sizeof commands[0])
 

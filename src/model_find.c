@@ -264,3 +264,27 @@ rl_status rl_model_pick(const rl_model_paths *found, size_t k, FILE *note, size_
     free(sel);
     return st;
 }
+
+rl_status rl_model_search(const char *llama_models, const char *home, FILE *note,
+                          rl_model_paths *picked, size_t *n_found, char **where, rl_error *err)
+{
+    rl_model_roots roots;
+    rl_model_paths found = {0};
+    size_t idx[RL_MODEL_PICK], k = 0;
+    *n_found = 0;
+    if (where)
+        *where = NULL;
+    rl_status st = rl_model_roots_default(llama_models, home, &roots, err);
+    if (st == RL_OK)
+        st = rl_model_find(&roots, RL_MODEL_FIND_DEPTH, RL_MODEL_FIND_MAX, &found, err);
+    if (st == RL_OK)
+        st = rl_model_pick(&found, RL_MODEL_PICK, note, idx, &k, err);
+    for (size_t i = 0; st == RL_OK && i < k; i++)
+        st = rl_model_paths_add_file(picked, found.paths[idx[i]], err);
+    if (st == RL_OK && where && !(*where = rl_model_roots_text(&roots)))
+        st = rl_fail(err, RL_EINTERNAL, "out of memory");
+    *n_found = found.n;
+    rl_model_paths_free(&found);
+    rl_model_roots_free(&roots);
+    return st;
+}

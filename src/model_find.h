@@ -67,4 +67,11 @@ size_t rl_model_spread(const uint64_t *bytes, const char *const *paths, size_t n
 rl_status rl_model_pick(const rl_model_paths *found, size_t k, FILE *note, size_t *out,
                         size_t *n_out, rl_error *err);
 
+/* The whole search of diagnose: the default roots for $LLAMA_MODELS = llama_models and $HOME =
+ * home, the search (RL_MODEL_FIND_DEPTH, RL_MODEL_FIND_MAX) and the pick of RL_MODEL_PICK
+ * (notes on note). Adds the picks to picked, smallest first; *n_found is how many models
+ * were found; *where (may be NULL) gets the roots as text (caller frees). */
+rl_status rl_model_search(const char *llama_models, const char *home, FILE *note,
+                          rl_model_paths *picked, size_t *n_found, char **where, rl_error *err);
+
 #endif
