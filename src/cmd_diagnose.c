@@ -9,6 +9,7 @@
 #include <sys/stat.h>
 
 #include "cmd.h"
+#include "gguf_model.h"
 #include "lbench.h"
 #include "membw.h"
 #include "model_find.h"
@@ -132,7 +133,7 @@ static rl_status parse(int argc, char **argv, diag_args *a, rl_error *err)
     return RL_OK;
 }
 
-/* The operands, expanded: a missing one is bad input, and so is finding no model at all. */
+/* The operands, expanded: a missing or unreadable one is bad input, and so is no model. */
 static rl_status from_operands(int n, char **ops, rl_model_paths *l, rl_error *err)
 {
     for (int i = 0; i < n; i++) {
@@ -152,7 +153,13 @@ static rl_status from_operands(int n, char **ops, rl_model_paths *l, rl_error *e
                        n == 1 ? "directory" : "directories");
     if (l->n > RL_SWEEP_MAX_MODELS)
         return rl_fail(err, RL_EINPUT, "%zu models: give at most %d", l->n, RL_SWEEP_MAX_MODELS);
-    return RL_OK;
+    rl_status st = RL_OK;
+    for (size_t i = 0; st == RL_OK && i < l->n; i++) { /* a bad one: exit 2 before anything */
+        rl_gguf_model m;
+        st = rl_gguf_model_load(l->paths[i], &m, err);
+        rl_gguf_model_free(&m);
+    }
+    return st;
 }
 
 /* The usual places: up to RL_MODEL_PICK spanning the sizes found. *none when nothing loads. */
