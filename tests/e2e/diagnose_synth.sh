@@ -1,13 +1,13 @@
 #!/usr/bin/env bash
 # End-to-end: `diagnose --synth --quick` against the real llama-bench on the real ladder
-# (qwen2.5-0.5b at Q4_0, Q8_0 and F16, 2.3 GB in ${LLAMA_ROOFLINE_CACHE:-~/.cache/llama-roofline}/synth,
-# written on the first run and reused after, as a user's first diagnose would). The bundle
-# validates against schema/bundle.schema.json (python3-jsonschema), says command "diagnose"
-# and bytes "streamed" from the GGUF tensor table, and holds a fit over 3 points spanning at
-# least 3x in bytes per token; the answer comes first on stdout. Needs LLAMA_BIN_DIR; exits 77
-# (skip) without it.
-# Checked to fail: with the ladder's F16 rung replaced by a second Q8_0 (the 3x check), and
-# with the schema's command enum lacking "diagnose" (the schema check).
+# (qwen2.5-0.5b at Q4_0, Q8_0 and F16: 2.3 GB in ${LLAMA_ROOFLINE_CACHE:-~/.cache/llama-roofline}
+# /synth, written on the first run and reused after, as a user's first diagnose would). The
+# bundle validates against schema/bundle.schema.json (python3-jsonschema), says command
+# "diagnose" and bytes "streamed" from the GGUF tensor table, and holds a fit over 3 points
+# spanning at least 3x in bytes per token; the answer comes first on stdout. Needs
+# LLAMA_BIN_DIR; exits 77 (skip) without it.
+# Checked to fail: with the ladder's F16 rung replaced by a second Q8_0 in synth_ladder.c (the
+# ladder, 3x and 3-point checks fail).
 set -u
 [ -n "${LLAMA_BIN_DIR:-}" ] || { echo "skip: LLAMA_BIN_DIR not set"; exit 77; }
 : "${RL_BIN:?}" "${RL_SRC:?}" "${RL_TMP:?}"
@@ -19,7 +19,7 @@ unset LLAMA_ROOFLINE_SYNTH_PRESET
 "$RL_BIN" diagnose --synth --quick --llama-bench "$LLAMA_BIN_DIR/llama-bench" -o "$work/out" \
   >"$work/out.txt" 2>"$work/err.txt"
 check "diagnose --synth --quick exits 0" 0 $?
-[ "$fails" = 0 ] || { cat "$work/err.txt"; }
+[ "$fails" = 0 ] || cat "$work/err.txt"
 python3 - "$RL_SRC/schema/bundle.schema.json" "$work/out/bundle.json" >"$work/schema.txt" 2>&1 <<'PY'
 import json, sys, jsonschema
 schema = json.load(open(sys.argv[1]))
