@@ -2,7 +2,7 @@
  * (--synth, or nothing found anywhere): one model shape at three weight types, so the fit
  * spans a range of bytes per token, written once into the cache and reused by every later run.
  *
- * The ladder: the qwen2.5-0.5b preset (the real model's exact tensor table, untied head) at
+ * The ladder: the qwen2.5-0.5b preset (Qwen2.5-0.5B's shapes, with a separate output head) at
  * Q4_0, Q8_0 and F16, seed 1. Decode streams 278, 525 and 988 MB per token (3.55x from the
  * smallest to the largest; files 358, 673 and 1264 MB, 2.3 GB together), written in about 1, 2
  * and 4 s on a 2-core VM. Why this one:
@@ -10,10 +10,13 @@
  *     cache of any CPU core cluster (32-96 MB per CCD on EPYC, 36 MB on a desktop part; this
  *     2-core VM even reports 508 MiB of L3). A ladder of a few MB (the tiny preset) would
  *     measure cache bandwidth and give a confident, wrong answer.
- *   - It is quick where it has to be: on 2 cores (EPYC VM) llama-bench -p 128 -n 64 -r 1 takes
- *     about 6, 6 and 9 s per thread count for the three rungs, so `diagnose --quick` answers in
- *     about a minute with a warm cache (bench/diagnose-time); the full default (-n 128, 3
- *     repetitions) in a few minutes.
+ *   - It is quick where it has to be: on this 2-core EPYC VM llama-bench -p 128 -n 64 -r 1
+ *     takes about 6, 6 and 9 s per thread count for the three rungs (measured alone), and
+ *     `diagnose --synth --quick` with a warm cache answered in 72 s with other jobs loading
+ *     the machine (bench/diagnose-time: ceiling 2 s, models 25 + 11 + 35 s, the tool 0.2 s);
+ *     the cold first run, writing the 2.3 GB, in 129 s. The full default (-n 128, 3
+ *     repetitions, the full ceiling) took 5.8 minutes there, most of it the 2-thread runs
+ *     competing with the other jobs for the 2 cores; the fit had R^2 0.987.
  *   - The bigger presets (qwen2.5-1.5b: 3.6 GB at F16, llama-3.2-1b: 2.5 GB) double the disk
  *     and the time for no better fit; three types of one shape keep everything but the bytes
  *     equal, which is what the fit is about.
