@@ -1,20 +1,20 @@
 #!/usr/bin/env bash
-# scripts/quickstart.sh: the main job as it stands, on a fresh Debian machine.
-# Installs missing packages, builds llama-roofline, synthesizes a small model, inspects it
-# (what a GGUF file really holds and what decode streams per token) and measures this
-# machine's memory read ceiling.
-#   OUT=dir (default ./out) holds the model and the JSON results.
+# scripts/quickstart.sh: the answer on a fresh Debian machine, in one command.
+# Installs missing packages, builds llama-roofline (its own tree, build/quickstart, no tests),
+# provides llama.cpp's llama-bench (scripts/llama-cpp.sh: the pinned build, cached under
+# ~/.cache/llama-roofline; 5 to 15 minutes on 2 cores the first time), then runs
+# `llama-roofline diagnose --synth`: synthetic Qwen2.5-0.5B models at Q4_0, Q8_0 and F16
+# (2.3 GB, written once into ~/.cache/llama-roofline/synth), the memory ceiling, llama-bench
+# over a thread sweep, the fit, and the verdict: what limits token generation here.
+#   OUT=dir (default ./out) gets bundle.json.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-OUT=${OUT:-$PWD/out}
+OUT=${OUT:-./out}
 bash scripts/deps.sh
 # its own build tree: scripts/test.sh configures build/release with the tests
 cmake -S . -B build/quickstart -DCMAKE_BUILD_TYPE=Release -DRL_TESTS=OFF >/dev/null
 cmake --build build/quickstart -j "$(nproc 2>/dev/null || echo 2)" >/dev/null
 BIN=build/quickstart/llama-roofline
-mkdir -p "$OUT"
-"$BIN" synth --preset qwen2.5-0.5b --type Q4_0 --seed 1 -o "$OUT/qwen2.5-0.5b-Q4_0.gguf"
-"$BIN" inspect "$OUT/qwen2.5-0.5b-Q4_0.gguf"
-"$BIN" inspect --json "$OUT/qwen2.5-0.5b-Q4_0.gguf" >"$OUT/inspect.json"
-"$BIN" membw -o "$OUT/membw.json"
-echo "wrote $OUT/inspect.json and $OUT/membw.json"
+LLAMA_BIN_DIR=$(bash scripts/llama-cpp.sh | tail -n 1)
+"$BIN" diagnose --synth --llama-bench "$LLAMA_BIN_DIR/llama-bench" -o "$OUT"
+echo "the bundle (every measurement, the fit and the verdict): $OUT/bundle.json"

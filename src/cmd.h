@@ -20,5 +20,6 @@ extern const rl_command rl_cmd_membw;
 extern const rl_command rl_cmd_run;
 extern const rl_command rl_cmd_import;
 extern const rl_command rl_cmd_report;
+extern const rl_command rl_cmd_diagnose;
 
 #endif

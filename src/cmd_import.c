@@ -10,10 +10,10 @@
 #include "bundle.h"
 #include "cmd.h"
 #include "import.h"
+#include "report.h"
 #include "rl_opt.h"
 #include "rl_text.h"
 #include "rl_util.h"
-#include "sweep.h"
 
 static const char usage[] =
     "usage: llama-roofline import FILE -o BUNDLE [--name NAME]\n"
@@ -100,7 +100,7 @@ static rl_status run(int argc, char **argv, rl_error *err)
         if (st == RL_OK)
             st = rl_bundle_write(b, output, err);
         if (st == RL_OK)
-            rl_sweep_print_summary(stdout, b, output);
+            rl_report_print_summary(stdout, b, output);
         cJSON_Delete(b);
     }
     return st;

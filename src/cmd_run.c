@@ -195,22 +195,7 @@ static rl_status run(int argc, char **argv, rl_error *err)
     o.argv = rl_opt_typed(&o.argc);
     cJSON *bundle = NULL;
     st = rl_sweep_execute(&o, &bundle, err);
-    if (bundle && (st == RL_OK || st == RL_NOTHING || st == RL_EINTERRUPTED)) {
-        char path[4096], page[4096], safe[4096];
-        snprintf(path, sizeof path, "%s/bundle.json", o.out_dir);
-        snprintf(page, sizeof page, "%s/%s", o.out_dir, RL_REPORT_FILE);
-        rl_sweep_print_summary(stdout, bundle, path);
-        /* the finished bundle, rendered: measurement itself never renders */
-        rl_error rerr = {RL_OK, ""};
-        rl_status rst = rl_report_write_html(bundle, page, &rerr);
-        if (rst == RL_OK)
-            printf("wrote %s\n", rl_tty_escape(page, safe, sizeof safe));
-        else if (st == RL_OK)
-            st = rl_fail(err, rst, "%s (the bundle is kept: `llama-roofline report %s` renders it)",
-                         rerr.msg, rl_tty_escape(path, safe, sizeof safe));
-        else
-            fprintf(stderr, "llama-roofline run: warning: no report: %s\n", rerr.msg);
-    }
+    st = rl_report_after_measure("run", bundle, o.out_dir, st, err);
     cJSON_Delete(bundle);
     return st;
 }

@@ -11,6 +11,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "rl_file.h"
 #include "rl_text.h"
 #include "rl_util.h"
 
@@ -331,11 +332,7 @@ rl_status rl_lbench_find_env(const char *explicit_path, const rl_lbench_env *env
         if (*path_out)
             return RL_OK;
     }
-    char *root = NULL;
-    if (env->roofline_cache && *env->roofline_cache)
-        root = rl_strdup(env->roofline_cache);
-    else if (env->home && *env->home)
-        root = rl_asprintf("%s/.cache/llama-roofline", env->home);
+    char *root = rl_cache_root(env->roofline_cache, env->home);
     if (root) {
         *path_out = search_cache(root);
         if (*path_out) {

@@ -69,6 +69,10 @@ static rl_status add_file(rl_model_paths *l, const char *path, bool *added, rl_e
             return RL_OK;
         }
     }
+    if (l->max && l->n >= l->max) {
+        free(key);
+        return RL_OK; /* full */
+    }
     char *copy = rl_strdup(path);
     if (!copy || grow(l, err) != RL_OK) {
         free(key);
@@ -187,7 +191,7 @@ rl_status rl_model_paths_add_dir(rl_model_paths *l, const char *dir, unsigned de
     rl_status st = list_dir(dir, depth, &v, &n, err);
     if (st != RL_OK)
         return st;
-    for (size_t i = 0; i < n && st == RL_OK; i++) {
+    for (size_t i = 0; i < n && st == RL_OK && !(l->max && l->n >= l->max); i++) {
         if (v[i].is_dir) {
             size_t sub = 0;
             rl_error e = {RL_OK, ""};

@@ -7,9 +7,9 @@
  * names for the same file (a symlink, "./a.gguf" and "a.gguf", a directory and a file in it)
  * or for parts of the same split model collapse into the first one.
  *
- * Extension point: rl_model_paths_add_dir takes a depth, so a search of default directories
- * ($LLAMA_MODELS, ./models, ~/models, two levels deep) is a loop of add_dir calls over the
- * directories that exist; such a search is not here yet.
+ * A list may be capped (max): once it holds max models nothing more is added and a directory
+ * walk stops there. The search of default directories (model_find.h) is a loop of add_dir
+ * calls with a depth and a cap.
  *
  * Ownership: the list owns its strings; free it with rl_model_paths_free (safe on a zeroed or
  * already freed list). A zero-initialised rl_model_paths is an empty list. */
@@ -23,6 +23,7 @@
 typedef struct {
     char **paths; /* n paths, in order */
     size_t n;
+    size_t max; /* 0: no limit; else at most max paths (the rest are not added, no error) */
     /* private: one identity per path for de-duplication */
     char **keys;
     size_t cap;

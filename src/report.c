@@ -274,3 +274,107 @@ char *rl_report_path_beside(const char *file)
         return rl_strdup(RL_REPORT_FILE);
     return rl_asprintf("%.*s/%s", (int)(slash - file), file, RL_REPORT_FILE);
 }
+
+rl_status rl_report_after_measure(const char *verb, const cJSON *bundle, const char *out_dir,
+                                  rl_status st, rl_error *err)
+{
+    if (!bundle || !(st == RL_OK || st == RL_NOTHING || st == RL_EINTERRUPTED))
+        return st;
+    char *path = rl_asprintf("%s/bundle.json", out_dir);
+    char *page = rl_asprintf("%s/%s", out_dir, RL_REPORT_FILE);
+    if (!path || !page) {
+        free(path);
+        free(page);
+        return st == RL_OK ? rl_fail(err, RL_EINTERNAL, "out of memory") : st;
+    }
+    rl_report_print_summary(stdout, bundle, path);
+    /* the finished bundle, rendered: measurement itself never renders */
+    rl_error rerr = {RL_OK, ""};
+    rl_status rst = rl_report_write_html(bundle, page, &rerr);
+    char safe[4096];
+    if (rst == RL_OK)
+        printf("wrote %s\n", rl_tty_escape(page, safe, sizeof safe));
+    else if (st == RL_OK)
+        st = rl_fail(err, rst, "%s (the bundle is kept: `llama-roofline report %s` renders it)",
+                     rerr.msg, rl_tty_escape(path, safe, sizeof safe));
+    else
+        fprintf(stderr, "llama-roofline %s: warning: no report: %s\n", verb, rerr.msg);
+    free(path);
+    free(page);
+    return st;
+}
+
+/* ---- summary -------------------------------------------------------------------------- */
+
+static double num_or(const cJSON *o, const char *k, double dflt)
+{
+    double v;
+    return rl_json_get_num(o, k, &v) ? v : dflt;
+}
+
+void rl_report_print_summary(FILE *out, const cJSON *b, const char *bundle_path)
+{
+    const cJSON *an = cJSON_GetObjectItemCaseSensitive(b, "analysis");
+    const cJSON *verdict = cJSON_GetObjectItemCaseSensitive(an, "verdict");
+    const cJSON *fit = cJSON_GetObjectItemCaseSensitive(an, "fit");
+    const cJSON *ceil = cJSON_GetObjectItemCaseSensitive(an, "ceiling");
+    char safe[1024];
+    const char *vt = rl_json_get_str(verdict, "text");
+    const char *vl = rl_json_get_str(verdict, "label");
+    fprintf(out, "\n");
+    if (vl)
+        fprintf(out, "answer: %s\n", rl_tty_escape(vl, safe, sizeof safe));
+    if (vt)
+        fprintf(out, "  %s\n", rl_tty_escape(vt, safe, sizeof safe));
+    else
+        fprintf(out, "answer: no verdict (%s)\n",
+                rl_tty_escape(rl_json_get_str(verdict, "reason")
+                                  ? rl_json_get_str(verdict, "reason")
+                                  : "see the warnings",
+                              safe, sizeof safe));
+    bool avail = true;
+    if (rl_json_get_bool(fit, "available", &avail) && avail)
+        fprintf(out,
+                "effective bandwidth: %.2f GB/s (fit through the origin, R^2 %.4f, %d models, "
+                "each at its own best thread count)\n",
+                num_or(fit, "bw_GBs", 0), num_or(fit, "r2", 0), (int)num_or(fit, "n_points", 0));
+    else
+        fprintf(out, "effective bandwidth: no fit (%s)\n",
+                rl_tty_escape(rl_json_get_str(fit, "reason") ? rl_json_get_str(fit, "reason") : "",
+                              safe, sizeof safe));
+    if (rl_json_get_bool(ceil, "available", &avail) && avail)
+        fprintf(out, "memory ceiling: %.2f GB/s (%s; a lower bound)\n", num_or(ceil, "GBs", 0),
+                rl_json_get_str(ceil, "kind") ? rl_json_get_str(ceil, "kind") : "?");
+    const cJSON *knee = cJSON_GetObjectItemCaseSensitive(an, "knee");
+    if (rl_json_get_bool(knee, "available", &avail) && avail)
+        fprintf(out, "best thread count: %d (smallest within 2%% of the best decode)\n",
+                (int)num_or(knee, "threads", 0));
+    fprintf(out, "\n  %-36s %10s %8s %10s %8s\n", "model", "decode", "threads", "GB/s", "ceiling");
+    const cJSON *mm;
+    cJSON_ArrayForEach(mm, cJSON_GetObjectItemCaseSensitive(an, "models"))
+    {
+        const cJSON *op = cJSON_GetObjectItemCaseSensitive(mm, "operating_point");
+        const cJSON *ut = cJSON_GetObjectItemCaseSensitive(mm, "utilisation");
+        const char *name = rl_json_get_str(mm, "name");
+        rl_tty_escape(name ? name : "?", safe, 37);
+        bool ok = false;
+        rl_json_get_bool(mm, "ok", &ok);
+        if (!ok) {
+            fprintf(out, "  %-36s %10s\n", safe, "no decode");
+            continue;
+        }
+        char util[32] = "-";
+        if (rl_json_get_bool(ut, "available", &avail) && avail)
+            rl_snprintf(util, sizeof util, "%.0f%%", num_or(ut, "util_pct", 0));
+        fprintf(out, "  %-36s %6.2f t/s %8d %10.2f %8s\n", safe, num_or(op, "decode_tok_s", 0),
+                (int)num_or(op, "threads", 0), num_or(mm, "decode_bw_GBs", 0), util);
+    }
+    const cJSON *w;
+    cJSON_ArrayForEach(w, cJSON_GetObjectItemCaseSensitive(b, "warnings"))
+    {
+        const char *t = rl_json_get_str(w, "text");
+        if (t)
+            fprintf(out, "warning: %s\n", rl_tty_escape(t, safe, sizeof safe));
+    }
+    fprintf(out, "\nwrote %s\n", rl_tty_escape(bundle_path, safe, sizeof safe));
+}

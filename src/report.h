@@ -12,6 +12,8 @@
 
 #include <stddef.h>
 
+#include <stdio.h>
+
 #include <cjson/cJSON.h>
 
 #include "rl_error.h"
@@ -29,5 +31,17 @@ rl_status rl_report_write_markdown(const cJSON *bundle, const char *path, rl_err
 /* "DIR/report.html" for a file "DIR/NAME" ("report.html" for a bare "NAME"); caller frees,
  * NULL when out of memory. */
 char *rl_report_path_beside(const char *file);
+
+/* The text summary for people: the answer first (verdict, effective GB/s, % of the ceiling,
+ * best threads), then one line per model, the warnings, and the bundle path. */
+void rl_report_print_summary(FILE *out, const cJSON *bundle, const char *bundle_path);
+
+/* What `run` and `diagnose` do with a finished measurement: print the text summary (the answer
+ * first), render DIR/report.html from the bundle and print both paths. st is the measurement's
+ * status; the result is st, or the report's failure when the measurement itself succeeded (a
+ * failed page after a failed measurement is a warning on stderr). verb names the command in
+ * messages. */
+rl_status rl_report_after_measure(const char *verb, const cJSON *bundle, const char *out_dir,
+                                  rl_status st, rl_error *err);
 
 #endif

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/statvfs.h>
 #include <unistd.h>
 
 #include "rl_util.h"
@@ -245,6 +246,56 @@ rl_status rl_check_writable(const char *path, rl_error *err)
                      path, dir);
     free(dir);
     return st;
+}
+
+rl_status rl_mkdir_p(const char *dir, const char *hint, rl_error *err)
+{
+    if (!*dir)
+        return rl_fail(err, RL_EOUTPUT, "cannot create a directory with an empty name (%s)", hint);
+    char *p = rl_strdup(dir);
+    if (!p)
+        return rl_fail(err, RL_EINTERNAL, "out of memory");
+    for (char *s = p + 1;; s++) {
+        if (*s == '/' || *s == '\0') {
+            char c = *s;
+            *s = '\0';
+            if (mkdir(p, 0777) != 0 && errno != EEXIST) {
+                int e = errno;
+                rl_fail(err, RL_EOUTPUT, "cannot create %s: %s (%s)", p, strerror(e), hint);
+                free(p);
+                return RL_EOUTPUT;
+            }
+            *s = c;
+            if (!c)
+                break;
+        }
+    }
+    free(p);
+    struct stat sb;
+    if (stat(dir, &sb) != 0 || !S_ISDIR(sb.st_mode))
+        return rl_fail(err, RL_EOUTPUT, "cannot use %s: not a directory (%s)", dir, hint);
+    return RL_OK;
+}
+
+bool rl_free_space(int fd, uint64_t *avail)
+{
+    struct statvfs vfs;
+    if (fstatvfs(fd, &vfs) != 0)
+        return false;
+    uint64_t b;
+    if (__builtin_mul_overflow((uint64_t)vfs.f_bavail, (uint64_t)vfs.f_frsize, &b))
+        b = UINT64_MAX;
+    *avail = b;
+    return true;
+}
+
+char *rl_cache_root(const char *cache_env, const char *home)
+{
+    if (cache_env && *cache_env)
+        return rl_strdup(cache_env);
+    if (home && *home)
+        return rl_asprintf("%s/.cache/llama-roofline", home);
+    return NULL;
 }
 
 rl_status rl_file_open_regular(const char *path, FILE **out, uint64_t *size, rl_error *err)

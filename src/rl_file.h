@@ -59,6 +59,19 @@ rl_status rl_write_file(const char *path, const void *data, size_t len, rl_error
  * writable, so a long measurement is not lost at the end for want of a place to put it. */
 rl_status rl_check_writable(const char *path, rl_error *err);
 
+/* mkdir -p: create dir and its missing parents (mode 0777 less the umask). RL_EOUTPUT naming
+ * the directory that could not be created, or dir when it is not a directory, with hint (what
+ * to do, e.g. "choose a writable -o directory") appended in parentheses. */
+rl_status rl_mkdir_p(const char *dir, const char *hint, rl_error *err);
+
+/* Bytes an unprivileged writer may still use on fd's file system (fstatvfs: f_bavail *
+ * f_frsize, saturating); false when that cannot be read. */
+bool rl_free_space(int fd, uint64_t *avail);
+
+/* The tool's cache directory: cache_env ($LLAMA_ROOFLINE_CACHE) when set and not empty, else
+ * home/.cache/llama-roofline; NULL when neither is known or out of memory (caller frees). */
+char *rl_cache_root(const char *cache_env, const char *home);
+
 /* Open path for reading only if it is a regular file (checked with fstat on a non-blocking
  * descriptor before anything can block). RL_EINPUT naming the file otherwise. */
 rl_status rl_file_open_regular(const char *path, FILE **out, uint64_t *size, rl_error *err);

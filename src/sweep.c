@@ -2,13 +2,11 @@
  * happen. See sweep.h. */
 #include "sweep.h"
 
-#include <errno.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
-#include <sys/stat.h>
 
 #include "bundle.h"
 #include "gguf_json.h"
@@ -21,35 +19,6 @@
 #include "rl_text.h"
 #include "rl_util.h"
 #include "sysinfo.h"
-
-/* mkdir -p */
-static rl_status make_dir(const char *dir, rl_error *err)
-{
-    char *p = rl_strdup(dir);
-    if (!p)
-        return rl_fail(err, RL_EINTERNAL, "out of memory");
-    for (char *s = p + 1;; s++) {
-        if (*s == '/' || *s == '\0') {
-            char c = *s;
-            *s = '\0';
-            if (mkdir(p, 0777) != 0 && errno != EEXIST) {
-                int e = errno;
-                rl_fail(err, RL_EOUTPUT, "cannot create %s: %s (choose a writable -o directory)", p,
-                        strerror(e));
-                free(p);
-                return RL_EOUTPUT;
-            }
-            *s = c;
-            if (!c)
-                break;
-        }
-    }
-    free(p);
-    struct stat sb;
-    if (stat(dir, &sb) != 0 || !S_ISDIR(sb.st_mode))
-        return rl_fail(err, RL_EOUTPUT, "cannot use %s: not a directory", dir);
-    return RL_OK;
-}
 
 static cJSON *int_array(const int *v, int n)
 {
@@ -512,7 +481,7 @@ rl_status rl_sweep_execute(const rl_sweep_opts *opts, cJSON **bundle_out, rl_err
     if (st == RL_OK)
         st = rl_lbench_find(o.llama_bench, &bin, err);
     if (st == RL_OK && !o.resume)
-        st = make_dir(o.out_dir, err);
+        st = rl_mkdir_p(o.out_dir, "choose a writable -o directory", err);
     if (st == RL_OK)
         st = rl_check_writable(path, err);
     if (st == RL_OK && !o.resume) {
@@ -697,79 +666,4 @@ rl_status rl_sweep_execute(const rl_sweep_opts *opts, cJSON **bundle_out, rl_err
     free(bin);
     free(path);
     return st;
-}
-
-/* ---- summary -------------------------------------------------------------------------- */
-
-static double num(const cJSON *o, const char *k, double dflt)
-{
-    double v;
-    return rl_json_get_num(o, k, &v) ? v : dflt;
-}
-
-void rl_sweep_print_summary(FILE *out, const cJSON *b, const char *bundle_path)
-{
-    const cJSON *an = cJSON_GetObjectItemCaseSensitive(b, "analysis");
-    const cJSON *verdict = cJSON_GetObjectItemCaseSensitive(an, "verdict");
-    const cJSON *fit = cJSON_GetObjectItemCaseSensitive(an, "fit");
-    const cJSON *ceil = cJSON_GetObjectItemCaseSensitive(an, "ceiling");
-    char safe[1024];
-    const char *vt = rl_json_get_str(verdict, "text");
-    const char *vl = rl_json_get_str(verdict, "label");
-    fprintf(out, "\n");
-    if (vl)
-        fprintf(out, "answer: %s\n", rl_tty_escape(vl, safe, sizeof safe));
-    if (vt)
-        fprintf(out, "  %s\n", rl_tty_escape(vt, safe, sizeof safe));
-    else
-        fprintf(out, "answer: no verdict (%s)\n",
-                rl_tty_escape(rl_json_get_str(verdict, "reason")
-                                  ? rl_json_get_str(verdict, "reason")
-                                  : "see the warnings",
-                              safe, sizeof safe));
-    bool avail = true;
-    if (rl_json_get_bool(fit, "available", &avail) && avail)
-        fprintf(out,
-                "effective bandwidth: %.2f GB/s (fit through the origin, R^2 %.4f, %d models, "
-                "each at its own best thread count)\n",
-                num(fit, "bw_GBs", 0), num(fit, "r2", 0), (int)num(fit, "n_points", 0));
-    else
-        fprintf(out, "effective bandwidth: no fit (%s)\n",
-                rl_tty_escape(rl_json_get_str(fit, "reason") ? rl_json_get_str(fit, "reason") : "",
-                              safe, sizeof safe));
-    if (rl_json_get_bool(ceil, "available", &avail) && avail)
-        fprintf(out, "memory ceiling: %.2f GB/s (%s; a lower bound)\n", num(ceil, "GBs", 0),
-                rl_json_get_str(ceil, "kind") ? rl_json_get_str(ceil, "kind") : "?");
-    const cJSON *knee = cJSON_GetObjectItemCaseSensitive(an, "knee");
-    if (rl_json_get_bool(knee, "available", &avail) && avail)
-        fprintf(out, "best thread count: %d (smallest within 2%% of the best decode)\n",
-                (int)num(knee, "threads", 0));
-    fprintf(out, "\n  %-36s %10s %8s %10s %8s\n", "model", "decode", "threads", "GB/s", "ceiling");
-    const cJSON *mm;
-    cJSON_ArrayForEach(mm, cJSON_GetObjectItemCaseSensitive(an, "models"))
-    {
-        const cJSON *op = cJSON_GetObjectItemCaseSensitive(mm, "operating_point");
-        const cJSON *ut = cJSON_GetObjectItemCaseSensitive(mm, "utilisation");
-        const char *name = rl_json_get_str(mm, "name");
-        rl_tty_escape(name ? name : "?", safe, 37);
-        bool ok = false;
-        rl_json_get_bool(mm, "ok", &ok);
-        if (!ok) {
-            fprintf(out, "  %-36s %10s\n", safe, "no decode");
-            continue;
-        }
-        char util[32] = "-";
-        if (rl_json_get_bool(ut, "available", &avail) && avail)
-            rl_snprintf(util, sizeof util, "%.0f%%", num(ut, "util_pct", 0));
-        fprintf(out, "  %-36s %6.2f t/s %8d %10.2f %8s\n", safe, num(op, "decode_tok_s", 0),
-                (int)num(op, "threads", 0), num(mm, "decode_bw_GBs", 0), util);
-    }
-    const cJSON *w;
-    cJSON_ArrayForEach(w, cJSON_GetObjectItemCaseSensitive(b, "warnings"))
-    {
-        const char *t = rl_json_get_str(w, "text");
-        if (t)
-            fprintf(out, "warning: %s\n", rl_tty_escape(t, safe, sizeof safe));
-    }
-    fprintf(out, "\nwrote %s\n", rl_tty_escape(bundle_path, safe, sizeof safe));
 }

@@ -59,8 +59,4 @@ typedef struct {
  * rate, RL_EMISSING when llama-bench is missing, RL_EINTERRUPTED (bundle kept) on Ctrl-C. */
 rl_status rl_sweep_execute(const rl_sweep_opts *o, cJSON **bundle_out, rl_error *err);
 
-/* The text summary for people: the answer first (verdict, effective GB/s, % of the ceiling,
- * best threads), then one line per model, the warnings, and the bundle path. */
-void rl_sweep_print_summary(FILE *out, const cJSON *bundle, const char *bundle_path);
-
 #endif

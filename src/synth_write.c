@@ -11,7 +11,6 @@
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/statvfs.h>
 
 #include "ggml_types.h"
 #include "rl_file.h"
@@ -200,19 +199,6 @@ rl_status rl_synth_space_check(const char *path, uint64_t need, uint64_t avail, 
                    path, n, (unsigned long long)need, f, (unsigned long long)avail);
 }
 
-/* Free bytes for an unprivileged writer on fd's file system; false when unknown. */
-static bool free_space(int fd, uint64_t *avail)
-{
-    struct statvfs vfs;
-    if (fstatvfs(fd, &vfs) != 0)
-        return false;
-    uint64_t b;
-    if (__builtin_mul_overflow((uint64_t)vfs.f_bavail, (uint64_t)vfs.f_frsize, &b))
-        b = UINT64_MAX;
-    *avail = b;
-    return true;
-}
-
 static void note_plan(FILE *note, const rl_synth_plan *p, const char *path, bool direct, bool known,
                       uint64_t avail)
 {
@@ -241,7 +227,7 @@ rl_status rl_synth_write(const rl_synth_plan *p, const char *path, const rl_synt
         return rl_interrupted ? rl_fail(err, RL_EINTERRUPTED, "interrupted while opening %s", path)
                               : st;
     uint64_t avail = 0;
-    bool known = !a.direct && free_space(a.fd, &avail);
+    bool known = !a.direct && rl_free_space(a.fd, &avail);
     if (known && (st = rl_synth_space_check(path, p->file_size, avail, err)) != RL_OK) {
         rl_atomic_abort(&a);
         return st;

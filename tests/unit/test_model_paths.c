@@ -1,8 +1,8 @@
 /* test_model_paths.c: expanding files and directories into model paths (model_paths.c):
  * sorted directory listings, only part 1 of a split model, hidden and non-regular entries
  * skipped, de-duplication by file identity and by split model, the depth of a directory
- * search, and the error for a directory that cannot be read. Works in a fresh directory
- * under $RL_TMP that it removes. */
+ * search, the cap on the number of models, and the error for a directory that cannot be
+ * read. Works in a fresh directory under $RL_TMP that it removes. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -165,6 +165,26 @@ static void test_depth(void **state)
     rl_model_paths_free(&l);
 }
 
+static void test_cap(void **state)
+{
+    (void)state;
+    rl_model_paths l = {0};
+    l.max = 2;
+    rl_error err = {RL_OK, ""};
+    size_t added = 99;
+    assert_int_equal(rl_model_paths_add_dir(&l, root, 2, &added, &err), RL_OK);
+    assert_int_equal(added, 2);
+    assert_int_equal(l.n, 2);
+    assert_string_equal(rel(&l, 0), "Z.GGUF");
+    assert_string_equal(rel(&l, 1), "a.gguf");
+    /* full: a file is not added, and that is no error */
+    char p[8192];
+    snprintf(p, sizeof p, "%s/b.gguf", root);
+    assert_int_equal(rl_model_paths_add(&l, p, &err), RL_OK);
+    assert_int_equal(l.n, 2);
+    rl_model_paths_free(&l);
+}
+
 static void test_errors(void **state)
 {
     (void)state;
@@ -187,9 +207,8 @@ static void test_errors(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_dir_listing),
-        cmocka_unit_test(test_dedup),
-        cmocka_unit_test(test_depth),
+        cmocka_unit_test(test_dir_listing), cmocka_unit_test(test_dedup),
+        cmocka_unit_test(test_depth),       cmocka_unit_test(test_cap),
         cmocka_unit_test(test_errors),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
