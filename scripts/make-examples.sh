@@ -1,6 +1,10 @@
 #!/usr/bin/env bash
 # scripts/make-examples.sh: regenerate the example bundles, examples/*/bundle.json, from the
-# published results in data/published/*/roofline.json with `llama-roofline import`. Run it
+# published results in data/published/*/roofline.json with `llama-roofline import`, and every
+# example's report.html (also examples/synth-*/, measured here by `diagnose --synth`; their
+# bundles are kept as measured) with `llama-roofline report`, plus the roofline PNG the README
+# shows. tests/cli/examples.sh checks that each committed report.html is exactly what
+# `report` renders from its bundle. Run it
 # whenever the bundle format or the importer changes: the examples are never edited by hand,
 # and tests/unit/test_import.c fails until they equal what import produces now (everything
 # but the timestamps). Each bundle must stay under 1 MB.
@@ -21,3 +25,12 @@ make_one() { # example directory, --name label
 }
 make_one rpi5-cortex-a76 "Raspberry Pi 5"
 make_one x86-i7-12700H "Intel i7-12700H"
+for b in examples/*/bundle.json; do
+  d=$(dirname "$b")
+  "$BIN" report "$b" -o "$d/report.html" >/dev/null
+  size=$(wc -c <"$d/report.html")
+  [ "$size" -lt 1000000 ] || { echo "make-examples: $d/report.html is $size bytes (limit 1 MB)" >&2; exit 1; }
+  echo "wrote $d/report.html ($size bytes)"
+done
+"$BIN" report examples/x86-i7-12700H/bundle.json --png examples/x86-i7-12700H/roofline.png >/dev/null
+echo "wrote examples/x86-i7-12700H/roofline.png"
