@@ -42,57 +42,16 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "rl_text.h"
 #include "rl_util.h"
 
 /* ---------- small growable string, plain ASCII ---------- */
 
-typedef struct {
-    char *p;
-    size_t len, cap;
-    bool oom;
-} sbuf;
-
-static void sb_reserve(sbuf *b, size_t extra)
-{
-    if (b->oom || b->len + extra + 1 <= b->cap)
-        return;
-    size_t cap = b->cap ? b->cap : 128;
-    while (cap < b->len + extra + 1)
-        cap *= 2;
-    char *p = realloc(b->p, cap);
-    if (p == NULL) {
-        b->oom = true;
-        return;
-    }
-    b->p = p;
-    b->cap = cap;
-}
-
-static void sb_printf(sbuf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void sb_printf(sbuf *b, const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    int n = vsnprintf(NULL, 0, fmt, ap);
-    va_end(ap);
-    if (n < 0) {
-        b->oom = true;
-        return;
-    }
-    sb_reserve(b, (size_t)n);
-    if (b->oom)
-        return;
-    va_start(ap, fmt);
-    vsnprintf(b->p + b->len, (size_t)n + 1, fmt, ap);
-    va_end(ap);
-    b->len += (size_t)n;
-}
-
 /* Append s with every byte outside printable ASCII replaced by '?'. */
-static void sb_ascii(sbuf *b, const char *s)
+static void sb_ascii(rl_sbuf *b, const char *s)
 {
     size_t n = strlen(s);
-    sb_reserve(b, n);
+    rl_sbuf_reserve(b, n);
     if (b->oom)
         return;
     for (size_t i = 0; i < n; i++) {
@@ -103,18 +62,6 @@ static void sb_ascii(sbuf *b, const char *s)
 }
 
 /* Take the string (caller frees); NULL when out of memory. */
-static char *sb_take(sbuf *b)
-{
-    if (b->oom || b->p == NULL) {
-        free(b->p);
-        b->p = NULL;
-        return NULL;
-    }
-    char *p = b->p;
-    b->p = NULL;
-    return p;
-}
-
 /* ---------- names ---------- */
 
 const char *rl_an_verdict_name(rl_an_verdict_kind k)
@@ -194,11 +141,11 @@ static rl_status add_warning(rl_an_result *r, const char *code, char *text, cons
 }
 
 /* "a, b, c" of the listed models' ids, ASCII-safe. */
-static void sb_ids(sbuf *b, const rl_an_result *r, const size_t *idx, size_t n)
+static void sb_ids(rl_sbuf *b, const rl_an_result *r, const size_t *idx, size_t n)
 {
     for (size_t i = 0; i < n; i++) {
         if (i > 0)
-            sb_printf(b, ", ");
+            rl_sbuf_printf(b, ", ");
         sb_ascii(b, r->models[idx[i]].id);
     }
 }
@@ -515,12 +462,13 @@ static rl_status do_fit(rl_an_result *r, idx_list *set, double *xs, double *ys, 
     }
     if (set->n == 1) {
         r->fit_reason = "only one model: a single point, no line";
-        sbuf b = {0};
-        sb_printf(&b, "Only one model (");
+        rl_sbuf b = {0};
+        rl_sbuf_printf(&b, "Only one model (");
         sb_ids(&b, r, set->idx, 1);
-        sb_printf(&b, ") has a short-context decode measurement, so the roofline slope cannot "
-                      "be fitted and no line is drawn. Add a second model of a different size.");
-        return add_warning(r, "fit_one_point", sb_take(&b), set->idx, 1, err);
+        rl_sbuf_printf(&b,
+                       ") has a short-context decode measurement, so the roofline slope cannot "
+                       "be fitted and no line is drawn. Add a second model of a different size.");
+        return add_warning(r, "fit_one_point", rl_sbuf_take(&b), set->idx, 1, err);
     }
     for (size_t i = 0; i < set->n; i++) {
         xs[i] = r->models[set->idx[i]].bytes_per_token;
@@ -535,14 +483,14 @@ static rl_status do_fit(rl_an_result *r, idx_list *set, double *xs, double *ys, 
         r->models[set->idx[i]].fit_residual_ts = res[i];
     }
     if (r->fit.has_r2 && r->fit.r2 < RL_AN_LOOSE_FIT_R2 && set->n >= RL_AN_LOOSE_FIT_MIN_POINTS) {
-        sbuf b = {0};
-        sb_printf(&b,
-                  "The 1/bytes fit is loose (R^2 = %.3f over %zu models), so decode on this "
-                  "setup is not cleanly bandwidth-bound. Usual causes: partial GPU offload, a "
-                  "mixture-of-experts model, thermal throttling, or another process competing "
-                  "for memory.",
-                  r->fit.r2, set->n);
-        return add_warning(r, "fit_loose", sb_take(&b), set->idx, set->n, err);
+        rl_sbuf b = {0};
+        rl_sbuf_printf(&b,
+                       "The 1/bytes fit is loose (R^2 = %.3f over %zu models), so decode on this "
+                       "setup is not cleanly bandwidth-bound. Usual causes: partial GPU offload, a "
+                       "mixture-of-experts model, thermal throttling, or another process competing "
+                       "for memory.",
+                       r->fit.r2, set->n);
+        return add_warning(r, "fit_loose", rl_sbuf_take(&b), set->idx, set->n, err);
     }
     return RL_OK;
 }
@@ -550,48 +498,51 @@ static rl_status do_fit(rl_an_result *r, idx_list *set, double *xs, double *ys, 
 static void verdict_text(rl_an_result *r, bool by_gain, bool by_prefill)
 {
     rl_an_verdict *v = &r->verdict;
-    sbuf b = {0};
+    rl_sbuf b = {0};
     double med = r->util_median_pct, c = r->ceiling.GBs;
     switch (v->kind) {
     case RL_AN_VERDICT_MEMORY_BOUND:
-        sb_printf(&b,
-                  "Decode is memory-bound: the median model reaches %.0f%% of the %.1f GB/s "
-                  "ceiling (short context, %s).",
-                  med, c, RL_AN_OPERATING_POINT);
+        rl_sbuf_printf(&b,
+                       "Decode is memory-bound: the median model reaches %.0f%% of the %.1f GB/s "
+                       "ceiling (short context, %s).",
+                       med, c, RL_AN_OPERATING_POINT);
         break;
     case RL_AN_VERDICT_PARTLY_MEMORY_BOUND:
-        sb_printf(&b,
-                  "Decode is partly memory-bound: the median model reaches %.0f%% of the %.1f "
-                  "GB/s ceiling (short context, %s).",
-                  med, c, RL_AN_OPERATING_POINT);
+        rl_sbuf_printf(&b,
+                       "Decode is partly memory-bound: the median model reaches %.0f%% of the %.1f "
+                       "GB/s ceiling (short context, %s).",
+                       med, c, RL_AN_OPERATING_POINT);
         break;
     case RL_AN_VERDICT_NOT_BANDWIDTH_LIMITED:
-        sb_printf(&b,
-                  "Decode is not bandwidth-limited: the median model reaches only %.0f%% of the "
-                  "%.1f GB/s ceiling (short context, %s).",
-                  med, c, RL_AN_OPERATING_POINT);
+        rl_sbuf_printf(
+            &b,
+            "Decode is not bandwidth-limited: the median model reaches only %.0f%% of the "
+            "%.1f GB/s ceiling (short context, %s).",
+            med, c, RL_AN_OPERATING_POINT);
         break;
     case RL_AN_VERDICT_COMPUTE_BOUND:
-        sb_printf(&b,
-                  "Decode looks compute-bound here, not memory-bound: the median model reaches "
-                  "only %.0f%% of the %.1f GB/s ceiling",
-                  med, c);
+        rl_sbuf_printf(
+            &b,
+            "Decode looks compute-bound here, not memory-bound: the median model reaches "
+            "only %.0f%% of the %.1f GB/s ceiling",
+            med, c);
         if (by_gain)
-            sb_printf(&b,
-                      " and decode still gains %.0f%% or more from the last threads added (%zu "
-                      "of %zu models)",
-                      RL_AN_TOP_GAIN_PCT, v->n_gaining, v->n_swept);
+            rl_sbuf_printf(
+                &b,
+                " and decode still gains %.0f%% or more from the last threads added (%zu "
+                "of %zu models)",
+                RL_AN_TOP_GAIN_PCT, v->n_gaining, v->n_swept);
         if (by_gain && by_prefill)
-            sb_printf(&b, ", and");
+            rl_sbuf_printf(&b, ", and");
         if (by_prefill)
-            sb_printf(&b, " while prefill scales with threads (median efficiency %.2f)",
-                      v->median_prefill_efficiency);
-        sb_printf(&b, ". More or faster cores would likely help decode more than more memory "
-                      "bandwidth.");
+            rl_sbuf_printf(&b, " while prefill scales with threads (median efficiency %.2f)",
+                           v->median_prefill_efficiency);
+        rl_sbuf_printf(&b, ". More or faster cores would likely help decode more than more memory "
+                           "bandwidth.");
         break;
     case RL_AN_VERDICT_UNAVAILABLE: break;
     }
-    v->text = sb_take(&b);
+    v->text = rl_sbuf_take(&b);
 }
 
 static rl_status utilisation_and_verdict(rl_an_result *r, bool all_moe, idx_list *set, double *vals,
@@ -623,15 +574,17 @@ static rl_status utilisation_and_verdict(rl_an_result *r, bool all_moe, idx_list
         }
     }
     if (n_above > 0) {
-        sbuf b = {0};
-        sb_printf(&b, "Measured decode bandwidth exceeded the microbenchmark ceiling (max %.0f%%, ",
-                  max_util);
+        rl_sbuf b = {0};
+        rl_sbuf_printf(
+            &b, "Measured decode bandwidth exceeded the microbenchmark ceiling (max %.0f%%, ",
+            max_util);
         sb_ids(&b, r, above, n_above);
-        sb_printf(&b, "): the ceiling is a measured lower bound, so read every utilisation as a "
-                      "lower bound too. llama.cpp's kernels can stream faster than the "
-                      "microbenchmark; pass --peak-bw with a STREAM figure for a tighter "
-                      "ceiling.");
-        rl_status st = add_warning(r, "util_above_ceiling", sb_take(&b), above, n_above, err);
+        rl_sbuf_printf(&b,
+                       "): the ceiling is a measured lower bound, so read every utilisation as a "
+                       "lower bound too. llama.cpp's kernels can stream faster than the "
+                       "microbenchmark; pass --peak-bw with a STREAM figure for a tighter "
+                       "ceiling.");
+        rl_status st = add_warning(r, "util_above_ceiling", rl_sbuf_take(&b), above, n_above, err);
         if (st != RL_OK)
             return st;
     }
@@ -820,12 +773,13 @@ static rl_status analyze(const rl_an_input *in, rl_an_result *r, idx_list *set, 
     }
     rl_status st = RL_OK;
     if (n_skipped > 0) {
-        sbuf b = {0};
-        sb_printf(&b, "Depth runs for ");
+        rl_sbuf b = {0};
+        rl_sbuf_printf(&b, "Depth runs for ");
         sb_ids(&b, r, skipped, n_skipped);
-        sb_printf(&b, " were at several thread counts, none of them the operating point, so no "
-                      "long-context row is reported for them.");
-        st = add_warning(r, "long_context_threads", sb_take(&b), skipped, n_skipped, err);
+        rl_sbuf_printf(&b,
+                       " were at several thread counts, none of them the operating point, so no "
+                       "long-context row is reported for them.");
+        st = add_warning(r, "long_context_threads", rl_sbuf_take(&b), skipped, n_skipped, err);
         if (st != RL_OK)
             return st;
     }
@@ -845,11 +799,11 @@ static rl_status analyze(const rl_an_input *in, rl_an_result *r, idx_list *set, 
         if (!r->models[i].ok)
             set->idx[set->n++] = i;
     if (set->n > 0) {
-        sbuf b = {0};
-        sb_printf(&b, "No short-context (depth 0) decode measurement for ");
+        rl_sbuf b = {0};
+        rl_sbuf_printf(&b, "No short-context (depth 0) decode measurement for ");
         sb_ids(&b, r, set->idx, set->n);
-        sb_printf(&b, ", so the fit and the utilisation leave them out.");
-        st = add_warning(r, "no_short_context", sb_take(&b), set->idx, set->n, err);
+        rl_sbuf_printf(&b, ", so the fit and the utilisation leave them out.");
+        st = add_warning(r, "no_short_context", rl_sbuf_take(&b), set->idx, set->n, err);
         if (st != RL_OK)
             return st;
     }
@@ -866,21 +820,22 @@ static rl_status analyze(const rl_an_input *in, rl_an_result *r, idx_list *set, 
     }
     bool all_moe = n_dense == 0;
     if (set->n > 0) {
-        sbuf b = {0};
+        rl_sbuf b = {0};
         if (all_moe) {
-            sb_printf(&b, "Every model is mixture-of-experts (");
+            rl_sbuf_printf(&b, "Every model is mixture-of-experts (");
             sb_ids(&b, r, set->idx, set->n);
-            sb_printf(&b, "), so all of them were fitted. Only the routed experts are read per "
-                          "token, so the fitted bandwidth and the utilisation overstate what "
-                          "decode actually reads.");
+            rl_sbuf_printf(&b,
+                           "), so all of them were fitted. Only the routed experts are read per "
+                           "token, so the fitted bandwidth and the utilisation overstate what "
+                           "decode actually reads.");
             r->fit_all_moe = true;
-            st = add_warning(r, "moe_all_fitted", sb_take(&b), set->idx, set->n, err);
+            st = add_warning(r, "moe_all_fitted", rl_sbuf_take(&b), set->idx, set->n, err);
         } else {
-            sb_printf(&b, "Excluded from the fit: ");
+            rl_sbuf_printf(&b, "Excluded from the fit: ");
             sb_ids(&b, r, set->idx, set->n);
-            sb_printf(&b, " (mixture-of-experts: only the routed experts are read per token, "
-                          "so bytes per token is far below the model size).");
-            st = add_warning(r, "moe_excluded", sb_take(&b), set->idx, set->n, err);
+            rl_sbuf_printf(&b, " (mixture-of-experts: only the routed experts are read per token, "
+                               "so bytes per token is far below the model size).");
+            st = add_warning(r, "moe_excluded", rl_sbuf_take(&b), set->idx, set->n, err);
         }
         if (st != RL_OK)
             return st;
@@ -899,13 +854,13 @@ static rl_status analyze(const rl_an_input *in, rl_an_result *r, idx_list *set, 
         if (r->models[i].gpu_offload)
             set->idx[set->n++] = i;
     if (set->n > 0) {
-        sbuf b = {0};
-        sb_printf(&b, "GPU offload on ");
+        rl_sbuf b = {0};
+        rl_sbuf_printf(&b, "GPU offload on ");
         sb_ids(&b, r, set->idx, set->n);
-        sb_printf(&b, " (n_gpu_layers != 0 with a GPU backend): offloaded layers stream from "
-                      "VRAM, so the system-RAM ceiling and utilisation do not apply to them. "
-                      "Re-run with --gpu-layers 0 to measure the CPU.");
-        st = add_warning(r, "gpu_offload", sb_take(&b), set->idx, set->n, err);
+        rl_sbuf_printf(&b, " (n_gpu_layers != 0 with a GPU backend): offloaded layers stream from "
+                           "VRAM, so the system-RAM ceiling and utilisation do not apply to them. "
+                           "Re-run with --gpu-layers 0 to measure the CPU.");
+        st = add_warning(r, "gpu_offload", rl_sbuf_take(&b), set->idx, set->n, err);
         if (st != RL_OK)
             return st;
     }

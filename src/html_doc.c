@@ -134,38 +134,11 @@ bool rl_html_repair_json(cJSON *item)
 
 /* ---- the embedded JSON ----------------------------------------------------------------- */
 
-typedef struct {
-    char *p;
-    size_t len, cap;
-    bool oom;
-} sbuf;
-
-static void sb_put(sbuf *b, const char *s, size_t n)
-{
-    if (b->oom)
-        return;
-    if (b->len + n + 1 > b->cap) {
-        size_t cap = b->cap ? b->cap : 4096;
-        while (cap < b->len + n + 1)
-            cap *= 2;
-        char *p = realloc(b->p, cap);
-        if (!p) {
-            b->oom = true;
-            return;
-        }
-        b->p = p;
-        b->cap = cap;
-    }
-    memcpy(b->p + b->len, s, n);
-    b->len += n;
-    b->p[b->len] = '\0';
-}
-
-static void sb_u16(sbuf *b, unsigned v)
+static void sb_u16(rl_sbuf *b, unsigned v)
 {
     char e[8];
     snprintf(e, sizeof e, "\\u%04x", v & 0xFFFF);
-    sb_put(b, e, 6);
+    rl_sbuf_put(b, e, 6);
 }
 
 char *rl_html_json_for_script(const cJSON *bundle)
@@ -173,19 +146,19 @@ char *rl_html_json_for_script(const cJSON *bundle)
     char *text = rl_json_print(bundle);
     if (!text)
         return NULL;
-    sbuf b = {0};
+    rl_sbuf b = {0};
     const unsigned char *p = (const unsigned char *)text;
     size_t n = strlen(text);
     for (size_t i = 0; i < n;) {
         if (p[i] < 0x80) {
             if (p[i] == '<' && i + 1 < n && p[i + 1] == '/') {
-                sb_put(&b, "<\\/", 3);
+                rl_sbuf_put(&b, "<\\/", 3);
                 i += 2;
             } else if (p[i] == '<' && n - i >= 4 && memcmp(p + i, "<!--", 4) == 0) {
-                sb_put(&b, "\\u003c!--", 9);
+                rl_sbuf_put(&b, "\\u003c!--", 9);
                 i += 4;
             } else {
-                sb_put(&b, (const char *)p + i, 1);
+                rl_sbuf_put(&b, (const char *)p + i, 1);
                 i++;
             }
             continue;

@@ -43,33 +43,6 @@ typedef struct {
     bool oom;
 } import_ctx;
 
-typedef struct {
-    char *p;
-    size_t len, cap;
-    bool oom;
-} sbuf;
-
-static void sb_put(sbuf *b, const char *s, size_t n)
-{
-    if (b->oom)
-        return;
-    if (b->len + n + 1 > b->cap) {
-        size_t cap = b->cap ? b->cap : 256;
-        while (cap < b->len + n + 1)
-            cap *= 2;
-        char *p = realloc(b->p, cap);
-        if (!p) {
-            b->oom = true;
-            return;
-        }
-        b->p = p;
-        b->cap = cap;
-    }
-    memcpy(b->p + b->len, s, n);
-    b->len += n;
-    b->p[b->len] = '\0';
-}
-
 static bool id_char(char c)
 {
     return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '-' ||
@@ -88,7 +61,7 @@ static bool known_id(const import_ctx *x, const char *s, size_t n)
  * SVG's own ids. A new string (caller frees), or NULL when out of memory. */
 static char *rewrite_refs(import_ctx *x, const char *s, bool selectors)
 {
-    sbuf b = {0};
+    rl_sbuf b = {0};
     size_t plen = strlen(x->prefix);
     for (const char *p = s; *p;) {
         if (strncmp(p, "url(", 4) == 0) {
@@ -98,8 +71,8 @@ static char *rewrite_refs(import_ctx *x, const char *s, bool selectors)
             if (*q == '"' || *q == '\'')
                 q++;
             if (*q == '#') {
-                sb_put(&b, p, (size_t)(q - p) + 1);
-                sb_put(&b, x->prefix, plen);
+                rl_sbuf_put(&b, p, (size_t)(q - p) + 1);
+                rl_sbuf_put(&b, x->prefix, plen);
                 p = q + 1;
                 continue;
             }
@@ -109,18 +82,18 @@ static char *rewrite_refs(import_ctx *x, const char *s, bool selectors)
             while (id_char(p[n]))
                 n++;
             if (known_id(x, p + 1, n - 1)) {
-                sb_put(&b, "#", 1);
-                sb_put(&b, x->prefix, plen);
-                sb_put(&b, p + 1, n - 1);
+                rl_sbuf_put(&b, "#", 1);
+                rl_sbuf_put(&b, x->prefix, plen);
+                rl_sbuf_put(&b, p + 1, n - 1);
                 p += n;
                 continue;
             }
         }
-        sb_put(&b, p, 1);
+        rl_sbuf_put(&b, p, 1);
         p++;
     }
     if (!b.p && !b.oom)
-        sb_put(&b, "", 0);
+        rl_sbuf_put(&b, "", 0);
     if (b.oom) {
         free(b.p);
         return NULL;

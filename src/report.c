@@ -23,84 +23,32 @@ rl_status rl_report_html(const cJSON *bundle, char **out, size_t *len, rl_error 
 
 /* ---- Markdown -------------------------------------------------------------------------- */
 
-typedef struct {
-    char *p;
-    size_t len, cap;
-    bool oom;
-} sbuf;
-
-static void sb_put(sbuf *b, const char *s, size_t n)
-{
-    if (b->oom)
-        return;
-    if (b->len + n + 1 > b->cap) {
-        size_t cap = b->cap ? b->cap : 4096;
-        while (cap < b->len + n + 1)
-            cap *= 2;
-        char *p = realloc(b->p, cap);
-        if (!p) {
-            b->oom = true;
-            return;
-        }
-        b->p = p;
-        b->cap = cap;
-    }
-    memcpy(b->p + b->len, s, n);
-    b->len += n;
-    b->p[b->len] = '\0';
-}
-
-__attribute__((format(printf, 2, 3))) static void sb_printf(sbuf *b, const char *fmt, ...)
-{
-    char small[1024];
-    va_list ap;
-    va_start(ap, fmt);
-    int n = rl_vsnprintf(small, sizeof small, fmt, ap);
-    va_end(ap);
-    if (n < 0) {
-        b->oom = true;
-    } else if ((size_t)n < sizeof small) {
-        sb_put(b, small, (size_t)n);
-    } else {
-        char *big = malloc((size_t)n + 1);
-        if (!big) {
-            b->oom = true;
-            return;
-        }
-        va_start(ap, fmt);
-        rl_vsnprintf(big, (size_t)n + 1, fmt, ap);
-        va_end(ap);
-        sb_put(b, big, (size_t)n);
-        free(big);
-    }
-}
-
 /* Text for Markdown: characters with inline meaning escaped with a backslash, line breaks and
  * control characters as spaces, bytes that are not UTF-8 as U+FFFD. */
-static void md_text(sbuf *b, const char *s)
+static void md_text(rl_sbuf *b, const char *s)
 {
     const unsigned char *p = (const unsigned char *)(s ? s : "");
     size_t n = strlen((const char *)p);
     for (size_t i = 0; i < n;) {
         size_t k = rl_utf8_seq(p + i, n - i);
         if (k == 0) {
-            sb_put(b, "\xEF\xBF\xBD", 3);
+            rl_sbuf_put(b, "\xEF\xBF\xBD", 3);
             i++;
         } else if (k > 1) {
             if (k == 2 && p[i] == 0xC2 && p[i + 1] < 0xA0)
-                sb_put(b, " ", 1); /* C1 control */
+                rl_sbuf_put(b, " ", 1); /* C1 control */
             else
-                sb_put(b, (const char *)p + i, k);
+                rl_sbuf_put(b, (const char *)p + i, k);
             i += k;
         } else {
             char c = (char)p[i++];
             if ((unsigned char)c < 0x20 || c == 0x7f)
-                sb_put(b, " ", 1);
+                rl_sbuf_put(b, " ", 1);
             else if (strchr("\\`*_[]<>|~&", c)) {
-                sb_put(b, "\\", 1);
-                sb_put(b, &c, 1);
+                rl_sbuf_put(b, "\\", 1);
+                rl_sbuf_put(b, &c, 1);
             } else
-                sb_put(b, &c, 1);
+                rl_sbuf_put(b, &c, 1);
         }
     }
 }
@@ -131,44 +79,45 @@ rl_status rl_report_markdown(const cJSON *bundle, char **out, size_t *len, rl_er
     rl_status st = rl_report_caveats_get(bundle, &cav, err);
     if (st != RL_OK)
         return st;
-    sbuf b = {0};
+    rl_sbuf b = {0};
     char line[2048];
     rl_report_headline(bundle, line, sizeof line);
-    sb_printf(&b, "## llama-roofline: ");
+    rl_sbuf_printf(&b, "## llama-roofline: ");
     md_text(&b, line);
     rl_report_answer(bundle, line, sizeof line);
-    sb_printf(&b, "\n\n");
+    rl_sbuf_printf(&b, "\n\n");
     md_text(&b, line);
-    sb_printf(&b, "\n\n| Key figure | Value | Kind |\n|---|---:|---|\n");
+    rl_sbuf_printf(&b, "\n\n| Key figure | Value | Kind |\n|---|---:|---|\n");
     rl_report_figure f[RL_REPORT_MAX_FIGURES];
     size_t nf = rl_report_figures(bundle, f);
     for (size_t i = 0; i < nf; i++) {
-        sb_printf(&b, "| %s | ", f[i].label);
+        rl_sbuf_printf(&b, "| %s | ", f[i].label);
         md_text(&b, f[i].value);
         if (*f[i].unit && strcmp(f[i].value, "n/a") != 0)
-            sb_printf(&b, " %s", f[i].unit);
-        sb_printf(&b, " | %s |\n", f[i].kind);
+            rl_sbuf_printf(&b, " %s", f[i].unit);
+        rl_sbuf_printf(&b, " | %s |\n", f[i].kind);
     }
 
     const cJSON *an = get(bundle, "analysis");
     if (cJSON_GetArraySize(get(an, "models")) > 0) {
         const char *conv = rl_json_get_str(an, "bytes_convention");
-        sb_printf(&b,
-                  "\n| Model | Bytes/token (MB, %s) | Decode (tok/s) | Threads | Knee | GB/s | "
-                  "Share of ceiling |\n|---|---:|---:|---:|---:|---:|---:|\n",
-                  conv ? conv : "resident");
+        rl_sbuf_printf(
+            &b,
+            "\n| Model | Bytes/token (MB, %s) | Decode (tok/s) | Threads | Knee | GB/s | "
+            "Share of ceiling |\n|---|---:|---:|---:|---:|---:|---:|\n",
+            conv ? conv : "resident");
         const cJSON *m;
         cJSON_ArrayForEach(m, get(an, "models"))
         {
             char a[48], c[48];
             bool ok = false;
             rl_json_get_bool(m, "ok", &ok);
-            sb_printf(&b, "| ");
+            rl_sbuf_printf(&b, "| ");
             md_text(&b, rl_json_get_str(m, "name") ? rl_json_get_str(m, "name") : "?");
             rl_report_fmt_num(num(m, "bytes_per_token") / 1e6, a, sizeof a);
-            sb_printf(&b, " | %s | ", a);
+            rl_sbuf_printf(&b, " | %s | ", a);
             if (!ok) {
-                sb_printf(&b, "no short-context decode | | | | |\n");
+                rl_sbuf_printf(&b, "no short-context decode | | | | |\n");
                 continue;
             }
             const cJSON *op = get(m, "operating_point");
@@ -181,47 +130,47 @@ rl_status rl_report_markdown(const cJSON *bundle, char **out, size_t *len, rl_er
                 rl_snprintf(k, sizeof k, "%.0f", num(knee, "threads"));
             if (u)
                 rl_snprintf(us, sizeof us, "%.0f%%", num(u, "util_pct"));
-            sb_printf(&b, "%s | %.0f | %s | %s | %s |\n", a, num(op, "threads"), k, c, us);
+            rl_sbuf_printf(&b, "%s | %.0f | %s | %s | %s |\n", a, num(op, "threads"), k, c, us);
         }
     }
     if (cav.n) {
-        sb_printf(&b, "\n**Caveats that apply**\n\n");
+        rl_sbuf_printf(&b, "\n**Caveats that apply**\n\n");
         for (size_t i = 0; i < cav.n; i++) {
-            sb_printf(&b, "- ");
+            rl_sbuf_printf(&b, "- ");
             md_text(&b, cav.v[i].text);
-            sb_printf(&b, "\n");
+            rl_sbuf_printf(&b, "\n");
         }
     }
     const cJSON *ws = get(bundle, "warnings");
     if (cJSON_GetArraySize(ws) > 0) {
-        sb_printf(&b, "\n**Warnings**\n\n");
+        rl_sbuf_printf(&b, "\n**Warnings**\n\n");
         const cJSON *w;
         cJSON_ArrayForEach(w, ws)
         {
-            sb_printf(&b, "- ");
+            rl_sbuf_printf(&b, "- ");
             md_text(&b, rl_json_get_str(w, "text") ? rl_json_get_str(w, "text") : "?");
-            sb_printf(&b, "\n");
+            rl_sbuf_printf(&b, "\n");
         }
     }
     const cJSON *tool = get(bundle, "tool");
     const cJSON *lc = get(bundle, "llama_cpp");
-    sb_printf(&b, "\n_Measured ");
+    rl_sbuf_printf(&b, "\n_Measured ");
     md_text(&b, rl_json_get_str(bundle, "created_utc") ? rl_json_get_str(bundle, "created_utc")
                                                        : "(undated)");
-    sb_printf(&b, " with ");
+    rl_sbuf_printf(&b, " with ");
     md_text(&b, rl_json_get_str(tool, "name") ? rl_json_get_str(tool, "name") : "?");
-    sb_printf(&b, " ");
+    rl_sbuf_printf(&b, " ");
     md_text(&b, rl_json_get_str(tool, "version") ? rl_json_get_str(tool, "version") : "?");
     if (rl_json_get_str(lc, "build_commit")) {
-        sb_printf(&b, " and llama.cpp ");
+        rl_sbuf_printf(&b, " and llama.cpp ");
         md_text(&b, rl_json_get_str(lc, "build_commit"));
     }
     const char *cpu = rl_json_get_str(get(bundle, "environment"), "cpu");
     if (cpu) {
-        sb_printf(&b, " on ");
+        rl_sbuf_printf(&b, " on ");
         md_text(&b, cpu);
     }
-    sb_printf(&b, "; summary by llama-roofline %s._\n", RL_VERSION);
+    rl_sbuf_printf(&b, "; summary by llama-roofline %s._\n", RL_VERSION);
     rl_report_caveats_free(&cav);
     if (b.oom || !b.p) {
         free(b.p);

@@ -88,53 +88,15 @@ const char *rl_report_model_name(const cJSON *b, const char *id)
     return id ? id : "?";
 }
 
-/* ---- a growing string ------------------------------------------------------------------ */
-
-typedef struct {
-    char *p;
-    size_t len, cap;
-    bool oom;
-} sbuf;
-
-__attribute__((format(printf, 2, 3))) static void sb_printf(sbuf *b, const char *fmt, ...)
-{
-    if (b->oom)
-        return;
-    va_list ap;
-    va_start(ap, fmt);
-    int n = rl_vsnprintf(NULL, 0, fmt, ap);
-    va_end(ap);
-    if (n < 0) {
-        b->oom = true;
-        return;
-    }
-    if (b->len + (size_t)n + 1 > b->cap) {
-        size_t cap = b->cap ? b->cap : 256;
-        while (cap < b->len + (size_t)n + 1)
-            cap *= 2;
-        char *p = realloc(b->p, cap);
-        if (!p) {
-            b->oom = true;
-            return;
-        }
-        b->p = p;
-        b->cap = cap;
-    }
-    va_start(ap, fmt);
-    rl_vsnprintf(b->p + b->len, (size_t)n + 1, fmt, ap);
-    va_end(ap);
-    b->len += (size_t)n;
-}
-
 /* "a, b and c" of the display names of the ids in arr (an array of model id strings). */
-static void sb_names(sbuf *s, const cJSON *b, const cJSON *ids)
+static void sb_names(rl_sbuf *s, const cJSON *b, const cJSON *ids)
 {
     int n = cJSON_GetArraySize(ids), i = 0;
     const cJSON *id;
     cJSON_ArrayForEach(id, ids)
     {
         const char *name = cJSON_IsString(id) ? rl_report_model_name(b, id->valuestring) : "?";
-        sb_printf(s, "%s%s", i == 0 ? "" : (i == n - 1 ? " and " : ", "), name);
+        rl_sbuf_printf(s, "%s%s", i == 0 ? "" : (i == n - 1 ? " and " : ", "), name);
         i++;
     }
 }
@@ -146,7 +108,7 @@ typedef struct {
     bool oom;
 } cv_ctx;
 
-static void add(cv_ctx *c, const char *code, rl_report_place place, sbuf *s)
+static void add(cv_ctx *c, const char *code, rl_report_place place, rl_sbuf *s)
 {
     if (c->oom || s->oom || !s->p) {
         free(s->p);
@@ -187,33 +149,34 @@ static void cv_top(cv_ctx *c, const cJSON *b)
     const cJSON *status = get(b, "status");
     const char *state = str(status, "state", "complete");
     if (strcmp(state, "complete") != 0) {
-        sbuf s = {0};
+        rl_sbuf s = {0};
         const char *reason = rl_json_get_str(status, "reason");
         const char *how = strcmp(state, "running") == 0       ? "This run had not finished"
                           : strcmp(state, "interrupted") == 0 ? "This run was interrupted"
                           : strcmp(state, "failed") == 0      ? "This run failed"
                                                               : "This run is incomplete";
-        sb_printf(&s, "%s%s%s%s: the figures come from the runs that finished", how,
-                  reason ? " (" : "", reason ? reason : "", reason ? ")" : "");
+        rl_sbuf_printf(&s, "%s%s%s%s: the figures come from the runs that finished", how,
+                       reason ? " (" : "", reason ? reason : "", reason ? ")" : "");
         if (strcmp(state, "running") == 0 || strcmp(state, "interrupted") == 0)
-            sb_printf(&s, "; llama-roofline run --resume DIR measures the rest.");
+            rl_sbuf_printf(&s, "; llama-roofline run --resume DIR measures the rest.");
         else
-            sb_printf(&s, ".");
+            rl_sbuf_printf(&s, ".");
         add(c, "incomplete_run", RL_RP_TOP, &s);
     }
     const cJSON *src = get(b, "source");
     const char *kind = rl_json_get_str(src, "kind");
     if (kind && strcmp(kind, "imported") == 0) {
-        sbuf s = {0};
-        sb_printf(&s, "Imported data: these numbers were measured elsewhere, not by this tool on "
-                      "this machine, and were converted into a bundle; the analysis is this "
-                      "tool's, the measurements are not. The environment and provenance below "
-                      "are what the import recorded.");
+        rl_sbuf s = {0};
+        rl_sbuf_printf(&s,
+                       "Imported data: these numbers were measured elsewhere, not by this tool on "
+                       "this machine, and were converted into a bundle; the analysis is this "
+                       "tool's, the measurements are not. The environment and provenance below "
+                       "are what the import recorded.");
         const cJSON *it;
         cJSON_ArrayForEach(it, src)
         {
             if (cJSON_IsString(it) && it->string && strcmp(it->string, "kind") != 0)
-                sb_printf(&s, " %s: %s.", it->string, it->valuestring);
+                rl_sbuf_printf(&s, " %s: %s.", it->string, it->valuestring);
         }
         add(c, "imported", RL_RP_TOP, &s);
     }
@@ -228,47 +191,50 @@ static void cv_bandwidth(cv_ctx *c, const cJSON *b)
         return;
     const cJSON *w;
     if (!avail(an, "fit") && n_ok == 1) {
-        sbuf s = {0};
-        sb_printf(&s, "One model is one point, not a line: with a single model there is no fit, "
-                      "so the bandwidth shown is that model's own decode bandwidth and nothing "
-                      "yet shows that bytes per token predict the speed. Measure a second model "
-                      "of a different size to get the fit.");
+        rl_sbuf s = {0};
+        rl_sbuf_printf(&s,
+                       "One model is one point, not a line: with a single model there is no fit, "
+                       "so the bandwidth shown is that model's own decode bandwidth and nothing "
+                       "yet shows that bytes per token predict the speed. Measure a second model "
+                       "of a different size to get the fit.");
         add(c, "one_model_no_fit", RL_RP_BANDWIDTH, &s);
     }
     if ((w = warning(b, "fit_loose"))) {
-        sbuf s = {0};
-        sb_printf(&s,
-                  "Loose fit: R\xC2\xB2 is %.3f over %d models (below 0.90), so bytes per token "
-                  "alone do not predict decode speed here and decode is not cleanly "
-                  "bandwidth-bound. Look for partial GPU offload, a mixture-of-experts model, "
-                  "thermal throttling or another process using memory.",
-                  num(fit, "r2", NAN), (int)num(fit, "n_points", 0));
+        rl_sbuf s = {0};
+        rl_sbuf_printf(
+            &s,
+            "Loose fit: R\xC2\xB2 is %.3f over %d models (below 0.90), so bytes per token "
+            "alone do not predict decode speed here and decode is not cleanly "
+            "bandwidth-bound. Look for partial GPU offload, a mixture-of-experts model, "
+            "thermal throttling or another process using memory.",
+            num(fit, "r2", NAN), (int)num(fit, "n_points", 0));
         add(c, "loose_fit", RL_RP_BANDWIDTH, &s);
     }
     if ((w = warning(b, "moe_excluded"))) {
-        sbuf s = {0};
-        sb_printf(&s, "Mixture-of-experts left out of the fit: ");
+        rl_sbuf s = {0};
+        rl_sbuf_printf(&s, "Mixture-of-experts left out of the fit: ");
         sb_names(&s, b, get(w, "applies_to"));
-        sb_printf(&s, ". Such a model reads only its routed experts per token, far fewer bytes "
-                      "than its size, so it sits above the line; it is plotted with its own "
-                      "marker but does not bend the fit.");
+        rl_sbuf_printf(&s,
+                       ". Such a model reads only its routed experts per token, far fewer bytes "
+                       "than its size, so it sits above the line; it is plotted with its own "
+                       "marker but does not bend the fit.");
         add(c, "moe_excluded", RL_RP_BANDWIDTH, &s);
     } else if ((w = warning(b, "moe_all_fitted"))) {
-        sbuf s = {0};
-        sb_printf(&s, "Every model is mixture-of-experts, so the fit is over them: they read "
-                      "only their routed experts per token, so the bytes per token used here "
-                      "(the whole model) overstate the traffic and the fitted bandwidth and "
-                      "utilisation are overstated too.");
+        rl_sbuf s = {0};
+        rl_sbuf_printf(&s, "Every model is mixture-of-experts, so the fit is over them: they read "
+                           "only their routed experts per token, so the bytes per token used here "
+                           "(the whole model) overstate the traffic and the fitted bandwidth and "
+                           "utilisation are overstated too.");
         add(c, "moe_all_fitted", RL_RP_BANDWIDTH, &s);
     }
-    sbuf s = {0};
-    sb_printf(&s, "Short context only: the fit, the bandwidth and the utilisation describe "
-                  "decode with an almost empty KV cache (depth 0). With a long context decode "
-                  "also reads the cache and does attention work over it, and slows down");
+    rl_sbuf s = {0};
+    rl_sbuf_printf(&s, "Short context only: the fit, the bandwidth and the utilisation describe "
+                       "decode with an almost empty KV cache (depth 0). With a long context decode "
+                       "also reads the cache and does attention work over it, and slows down");
     if (cJSON_GetArraySize(get(an, "long_context")) > 0)
-        sb_printf(&s, "; the long-context table shows by how much here.");
+        rl_sbuf_printf(&s, "; the long-context table shows by how much here.");
     else
-        sb_printf(&s, "; measure at your context length with run --depth N.");
+        rl_sbuf_printf(&s, "; measure at your context length with run --depth N.");
     add(c, "short_context", RL_RP_BANDWIDTH, &s);
 }
 
@@ -277,37 +243,39 @@ static void cv_ceiling(cv_ctx *c, const cJSON *b)
     const cJSON *an = analysis(b);
     const cJSON *ceil = avail(an, "ceiling");
     const cJSON *mb = get(b, "membw");
-    sbuf s = {0};
+    rl_sbuf s = {0};
     if (!ceil) {
-        sb_printf(&s, "No ceiling: the memory read bandwidth was not measured (--skip-membw) or "
-                      "could not be, so there is no utilisation and no verdict. Measure it with "
-                      "llama-roofline membw or give one with --peak-bw GB/s.");
+        rl_sbuf_printf(&s,
+                       "No ceiling: the memory read bandwidth was not measured (--skip-membw) or "
+                       "could not be, so there is no utilisation and no verdict. Measure it with "
+                       "llama-roofline membw or give one with --peak-bw GB/s.");
         add(c, "no_ceiling", RL_RP_CEILING, &s);
         return;
     }
     const char *kind = str(ceil, "kind", "measured");
     if (strcmp(kind, "controlled") == 0) {
-        sb_printf(&s, "Supplied with --peak-bw, not measured here: every utilisation and the "
-                      "verdict are only as right as that figure.");
+        rl_sbuf_printf(&s, "Supplied with --peak-bw, not measured here: every utilisation and the "
+                           "verdict are only as right as that figure.");
         add(c, "ceiling_supplied", RL_RP_CEILING, &s);
     } else {
-        sb_printf(&s, "A measured lower bound, not the hardware's peak: it is the best of this "
-                      "tool's read kernels");
+        rl_sbuf_printf(&s,
+                       "A measured lower bound, not the hardware's peak: it is the best of this "
+                       "tool's read kernels");
         const char *k = rl_json_get_str(mb, "kernel");
         double t;
         if (k && has_num(mb, "threads", &t))
-            sb_printf(&s, " (here %s at %.0f threads)", k, t);
-        sb_printf(&s, ". llama.cpp's own kernels can stream faster, so a utilisation may pass "
-                      "100%%; --peak-bw with a STREAM figure gives a tighter ceiling.");
+            rl_sbuf_printf(&s, " (here %s at %.0f threads)", k, t);
+        rl_sbuf_printf(&s, ". llama.cpp's own kernels can stream faster, so a utilisation may pass "
+                           "100%%; --peak-bw with a STREAM figure gives a tighter ceiling.");
         add(c, "ceiling_lower_bound", RL_RP_CEILING, &s);
     }
     bool unstable = false;
     if (rl_json_get_bool(ceil, "unstable", &unstable) && unstable) {
-        sbuf u = {0};
-        sb_printf(&u, "Unstable ceiling: the repetitions of the measurement disagreed (the "
-                      "median was far below the best), which happens when something else uses "
-                      "the memory. The ceiling is then probably too low and every utilisation "
-                      "too high: re-run on an idle machine, or give --peak-bw.");
+        rl_sbuf u = {0};
+        rl_sbuf_printf(&u, "Unstable ceiling: the repetitions of the measurement disagreed (the "
+                           "median was far below the best), which happens when something else uses "
+                           "the memory. The ceiling is then probably too low and every utilisation "
+                           "too high: re-run on an idle machine, or give --peak-bw.");
         add(c, "ceiling_unstable", RL_RP_CEILING, &u);
     }
 }
@@ -316,7 +284,7 @@ static void cv_util(cv_ctx *c, const cJSON *b)
 {
     const cJSON *w;
     if ((w = warning(b, "util_above_ceiling"))) {
-        sbuf s = {0};
+        rl_sbuf s = {0};
         double mx = NAN;
         bool all_moe = true;
         const cJSON *id;
@@ -330,28 +298,31 @@ static void cv_util(cv_ctx *c, const cJSON *b)
             if (isfinite(u) && !(u <= mx))
                 mx = u;
         }
-        sb_printf(&s, "Above 100%%");
+        rl_sbuf_printf(&s, "Above 100%%");
         if (isfinite(mx))
-            sb_printf(&s, " (up to %.0f%%)", mx);
-        sb_printf(&s, " for ");
+            rl_sbuf_printf(&s, " (up to %.0f%%)", mx);
+        rl_sbuf_printf(&s, " for ");
         sb_names(&s, b, get(w, "applies_to"));
         if (all_moe)
-            sb_printf(&s, ": mixture-of-experts reads only its routed experts per token, so the "
-                          "whole model's bytes overstate its traffic and this percentage is not a "
-                          "bandwidth; it is left out of the median.");
+            rl_sbuf_printf(&s,
+                           ": mixture-of-experts reads only its routed experts per token, so the "
+                           "whole model's bytes overstate its traffic and this percentage is not a "
+                           "bandwidth; it is left out of the median.");
         else
-            sb_printf(&s, ": decode read faster than the ceiling, which only shows the ceiling is "
-                          "a lower bound. Read every percentage as a lower bound too, not as a "
-                          "measurement error.");
+            rl_sbuf_printf(&s,
+                           ": decode read faster than the ceiling, which only shows the ceiling is "
+                           "a lower bound. Read every percentage as a lower bound too, not as a "
+                           "measurement error.");
         add(c, "util_above_ceiling", RL_RP_UTIL, &s);
     }
     if ((w = warning(b, "gpu_offload"))) {
-        sbuf s = {0};
-        sb_printf(&s, "GPU offload on ");
+        rl_sbuf s = {0};
+        rl_sbuf_printf(&s, "GPU offload on ");
         sb_names(&s, b, get(w, "applies_to"));
-        sb_printf(&s, ": the offloaded layers stream from the GPU's memory, not from system "
-                      "RAM, so the RAM ceiling and the utilisation do not apply to them and they "
-                      "are left out. Run with --gpu-layers 0 to measure the CPU.");
+        rl_sbuf_printf(&s,
+                       ": the offloaded layers stream from the GPU's memory, not from system "
+                       "RAM, so the RAM ceiling and the utilisation do not apply to them and they "
+                       "are left out. Run with --gpu-layers 0 to measure the CPU.");
         add(c, "gpu_offload", RL_RP_UTIL, &s);
     }
 }
@@ -362,16 +333,18 @@ static void cv_roofline(cv_ctx *c, const cJSON *b)
     if (num(an, "n_models_ok", 0) < 1)
         return;
     const char *conv = str(an, "bytes_convention", "resident");
-    sbuf s = {0};
+    rl_sbuf s = {0};
     if (strcmp(conv, "streamed") == 0)
-        sb_printf(&s, "Bytes per token are the streamed bytes: the tensors decode reads for every "
-                      "token, from the GGUF tensor table (the token embedding is left out, as "
-                      "decode reads one row of it, unless it is tied to the output head).");
+        rl_sbuf_printf(&s,
+                       "Bytes per token are the streamed bytes: the tensors decode reads for every "
+                       "token, from the GGUF tensor table (the token embedding is left out, as "
+                       "decode reads one row of it, unless it is tied to the output head).");
     else
-        sb_printf(&s, "Bytes per token are the resident bytes: llama-bench's model_size, else "
-                      "the file size summed over shards. They include the token embedding, which "
-                      "decode does not stream, so small models look slower per byte than they "
-                      "are; the diagnose command counts only the tensors decode reads.");
+        rl_sbuf_printf(&s,
+                       "Bytes per token are the resident bytes: llama-bench's model_size, else "
+                       "the file size summed over shards. They include the token embedding, which "
+                       "decode does not stream, so small models look slower per byte than they "
+                       "are; the diagnose command counts only the tensors decode reads.");
     add(c, "bytes_convention", RL_RP_ROOFLINE, &s);
 }
 
@@ -381,20 +354,23 @@ static void cv_threads(cv_ctx *c, const cJSON *b)
     const char *label = str(v, "label", "");
     if (strcmp(label, "compute-bound") != 0)
         return;
-    sbuf s = {0};
+    rl_sbuf s = {0};
     const cJSON *ev = get(v, "evidence");
     double swept = num(ev, "swept_models", 0), gaining = num(ev, "decode_gaining_models", 0);
-    sb_printf(&s, "Compute-bound decode: ");
+    rl_sbuf_printf(&s, "Compute-bound decode: ");
     if (gaining > 0)
-        sb_printf(&s,
-                  "for %.0f of %.0f models measured at several thread counts, decode was still "
-                  "gaining at least 10%% from the last threads added. ",
-                  gaining, swept);
+        rl_sbuf_printf(
+            &s,
+            "for %.0f of %.0f models measured at several thread counts, decode was still "
+            "gaining at least 10%% from the last threads added. ",
+            gaining, swept);
     else
-        sb_printf(&s, "decode sits far below the ceiling while prefill scales with the threads. ");
-    sb_printf(&s, "Memory-bound decode stops gaining once a few cores saturate memory; here the "
-                  "cores run out first, so the percentage of the ceiling says how far the "
-                  "machine is from being memory-bound, not how well llama.cpp uses memory.");
+        rl_sbuf_printf(&s,
+                       "decode sits far below the ceiling while prefill scales with the threads. ");
+    rl_sbuf_printf(&s,
+                   "Memory-bound decode stops gaining once a few cores saturate memory; here the "
+                   "cores run out first, so the percentage of the ceiling says how far the "
+                   "machine is from being memory-bound, not how well llama.cpp uses memory.");
     add(c, "compute_bound", RL_RP_THREADS, &s);
 }
 
@@ -406,14 +382,15 @@ static void cv_long_context(cv_ctx *c, const cJSON *b)
     cJSON_ArrayForEach(row, lc) any_pred |= avail(row, "bytes_only_prediction") != NULL;
     if (cJSON_GetArraySize(lc) == 0)
         return;
-    sbuf s = {0};
-    sb_printf(&s, "Each depth is measured at the model's operating thread count and compared "
-                  "with the empty-cache rate at the same threads.");
+    rl_sbuf s = {0};
+    rl_sbuf_printf(&s, "Each depth is measured at the model's operating thread count and compared "
+                       "with the empty-cache rate at the same threads.");
     if (any_pred)
-        sb_printf(&s, " The bytes-only prediction is weights / (weights + depth x KV bytes per "
-                      "token): what decode would do if only the extra KV bytes mattered. Where "
-                      "the measured rate falls below it, the rest is attention work over the "
-                      "cache, which bytes per token cannot account for.");
+        rl_sbuf_printf(&s,
+                       " The bytes-only prediction is weights / (weights + depth x KV bytes per "
+                       "token): what decode would do if only the extra KV bytes mattered. Where "
+                       "the measured rate falls below it, the rest is attention work over the "
+                       "cache, which bytes per token cannot account for.");
     add(c, "long_context_method", RL_RP_LONG_CONTEXT, &s);
 }
 
@@ -423,7 +400,7 @@ static void cv_long_context(cv_ctx *c, const cJSON *b)
 static void cv_composition(cv_ctx *c, const cJSON *b)
 {
     static const char why_marker[] = " A label such as ";
-    sbuf s = {0};
+    rl_sbuf s = {0};
     char *why = NULL;
     const cJSON *m;
     cJSON_ArrayForEach(m, get(b, "models"))
@@ -436,15 +413,15 @@ static void cv_composition(cv_ctx *c, const cJSON *b)
             why = rl_strdup(cut + 1);
         if (cut)
             *cut = '\0';
-        sb_printf(&s, "%s%s: %s", s.len ? " " : "Label against content. ",
-                  str(m, "name", str(m, "id", "?")), text);
+        rl_sbuf_printf(&s, "%s%s: %s", s.len ? " " : "Label against content. ",
+                       str(m, "name", str(m, "id", "?")), text);
     }
     if (!s.len) {
         free(why);
         return;
     }
     if (why)
-        sb_printf(&s, " %s", why);
+        rl_sbuf_printf(&s, " %s", why);
     free(why);
     add(c, "label_vs_content", RL_RP_COMPOSITION, &s);
 }
@@ -544,18 +521,19 @@ void rl_report_headline(const cJSON *b, char *buf, size_t cap)
 void rl_report_answer(const cJSON *b, char *buf, size_t cap)
 {
     const cJSON *an = analysis(b);
-    sbuf s = {0};
+    rl_sbuf s = {0};
     char x[32], y[32];
     if (num(an, "n_models_ok", 0) < 1) {
-        sb_printf(&s, "Nothing to answer yet: no model produced a short-context decode rate, so "
-                      "there is no bandwidth, no utilisation and no verdict (see the runs and "
-                      "warnings below).");
+        rl_sbuf_printf(&s,
+                       "Nothing to answer yet: no model produced a short-context decode rate, so "
+                       "there is no bandwidth, no utilisation and no verdict (see the runs and "
+                       "warnings below).");
     } else {
         const cJSON *v = avail(an, "verdict");
         if (v)
-            sb_printf(&s, "Decode here is %s: ", str(v, "label", "?"));
+            rl_sbuf_printf(&s, "Decode here is %s: ", str(v, "label", "?"));
         else
-            sb_printf(&s, "No verdict (%s): ", str(get(an, "verdict"), "reason", "unknown"));
+            rl_sbuf_printf(&s, "No verdict (%s): ", str(get(an, "verdict"), "reason", "unknown"));
         const cJSON *fit = avail(an, "fit");
         const cJSON *one = NULL, *m;
         cJSON_ArrayForEach(m, get(an, "models"))
@@ -566,34 +544,35 @@ void rl_report_answer(const cJSON *b, char *buf, size_t cap)
         }
         if (fit) {
             rl_report_fmt_num(num(fit, "bw_GBs", NAN), x, sizeof x);
-            sb_printf(&s, "llama.cpp reads an effective %s GB/s (fit over %d models)", x,
-                      (int)num(fit, "n_points", 0));
+            rl_sbuf_printf(&s, "llama.cpp reads an effective %s GB/s (fit over %d models)", x,
+                           (int)num(fit, "n_points", 0));
         } else if (one && num(an, "n_models_ok", 0) == 1) {
             rl_report_fmt_num(num(one, "decode_bw_GBs", NAN), x, sizeof x);
             rl_report_fmt_num(num(get(one, "operating_point"), "decode_tok_s", NAN), y, sizeof y);
-            sb_printf(&s, "%s decodes %s tok/s, %s GB/s (one model, so no fit)",
-                      str(one, "name", "the model"), y, x);
+            rl_sbuf_printf(&s, "%s decodes %s tok/s, %s GB/s (one model, so no fit)",
+                           str(one, "name", "the model"), y, x);
         } else {
-            sb_printf(&s, "no effective bandwidth (%s)", str(get(an, "fit"), "reason", "no fit"));
+            rl_sbuf_printf(&s, "no effective bandwidth (%s)",
+                           str(get(an, "fit"), "reason", "no fit"));
         }
         const cJSON *u = avail(an, "utilisation");
         const cJSON *ceil = avail(an, "ceiling");
         if (u) {
             rl_report_fmt_num(num(u, "ceiling_GBs", NAN), x, sizeof x);
-            sb_printf(&s, ", the median model reaches %.0f%% of the %s GB/s ceiling",
-                      num(u, "median_pct", NAN), x);
+            rl_sbuf_printf(&s, ", the median model reaches %.0f%% of the %s GB/s ceiling",
+                           num(u, "median_pct", NAN), x);
         } else if (!ceil) {
-            sb_printf(&s, ", with no ceiling to compare against");
+            rl_sbuf_printf(&s, ", with no ceiling to compare against");
         }
         const cJSON *k = avail(an, "knee");
         double kt = num(k, "threads", NAN);
         if (k)
-            sb_printf(&s, ", and %.0f %s the best rate", kt,
-                      kt == 1 ? "thread already gives" : "threads already give");
+            rl_sbuf_printf(&s, ", and %.0f %s the best rate", kt,
+                           kt == 1 ? "thread already gives" : "threads already give");
         else if (one)
-            sb_printf(&s, ", at %.0f threads (the only count measured)",
-                      num(get(one, "operating_point"), "threads", NAN));
-        sb_printf(&s, ".");
+            rl_sbuf_printf(&s, ", at %.0f threads (the only count measured)",
+                           num(get(one, "operating_point"), "threads", NAN));
+        rl_sbuf_printf(&s, ".");
     }
     rl_snprintf(buf, cap, "%s", s.p && !s.oom ? s.p : "");
     free(s.p);
@@ -746,30 +725,30 @@ static bool plain_arg(const char *a)
 
 char *rl_report_shell_line(const cJSON *argv, const char *argv0)
 {
-    sbuf s = {0};
+    rl_sbuf s = {0};
     if (argv0)
-        sb_printf(&s, "%s", argv0);
+        rl_sbuf_printf(&s, "%s", argv0);
     const cJSON *a;
     cJSON_ArrayForEach(a, argv)
     {
         const char *v = cJSON_IsString(a) ? a->valuestring : "";
         if (s.len)
-            sb_printf(&s, " ");
+            rl_sbuf_printf(&s, " ");
         if (plain_arg(v)) {
-            sb_printf(&s, "%s", v);
+            rl_sbuf_printf(&s, "%s", v);
             continue;
         }
-        sb_printf(&s, "'");
+        rl_sbuf_printf(&s, "'");
         for (const char *p = v; *p; p++) {
             if (*p == '\'')
-                sb_printf(&s, "'\\''");
+                rl_sbuf_printf(&s, "'\\''");
             else
-                sb_printf(&s, "%c", *p);
+                rl_sbuf_printf(&s, "%c", *p);
         }
-        sb_printf(&s, "'");
+        rl_sbuf_printf(&s, "'");
     }
     if (!s.p && !s.oom)
-        sb_printf(&s, "%s", "");
+        rl_sbuf_printf(&s, "%s", "");
     if (s.oom) {
         free(s.p);
         return NULL;

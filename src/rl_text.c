@@ -190,3 +190,62 @@ char *rl_tty_escape_dup(const char *s)
         rl_tty_escape_n(s, n, buf, cap);
     return buf;
 }
+
+void rl_sbuf_reserve(rl_sbuf *b, size_t extra)
+{
+    if (b->oom || b->len + extra + 1 <= b->cap)
+        return;
+    if (extra > SIZE_MAX / 2 - b->len) {
+        b->oom = true;
+        return;
+    }
+    size_t cap = b->cap ? b->cap : 256;
+    while (cap < b->len + extra + 1)
+        cap *= 2;
+    char *p = realloc(b->p, cap);
+    if (!p) {
+        b->oom = true;
+        return;
+    }
+    b->p = p;
+    b->cap = cap;
+}
+
+void rl_sbuf_put(rl_sbuf *b, const char *s, size_t n)
+{
+    rl_sbuf_reserve(b, n);
+    if (b->oom)
+        return;
+    memcpy(b->p + b->len, s, n);
+    b->len += n;
+    b->p[b->len] = '\0';
+}
+
+void rl_sbuf_printf(rl_sbuf *b, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    int n = rl_vsnprintf(NULL, 0, fmt, ap);
+    va_end(ap);
+    if (n < 0) {
+        b->oom = true;
+        return;
+    }
+    rl_sbuf_reserve(b, (size_t)n);
+    if (b->oom)
+        return;
+    va_start(ap, fmt);
+    rl_vsnprintf(b->p + b->len, (size_t)n + 1, fmt, ap);
+    va_end(ap);
+    b->len += (size_t)n;
+}
+
+char *rl_sbuf_take(rl_sbuf *b)
+{
+    char *p = b->oom ? NULL : b->p;
+    if (b->oom)
+        free(b->p);
+    b->p = NULL;
+    b->len = b->cap = 0;
+    return p;
+}

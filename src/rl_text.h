@@ -56,4 +56,20 @@ const char *rl_tty_escape_n(const char *s, size_t n, char *buf, size_t cap);
 /* The same into a new string (caller frees); NULL when out of memory. */
 char *rl_tty_escape_dup(const char *s);
 
+/* A growing string, for text built piece by piece (Markdown, JSON escapes, messages). Zero it
+ * to start ({0}); after out-of-memory every call is a no-op and oom stays set. The buffer is
+ * always NUL-terminated once anything was added; rl_sbuf_take hands it over (caller frees;
+ * NULL after out-of-memory, when the buffer is freed instead). */
+typedef struct {
+    char *p;
+    size_t len, cap;
+    bool oom;
+} rl_sbuf;
+
+void rl_sbuf_reserve(rl_sbuf *b, size_t extra);
+void rl_sbuf_put(rl_sbuf *b, const char *s, size_t n);
+/* printf in the C locale. */
+void rl_sbuf_printf(rl_sbuf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+char *rl_sbuf_take(rl_sbuf *b);
+
 #endif
