@@ -34,19 +34,6 @@ static const cJSON *get(const cJSON *o, const char *key)
     return cJSON_GetObjectItemCaseSensitive(o, key);
 }
 
-static const cJSON *avail(const cJSON *o, const char *key)
-{
-    const cJSON *it = get(o, key);
-    bool a = false;
-    return cJSON_IsObject(it) && rl_json_get_bool(it, "available", &a) && a ? it : NULL;
-}
-
-static double num(const cJSON *o, const char *key, double dflt)
-{
-    double v;
-    return rl_json_get_num(o, key, &v) ? v : dflt;
-}
-
 static const char *str(const cJSON *o, const char *key, const char *dflt)
 {
     const char *s = rl_json_get_str(o, key);
@@ -116,7 +103,7 @@ static void top(page *p)
                 rl_json_get_str(env, "cpu") ? " \xC2\xB7 " : "", str(env, "cpu", ""));
     set_text(p, slot(p, "kicker"), kicker);
 
-    const cJSON *v = avail(get(p->b, "analysis"), "verdict");
+    const cJSON *v = rl_json_available(get(p->b, "analysis"), "verdict");
     xmlNodePtr vt = slot(p, "verdict-text");
     if (v && rl_json_get_str(v, "text"))
         set_text(p, vt, rl_json_get_str(v, "text"));
@@ -282,7 +269,7 @@ static void models_table(page *p)
         if (misleads) {
             rl_html_el(&p->h, ltd, "br", NULL);
             rl_html_el_textf(&p->h, ltd, "span", "flag", "%.0f%% on label",
-                             num(get(g, "composition"), "on_label_pct", NAN));
+                             rl_json_num_or(get(g, "composition"), "on_label_pct", NAN));
         }
         double bpt;
         if (rl_json_get_num(m, "bytes_per_token", &bpt)) {
@@ -298,8 +285,8 @@ static void models_table(page *p)
             continue;
         }
         const cJSON *op = get(m, "operating_point");
-        fmt(num(op, "decode_tok_s", NAN), a, sizeof a);
-        const cJSON *ci = get(avail(op, "samples"), "ci95");
+        fmt(rl_json_num_or(op, "decode_tok_s", NAN), a, sizeof a);
+        const cJSON *ci = get(rl_json_available(op, "samples"), "ci95");
         double lo, hi;
         if (rl_json_get_num(ci, "low", &lo) && rl_json_get_num(ci, "high", &hi)) {
             fmt((hi - lo) / 2, c, sizeof c);
@@ -307,33 +294,33 @@ static void models_table(page *p)
         } else {
             td_num(p, tr, a);
         }
-        rl_snprintf(a, sizeof a, "%.0f", num(op, "threads", NAN));
+        rl_snprintf(a, sizeof a, "%.0f", rl_json_num_or(op, "threads", NAN));
         td_num(p, tr, a);
-        const cJSON *knee = avail(m, "knee");
-        rl_snprintf(a, sizeof a, knee ? "%.0f" : "n/a", num(knee, "threads", NAN));
+        const cJSON *knee = rl_json_available(m, "knee");
+        rl_snprintf(a, sizeof a, knee ? "%.0f" : "n/a", rl_json_num_or(knee, "threads", NAN));
         td_num(p, tr, a);
-        fmt(num(m, "decode_bw_GBs", NAN), a, sizeof a);
+        fmt(rl_json_num_or(m, "decode_bw_GBs", NAN), a, sizeof a);
         td_num(p, tr, a);
-        const cJSON *u = avail(m, "utilisation");
+        const cJSON *u = rl_json_available(m, "utilisation");
         if (u) {
-            rl_snprintf(a, sizeof a, "%.0f%%", num(u, "util_pct", NAN));
+            rl_snprintf(a, sizeof a, "%.0f%%", rl_json_num_or(u, "util_pct", NAN));
             td_num(p, tr, a);
         } else {
             rl_html_el_textf(&p->h, tr, "td", "num", "n/a (%s)",
                              str(get(m, "utilisation"), "reason", "unknown"));
         }
-        const cJSON *pf = avail(m, "prefill");
+        const cJSON *pf = rl_json_available(m, "prefill");
         if (pf) {
-            fmt(num(pf, "tok_s", NAN), a, sizeof a);
-            rl_snprintf(c, sizeof c, "%s @%.0f", a, num(pf, "threads", NAN));
+            fmt(rl_json_num_or(pf, "tok_s", NAN), a, sizeof a);
+            rl_snprintf(c, sizeof c, "%s @%.0f", a, rl_json_num_or(pf, "threads", NAN));
             td_num(p, tr, c);
         } else {
             td_num(p, tr, "n/a");
         }
-        const cJSON *res = avail(m, "fit_residual");
+        const cJSON *res = rl_json_available(m, "fit_residual");
         if (res) {
-            fmt(num(res, "tok_s", NAN), a, sizeof a);
-            rl_snprintf(c, sizeof c, "%s%s", num(res, "tok_s", 0) > 0 ? "+" : "", a);
+            fmt(rl_json_num_or(res, "tok_s", NAN), a, sizeof a);
+            rl_snprintf(c, sizeof c, "%s%s", rl_json_num_or(res, "tok_s", 0) > 0 ? "+" : "", a);
             td_num(p, tr, c);
         } else {
             td_num(p, tr, "n/a");
@@ -396,20 +383,21 @@ static void long_context(page *p)
         char a[48];
         xmlNodePtr tr = rl_html_el(&p->h, tb, "tr", NULL);
         rl_html_el_text(&p->h, tr, "td", NULL, rl_report_model_name(p->b, str(r, "model", "?")));
-        rl_snprintf(a, sizeof a, "%.0f", num(r, "threads", NAN));
+        rl_snprintf(a, sizeof a, "%.0f", rl_json_num_or(r, "threads", NAN));
         td_num(p, tr, a);
-        rl_snprintf(a, sizeof a, "%.0f", num(r, "depth", NAN));
+        rl_snprintf(a, sizeof a, "%.0f", rl_json_num_or(r, "depth", NAN));
         td_num(p, tr, a);
-        fmt(num(r, "decode_tok_s", NAN), a, sizeof a);
+        fmt(rl_json_num_or(r, "decode_tok_s", NAN), a, sizeof a);
         td_num(p, tr, a);
-        const cJSON *pe = avail(r, "pct_of_empty_cache");
-        const cJSON *pr = avail(r, "bytes_only_prediction");
-        rl_snprintf(a, sizeof a, pe ? "%.1f" : "n/a", num(pe, "pct", NAN));
+        const cJSON *pe = rl_json_available(r, "pct_of_empty_cache");
+        const cJSON *pr = rl_json_available(r, "bytes_only_prediction");
+        rl_snprintf(a, sizeof a, pe ? "%.1f" : "n/a", rl_json_num_or(pe, "pct", NAN));
         td_num(p, tr, a);
-        rl_snprintf(a, sizeof a, pr ? "%.1f" : "n/a", num(pr, "pct", NAN));
+        rl_snprintf(a, sizeof a, pr ? "%.1f" : "n/a", rl_json_num_or(pr, "pct", NAN));
         td_num(p, tr, a);
         if (pe && pr)
-            rl_snprintf(a, sizeof a, "%+.1f", num(pe, "pct", NAN) - num(pr, "pct", NAN));
+            rl_snprintf(a, sizeof a, "%+.1f",
+                        rl_json_num_or(pe, "pct", NAN) - rl_json_num_or(pr, "pct", NAN));
         else
             rl_snprintf(a, sizeof a, "n/a");
         td_num(p, tr, a);
@@ -566,7 +554,7 @@ static void provenance(page *p)
     rl_html_el_text(&p->h, dl, "dt", NULL, "Measured with");
     rl_html_el_textf(&p->h, dl, "dd", NULL, "%s %s (bundle schema version %.0f)",
                      str(tool, "name", "?"), str(tool, "version", "?"),
-                     num(p->b, "schema_version", NAN));
+                     rl_json_num_or(p->b, "schema_version", NAN));
     rl_html_el_text(&p->h, dl, "dt", NULL, "Started / last written (UTC)");
     rl_html_el_textf(&p->h, dl, "dd", NULL, "%s / %s", str(p->b, "created_utc", "?"),
                      str(p->b, "updated_utc", "?"));
@@ -623,9 +611,9 @@ static void provenance(page *p)
             char a[48];
             xmlNodePtr tr = rl_html_el(&p->h, tb, "tr", NULL);
             rl_html_el_text(&p->h, tr, "td", NULL, str(m, "name", str(m, "id", "?")));
-            rl_snprintf(a, sizeof a, "%.0f", num(r, "threads", NAN));
+            rl_snprintf(a, sizeof a, "%.0f", rl_json_num_or(r, "threads", NAN));
             td_num(p, tr, a);
-            rl_snprintf(a, sizeof a, "%.0f", num(r, "depth", NAN));
+            rl_snprintf(a, sizeof a, "%.0f", rl_json_num_or(r, "depth", NAN));
             td_num(p, tr, a);
             xmlNodePtr st = rl_html_el_text(&p->h, tr, "td", NULL, str(r, "status", "?"));
             if (rl_json_get_str(r, "error")) {

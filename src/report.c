@@ -58,19 +58,6 @@ static const cJSON *get(const cJSON *o, const char *key)
     return cJSON_GetObjectItemCaseSensitive(o, key);
 }
 
-static const cJSON *avail(const cJSON *o, const char *key)
-{
-    const cJSON *it = get(o, key);
-    bool a = false;
-    return cJSON_IsObject(it) && rl_json_get_bool(it, "available", &a) && a ? it : NULL;
-}
-
-static double num(const cJSON *o, const char *key)
-{
-    double v;
-    return rl_json_get_num(o, key, &v) ? v : NAN;
-}
-
 rl_status rl_report_markdown(const cJSON *bundle, char **out, size_t *len, rl_error *err)
 {
     *out = NULL;
@@ -114,23 +101,24 @@ rl_status rl_report_markdown(const cJSON *bundle, char **out, size_t *len, rl_er
             rl_json_get_bool(m, "ok", &ok);
             rl_sbuf_printf(&b, "| ");
             md_text(&b, rl_json_get_str(m, "name") ? rl_json_get_str(m, "name") : "?");
-            rl_report_fmt_num(num(m, "bytes_per_token") / 1e6, a, sizeof a);
+            rl_report_fmt_num(rl_json_num_or(m, "bytes_per_token", NAN) / 1e6, a, sizeof a);
             rl_sbuf_printf(&b, " | %s | ", a);
             if (!ok) {
                 rl_sbuf_printf(&b, "no short-context decode | | | | |\n");
                 continue;
             }
             const cJSON *op = get(m, "operating_point");
-            rl_report_fmt_num(num(op, "decode_tok_s"), a, sizeof a);
-            rl_report_fmt_num(num(m, "decode_bw_GBs"), c, sizeof c);
-            const cJSON *knee = avail(m, "knee");
-            const cJSON *u = avail(m, "utilisation");
+            rl_report_fmt_num(rl_json_num_or(op, "decode_tok_s", NAN), a, sizeof a);
+            rl_report_fmt_num(rl_json_num_or(m, "decode_bw_GBs", NAN), c, sizeof c);
+            const cJSON *knee = rl_json_available(m, "knee");
+            const cJSON *u = rl_json_available(m, "utilisation");
             char k[32] = "n/a", us[32] = "n/a";
             if (knee)
-                rl_snprintf(k, sizeof k, "%.0f", num(knee, "threads"));
+                rl_snprintf(k, sizeof k, "%.0f", rl_json_num_or(knee, "threads", NAN));
             if (u)
-                rl_snprintf(us, sizeof us, "%.0f%%", num(u, "util_pct"));
-            rl_sbuf_printf(&b, "%s | %.0f | %s | %s | %s |\n", a, num(op, "threads"), k, c, us);
+                rl_snprintf(us, sizeof us, "%.0f%%", rl_json_num_or(u, "util_pct", NAN));
+            rl_sbuf_printf(&b, "%s | %.0f | %s | %s | %s |\n", a,
+                           rl_json_num_or(op, "threads", NAN), k, c, us);
         }
     }
     if (cav.n) {
@@ -255,12 +243,6 @@ rl_status rl_report_after_measure(const char *verb, const cJSON *bundle, const c
 
 /* ---- summary -------------------------------------------------------------------------- */
 
-static double num_or(const cJSON *o, const char *k, double dflt)
-{
-    double v;
-    return rl_json_get_num(o, k, &v) ? v : dflt;
-}
-
 void rl_report_print_summary(FILE *out, const cJSON *b, const char *bundle_path)
 {
     const cJSON *an = cJSON_GetObjectItemCaseSensitive(b, "analysis");
@@ -286,18 +268,20 @@ void rl_report_print_summary(FILE *out, const cJSON *b, const char *bundle_path)
         fprintf(out,
                 "effective bandwidth: %.2f GB/s (fit through the origin, R^2 %.4f, %d models, "
                 "each at its own best thread count)\n",
-                num_or(fit, "bw_GBs", 0), num_or(fit, "r2", 0), (int)num_or(fit, "n_points", 0));
+                rl_json_num_or(fit, "bw_GBs", 0), rl_json_num_or(fit, "r2", 0),
+                (int)rl_json_num_or(fit, "n_points", 0));
     else
         fprintf(out, "effective bandwidth: no fit (%s)\n",
                 rl_tty_escape(rl_json_get_str(fit, "reason") ? rl_json_get_str(fit, "reason") : "",
                               safe, sizeof safe));
     if (rl_json_get_bool(ceil, "available", &avail) && avail)
-        fprintf(out, "memory ceiling: %.2f GB/s (%s; a lower bound)\n", num_or(ceil, "GBs", 0),
+        fprintf(out, "memory ceiling: %.2f GB/s (%s; a lower bound)\n",
+                rl_json_num_or(ceil, "GBs", 0),
                 rl_json_get_str(ceil, "kind") ? rl_json_get_str(ceil, "kind") : "?");
     const cJSON *knee = cJSON_GetObjectItemCaseSensitive(an, "knee");
     if (rl_json_get_bool(knee, "available", &avail) && avail)
         fprintf(out, "best thread count: %d (smallest within 2%% of the best decode)\n",
-                (int)num_or(knee, "threads", 0));
+                (int)rl_json_num_or(knee, "threads", 0));
     fprintf(out, "\n  %-36s %10s %8s %10s %8s\n", "model", "decode", "threads", "GB/s", "ceiling");
     const cJSON *mm;
     cJSON_ArrayForEach(mm, cJSON_GetObjectItemCaseSensitive(an, "models"))
@@ -314,9 +298,10 @@ void rl_report_print_summary(FILE *out, const cJSON *b, const char *bundle_path)
         }
         char util[32] = "-";
         if (rl_json_get_bool(ut, "available", &avail) && avail)
-            rl_snprintf(util, sizeof util, "%.0f%%", num_or(ut, "util_pct", 0));
-        fprintf(out, "  %-36s %6.2f t/s %8d %10.2f %8s\n", safe, num_or(op, "decode_tok_s", 0),
-                (int)num_or(op, "threads", 0), num_or(mm, "decode_bw_GBs", 0), util);
+            rl_snprintf(util, sizeof util, "%.0f%%", rl_json_num_or(ut, "util_pct", 0));
+        fprintf(out, "  %-36s %6.2f t/s %8d %10.2f %8s\n", safe,
+                rl_json_num_or(op, "decode_tok_s", 0), (int)rl_json_num_or(op, "threads", 0),
+                rl_json_num_or(mm, "decode_bw_GBs", 0), util);
     }
     const cJSON *w;
     cJSON_ArrayForEach(w, cJSON_GetObjectItemCaseSensitive(b, "warnings"))

@@ -23,20 +23,6 @@ static const cJSON *analysis(const cJSON *b)
     return get(b, "analysis");
 }
 
-/* An object that is {"available": true, ...}; NULL when absent or unavailable. */
-static const cJSON *avail(const cJSON *o, const char *key)
-{
-    const cJSON *it = get(o, key);
-    bool a = false;
-    return cJSON_IsObject(it) && rl_json_get_bool(it, "available", &a) && a ? it : NULL;
-}
-
-static double num(const cJSON *o, const char *key, double dflt)
-{
-    double v;
-    return rl_json_get_num(o, key, &v) ? v : dflt;
-}
-
 static bool has_num(const cJSON *o, const char *key, double *v)
 {
     return rl_json_get_num(o, key, v);
@@ -186,11 +172,11 @@ static void cv_bandwidth(cv_ctx *c, const cJSON *b)
 {
     const cJSON *an = analysis(b);
     const cJSON *fit = get(an, "fit");
-    int n_ok = (int)num(an, "n_models_ok", 0);
+    int n_ok = (int)rl_json_num_or(an, "n_models_ok", 0);
     if (n_ok == 0)
         return;
     const cJSON *w;
-    if (!avail(an, "fit") && n_ok == 1) {
+    if (!rl_json_available(an, "fit") && n_ok == 1) {
         rl_sbuf s = {0};
         rl_sbuf_printf(&s,
                        "One model is one point, not a line: with a single model there is no fit, "
@@ -207,7 +193,7 @@ static void cv_bandwidth(cv_ctx *c, const cJSON *b)
             "alone do not predict decode speed here and decode is not cleanly "
             "bandwidth-bound. Look for partial GPU offload, a mixture-of-experts model, "
             "thermal throttling or another process using memory.",
-            num(fit, "r2", NAN), (int)num(fit, "n_points", 0));
+            rl_json_num_or(fit, "r2", NAN), (int)rl_json_num_or(fit, "n_points", 0));
         add(c, "loose_fit", RL_RP_BANDWIDTH, &s);
     }
     if ((w = warning(b, "moe_excluded"))) {
@@ -241,7 +227,7 @@ static void cv_bandwidth(cv_ctx *c, const cJSON *b)
 static void cv_ceiling(cv_ctx *c, const cJSON *b)
 {
     const cJSON *an = analysis(b);
-    const cJSON *ceil = avail(an, "ceiling");
+    const cJSON *ceil = rl_json_available(an, "ceiling");
     const cJSON *mb = get(b, "membw");
     rl_sbuf s = {0};
     if (!ceil) {
@@ -291,7 +277,7 @@ static void cv_util(cv_ctx *c, const cJSON *b)
         cJSON_ArrayForEach(id, get(w, "applies_to"))
         {
             const cJSON *am = cJSON_IsString(id) ? rl_report_an_model(b, id->valuestring) : NULL;
-            double u = num(avail(am, "utilisation"), "util_pct", NAN);
+            double u = rl_json_num_or(rl_json_available(am, "utilisation"), "util_pct", NAN);
             bool moe = false;
             rl_json_get_bool(am, "is_moe", &moe);
             all_moe &= moe;
@@ -330,7 +316,7 @@ static void cv_util(cv_ctx *c, const cJSON *b)
 static void cv_roofline(cv_ctx *c, const cJSON *b)
 {
     const cJSON *an = analysis(b);
-    if (num(an, "n_models_ok", 0) < 1)
+    if (rl_json_num_or(an, "n_models_ok", 0) < 1)
         return;
     const char *conv = str(an, "bytes_convention", "resident");
     rl_sbuf s = {0};
@@ -350,13 +336,14 @@ static void cv_roofline(cv_ctx *c, const cJSON *b)
 
 static void cv_threads(cv_ctx *c, const cJSON *b)
 {
-    const cJSON *v = avail(analysis(b), "verdict");
+    const cJSON *v = rl_json_available(analysis(b), "verdict");
     const char *label = str(v, "label", "");
     if (strcmp(label, "compute-bound") != 0)
         return;
     rl_sbuf s = {0};
     const cJSON *ev = get(v, "evidence");
-    double swept = num(ev, "swept_models", 0), gaining = num(ev, "decode_gaining_models", 0);
+    double swept = rl_json_num_or(ev, "swept_models", 0),
+           gaining = rl_json_num_or(ev, "decode_gaining_models", 0);
     rl_sbuf_printf(&s, "Compute-bound decode: ");
     if (gaining > 0)
         rl_sbuf_printf(
@@ -379,7 +366,7 @@ static void cv_long_context(cv_ctx *c, const cJSON *b)
     const cJSON *lc = get(analysis(b), "long_context");
     bool any_pred = false;
     const cJSON *row;
-    cJSON_ArrayForEach(row, lc) any_pred |= avail(row, "bytes_only_prediction") != NULL;
+    cJSON_ArrayForEach(row, lc) any_pred |= rl_json_available(row, "bytes_only_prediction") != NULL;
     if (cJSON_GetArraySize(lc) == 0)
         return;
     rl_sbuf s = {0};
@@ -509,8 +496,8 @@ bool rl_report_label_explanation(const cJSON *model, char *buf, size_t cap)
 void rl_report_headline(const cJSON *b, char *buf, size_t cap)
 {
     const cJSON *an = analysis(b);
-    const cJSON *v = avail(an, "verdict");
-    if (num(an, "n_models_ok", 0) < 1)
+    const cJSON *v = rl_json_available(an, "verdict");
+    if (rl_json_num_or(an, "n_models_ok", 0) < 1)
         rl_snprintf(buf, cap, "Nothing measured");
     else if (v && rl_json_get_str(v, "label"))
         rl_snprintf(buf, cap, "Decode is %s", rl_json_get_str(v, "label"));
@@ -523,18 +510,18 @@ void rl_report_answer(const cJSON *b, char *buf, size_t cap)
     const cJSON *an = analysis(b);
     rl_sbuf s = {0};
     char x[32], y[32];
-    if (num(an, "n_models_ok", 0) < 1) {
+    if (rl_json_num_or(an, "n_models_ok", 0) < 1) {
         rl_sbuf_printf(&s,
                        "Nothing to answer yet: no model produced a short-context decode rate, so "
                        "there is no bandwidth, no utilisation and no verdict (see the runs and "
                        "warnings below).");
     } else {
-        const cJSON *v = avail(an, "verdict");
+        const cJSON *v = rl_json_available(an, "verdict");
         if (v)
             rl_sbuf_printf(&s, "Decode here is %s: ", str(v, "label", "?"));
         else
             rl_sbuf_printf(&s, "No verdict (%s): ", str(get(an, "verdict"), "reason", "unknown"));
-        const cJSON *fit = avail(an, "fit");
+        const cJSON *fit = rl_json_available(an, "fit");
         const cJSON *one = NULL, *m;
         cJSON_ArrayForEach(m, get(an, "models"))
         {
@@ -543,35 +530,36 @@ void rl_report_answer(const cJSON *b, char *buf, size_t cap)
                 one = m;
         }
         if (fit) {
-            rl_report_fmt_num(num(fit, "bw_GBs", NAN), x, sizeof x);
+            rl_report_fmt_num(rl_json_num_or(fit, "bw_GBs", NAN), x, sizeof x);
             rl_sbuf_printf(&s, "llama.cpp reads an effective %s GB/s (fit over %d models)", x,
-                           (int)num(fit, "n_points", 0));
-        } else if (one && num(an, "n_models_ok", 0) == 1) {
-            rl_report_fmt_num(num(one, "decode_bw_GBs", NAN), x, sizeof x);
-            rl_report_fmt_num(num(get(one, "operating_point"), "decode_tok_s", NAN), y, sizeof y);
+                           (int)rl_json_num_or(fit, "n_points", 0));
+        } else if (one && rl_json_num_or(an, "n_models_ok", 0) == 1) {
+            rl_report_fmt_num(rl_json_num_or(one, "decode_bw_GBs", NAN), x, sizeof x);
+            rl_report_fmt_num(rl_json_num_or(get(one, "operating_point"), "decode_tok_s", NAN), y,
+                              sizeof y);
             rl_sbuf_printf(&s, "%s decodes %s tok/s, %s GB/s (one model, so no fit)",
                            str(one, "name", "the model"), y, x);
         } else {
             rl_sbuf_printf(&s, "no effective bandwidth (%s)",
                            str(get(an, "fit"), "reason", "no fit"));
         }
-        const cJSON *u = avail(an, "utilisation");
-        const cJSON *ceil = avail(an, "ceiling");
+        const cJSON *u = rl_json_available(an, "utilisation");
+        const cJSON *ceil = rl_json_available(an, "ceiling");
         if (u) {
-            rl_report_fmt_num(num(u, "ceiling_GBs", NAN), x, sizeof x);
+            rl_report_fmt_num(rl_json_num_or(u, "ceiling_GBs", NAN), x, sizeof x);
             rl_sbuf_printf(&s, ", the median model reaches %.0f%% of the %s GB/s ceiling",
-                           num(u, "median_pct", NAN), x);
+                           rl_json_num_or(u, "median_pct", NAN), x);
         } else if (!ceil) {
             rl_sbuf_printf(&s, ", with no ceiling to compare against");
         }
-        const cJSON *k = avail(an, "knee");
-        double kt = num(k, "threads", NAN);
+        const cJSON *k = rl_json_available(an, "knee");
+        double kt = rl_json_num_or(k, "threads", NAN);
         if (k)
             rl_sbuf_printf(&s, ", and %.0f %s the best rate", kt,
                            kt == 1 ? "thread already gives" : "threads already give");
         else if (one)
             rl_sbuf_printf(&s, ", at %.0f threads (the only count measured)",
-                           num(get(one, "operating_point"), "threads", NAN));
+                           rl_json_num_or(get(one, "operating_point"), "threads", NAN));
         rl_sbuf_printf(&s, ".");
     }
     rl_snprintf(buf, cap, "%s", s.p && !s.oom ? s.p : "");
@@ -591,21 +579,21 @@ size_t rl_report_figures(const cJSON *b, rl_report_figure *out)
     f->label = "Effective bandwidth";
     f->unit = "GB/s";
     f->place = RL_RP_BANDWIDTH;
-    const cJSON *fit = avail(an, "fit");
+    const cJSON *fit = rl_json_available(an, "fit");
     if (fit) {
-        rl_report_fmt_num(num(fit, "bw_GBs", NAN), f->value, sizeof f->value);
+        rl_report_fmt_num(rl_json_num_or(fit, "bw_GBs", NAN), f->value, sizeof f->value);
         f->kind = "derived";
         double r2;
         if (has_num(fit, "r2", &r2))
             rl_snprintf(f->note, sizeof f->note,
                         "Fit of decode tok/s = BW / bytes per token through the origin over %d "
                         "models, R\xC2\xB2 %.3f.",
-                        (int)num(fit, "n_points", 0), r2);
+                        (int)rl_json_num_or(fit, "n_points", 0), r2);
         else
             rl_snprintf(f->note, sizeof f->note,
                         "Fit of decode tok/s = BW / bytes per token through the origin over %d "
                         "models.",
-                        (int)num(fit, "n_points", 0));
+                        (int)rl_json_num_or(fit, "n_points", 0));
     } else {
         const cJSON *m, *one = NULL;
         cJSON_ArrayForEach(m, get(an, "models"))
@@ -614,8 +602,8 @@ size_t rl_report_figures(const cJSON *b, rl_report_figure *out)
             if (rl_json_get_bool(m, "ok", &ok) && ok)
                 one = m;
         }
-        if (one && num(an, "n_models_ok", 0) == 1) {
-            rl_report_fmt_num(num(one, "decode_bw_GBs", NAN), f->value, sizeof f->value);
+        if (one && rl_json_num_or(an, "n_models_ok", 0) == 1) {
+            rl_report_fmt_num(rl_json_num_or(one, "decode_bw_GBs", NAN), f->value, sizeof f->value);
             f->kind = "derived";
             rl_snprintf(f->note, sizeof f->note,
                         "One model's decode rate x its bytes per token; not a fit.");
@@ -631,9 +619,9 @@ size_t rl_report_figures(const cJSON *b, rl_report_figure *out)
     f->label = "Memory ceiling";
     f->unit = "GB/s";
     f->place = RL_RP_CEILING;
-    const cJSON *ceil = avail(an, "ceiling");
+    const cJSON *ceil = rl_json_available(an, "ceiling");
     if (ceil) {
-        rl_report_fmt_num(num(ceil, "GBs", NAN), f->value, sizeof f->value);
+        rl_report_fmt_num(rl_json_num_or(ceil, "GBs", NAN), f->value, sizeof f->value);
         bool ctl = strcmp(str(ceil, "kind", ""), "controlled") == 0;
         f->kind = ctl ? "supplied" : "measured";
         rl_snprintf(f->note, sizeof f->note, "%s",
@@ -649,13 +637,14 @@ size_t rl_report_figures(const cJSON *b, rl_report_figure *out)
     f->label = "Share of the ceiling";
     f->unit = "%";
     f->place = RL_RP_UTIL;
-    const cJSON *u = avail(an, "utilisation");
+    const cJSON *u = rl_json_available(an, "utilisation");
     if (u) {
-        rl_snprintf(f->value, sizeof f->value, "%.0f", num(u, "median_pct", NAN));
+        rl_snprintf(f->value, sizeof f->value, "%.0f", rl_json_num_or(u, "median_pct", NAN));
         f->kind = "derived";
         rl_snprintf(f->note, sizeof f->note,
                     "Median over %d models of decode GB/s / ceiling; range %.0f-%.0f%%.",
-                    (int)num(u, "n_models", 0), num(u, "min_pct", NAN), num(u, "max_pct", NAN));
+                    (int)rl_json_num_or(u, "n_models", 0), rl_json_num_or(u, "min_pct", NAN),
+                    rl_json_num_or(u, "max_pct", NAN));
     } else {
         rl_snprintf(f->value, sizeof f->value, "n/a");
         f->kind = "unavailable";
@@ -668,13 +657,13 @@ size_t rl_report_figures(const cJSON *b, rl_report_figure *out)
     f->label = "Best thread count";
     f->unit = "threads";
     f->place = -1;
-    const cJSON *k = avail(an, "knee");
+    const cJSON *k = rl_json_available(an, "knee");
     if (k) {
-        rl_snprintf(f->value, sizeof f->value, "%.0f", num(k, "threads", NAN));
+        rl_snprintf(f->value, sizeof f->value, "%.0f", rl_json_num_or(k, "threads", NAN));
         f->kind = "derived";
         rl_snprintf(f->note, sizeof f->note,
                     "Fewest threads within 2%% of the best decode rate (%d of %d models agree).",
-                    (int)num(k, "votes", 0), (int)num(k, "voters", 0));
+                    (int)rl_json_num_or(k, "votes", 0), (int)rl_json_num_or(k, "voters", 0));
     } else {
         rl_snprintf(f->value, sizeof f->value, "n/a");
         f->kind = "unavailable";
@@ -687,13 +676,13 @@ size_t rl_report_figures(const cJSON *b, rl_report_figure *out)
     f->unit = "";
     f->place = -1;
     f->kind = "measured";
-    rl_snprintf(f->value, sizeof f->value, "%d of %d", (int)num(an, "n_models_ok", 0),
-                (int)num(an, "n_models", 0));
+    rl_snprintf(f->value, sizeof f->value, "%d of %d", (int)rl_json_num_or(an, "n_models_ok", 0),
+                (int)rl_json_num_or(an, "n_models", 0));
     rl_snprintf(f->note, sizeof f->note,
                 "With a short-context decode rate (each at its own best "
                 "thread count).");
 
-    const cJSON *ps = avail(an, "prefill_scaling");
+    const cJSON *ps = rl_json_available(an, "prefill_scaling");
     if (ps) {
         f = &out[n++];
         memset(f, 0, sizeof *f);
@@ -701,11 +690,11 @@ size_t rl_report_figures(const cJSON *b, rl_report_figure *out)
         f->unit = "x";
         f->place = -1;
         f->kind = "derived";
-        rl_snprintf(f->value, sizeof f->value, "%.2f", num(ps, "median", NAN));
+        rl_snprintf(f->value, sizeof f->value, "%.2f", rl_json_num_or(ps, "median", NAN));
         rl_snprintf(f->note, sizeof f->note,
                     "Best prefill over prefill at the fewest threads, median of %d models; "
                     "prefill is compute-bound, so it shows what the cores add.",
-                    (int)num(ps, "n_models", 0));
+                    (int)rl_json_num_or(ps, "n_models", 0));
     }
     return n;
 }

@@ -172,6 +172,19 @@ const char *rl_json_get_str(const cJSON *o, const char *key)
     return cJSON_IsString(it) ? it->valuestring : NULL;
 }
 
+double rl_json_num_or(const cJSON *o, const char *key, double dflt)
+{
+    double v;
+    return rl_json_get_num(o, key, &v) ? v : dflt;
+}
+
+const cJSON *rl_json_available(const cJSON *o, const char *key)
+{
+    const cJSON *it = cJSON_GetObjectItemCaseSensitive(o, key);
+    bool a = false;
+    return cJSON_IsObject(it) && rl_json_get_bool(it, "available", &a) && a ? it : NULL;
+}
+
 char *rl_json_print(const cJSON *item)
 {
     char *text = cJSON_Print(item);

@@ -46,6 +46,10 @@ bool rl_json_get_i64(const cJSON *o, const char *key, int64_t *out);
 bool rl_json_get_num(const cJSON *o, const char *key, double *out);
 bool rl_json_get_bool(const cJSON *o, const char *key, bool *out);
 const char *rl_json_get_str(const cJSON *o, const char *key); /* NULL unless a string */
+/* The number under key, or dflt when missing or not a finite number. */
+double rl_json_num_or(const cJSON *o, const char *key, double dflt);
+/* The object under key when it says {"available": true, ...}; NULL when absent or unavailable. */
+const cJSON *rl_json_available(const cJSON *o, const char *key);
 
 /* Pretty-printed text with a final newline (caller frees); NULL when out of memory. */
 char *rl_json_print(const cJSON *item);
