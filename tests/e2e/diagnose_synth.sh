@@ -37,5 +37,5 @@ json_check "streamed bytes from the GGUF tensor table, >= 3x from the first rung
 json_check "a fit over 3 points, a measured ceiling, a verdict" "$B" \
   'j["analysis"]["fit"]["n_points"]==3 and j["analysis"]["fit"]["bw_GBs"]>0 and j["membw"]["kind"]=="measured" and j["analysis"]["verdict"].get("label")'
 expect "the answer comes first" "$(sed -n 2p "$work/out.txt")" "^answer: "
-expect "the bundle path comes last" "$(tail -1 "$work/out.txt")" "^wrote $work/out/bundle.json$"
+expect "the bundle and report paths come last" "$(tail -2 "$work/out.txt" | tr '\n' '|')" "^wrote $work/out/bundle.json\|wrote $work/out/report.html\|$"
 finish
