@@ -532,11 +532,9 @@ static void verdict_text(rl_an_result *r, bool by_gain, bool by_prefill)
                 " and decode still gains %.0f%% or more from the last threads added (%zu "
                 "of %zu models)",
                 RL_AN_TOP_GAIN_PCT, v->n_gaining, v->n_swept);
-        if (by_gain && by_prefill)
-            rl_sbuf_printf(&b, ", and");
         if (by_prefill)
-            rl_sbuf_printf(&b, " while prefill scales with threads (median efficiency %.2f)",
-                           v->median_prefill_efficiency);
+            rl_sbuf_printf(&b, "%s prefill scales with threads (median efficiency %.2f)",
+                           by_gain ? ", and" : " while", v->median_prefill_efficiency);
         rl_sbuf_printf(&b, ". More or faster cores would likely help decode more than more memory "
                            "bandwidth.");
         break;
