@@ -18,3 +18,4 @@ BIN=build/quickstart/llama-roofline
 LLAMA_BIN_DIR=$(bash scripts/llama-cpp.sh | tail -n 1)
 "$BIN" diagnose --synth --llama-bench "$LLAMA_BIN_DIR/llama-bench" -o "$OUT"
 echo "the bundle (every measurement, the fit and the verdict): $OUT/bundle.json"
+echo "the report to read and share (one self-contained page): $OUT/report.html"
