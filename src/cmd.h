@@ -21,5 +21,6 @@ extern const rl_command rl_cmd_run;
 extern const rl_command rl_cmd_import;
 extern const rl_command rl_cmd_report;
 extern const rl_command rl_cmd_diagnose;
+extern const rl_command rl_cmd_validate;
 
 #endif

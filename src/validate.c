@@ -1,0 +1,737 @@
+/* validate.c: the semantic checks of a bundle (validate.h lists them). Paths are built in
+ * fixed buffers on the stack (a longer path is cut, never overrun); every problem is copied
+ * into the caller's list. Nothing here changes the bundle. */
+#include "validate.h"
+
+#include <math.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "bundle.h"
+#include "fit.h"
+#include "rl_json.h"
+#include "rl_util.h"
+
+#define VPATH 512
+#define REL_TOL 1e-9
+#define R2_TOL 1e-9
+
+typedef rl_validate_problems probs;
+
+static void add(probs *p, const char *path, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+static void add(probs *p, const char *path, const char *fmt, ...)
+{
+    char msg[512];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    if (p->oom)
+        return;
+    if (p->n == p->cap) {
+        size_t cap = p->cap ? p->cap * 2 : 16;
+        rl_validate_problem *it = realloc(p->items, cap * sizeof *it);
+        if (!it) {
+            p->oom = true;
+            return;
+        }
+        p->items = it;
+        p->cap = cap;
+    }
+    char *ps = rl_strdup(path), *ms = rl_strdup(msg);
+    if (!ps || !ms) {
+        free(ps);
+        free(ms);
+        p->oom = true;
+        return;
+    }
+    p->items[p->n].path = ps;
+    p->items[p->n].msg = ms;
+    p->n++;
+}
+
+void rl_validate_problems_free(rl_validate_problems *out)
+{
+    for (size_t i = 0; i < out->n; i++) {
+        free(out->items[i].path);
+        free(out->items[i].msg);
+    }
+    free(out->items);
+    memset(out, 0, sizeof *out);
+}
+
+const rl_validate_problem *rl_validate_find(const rl_validate_problems *p, const char *path)
+{
+    for (size_t i = 0; i < p->n; i++)
+        if (strcmp(p->items[i].path, path) == 0)
+            return &p->items[i];
+    return NULL;
+}
+
+/* Append s to buf (of VPATH bytes) at *len, cutting what does not fit. */
+static void put(char *buf, size_t *len, const char *s)
+{
+    size_t n = strlen(s);
+    if (n > VPATH - 1 - *len)
+        n = VPATH - 1 - *len;
+    memcpy(buf + *len, s, n);
+    *len += n;
+    buf[*len] = '\0';
+}
+
+/* parent.key (key alone at the top level) and parent[i]; buf may not be parent. */
+static const char *key_path(char *buf, const char *parent, const char *key)
+{
+    size_t len = 0;
+    buf[0] = '\0';
+    put(buf, &len, parent);
+    if (*parent)
+        put(buf, &len, ".");
+    put(buf, &len, key);
+    return buf;
+}
+
+static const char *idx_path(char *buf, const char *parent, size_t i)
+{
+    char ix[32];
+    size_t len = 0;
+    sprintf(ix, "[%zu]", i);
+    buf[0] = '\0';
+    put(buf, &len, parent);
+    put(buf, &len, ix);
+    return buf;
+}
+
+static const cJSON *get(const cJSON *o, const char *key)
+{
+    return cJSON_GetObjectItemCaseSensitive(o, key);
+}
+
+static bool is_finite_num(const cJSON *v)
+{
+    return cJSON_IsNumber(v) && isfinite(v->valuedouble);
+}
+
+static bool is_int(const cJSON *v)
+{
+    return is_finite_num(v) && v->valuedouble == floor(v->valuedouble);
+}
+
+/* {"available": false, ...}. */
+static bool unavailable(const cJSON *o)
+{
+    return cJSON_IsObject(o) && cJSON_IsFalse(get(o, "available"));
+}
+
+static bool rel_close(double a, double b, double tol)
+{
+    double scale = fmax(fabs(a), fabs(b));
+    return fabs(a - b) <= tol * scale || a == b;
+}
+
+static const char *const KINDS[] = {"measured", "proxy", "derived", "controlled"};
+
+static bool known_kind(const char *k)
+{
+    for (size_t i = 0; i < sizeof KINDS / sizeof KINDS[0]; i++)
+        if (strcmp(k, KINDS[i]) == 0)
+            return true;
+    return false;
+}
+
+/* ---- kinds: a walk over the metric sections ---- */
+
+/* Subtrees that are not metrics: kept verbatim or descriptive. */
+static bool skipped_key(const char *key)
+{
+    static const char *const skip[] = {"environment", "llama_cpp", "tool",      "source",
+                                       "status",      "gguf",      "records",   "imported",
+                                       "argv",        "units",     "bench_args"};
+    for (size_t i = 0; i < sizeof skip / sizeof skip[0]; i++)
+        if (strcmp(key, skip[i]) == 0)
+            return true;
+    return false;
+}
+
+/* exempt: this object itself need not have a kind (the top level, a model, a run). */
+static void walk_kinds(const cJSON *o, const char *path, bool inherited, bool exempt, probs *p)
+{
+    char buf[VPATH];
+    if (cJSON_IsArray(o)) {
+        size_t i = 0;
+        for (const cJSON *e = o->child; e; e = e->next, i++)
+            walk_kinds(e, idx_path(buf, path, i), inherited, false, p);
+        return;
+    }
+    if (!cJSON_IsObject(o))
+        return;
+    const cJSON *avail = get(o, "available");
+    if (cJSON_IsFalse(avail)) {
+        const char *reason = rl_json_get_str(o, "reason");
+        if (!reason || !*reason)
+            add(p, key_path(buf, path, "reason"),
+                "unavailable without a reason: {\"available\": false} needs a non-empty "
+                "\"reason\"");
+        return;
+    }
+    const cJSON *kind = get(o, "kind");
+    bool has_kind = false;
+    if (kind) {
+        if (!cJSON_IsString(kind))
+            add(p, key_path(buf, path, "kind"), "\"kind\" is not a string");
+        else if (!known_kind(kind->valuestring))
+            add(p, key_path(buf, path, "kind"),
+                "unknown kind \"%.80s\" (measured, proxy, derived or controlled)",
+                kind->valuestring);
+        else
+            has_kind = true;
+    }
+    if (!kind && !inherited && !exempt) {
+        for (const cJSON *c = o->child; c; c = c->next)
+            if ((cJSON_IsNumber(c) || (cJSON_IsArray(c) && cJSON_IsNumber(c->child))) &&
+                c->string && !skipped_key(c->string)) {
+                add(p, key_path(buf, path, "kind"),
+                    "carries numbers (\"%.60s\") but has no \"kind\" (measured, proxy, derived "
+                    "or controlled) and is not {\"available\": false, \"reason\"}",
+                    c->string);
+                break;
+            }
+    }
+    for (const cJSON *c = o->child; c; c = c->next) {
+        if (!c->string || skipped_key(c->string))
+            continue;
+        walk_kinds(c, key_path(buf, path, c->string), inherited || has_kind, false, p);
+    }
+}
+
+static void check_kinds(const cJSON *b, probs *p)
+{
+    char buf[VPATH], rb[VPATH];
+    for (const cJSON *c = b->child; c; c = c->next) {
+        if (!c->string || skipped_key(c->string))
+            continue;
+        if (strcmp(c->string, "models") == 0 && cJSON_IsArray(c)) {
+            size_t i = 0;
+            for (const cJSON *m = c->child; m; m = m->next, i++) {
+                idx_path(buf, "models", i);
+                if (!cJSON_IsObject(m))
+                    continue;
+                for (const cJSON *k = m->child; k; k = k->next) {
+                    if (!k->string || skipped_key(k->string))
+                        continue;
+                    char kp[VPATH];
+                    key_path(kp, buf, k->string);
+                    if (strcmp(k->string, "runs") == 0 && cJSON_IsArray(k)) {
+                        size_t j = 0;
+                        for (const cJSON *r = k->child; r; r = r->next, j++)
+                            walk_kinds(r, idx_path(rb, kp, j), false, true, p);
+                    } else {
+                        walk_kinds(k, kp, false, false, p);
+                    }
+                }
+            }
+            continue;
+        }
+        walk_kinds(c, c->string, false, false, p);
+    }
+}
+
+/* ---- top level ---- */
+
+static bool utc_ok(const char *s)
+{
+    static const char pat[] = "dddd-dd-ddTdd:dd:ddZ";
+    if (strlen(s) != sizeof pat - 1)
+        return false;
+    for (size_t i = 0; pat[i]; i++)
+        if (pat[i] == 'd' ? (s[i] < '0' || s[i] > '9') : s[i] != pat[i])
+            return false;
+    return true;
+}
+
+static bool in_list(const char *s, const char *const *list, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        if (strcmp(s, list[i]) == 0)
+            return true;
+    return false;
+}
+
+static void check_top(const cJSON *b, probs *p)
+{
+    rl_error err = {RL_OK, ""};
+    if (rl_bundle_check(b, "bundle", &err) != RL_OK)
+        add(p, "schema", "%s", err.msg + strlen("bundle: "));
+    static const char *const strs[] = {"command", "created_utc", "updated_utc"};
+    for (size_t i = 0; i < 3; i++) {
+        const cJSON *v = get(b, strs[i]);
+        if (!v)
+            add(p, strs[i], "required key missing");
+        else if (!cJSON_IsString(v))
+            add(p, strs[i], "not a string");
+        else if (i > 0 && !utc_ok(v->valuestring))
+            add(p, strs[i], "not a UTC time YYYY-MM-DDTHH:MM:SSZ");
+    }
+    const cJSON *tool = get(b, "tool");
+    if (!cJSON_IsObject(tool))
+        add(p, "tool", tool ? "not an object" : "required key missing");
+    else {
+        if (!rl_json_get_str(tool, "name"))
+            add(p, "tool.name", "missing or not a string");
+        if (!rl_json_get_str(tool, "version"))
+            add(p, "tool.version", "missing or not a string");
+    }
+    const cJSON *st = get(b, "status");
+    static const char *const states[] = {"running", "complete", "interrupted", "failed"};
+    if (!cJSON_IsObject(st))
+        add(p, "status", st ? "not an object" : "required key missing");
+    else {
+        const char *s = rl_json_get_str(st, "state");
+        if (!s || !in_list(s, states, 4))
+            add(p, "status.state", "missing or not one of running, complete, interrupted, failed");
+    }
+    const cJSON *argv = get(b, "argv");
+    if (argv) {
+        if (!cJSON_IsArray(argv))
+            add(p, "argv", "not an array");
+        else {
+            size_t i = 0;
+            char buf[VPATH];
+            for (const cJSON *a = argv->child; a; a = a->next, i++)
+                if (!cJSON_IsString(a))
+                    add(p, idx_path(buf, "argv", i), "not a string");
+        }
+    }
+    static const char *const objs[] = {"source",    "environment", "settings",
+                                       "llama_cpp", "membw",       "analysis"};
+    for (size_t i = 0; i < sizeof objs / sizeof objs[0]; i++) {
+        const cJSON *v = get(b, objs[i]);
+        if (v && !cJSON_IsObject(v))
+            add(p, objs[i], "not an object");
+    }
+    static const char *const arrs[] = {"models", "warnings", "run_warnings"};
+    for (size_t i = 0; i < 3; i++) {
+        const cJSON *v = get(b, arrs[i]);
+        if (v && !cJSON_IsArray(v))
+            add(p, arrs[i], "not an array");
+    }
+}
+
+/* ---- models and runs ---- */
+
+static void check_rate(const cJSON *r, const char *path, probs *p)
+{
+    char buf[VPATH], sp[VPATH];
+    if (!cJSON_IsObject(r)) {
+        add(p, path, "not an object");
+        return;
+    }
+    if (unavailable(r))
+        return; /* its reason: check_kinds */
+    const char *unit = rl_json_get_str(r, "unit");
+    if (!unit || strcmp(unit, "tok/s") != 0)
+        add(p, key_path(buf, path, "unit"), "a rate's unit must be \"tok/s\", not %s%.40s%s",
+            unit ? "\"" : "", unit ? unit : "missing", unit ? "\"" : "");
+    const cJSON *samples = get(r, "samples");
+    if (unavailable(samples)) { /* imported: the source's mean */
+        const cJSON *mean = get(r, "mean");
+        if (!is_finite_num(mean) || mean->valuedouble <= 0)
+            add(p, key_path(buf, path, "mean"),
+                "a rate without samples needs a positive finite \"mean\"");
+        const cJSON *sd = get(r, "sd");
+        if (sd && !unavailable(sd) && (!is_finite_num(sd) || sd->valuedouble < 0))
+            add(p, key_path(buf, path, "sd"), "not a finite number >= 0 nor unavailable");
+        return;
+    }
+    key_path(sp, path, "samples");
+    if (!cJSON_IsArray(samples) || cJSON_GetArraySize(samples) == 0) {
+        add(p, sp,
+            "a measured rate needs a non-empty array of samples (or samples unavailable "
+            "with a mean)");
+        return;
+    }
+    size_t n = 0;
+    bool all_ok = true;
+    double sum = 0, mn = INFINITY, mx = -INFINITY;
+    for (const cJSON *s = samples->child; s; s = s->next, n++) {
+        if (!is_finite_num(s) || s->valuedouble <= 0) {
+            add(p, idx_path(buf, sp, n), "a sample must be a positive finite number");
+            all_ok = false;
+            continue;
+        }
+        sum += s->valuedouble;
+        mn = fmin(mn, s->valuedouble);
+        mx = fmax(mx, s->valuedouble);
+    }
+    if (!all_ok)
+        return;
+    double mean = sum / (double)n, ss = 0;
+    for (const cJSON *s = samples->child; s; s = s->next)
+        ss += (s->valuedouble - mean) * (s->valuedouble - mean);
+    char stp[VPATH];
+    key_path(stp, path, "stats");
+    const cJSON *st = get(r, "stats");
+    if (!cJSON_IsObject(st) || unavailable(st)) {
+        add(p, stp, "a rate with samples needs its available stats");
+        return;
+    }
+    const cJSON *sn = get(st, "n");
+    if (!is_int(sn) || sn->valuedouble != (double)n)
+        add(p, key_path(buf, stp, "n"), "stats.n is not the number of samples (%zu)", n);
+    const cJSON *sm = get(st, "mean");
+    if (!is_finite_num(sm) || !rel_close(sm->valuedouble, mean, REL_TOL))
+        add(p, key_path(buf, stp, "mean"), "stats.mean is not the mean of the samples (%.17g)",
+            mean);
+    const cJSON *smin = get(st, "min"), *smax = get(st, "max");
+    if (smin && (!is_finite_num(smin) || !rel_close(smin->valuedouble, mn, REL_TOL)))
+        add(p, key_path(buf, stp, "min"), "stats.min is not the smallest sample (%.17g)", mn);
+    if (smax && (!is_finite_num(smax) || !rel_close(smax->valuedouble, mx, REL_TOL)))
+        add(p, key_path(buf, stp, "max"), "stats.max is not the largest sample (%.17g)", mx);
+    const cJSON *sd = get(st, "sd");
+    if (n >= 2) {
+        double want = sqrt(ss / (double)(n - 1));
+        if (!is_finite_num(sd) || (!rel_close(sd->valuedouble, want, REL_TOL) &&
+                                   fabs(sd->valuedouble - want) > REL_TOL * fabs(mean)))
+            add(p, key_path(buf, stp, "sd"),
+                "stats.sd is not the sample standard deviation of the samples (%.17g)", want);
+    } else if (sd && !unavailable(sd)) {
+        add(p, key_path(buf, stp, "sd"),
+            "one sample cannot show spread: stats.sd must be unavailable");
+    }
+    const cJSON *ci = get(st, "ci95");
+    if (ci && !unavailable(ci)) {
+        const cJSON *lo = get(ci, "low"), *hi = get(ci, "high");
+        if (!is_finite_num(lo) || !is_finite_num(hi))
+            add(p, key_path(buf, stp, "ci95"), "ci95 needs finite low and high");
+        else if (is_finite_num(sm) &&
+                 !(lo->valuedouble <= sm->valuedouble && sm->valuedouble <= hi->valuedouble))
+            add(p, key_path(buf, stp, "ci95"), "ci95 [%.6g, %.6g] does not hold the mean %.6g",
+                lo->valuedouble, hi->valuedouble, sm->valuedouble);
+    }
+}
+
+static void check_run(const cJSON *r, const char *path, probs *p)
+{
+    char buf[VPATH], rp[VPATH];
+    if (!cJSON_IsObject(r)) {
+        add(p, path, "not an object");
+        return;
+    }
+    const cJSON *th = get(r, "threads"), *dp = get(r, "depth");
+    bool th_ok = is_int(th) && th->valuedouble >= 1, dp_ok = is_int(dp) && dp->valuedouble >= 0;
+    if (!th_ok)
+        add(p, key_path(buf, path, "threads"), "missing or not an integer >= 1");
+    if (!dp_ok)
+        add(p, key_path(buf, path, "depth"), "missing or not an integer >= 0");
+    static const char *const states[] = {"running", "ok",      "failed",
+                                         "crashed", "timeout", "interrupted"};
+    const char *status = rl_json_get_str(r, "status");
+    if (!status || !in_list(status, states, 6))
+        add(p, key_path(buf, path, "status"),
+            "missing or not one of running, ok, failed, crashed, timeout, interrupted");
+    bool ok = status && strcmp(status, "ok") == 0;
+    const cJSON *dec = get(r, "decode");
+    if (ok && (!dec || unavailable(dec)))
+        add(p, key_path(buf, path, "decode"), "a run with status ok has no decode rate");
+    if (dec)
+        check_rate(dec, key_path(buf, path, "decode"), p);
+    const cJSON *pre = get(r, "prefill");
+    if (pre)
+        check_rate(pre, key_path(buf, path, "prefill"), p);
+    const cJSON *recs = get(r, "records");
+    key_path(rp, path, "records");
+    if (!recs) {
+        if (ok)
+            add(p, rp, "a run with status ok has no records");
+        return;
+    }
+    if (!cJSON_IsArray(recs)) {
+        add(p, rp, "not an array");
+        return;
+    }
+    size_t i = 0, n_decode = 0;
+    for (const cJSON *rec = recs->child; rec; rec = rec->next, i++) {
+        char ip[VPATH];
+        idx_path(ip, rp, i);
+        if (!cJSON_IsObject(rec)) {
+            add(p, ip, "a llama-bench record is not an object");
+            continue;
+        }
+        const cJSON *nt = get(rec, "n_threads"), *nd = get(rec, "n_depth");
+        const cJSON *ng = get(rec, "n_gen");
+        if (is_finite_num(ng) && ng->valuedouble > 0)
+            n_decode++;
+        if (nt && th_ok && (!is_int(nt) || nt->valuedouble != th->valuedouble))
+            add(p, key_path(buf, ip, "n_threads"),
+                "the record's n_threads is not the run's threads (%.0f)", th->valuedouble);
+        if (nd && dp_ok && (!is_int(nd) || nd->valuedouble != dp->valuedouble))
+            add(p, key_path(buf, ip, "n_depth"),
+                "the record's n_depth is not the run's depth (%.0f)", dp->valuedouble);
+    }
+    if (ok && i > 0 && n_decode == 0)
+        add(p, rp, "a run with status ok has records but no decode record (n_gen > 0)");
+}
+
+/* The model ids, for look-ups; NULL entries for models without a string id. */
+typedef struct {
+    const char **ids;
+    size_t n;
+} idset;
+
+static bool has_id(const idset *s, const char *id)
+{
+    for (size_t i = 0; i < s->n; i++)
+        if (s->ids[i] && strcmp(s->ids[i], id) == 0)
+            return true;
+    return false;
+}
+
+static void check_models(const cJSON *models, idset *ids, probs *p)
+{
+    char mp[VPATH], buf[VPATH], rp[VPATH];
+    size_t i = 0;
+    for (const cJSON *m = models->child; m; m = m->next, i++) {
+        idx_path(mp, "models", i);
+        if (!cJSON_IsObject(m)) {
+            add(p, mp, "not an object");
+            continue;
+        }
+        const char *id = rl_json_get_str(m, "id");
+        if (!id || !*id)
+            add(p, key_path(buf, mp, "id"), "missing, empty or not a string");
+        else {
+            for (size_t k = 0; k < i; k++)
+                if (ids->ids[k] && strcmp(ids->ids[k], id) == 0) {
+                    add(p, key_path(buf, mp, "id"),
+                        "duplicate model id \"%.60s\" (also models[%zu])", id, k);
+                    break;
+                }
+            ids->ids[i] = id;
+        }
+        if (!rl_json_get_str(m, "name"))
+            add(p, key_path(buf, mp, "name"), "missing or not a string");
+        const cJSON *bpt = get(m, "bytes_per_token");
+        if (bpt && !unavailable(bpt)) {
+            const cJSON *v = get(bpt, "value");
+            const char *unit = rl_json_get_str(bpt, "unit");
+            if (!is_finite_num(v) || v->valuedouble <= 0)
+                add(p, key_path(buf, mp, "bytes_per_token.value"),
+                    "missing or not a positive number");
+            if (get(bpt, "unit") && (!unit || strcmp(unit, "bytes") != 0))
+                add(p, key_path(buf, mp, "bytes_per_token.unit"), "must be \"bytes\"");
+        }
+        const cJSON *runs = get(m, "runs");
+        key_path(rp, mp, "runs");
+        if (!cJSON_IsArray(runs)) {
+            add(p, rp, runs ? "not an array" : "required key missing");
+            continue;
+        }
+        size_t j = 0;
+        for (const cJSON *r = runs->child; r; r = r->next, j++)
+            check_run(r, idx_path(buf, rp, j), p);
+    }
+    ids->n = i;
+}
+
+/* ---- warnings ---- */
+
+static void check_warnings(const cJSON *ws, const char *path, const idset *ids, probs *p)
+{
+    if (!cJSON_IsArray(ws))
+        return; /* reported by check_top / check_analysis */
+    char wp[VPATH], buf[VPATH], ap[VPATH];
+    size_t i = 0;
+    for (const cJSON *w = ws->child; w; w = w->next, i++) {
+        idx_path(wp, path, i);
+        if (!cJSON_IsObject(w)) {
+            add(p, wp, "a warning is not an object");
+            continue;
+        }
+        const char *code = rl_json_get_str(w, "code");
+        bool code_ok = code && *code;
+        for (const char *c = code; code_ok && *c; c++)
+            if (!((*c >= 'a' && *c <= 'z') || (*c >= '0' && *c <= '9') || *c == '_'))
+                code_ok = false;
+        if (!code_ok)
+            add(p, key_path(buf, wp, "code"), "missing or not [a-z0-9_]+");
+        const char *text = rl_json_get_str(w, "text");
+        if (!text || !*text)
+            add(p, key_path(buf, wp, "text"), "missing or empty");
+        const cJSON *at = get(w, "applies_to");
+        key_path(ap, wp, "applies_to");
+        if (!cJSON_IsArray(at)) {
+            add(p, ap, "missing or not an array of model ids");
+            continue;
+        }
+        size_t k = 0;
+        for (const cJSON *a = at->child; a; a = a->next, k++) {
+            if (!cJSON_IsString(a))
+                add(p, idx_path(buf, ap, k), "not a string");
+            else if (!has_id(ids, a->valuestring))
+                add(p, idx_path(buf, ap, k), "no model has the id \"%.60s\"", a->valuestring);
+        }
+    }
+}
+
+/* ---- analysis ---- */
+
+static void check_fit(const cJSON *an, probs *p)
+{
+    const cJSON *fit = get(an, "fit");
+    if (!fit || unavailable(fit) || !cJSON_IsObject(fit))
+        return;
+    const cJSON *ams = get(an, "models");
+    size_t cap = cJSON_IsArray(ams) ? (size_t)cJSON_GetArraySize(ams) : 0;
+    double *x = rl_calloc(cap ? cap : 1, sizeof *x), *y = rl_calloc(cap ? cap : 1, sizeof *y);
+    if (!x || !y) {
+        free(x);
+        free(y);
+        p->oom = true;
+        return;
+    }
+    size_t n = 0, i = 0, n_fitted = 0;
+    bool pts_ok = true;
+    char buf[VPATH], mp[VPATH];
+    for (const cJSON *m = cJSON_IsArray(ams) ? ams->child : NULL; m; m = m->next, i++) {
+        if (!cJSON_IsTrue(get(m, "in_fit")))
+            continue;
+        n_fitted++;
+        idx_path(mp, "analysis.models", i);
+        const cJSON *bpt = get(m, "bytes_per_token");
+        const cJSON *op = get(m, "operating_point");
+        const cJSON *tok = cJSON_IsObject(op) ? get(op, "decode_tok_s") : NULL;
+        if (!is_finite_num(bpt) || bpt->valuedouble <= 0) {
+            add(p, key_path(buf, mp, "bytes_per_token"),
+                "a fitted model needs a positive bytes_per_token");
+            pts_ok = false;
+        } else if (!is_finite_num(tok) || tok->valuedouble <= 0) {
+            add(p, key_path(buf, mp, "operating_point.decode_tok_s"),
+                "a fitted model needs a positive decode rate");
+            pts_ok = false;
+        } else {
+            x[n] = bpt->valuedouble;
+            y[n] = tok->valuedouble;
+            n++;
+        }
+    }
+    const cJSON *np = get(fit, "n_points");
+    if (!is_int(np) || np->valuedouble != (double)n_fitted)
+        add(p, "analysis.fit.n_points",
+            "n_points is not the number of fitted models (analysis.models[] with in_fit "
+            "true: %zu)",
+            n_fitted);
+    const cJSON *bw = get(fit, "bw_bytes_s"), *gbs = get(fit, "bw_GBs"), *r2 = get(fit, "r2");
+    if (!is_finite_num(bw))
+        add(p, "analysis.fit.bw_bytes_s", "missing or not a finite number");
+    if (!is_finite_num(gbs))
+        add(p, "analysis.fit.bw_GBs", "missing or not a finite number");
+    else if (is_finite_num(bw) && !rel_close(gbs->valuedouble * 1e9, bw->valuedouble, REL_TOL))
+        add(p, "analysis.fit.bw_GBs", "bw_GBs is not bw_bytes_s / 1e9 (%.17g)",
+            bw->valuedouble / 1e9);
+    rl_fit_result fr;
+    rl_error err = {RL_OK, ""};
+    if (pts_ok && n > 0 && rl_fit_roofline(x, y, n, NULL, &fr, &err) == RL_OK) {
+        if (is_finite_num(bw) && !rel_close(bw->valuedouble, fr.bw_bytes_s, REL_TOL))
+            add(p, "analysis.fit.bw_bytes_s",
+                "bw_bytes_s is not the fit of the fitted models' operating points "
+                "(sum(x y) / sum(x^2) = %.17g)",
+                fr.bw_bytes_s);
+        if (fr.has_r2) {
+            if (!is_finite_num(r2) || fabs(r2->valuedouble - fr.r2) > R2_TOL)
+                add(p, "analysis.fit.r2", "r2 is not that of the fit (%.17g)", fr.r2);
+        } else if (r2 && !unavailable(r2)) {
+            add(p, "analysis.fit.r2", "every point has the same rate: r2 must be unavailable");
+        }
+    }
+    free(x);
+    free(y);
+}
+
+static void check_analysis(const cJSON *an, const idset *ids, probs *p)
+{
+    char mp[VPATH], buf[VPATH];
+    const char *kind = rl_json_get_str(an, "kind");
+    if (!kind || strcmp(kind, "derived") != 0)
+        add(p, "analysis.kind", "the analysis must be of kind \"derived\"");
+    if (!get(an, "fit"))
+        add(p, "analysis.fit", "required key missing");
+    check_fit(an, p);
+    const cJSON *ceil = get(an, "ceiling");
+    const cJSON *ceil_gbs = cJSON_IsObject(ceil) && !unavailable(ceil) ? get(ceil, "GBs") : NULL;
+    const cJSON *ams = get(an, "models");
+    if (ams && !cJSON_IsArray(ams))
+        add(p, "analysis.models", "not an array");
+    size_t i = 0;
+    for (const cJSON *m = cJSON_IsArray(ams) ? ams->child : NULL; m; m = m->next, i++) {
+        idx_path(mp, "analysis.models", i);
+        if (!cJSON_IsObject(m)) {
+            add(p, mp, "not an object");
+            continue;
+        }
+        const char *id = rl_json_get_str(m, "id");
+        if (!id || !has_id(ids, id))
+            add(p, key_path(buf, mp, "id"), "does not name a model of models[]");
+        const cJSON *bpt = get(m, "bytes_per_token"), *op = get(m, "operating_point");
+        const cJSON *tok = cJSON_IsObject(op) && !unavailable(op) ? get(op, "decode_tok_s") : NULL;
+        const cJSON *dbw = get(m, "decode_bw_GBs");
+        if (is_finite_num(dbw) && is_finite_num(bpt) && is_finite_num(tok) &&
+            !rel_close(dbw->valuedouble, bpt->valuedouble * tok->valuedouble / 1e9, REL_TOL))
+            add(p, key_path(buf, mp, "decode_bw_GBs"),
+                "decode_bw_GBs is not bytes_per_token * decode_tok_s / 1e9 (%.17g)",
+                bpt->valuedouble * tok->valuedouble / 1e9);
+        const cJSON *u = get(m, "utilisation");
+        if (!cJSON_IsObject(u) || unavailable(u))
+            continue;
+        const cJSON *pct = get(u, "util_pct"), *cg = get(u, "ceiling_GBs");
+        char up[VPATH];
+        key_path(up, mp, "utilisation");
+        if (!is_finite_num(cg) || cg->valuedouble <= 0) {
+            add(p, key_path(buf, up, "ceiling_GBs"), "missing or not a positive number");
+            continue;
+        }
+        if (is_finite_num(ceil_gbs) && !rel_close(cg->valuedouble, ceil_gbs->valuedouble, REL_TOL))
+            add(p, key_path(buf, up, "ceiling_GBs"), "not the analysis ceiling (%.17g GB/s)",
+                ceil_gbs->valuedouble);
+        if (!is_finite_num(dbw))
+            add(p, key_path(buf, mp, "decode_bw_GBs"),
+                "a utilisation needs the model's decode_bw_GBs");
+        else if (!is_finite_num(pct) ||
+                 !rel_close(pct->valuedouble, 100.0 * dbw->valuedouble / cg->valuedouble, REL_TOL))
+            add(p, key_path(buf, up, "util_pct"),
+                "util_pct is not 100 * decode_bw_GBs / ceiling_GBs (%.17g)",
+                100.0 * dbw->valuedouble / cg->valuedouble);
+    }
+    const cJSON *ws = get(an, "warnings");
+    if (ws && !cJSON_IsArray(ws))
+        add(p, "analysis.warnings", "not an array");
+    check_warnings(ws, "analysis.warnings", ids, p);
+}
+
+rl_status rl_validate(const cJSON *b, rl_validate_problems *out)
+{
+    if (!cJSON_IsObject(b)) {
+        add(out, "", "the bundle is not a JSON object");
+        return out->oom ? RL_EINTERNAL : RL_OK;
+    }
+    check_top(b, out);
+    check_kinds(b, out);
+    const cJSON *models = get(b, "models");
+    size_t nm = cJSON_IsArray(models) ? (size_t)cJSON_GetArraySize(models) : 0;
+    idset ids = {rl_calloc(nm ? nm : 1, sizeof(const char *)), 0};
+    if (!ids.ids)
+        return RL_EINTERNAL;
+    if (cJSON_IsArray(models))
+        check_models(models, &ids, out);
+    const cJSON *an = get(b, "analysis");
+    if (cJSON_IsObject(an))
+        check_analysis(an, &ids, out);
+    check_warnings(get(b, "warnings"), "warnings", &ids, out);
+    check_warnings(get(b, "run_warnings"), "run_warnings", &ids, out);
+    free(ids.ids);
+    return out->oom ? RL_EINTERNAL : RL_OK;
+}

@@ -1,0 +1,324 @@
+/* test_validate.c: unit tests for validate.c. Every shipped example bundle and report fixture
+ * is valid; then each kind of broken bundle is made by mutating a valid one here (the measured
+ * synth-amd-epyc example: samples, records, a fit, a ceiling; the imported rpi5 example for
+ * rates without samples), and the test asserts the exact JSON path reported and that every
+ * problem reported lies inside the mutated part. Files are read below $RL_SRC.
+ *
+ * Seen to fail with the code broken on purpose: with the stats.mean comparison removed
+ * ("sample changed" fails: no problem at ...stats.mean), and with the fit's n_points check
+ * comparing against n + 1 (every valid bundle fails). */
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "bundle.h"
+#include "validate.h"
+
+static cJSON *load_src(const char *rel)
+{
+    const char *src = getenv("RL_SRC");
+    assert_non_null(src);
+    char path[4096];
+    snprintf(path, sizeof path, "%s/%s", src, rel);
+    cJSON *b = NULL;
+    rl_error e = {RL_OK, ""};
+    if (rl_bundle_load(path, &b, &e) != RL_OK)
+        fail_msg("%s", e.msg);
+    return b;
+}
+
+static void print_problems(const rl_validate_problems *p)
+{
+    for (size_t i = 0; i < p->n; i++)
+        print_message("  %s: %s\n", p->items[i].path, p->items[i].msg);
+}
+
+/* ---- every shipped bundle and report is valid ---- */
+
+static void test_valid(void **state)
+{
+    (void)state;
+    static const char *const files[] = {
+        "examples/synth-amd-epyc/bundle.json",     "examples/rpi5-cortex-a76/bundle.json",
+        "examples/x86-i7-12700H/bundle.json",      "examples/synth-amd-epyc/report.html",
+        "tests/fixtures/report/memory-bound.json", "tests/fixtures/report/one-model.json",
+        "tests/fixtures/report/hostile.json",
+    };
+    for (size_t i = 0; i < sizeof files / sizeof files[0]; i++) {
+        cJSON *b = load_src(files[i]);
+        rl_validate_problems p = {0};
+        assert_int_equal(rl_validate(b, &p), RL_OK);
+        if (p.n) {
+            print_message("%s:\n", files[i]);
+            print_problems(&p);
+        }
+        assert_int_equal(p.n, 0);
+        rl_validate_problems_free(&p);
+        cJSON_Delete(b);
+    }
+}
+
+/* ---- broken bundles ---- */
+
+static cJSON *at(cJSON *o, const char *key)
+{
+    cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
+    assert_non_null(v);
+    return v;
+}
+
+static cJSON *idx(cJSON *a, int i)
+{
+    cJSON *v = cJSON_GetArrayItem(a, i);
+    assert_non_null(v);
+    return v;
+}
+
+static cJSON *run(cJSON *b, int m, int r)
+{
+    return idx(at(idx(at(b, "models"), m), "runs"), r);
+}
+
+static void set_num(cJSON *o, const char *key, double v)
+{
+    assert_true(cJSON_ReplaceItemInObjectCaseSensitive(o, key, cJSON_CreateNumber(v)));
+}
+
+static void set_str(cJSON *o, const char *key, const char *v)
+{
+    assert_true(cJSON_ReplaceItemInObjectCaseSensitive(o, key, cJSON_CreateString(v)));
+}
+
+static void sample_changed(cJSON *b)
+{
+    cJSON *s = idx(at(at(run(b, 1, 0), "decode"), "samples"), 1);
+    cJSON_SetNumberValue(s, s->valuedouble * 1.2);
+}
+static void n_wrong(cJSON *b)
+{
+    set_num(at(at(run(b, 0, 0), "decode"), "stats"), "n", 4);
+}
+static void sd_wrong(cJSON *b)
+{
+    cJSON *st = at(at(run(b, 2, 1), "prefill"), "stats");
+    set_num(st, "sd", at(st, "sd")->valuedouble * 1.01);
+}
+static void ci_misses_mean(cJSON *b)
+{
+    cJSON *st = at(at(run(b, 0, 1), "decode"), "stats");
+    set_num(at(st, "ci95"), "low", at(st, "mean")->valuedouble + 1);
+}
+static void sample_negative(cJSON *b)
+{
+    cJSON_SetNumberValue(idx(at(at(run(b, 0, 0), "decode"), "samples"), 2), -3.0);
+}
+static void kind_missing(cJSON *b)
+{
+    cJSON_DeleteItemFromObjectCaseSensitive(at(run(b, 0, 1), "decode"), "kind");
+}
+static void kind_unknown(cJSON *b)
+{
+    set_str(at(idx(at(b, "models"), 2), "bytes_per_token"), "kind", "guessed");
+}
+static void unavailable_no_reason(cJSON *b)
+{
+    cJSON *pre = cJSON_CreateObject();
+    cJSON_AddFalseToObject(pre, "available");
+    assert_true(cJSON_ReplaceItemInObjectCaseSensitive(run(b, 1, 1), "prefill", pre));
+}
+static void unit_wrong(cJSON *b)
+{
+    set_str(at(run(b, 0, 0), "decode"), "unit", "tok/min");
+}
+static void ok_without_decode(cJSON *b)
+{
+    cJSON_DeleteItemFromObjectCaseSensitive(run(b, 0, 1), "decode");
+}
+static void record_threads(cJSON *b)
+{
+    set_num(idx(at(run(b, 0, 1), "records"), 1), "n_threads", 1);
+}
+static void record_depth(cJSON *b)
+{
+    set_num(idx(at(run(b, 2, 0), "records"), 0), "n_depth", 512);
+}
+static void no_decode_record(cJSON *b)
+{
+    cJSON_DeleteItemFromArray(at(run(b, 1, 0), "records"), 1);
+}
+static void fit_bw(cJSON *b)
+{
+    cJSON *fit = at(at(b, "analysis"), "fit");
+    set_num(fit, "bw_bytes_s", at(fit, "bw_bytes_s")->valuedouble * (1 + 1e-6));
+}
+static void fit_n_points(cJSON *b)
+{
+    set_num(at(at(b, "analysis"), "fit"), "n_points", 2);
+}
+static void fit_r2(cJSON *b)
+{
+    set_num(at(at(b, "analysis"), "fit"), "r2", 0.95);
+}
+static void util_wrong(cJSON *b)
+{
+    cJSON *u = at(idx(at(at(b, "analysis"), "models"), 1), "utilisation");
+    set_num(u, "util_pct", at(u, "util_pct")->valuedouble + 0.5);
+}
+static void analysis_unknown_model(cJSON *b)
+{
+    set_str(idx(at(at(b, "analysis"), "models"), 0), "id", "m9");
+}
+static void duplicate_id(cJSON *b)
+{
+    set_str(idx(at(b, "models"), 2), "id", "m1");
+    set_str(idx(at(at(b, "analysis"), "models"), 2), "id", "m1"); /* the analysis agrees */
+}
+static void warning_unknown_id(cJSON *b)
+{
+    cJSON *w = cJSON_CreateObject();
+    cJSON_AddStringToObject(w, "code", "test_warning");
+    cJSON_AddStringToObject(w, "text", "a warning about a model that is not there");
+    cJSON *ap = cJSON_AddArrayToObject(w, "applies_to");
+    cJSON_AddItemToArray(ap, cJSON_CreateString("m2"));
+    cJSON_AddItemToArray(ap, cJSON_CreateString("m7"));
+    cJSON_AddItemToArray(at(b, "warnings"), w);
+}
+static void missing_created(cJSON *b)
+{
+    cJSON_DeleteItemFromObjectCaseSensitive(b, "created_utc");
+}
+static void bad_utc(cJSON *b)
+{
+    set_str(b, "updated_utc", "2026-11-30 12:00:00");
+}
+static void newer_schema(cJSON *b)
+{
+    set_num(b, "schema_version", 99);
+}
+static void imported_no_mean(cJSON *b)
+{
+    cJSON_DeleteItemFromObjectCaseSensitive(at(run(b, 1, 2), "decode"), "mean");
+}
+
+typedef struct {
+    const char *what;
+    const char *file; /* below RL_SRC */
+    void (*mutate)(cJSON *b);
+    const char *path;  /* must be reported */
+    const char *scope; /* every problem's path starts with this */
+} broken_case;
+
+#define SYNTH "examples/synth-amd-epyc/bundle.json"
+#define RPI5 "examples/rpi5-cortex-a76/bundle.json"
+
+static const broken_case cases[] = {
+    {"a sample changed: the mean disagrees", SYNTH, sample_changed,
+     "models[1].runs[0].decode.stats.mean", "models[1].runs[0].decode.stats"},
+    {"stats.n wrong", SYNTH, n_wrong, "models[0].runs[0].decode.stats.n",
+     "models[0].runs[0].decode.stats.n"},
+    {"stats.sd wrong", SYNTH, sd_wrong, "models[2].runs[1].prefill.stats.sd",
+     "models[2].runs[1].prefill.stats.sd"},
+    {"ci95 misses the mean", SYNTH, ci_misses_mean, "models[0].runs[1].decode.stats.ci95",
+     "models[0].runs[1].decode.stats.ci95"},
+    {"a negative sample", SYNTH, sample_negative, "models[0].runs[0].decode.samples[2]",
+     "models[0].runs[0].decode.samples[2]"},
+    {"kind missing", SYNTH, kind_missing, "models[0].runs[1].decode.kind",
+     "models[0].runs[1].decode.kind"},
+    {"unknown kind", SYNTH, kind_unknown, "models[2].bytes_per_token.kind",
+     "models[2].bytes_per_token.kind"},
+    {"unavailable without a reason", SYNTH, unavailable_no_reason,
+     "models[1].runs[1].prefill.reason", "models[1].runs[1].prefill.reason"},
+    {"a rate's unit wrong", SYNTH, unit_wrong, "models[0].runs[0].decode.unit",
+     "models[0].runs[0].decode.unit"},
+    {"an ok run without decode", SYNTH, ok_without_decode, "models[0].runs[1].decode",
+     "models[0].runs[1].decode"},
+    {"a record's n_threads is not the run's", SYNTH, record_threads,
+     "models[0].runs[1].records[1].n_threads", "models[0].runs[1].records[1].n_threads"},
+    {"a record's n_depth is not the run's", SYNTH, record_depth,
+     "models[2].runs[0].records[0].n_depth", "models[2].runs[0].records[0].n_depth"},
+    {"an ok run without a decode record", SYNTH, no_decode_record, "models[1].runs[0].records",
+     "models[1].runs[0].records"},
+    {"fit bw changed", SYNTH, fit_bw, "analysis.fit.bw_bytes_s", "analysis.fit.bw_"},
+    {"fit n_points wrong", SYNTH, fit_n_points, "analysis.fit.n_points", "analysis.fit.n_points"},
+    {"fit r2 changed", SYNTH, fit_r2, "analysis.fit.r2", "analysis.fit.r2"},
+    {"utilisation disagrees with its ceiling", SYNTH, util_wrong,
+     "analysis.models[1].utilisation.util_pct", "analysis.models[1].utilisation.util_pct"},
+    {"an analysis model names no model", SYNTH, analysis_unknown_model, "analysis.models[0].id",
+     "analysis.models[0].id"},
+    {"duplicate model id", SYNTH, duplicate_id, "models[2].id", "models[2].id"},
+    {"a warning applies to an unknown id", SYNTH, warning_unknown_id, "warnings[0].applies_to[1]",
+     "warnings[0].applies_to[1]"},
+    {"a required key missing", SYNTH, missing_created, "created_utc", "created_utc"},
+    {"a timestamp not UTC", SYNTH, bad_utc, "updated_utc", "updated_utc"},
+    {"a newer schema version", SYNTH, newer_schema, "schema", "schema"},
+    {"an imported rate without its mean", RPI5, imported_no_mean, "models[1].runs[2].decode.mean",
+     "models[1].runs[2].decode.mean"},
+};
+
+static void test_broken(void **state)
+{
+    (void)state;
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        const broken_case *c = &cases[i];
+        cJSON *b = load_src(c->file);
+        c->mutate(b);
+        rl_validate_problems p = {0};
+        assert_int_equal(rl_validate(b, &p), RL_OK);
+        bool in_scope = true;
+        for (size_t k = 0; k < p.n; k++)
+            if (strncmp(p.items[k].path, c->scope, strlen(c->scope)) != 0)
+                in_scope = false;
+        if (!rl_validate_find(&p, c->path) || !in_scope) {
+            print_message("%s: expected %s (all under %s), got:\n", c->what, c->path, c->scope);
+            print_problems(&p);
+            fail();
+        }
+        rl_validate_problems_free(&p);
+        cJSON_Delete(b);
+    }
+}
+
+/* Not an object, and a path longer than the path buffer: reported, cut, no overrun. */
+static void test_odd(void **state)
+{
+    (void)state;
+    rl_validate_problems p = {0};
+    cJSON *a = cJSON_CreateArray();
+    assert_int_equal(rl_validate(a, &p), RL_OK);
+    assert_int_equal(p.n, 1);
+    assert_string_equal(p.items[0].path, "");
+    rl_validate_problems_free(&p);
+    cJSON_Delete(a);
+
+    cJSON *b = load_src(SYNTH);
+    char key[2000];
+    memset(key, 'k', sizeof key - 1);
+    key[sizeof key - 1] = '\0';
+    cJSON *o = cJSON_AddObjectToObject(at(b, "analysis"), key);
+    cJSON_AddNumberToObject(cJSON_AddObjectToObject(o, "x"), "v", 1); /* inherits: fine */
+    cJSON *bad = cJSON_AddObjectToObject(b, key);
+    cJSON_AddNumberToObject(bad, "v", 1); /* no kind */
+    assert_int_equal(rl_validate(b, &p), RL_OK);
+    assert_int_equal(p.n, 1);
+    assert_true(strlen(p.items[0].path) < 512);
+    assert_int_equal(strncmp(p.items[0].path, "kkkk", 4), 0);
+    rl_validate_problems_free(&p);
+    cJSON_Delete(b);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_valid),
+        cmocka_unit_test(test_broken),
+        cmocka_unit_test(test_odd),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
