@@ -12,6 +12,7 @@
 
 #include "bundle.h"
 #include "fit.h"
+#include "legend.h"
 #include "rl_json.h"
 #include "rl_util.h"
 
@@ -134,14 +135,10 @@ static bool rel_close(double a, double b, double tol)
     return fabs(a - b) <= tol * scale || a == b;
 }
 
-static const char *const KINDS[] = {"measured", "proxy", "derived", "controlled"};
-
+/* The four kinds: the legend's (legend.h), the one list the docs print. */
 static bool known_kind(const char *k)
 {
-    for (size_t i = 0; i < sizeof KINDS / sizeof KINDS[0]; i++)
-        if (strcmp(k, KINDS[i]) == 0)
-            return true;
-    return false;
+    return rl_legend_kind_known(k);
 }
 
 /* ---- kinds: a walk over the metric sections ---- */
