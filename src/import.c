@@ -42,28 +42,6 @@ static const char *base_name(const char *path)
 
 /* ---- building ------------------------------------------------------------------------- */
 
-/* Attach item under key; false (and item freed) when it is NULL or out of memory. */
-static bool put(cJSON *o, const char *key, cJSON *item)
-{
-    if (!item)
-        return false;
-    if (!cJSON_AddItemToObject(o, key, item)) {
-        cJSON_Delete(item);
-        return false;
-    }
-    return true;
-}
-
-static cJSON *unavailable(const char *reason)
-{
-    cJSON *u = cJSON_CreateObject();
-    if (u && (!cJSON_AddFalseToObject(u, "available") || !rl_json_add_str(u, "reason", reason))) {
-        cJSON_Delete(u);
-        return NULL;
-    }
-    return u;
-}
-
 /* A copy of src without the listed keys (NULL-terminated); NULL when out of memory. */
 static cJSON *copy_without(const cJSON *src, const char *const *drop)
 {
@@ -76,7 +54,7 @@ static cJSON *copy_without(const cJSON *src, const char *const *drop)
 /* Keep src (when it is an object) as "imported" in o. */
 static bool keep_imported(cJSON *o, const cJSON *src)
 {
-    return !cJSON_IsObject(src) || put(o, "imported", cJSON_Duplicate(src, 1));
+    return !cJSON_IsObject(src) || rl_json_attach(o, "imported", cJSON_Duplicate(src, 1));
 }
 
 /* A sysinfo record with everything unknown (JSON null once written). */
@@ -105,20 +83,23 @@ static cJSON *imported_gguf(const char *label, const char *arch, int64_t n_param
     bool ok = rl_json_add_str(g, "source",
                               "imported: what the source file states of the model; "
                               "no GGUF header was read");
-    ok = ok && (label ? rl_json_add_str(g, "label", label) : put(g, "label", unavailable(missing)));
+    ok = ok && (label ? rl_json_add_str(g, "label", label)
+                      : rl_json_attach(g, "label", rl_json_unavailable(missing)));
     ok = ok && (arch ? rl_json_add_str(g, "architecture", arch)
-                     : put(g, "architecture", unavailable(missing)));
+                     : rl_json_attach(g, "architecture", rl_json_unavailable(missing)));
     ok = ok && (n_params >= 0 ? rl_json_add_i64(g, "n_params", n_params)
-                              : put(g, "n_params", unavailable(missing)));
+                              : rl_json_attach(g, "n_params", rl_json_unavailable(missing)));
     ok = ok && (file_bytes >= 0 ? rl_json_add_i64(g, "file_bytes", file_bytes)
-                                : put(g, "file_bytes", unavailable(missing)));
+                                : rl_json_attach(g, "file_bytes", rl_json_unavailable(missing)));
     ok = ok && (is_moe >= 0 ? cJSON_AddBoolToObject(g, "is_moe", is_moe) != NULL
-                            : put(g, "is_moe", unavailable(missing)));
-    ok = ok && (expert_count >= 0 ? rl_json_add_i64(g, "expert_count", expert_count)
-                                  : put(g, "expert_count", unavailable(missing)));
+                            : rl_json_attach(g, "is_moe", rl_json_unavailable(missing)));
+    ok =
+        ok && (expert_count >= 0 ? rl_json_add_i64(g, "expert_count", expert_count)
+                                 : rl_json_attach(g, "expert_count", rl_json_unavailable(missing)));
     ok = ok && cJSON_AddFalseToObject(g, "sizes_known");
     for (size_t i = 0; ok && i < sizeof header_only / sizeof header_only[0]; i++)
-        ok = put(g, header_only[i], unavailable("only a GGUF header gives it; none was read"));
+        ok = rl_json_attach(g, header_only[i],
+                            rl_json_unavailable("only a GGUF header gives it; none was read"));
     if (!ok) {
         cJSON_Delete(g);
         return NULL;
@@ -143,7 +124,7 @@ static cJSON *new_model(cJSON *models, size_t index, const char *path, const cha
     ok = ok && (!path || rl_json_add_str(m, "path", path));
     ok = ok && rl_json_add_str(m, "name", name);
     if (ok)
-        ok = put(m, "gguf", gguf);
+        ok = rl_json_attach(m, "gguf", gguf);
     else
         cJSON_Delete(gguf);
     ok = ok && cJSON_AddArrayToObject(m, "runs") != NULL;
@@ -316,7 +297,7 @@ static rl_status roofline_environment(imp *c, const cJSON *root, cJSON *b)
     snprintf(si.arch, sizeof si.arch, "%s", mach ? mach : "");
     snprintf(si.cpu_model, sizeof si.cpu_model, "%s", cpu ? cpu : "");
     cJSON *env = rl_sysinfo_to_json(&si);
-    bool ok = put(b, "environment", env);
+    bool ok = rl_json_attach(b, "environment", env);
     ok = ok && rl_json_add_str(env, "source",
                                "imported: the source file's system record (os_release as kernel, "
                                "machine as arch); what it does not state is null");
@@ -349,9 +330,9 @@ static rl_status roofline_settings(imp *c, const cJSON *s, const char *conv, int
     if (st != RL_OK)
         return st;
     cJSON *o = cJSON_CreateObject();
-    bool ok = put(b, "settings", o);
+    bool ok = rl_json_attach(b, "settings", o);
     ok = ok && cJSON_AddStringToObject(o, "kind", "controlled");
-    ok = ok && (!threads || put(o, "threads", cJSON_Duplicate(threads, 1)));
+    ok = ok && (!threads || rl_json_attach(o, "threads", cJSON_Duplicate(threads, 1)));
     cJSON *d = ok ? cJSON_AddArrayToObject(o, "depths") : NULL;
     ok = ok && d && cJSON_AddItemToArray(d, cJSON_CreateNumber((double)depth));
     ok = ok && (!has_np || np < 1 || rl_json_add_i64(o, "n_prompt", np));
@@ -385,7 +366,7 @@ static rl_status roofline_llama_cpp(imp *c, const cJSON *root, cJSON *b)
     if (st != RL_OK)
         return st;
     cJSON *o = cJSON_CreateObject();
-    bool ok = put(b, "llama_cpp", o);
+    bool ok = rl_json_attach(b, "llama_cpp", o);
     ok = ok && cJSON_AddStringToObject(o, "kind", "measured");
     ok = ok && rl_json_add_str_or_null(o, "llama_bench", path);
     ok = ok && rl_json_add_str_or_null(o, "build_commit", commit);
@@ -403,8 +384,8 @@ static rl_status roofline_membw(imp *c, const cJSON *root, cJSON *b)
         return st;
     const cJSON *peak_it = cJSON_GetObjectItemCaseSensitive(m, "peak_read_GBs");
     if (!m || !given(peak_it)) {
-        cJSON *u = unavailable("not measured: the imported file holds no ceiling");
-        bool ok = put(b, "membw", u) && keep_imported(u, m);
+        cJSON *u = rl_json_unavailable("not measured: the imported file holds no ceiling");
+        bool ok = rl_json_attach(b, "membw", u) && keep_imported(u, m);
         return ok ? RL_OK : rl_fail(c->err, RL_EINTERNAL, "out of memory");
     }
     if (!cJSON_IsNumber(peak_it) || !isfinite(peak_it->valuedouble) ||
@@ -437,7 +418,7 @@ static rl_status roofline_membw(imp *c, const cJSON *root, cJSON *b)
         return st;
     bool measured = source && strcmp(source, "measured") == 0;
     cJSON *o = cJSON_CreateObject();
-    bool ok = put(b, "membw", o);
+    bool ok = rl_json_attach(b, "membw", o);
     ok = ok && cJSON_AddStringToObject(o, "kind", measured ? "measured" : "controlled");
     ok = ok && cJSON_AddNumberToObject(o, "peak_read_GBs", peak);
     if (!measured) {
@@ -447,29 +428,32 @@ static rl_status roofline_membw(imp *c, const cJSON *root, cJSON *b)
         free(s);
     } else {
         const char *none = "not in the imported file";
-        ok = ok &&
-             (kernel ? rl_json_add_str(o, "kernel", kernel) : put(o, "kernel", unavailable(none)));
-        ok = ok &&
-             (has_thr ? rl_json_add_i64(o, "threads", thr) : put(o, "threads", unavailable(none)));
+        ok = ok && (kernel ? rl_json_add_str(o, "kernel", kernel)
+                           : rl_json_attach(o, "kernel", rl_json_unavailable(none)));
+        ok = ok && (has_thr ? rl_json_add_i64(o, "threads", thr)
+                            : rl_json_attach(o, "threads", rl_json_unavailable(none)));
         ok = ok && (has_mb ? rl_json_add_i64(o, "working_set_bytes", mb * 1048576)
-                           : put(o, "working_set_bytes", unavailable(none)));
-        ok =
-            ok && (has_reps ? rl_json_add_i64(o, "reps", reps) : put(o, "reps", unavailable(none)));
+                           : rl_json_attach(o, "working_set_bytes", rl_json_unavailable(none)));
+        ok = ok && (has_reps ? rl_json_add_i64(o, "reps", reps)
+                             : rl_json_attach(o, "reps", rl_json_unavailable(none)));
         ok = ok && (has_copy ? cJSON_AddNumberToObject(o, "copy_GBs", copy) != NULL
-                             : put(o, "copy_GBs", unavailable(none)));
+                             : rl_json_attach(o, "copy_GBs", rl_json_unavailable(none)));
         ok = ok && (has_stab ? cJSON_AddNumberToObject(o, "stability", stab) != NULL
-                             : put(o, "stability",
-                                   unavailable("the source predates the "
-                                               "stability check")));
+                             : rl_json_attach(o, "stability",
+                                              rl_json_unavailable("the source predates the "
+                                                                  "stability check")));
         if (unstable >= 0)
             ok = ok && cJSON_AddBoolToObject(o, "unstable", unstable);
         else if (has_stab)
             ok = ok && cJSON_AddFalseToObject(o, "unstable");
         else
-            ok = ok && put(o, "unstable", unavailable("the source predates the stability check"));
-        ok = ok && put(o, "runs",
-                       unavailable("imported: the source keeps only the best repetition of each "
-                                   "kernel and thread count, not the repetitions"));
+            ok = ok &&
+                 rl_json_attach(o, "unstable",
+                                rl_json_unavailable("the source predates the stability check"));
+        ok = ok && rl_json_attach(o, "runs",
+                                  rl_json_unavailable(
+                                      "imported: the source keeps only the best repetition of each "
+                                      "kernel and thread count, not the repetitions"));
         ok = ok && rl_json_add_str(o, "source", "imported: measured by the source run");
         ok = ok && (!method || rl_json_add_str(o, "method", method));
     }
@@ -481,17 +465,20 @@ static rl_status roofline_membw(imp *c, const cJSON *root, cJSON *b)
 static cJSON *mean_rate(bool has_mean, double mean, bool has_sd, double sd, const char *missing)
 {
     if (!has_mean || !(mean > 0))
-        return unavailable(missing);
+        return rl_json_unavailable(missing);
     cJSON *o = cJSON_CreateObject();
     bool ok = o && cJSON_AddStringToObject(o, "kind", "measured");
     ok = ok && cJSON_AddStringToObject(o, "unit", "tok/s");
     ok = ok && cJSON_AddNumberToObject(o, "mean", mean);
-    ok = ok && (has_sd ? cJSON_AddNumberToObject(o, "sd", sd) != NULL
-                       : put(o, "sd", unavailable("the source gives no standard deviation")));
-    ok = ok && put(o, "samples",
-                   unavailable(has_sd ? "imported: the source gives only the mean and standard "
-                                        "deviation"
-                                      : "imported: the source gives only the mean"));
+    ok = ok &&
+         (has_sd ? cJSON_AddNumberToObject(o, "sd", sd) != NULL
+                 : rl_json_attach(o, "sd",
+                                  rl_json_unavailable("the source gives no standard deviation")));
+    ok = ok && rl_json_attach(o, "samples",
+                              rl_json_unavailable(
+                                  has_sd ? "imported: the source gives only the mean and standard "
+                                           "deviation"
+                                         : "imported: the source gives only the mean"));
     if (!ok) {
         cJSON_Delete(o);
         return NULL;
@@ -536,12 +523,14 @@ static rl_status roofline_run(imp *c, const cJSON *r, const char *path, int64_t 
     ok = ok && rl_json_add_i64(o, "threads", t);
     ok = ok && rl_json_add_i64(o, "depth", has_d ? d : depth);
     ok = ok && cJSON_AddStringToObject(o, "status", "ok");
-    ok = ok && (!cmd || put(o, "argv", cJSON_Duplicate(cmd, 1)));
+    ok = ok && (!cmd || rl_json_attach(o, "argv", cJSON_Duplicate(cmd, 1)));
     ok = ok && cJSON_AddArrayToObject(o, "records") != NULL;
     ok = ok &&
-         put(o, "decode", mean_rate(has_dm, dm, has_dsd, dsd, "the source gives no decode rate"));
+         rl_json_attach(o, "decode",
+                        mean_rate(has_dm, dm, has_dsd, dsd, "the source gives no decode rate"));
     ok = ok &&
-         put(o, "prefill", mean_rate(has_pm, pm, has_psd, psd, "the source gives no prefill rate"));
+         rl_json_attach(o, "prefill",
+                        mean_rate(has_pm, pm, has_psd, psd, "the source gives no prefill rate"));
     ok = ok && keep_imported(o, r);
     return ok ? RL_OK : rl_fail(c->err, RL_EINTERNAL, "out of memory");
 }
@@ -602,7 +591,7 @@ static rl_status roofline_model(imp *c, const cJSON *m, size_t i, int64_t depth,
     if (!bm)
         return rl_fail(c->err, RL_EINTERNAL, "out of memory");
     cJSON *bo = cJSON_CreateObject();
-    bool ok = put(bm, "bytes_per_token", bo);
+    bool ok = rl_json_attach(bm, "bytes_per_token", bo);
     ok = ok && rl_json_add_i64(bo, "value", bpt);
     ok = ok && cJSON_AddStringToObject(bo, "unit", "bytes");
     ok = ok && cJSON_AddStringToObject(bo, "convention", mine);
@@ -612,7 +601,7 @@ static rl_status roofline_model(imp *c, const cJSON *m, size_t i, int64_t depth,
     ok = ok && cJSON_AddStringToObject(bo, "kind", "measured");
     ok = ok && cJSON_AddTrueToObject(bo, "imported");
     static const char *const drop[] = {"runs", NULL};
-    ok = ok && (!cJSON_IsObject(m) || put(bm, "imported", copy_without(m, drop)));
+    ok = ok && (!cJSON_IsObject(m) || rl_json_attach(bm, "imported", copy_without(m, drop)));
     if (!ok)
         return rl_fail(c->err, RL_EINTERNAL, "out of memory");
     cJSON *bruns = cJSON_GetObjectItemCaseSensitive(bm, "runs");
@@ -680,14 +669,14 @@ static rl_status import_roofline(imp *c, const cJSON *root, cJSON *b, const char
 
     /* the source: the file's top level minus what the sections below keep */
     cJSON *src = cJSON_CreateObject();
-    bool ok = put(b, "source", src);
+    bool ok = rl_json_attach(b, "source", src);
     ok = ok && cJSON_AddStringToObject(src, "kind", "imported");
     ok = ok && cJSON_AddStringToObject(src, "format", RL_IMPORT_FORMAT_ROOFLINE);
     ok = ok && rl_json_add_str(src, "file", base_name(c->file));
     ok = ok && cJSON_AddStringToObject(src, "attribution", RL_IMPORT_ROOFLINE_ATTRIBUTION);
     static const char *const drop[] = {"system", "settings", "llama_cpp", "membw", NULL};
     cJSON *rest = ok ? copy_without(root, drop) : NULL;
-    ok = ok && put(src, "imported", rest);
+    ok = ok && rl_json_attach(src, "imported", rest);
     if (ok)
         cJSON_DeleteItemFromObjectCaseSensitive(cJSON_GetObjectItemCaseSensitive(rest, "analysis"),
                                                 "models");
@@ -712,7 +701,7 @@ static rl_status import_roofline(imp *c, const cJSON *root, cJSON *b, const char
         st = roofline_llama_cpp(c, root, b);
     if (st == RL_OK)
         st = roofline_membw(c, root, b);
-    if (st != RL_OK || !put(b, "models", bmodels)) {
+    if (st != RL_OK || !rl_json_attach(b, "models", bmodels)) {
         cJSON_Delete(st == RL_OK ? NULL : bmodels);
         return st != RL_OK ? st : rl_fail(c->err, RL_EINTERNAL, "out of memory");
     }
@@ -773,20 +762,20 @@ static rl_status lbench_sections(imp *c, const rl_lbench_set *set, cJSON *b)
     for (size_t i = 0; i < n && !si.cpu_model[0]; i++)
         snprintf(si.cpu_model, sizeof si.cpu_model, "%s", set->records[i].cpu_info);
     cJSON *env = rl_sysinfo_to_json(&si);
-    bool ok = put(b, "environment", env);
+    bool ok = rl_json_attach(b, "environment", env);
     ok = ok && rl_json_add_str(env, "source",
                                "imported: llama-bench's cpu_info; its output says nothing else "
                                "about the machine");
 
     cJSON *s = cJSON_CreateObject();
-    ok = ok && put(b, "settings", s);
+    ok = ok && rl_json_attach(b, "settings", s);
     ok = ok && cJSON_AddStringToObject(s, "kind", "controlled");
     for (size_t i = 0; i < n; i++)
         v[i] = set->records[i].n_threads;
-    ok = ok && put(s, "threads", distinct(v, n));
+    ok = ok && rl_json_attach(s, "threads", distinct(v, n));
     for (size_t i = 0; i < n; i++)
         v[i] = set->records[i].n_depth;
-    ok = ok && put(s, "depths", distinct(v, n));
+    ok = ok && rl_json_attach(s, "depths", distinct(v, n));
     int64_t np = uniform(set, RL_LBENCH_PREFILL, 0), ng = uniform(set, RL_LBENCH_DECODE, 1);
     int64_t reps = uniform(set, -1, 2);
     ok = ok && (np < 1 || rl_json_add_i64(s, "n_prompt", np));
@@ -809,12 +798,13 @@ static rl_status lbench_sections(imp *c, const rl_lbench_set *set, cJSON *b)
     rl_lbench_build build;
     rl_lbench_build_from_record(first, &build);
     cJSON *l = cJSON_CreateObject();
-    ok = ok && put(b, "llama_cpp", l);
+    ok = ok && rl_json_attach(b, "llama_cpp", l);
     ok = ok && cJSON_AddStringToObject(l, "kind", "measured");
     ok = ok && cJSON_AddNullToObject(l, "llama_bench");
     ok = ok && rl_json_add_str_or_null(l, "build_commit", build.commit);
     ok = ok && rl_json_add_u64_or_null(l, "build_number", (uint64_t)build.number, build.number > 0);
-    ok = ok && put(b, "membw", unavailable("not measured: imported llama-bench output"));
+    ok = ok && rl_json_attach(b, "membw",
+                              rl_json_unavailable("not measured: imported llama-bench output"));
     return ok ? RL_OK : rl_fail(c->err, RL_EINTERNAL, "out of memory");
 }
 
@@ -887,12 +877,12 @@ static rl_status lbench_models(imp *c, const rl_lbench_set *set, cJSON *b)
                 group[g++] = *rj;
                 ok = cJSON_AddItemToArray(recs, cJSON_Duplicate(rj->raw, 1));
             }
-            ok = ok && put(run, "decode",
-                           rl_bundle_lbench_rate(group, g, RL_LBENCH_DECODE, ri->n_depth,
-                                                 "no decode record"));
-            ok = ok && put(run, "prefill",
-                           rl_bundle_lbench_rate(group, g, RL_LBENCH_PREFILL, ri->n_depth,
-                                                 "no prefill record"));
+            ok = ok && rl_json_attach(run, "decode",
+                                      rl_bundle_lbench_rate(group, g, RL_LBENCH_DECODE, ri->n_depth,
+                                                            "no decode record"));
+            ok = ok && rl_json_attach(run, "prefill",
+                                      rl_bundle_lbench_rate(group, g, RL_LBENCH_PREFILL,
+                                                            ri->n_depth, "no prefill record"));
             if (!ok)
                 st = rl_fail(c->err, RL_EINTERNAL, "out of memory");
         }
@@ -931,7 +921,7 @@ static rl_status import_lbench(imp *c, const rl_lbench_set *set, cJSON *b)
                            i + 1, RL_IMPORT_MAX_THREADS, (long long)r->n_threads);
     }
     cJSON *src = cJSON_CreateObject();
-    bool ok = put(b, "source", src);
+    bool ok = rl_json_attach(b, "source", src);
     ok = ok && cJSON_AddStringToObject(src, "kind", "imported");
     ok = ok && cJSON_AddStringToObject(src, "format",
                                        set->from_array ? RL_IMPORT_FORMAT_LBENCH_JSON

@@ -11,7 +11,7 @@
 #include "rl_text.h"
 #include "rl_util.h"
 
-static bool attach(cJSON *o, const char *key, cJSON *item)
+bool rl_json_attach(cJSON *o, const char *key, cJSON *item)
 {
     if (!item)
         return false;
@@ -33,7 +33,7 @@ cJSON *rl_json_u64(uint64_t v)
 
 bool rl_json_add_u64(cJSON *o, const char *key, uint64_t v)
 {
-    return attach(o, key, rl_json_u64(v));
+    return rl_json_attach(o, key, rl_json_u64(v));
 }
 
 bool rl_json_add_i64(cJSON *o, const char *key, int64_t v)
@@ -41,30 +41,30 @@ bool rl_json_add_i64(cJSON *o, const char *key, int64_t v)
     if (v >= 0)
         return rl_json_add_u64(o, key, (uint64_t)v);
     if ((uint64_t)(-(v + 1)) < RL_JSON_MAX_EXACT)
-        return attach(o, key, cJSON_CreateNumber((double)v));
+        return rl_json_attach(o, key, cJSON_CreateNumber((double)v));
     char digits[24];
     snprintf(digits, sizeof digits, "%lld", (long long)v);
-    return attach(o, key, cJSON_CreateRaw(digits));
+    return rl_json_attach(o, key, cJSON_CreateRaw(digits));
 }
 
 bool rl_json_add_num(cJSON *o, const char *key, double v)
 {
-    return attach(o, key, isfinite(v) ? cJSON_CreateNumber(v) : cJSON_CreateNull());
+    return rl_json_attach(o, key, isfinite(v) ? cJSON_CreateNumber(v) : cJSON_CreateNull());
 }
 
 bool rl_json_add_u64_or_null(cJSON *o, const char *key, uint64_t v, bool known)
 {
-    return known ? rl_json_add_u64(o, key, v) : attach(o, key, cJSON_CreateNull());
+    return known ? rl_json_add_u64(o, key, v) : rl_json_attach(o, key, cJSON_CreateNull());
 }
 
 bool rl_json_add_num_or_null(cJSON *o, const char *key, double v, bool known)
 {
-    return known ? rl_json_add_num(o, key, v) : attach(o, key, cJSON_CreateNull());
+    return known ? rl_json_add_num(o, key, v) : rl_json_attach(o, key, cJSON_CreateNull());
 }
 
 bool rl_json_add_tristate(cJSON *o, const char *key, int v)
 {
-    return attach(o, key, v < 0 ? cJSON_CreateNull() : cJSON_CreateBool(v != 0));
+    return rl_json_attach(o, key, v < 0 ? cJSON_CreateNull() : cJSON_CreateBool(v != 0));
 }
 
 cJSON *rl_json_str(const char *s)
@@ -101,24 +101,27 @@ cJSON *rl_json_str(const char *s)
 
 bool rl_json_add_str(cJSON *o, const char *key, const char *s)
 {
-    return attach(o, key, rl_json_str(s));
+    return rl_json_attach(o, key, rl_json_str(s));
 }
 
 bool rl_json_add_str_or_null(cJSON *o, const char *key, const char *s)
 {
-    return s && *s ? rl_json_add_str(o, key, s) : attach(o, key, cJSON_CreateNull());
+    return s && *s ? rl_json_add_str(o, key, s) : rl_json_attach(o, key, cJSON_CreateNull());
+}
+
+cJSON *rl_json_unavailable(const char *reason)
+{
+    cJSON *u = cJSON_CreateObject();
+    if (u && (!cJSON_AddFalseToObject(u, "available") || !rl_json_add_str(u, "reason", reason))) {
+        cJSON_Delete(u);
+        return NULL;
+    }
+    return u;
 }
 
 bool rl_json_add_unavailable(cJSON *o, const char *key, const char *reason)
 {
-    cJSON *u = cJSON_CreateObject();
-    if (!u)
-        return false;
-    if (!cJSON_AddFalseToObject(u, "available") || !rl_json_add_str(u, "reason", reason)) {
-        cJSON_Delete(u);
-        return false;
-    }
-    return attach(o, key, u);
+    return rl_json_attach(o, key, rl_json_unavailable(reason));
 }
 
 bool rl_json_get_u64(const cJSON *o, const char *key, uint64_t *out)

@@ -36,6 +36,10 @@ bool rl_json_add_str_or_null(cJSON *o, const char *key, const char *s);
 /* The string (empty allowed); invalid UTF-8 bytes each become U+FFFD. */
 bool rl_json_add_str(cJSON *o, const char *key, const char *s);
 cJSON *rl_json_str(const char *s);
+/* Attach item under key; false (and item freed) when item is NULL or out of memory. */
+bool rl_json_attach(cJSON *o, const char *key, cJSON *item);
+/* A new {"available": false, "reason": reason} (caller owns); NULL when out of memory. */
+cJSON *rl_json_unavailable(const char *reason);
 /* {"available": false, "reason": reason} under key. */
 bool rl_json_add_unavailable(cJSON *o, const char *key, const char *reason);
 

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "rl_json.h"
 #include "rl_util.h"
 
 /* t such that P(|T| > t) = 0.05, df = 1..30, to 1e-12. */
@@ -186,35 +187,10 @@ rl_status rl_stats_summarize(const double *x, size_t n, rl_stats_summary *out, r
     return RL_OK;
 }
 
-/* Add item to o under key; on failure the item is deleted, so nothing leaks. */
-static bool add_item(cJSON *o, const char *key, cJSON *item)
-{
-    if (item == NULL)
-        return false;
-    if (!cJSON_AddItemToObject(o, key, item)) {
-        cJSON_Delete(item);
-        return false;
-    }
-    return true;
-}
-
-static cJSON *unavailable(const char *reason)
-{
-    cJSON *o = cJSON_CreateObject();
-    if (o == NULL)
-        return NULL;
-    if (!cJSON_AddBoolToObject(o, "available", 0) ||
-        !cJSON_AddStringToObject(o, "reason", reason)) {
-        cJSON_Delete(o);
-        return NULL;
-    }
-    return o;
-}
-
 cJSON *rl_stats_to_json(const rl_stats_summary *s)
 {
     if (s == NULL || !s->has_center) {
-        cJSON *o = unavailable("no samples");
+        cJSON *o = rl_json_unavailable("no samples");
         if (o != NULL && !cJSON_AddNumberToObject(o, "n", 0)) {
             cJSON_Delete(o);
             return NULL;
@@ -237,13 +213,13 @@ cJSON *rl_stats_to_json(const rl_stats_summary *s)
         if (s->has_sd)
             ok = cJSON_AddNumberToObject(o, "sd", s->sd) != NULL;
         else
-            ok = add_item(o, "sd", unavailable(one));
+            ok = rl_json_attach(o, "sd", rl_json_unavailable(one));
     }
     if (ok) {
         if (s->has_cv)
             ok = cJSON_AddNumberToObject(o, "cv", s->cv) != NULL;
         else
-            ok = add_item(o, "cv", unavailable(s->has_sd ? "the mean is 0" : one));
+            ok = rl_json_attach(o, "cv", rl_json_unavailable(s->has_sd ? "the mean is 0" : one));
     }
     if (ok) {
         cJSON *ci = NULL;
@@ -258,9 +234,9 @@ cJSON *rl_stats_to_json(const rl_stats_summary *s)
                 ci = NULL;
             }
         } else {
-            ci = unavailable(one);
+            ci = rl_json_unavailable(one);
         }
-        ok = add_item(o, "ci95", ci);
+        ok = rl_json_attach(o, "ci95", ci);
     }
     if (!ok) {
         cJSON_Delete(o);
