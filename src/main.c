@@ -12,6 +12,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <curl/curl.h>
+
 #include "cmd.h"
 #include "rl_file.h"
 #include "rl_opt.h"
@@ -104,6 +106,11 @@ int main(int argc, char **argv)
     sigaction(SIGINT, &sa, NULL);
     sigaction(SIGTERM, &sa, NULL);
 
+    /* libcurl (the HTTP client and remote GGUF headers) is set up once, before any thread */
+    if (curl_global_init(CURL_GLOBAL_DEFAULT) != CURLE_OK) {
+        fprintf(stderr, "llama-roofline %s: error: libcurl could not be initialised\n", verb);
+        return rl_exit_code(RL_EINTERNAL);
+    }
     rl_error err = {RL_OK, ""};
     /* the command parses a copy (getopt_long reorders it); argv stays as typed, for the record */
     char **args = rl_calloc((size_t)argc, sizeof *args);
