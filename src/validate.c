@@ -412,6 +412,36 @@ static void check_rate(const cJSON *r, const char *path, probs *p)
     }
 }
 
+/* The samples of one rate come from its records: one per samples_ns entry of every record of
+ * that kind (decode: n_gen > 0 and n_prompt 0; prefill: n_prompt > 0 and n_gen 0) at the run's
+ * depth, or one for a record that has only its average (rl_bundle_lbench_rate). */
+static void check_sample_count(const cJSON *rate, const cJSON *recs, bool decode, double depth,
+                               const char *path, probs *p)
+{
+    const cJSON *samples = get(rate, "samples");
+    if (!cJSON_IsArray(samples))
+        return;
+    size_t want = 0;
+    for (const cJSON *rec = recs->child; rec; rec = rec->next) {
+        const cJSON *np = get(rec, "n_prompt"), *ng = get(rec, "n_gen"), *nd = get(rec, "n_depth");
+        double vp = is_finite_num(np) ? np->valuedouble : 0;
+        double vg = is_finite_num(ng) ? ng->valuedouble : 0;
+        double vd = is_finite_num(nd) ? nd->valuedouble : 0;
+        bool kind = decode ? vg > 0 && vp == 0 : vp > 0 && vg == 0;
+        if (!cJSON_IsObject(rec) || !kind || vd != depth)
+            continue;
+        const cJSON *ns = get(rec, "samples_ns");
+        int len = cJSON_IsArray(ns) ? cJSON_GetArraySize(ns) : 0;
+        want += len > 0 ? (size_t)len : 1;
+    }
+    size_t have = (size_t)cJSON_GetArraySize(samples);
+    char buf[VPATH];
+    if (want > 0 && have != want)
+        add(p, key_path(buf, path, "samples"),
+            "%zu samples, but the run's %s records hold %zu samples_ns values", have,
+            decode ? "decode" : "prefill", want);
+}
+
 static void check_run(const cJSON *r, const char *path, probs *p)
 {
     char buf[VPATH], rp[VPATH];
@@ -472,6 +502,10 @@ static void check_run(const cJSON *r, const char *path, probs *p)
     }
     if (ok && i > 0 && n_decode == 0)
         add(p, rp, "a run with status ok has records but no decode record (n_gen > 0)");
+    if (i > 0 && dp_ok) {
+        check_sample_count(dec, recs, true, dp->valuedouble, key_path(buf, path, "decode"), p);
+        check_sample_count(pre, recs, false, dp->valuedouble, key_path(buf, path, "prefill"), p);
+    }
 }
 
 /* The model ids, for look-ups; NULL entries for models without a string id. */

@@ -15,7 +15,9 @@
  *     ci95.low <= mean <= ci95.high; an imported rate without samples has a positive mean;
  *   - runs: threads >= 1, depth >= 0, a known status; status ok has an available decode rate;
  *     every llama-bench record has n_threads and n_depth equal to the run's, and an ok run with
- *     records has a decode record (n_gen > 0);
+ *     records has a decode record (n_gen > 0); a rate's sample count equals the samples_ns
+ *     values of its records (decode: n_gen > 0, n_prompt 0; prefill the reverse) at the run's
+ *     depth, a record without samples_ns counting once;
  *   - models: ids non-empty and unique; bytes_per_token positive, unit "bytes";
  *   - analysis: kind derived; fit recomputed from analysis.models[] with in_fit true
  *     (x = 1 / bytes_per_token, y = operating_point.decode_tok_s; BW = sum(x y) / sum(x^2))

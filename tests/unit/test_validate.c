@@ -202,6 +202,10 @@ static void newer_schema(cJSON *b)
 {
     set_num(b, "schema_version", 99);
 }
+static void samples_ns_short(cJSON *b)
+{
+    cJSON_DeleteItemFromArray(at(idx(at(run(b, 0, 0), "records"), 1), "samples_ns"), 0);
+}
 static void imported_no_mean(cJSON *b)
 {
     cJSON_DeleteItemFromObjectCaseSensitive(at(run(b, 1, 2), "decode"), "mean");
@@ -258,6 +262,8 @@ static const broken_case cases[] = {
     {"a required key missing", SYNTH, missing_created, "created_utc", "created_utc"},
     {"a timestamp not UTC", SYNTH, bad_utc, "updated_utc", "updated_utc"},
     {"a newer schema version", SYNTH, newer_schema, "schema", "schema"},
+    {"a rate's samples outnumber its records' samples_ns", SYNTH, samples_ns_short,
+     "models[0].runs[0].decode.samples", "models[0].runs[0].decode.samples"},
     {"an imported rate without its mean", RPI5, imported_no_mean, "models[1].runs[2].decode.mean",
      "models[1].runs[2].decode.mean"},
 };
