@@ -928,8 +928,25 @@ cJSON *rl_cmp_to_json(const rl_cmp *c, bool with_bundles)
         cJSON_AddItemToArray(ins, in);
         ok = rl_json_add_str(in, "label", c->inputs[i].label) &&
              rl_json_add_str(in, "path", c->inputs[i].path);
-        if (ok && with_bundles)
-            ok = rl_json_attach(in, "bundle", cJSON_Duplicate(c->inputs[i].bundle, 1));
+        const cJSON *b = c->inputs[i].bundle;
+        if (ok && with_bundles) {
+            ok = rl_json_attach(in, "bundle", cJSON_Duplicate(b, 1));
+        } else if (ok) { /* the facts and the analysis' summary; the rows hold the samples */
+            static const char *const top[] = {"tool",        "command",  "created_utc", "source",
+                                              "environment", "settings", "llama_cpp"};
+            cJSON *sum = cJSON_CreateObject();
+            ok = rl_json_attach(in, "summary", sum);
+            for (size_t k = 0; ok && k < sizeof top / sizeof top[0]; k++)
+                if (get(b, top[k]))
+                    ok = rl_json_attach(sum, top[k], cJSON_Duplicate(get(b, top[k]), 1));
+            static const char *const an[] = {"fit", "ceiling", "utilisation", "verdict"};
+            cJSON *a = cJSON_CreateObject();
+            ok = ok && rl_json_attach(sum, "analysis", a);
+            for (size_t k = 0; ok && k < sizeof an / sizeof an[0]; k++)
+                if (get(get(b, "analysis"), an[k]))
+                    ok = rl_json_attach(a, an[k],
+                                        cJSON_Duplicate(get(get(b, "analysis"), an[k]), 1));
+        }
     }
     cJSON *rows = cJSON_CreateArray();
     ok = ok && rl_json_attach(o, "rows", rows);

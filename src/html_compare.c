@@ -88,8 +88,12 @@ static void top(cpage *p)
     const rl_cmp *c = p->c;
     rl_cmp_counts k = rl_cmp_count(c);
     char h[256], a[1024], t[1024];
-    rl_snprintf(h, sizeof h, "%zu inputs compared: %zu faster, %zu slower, %zu within noise",
-                c->n_inputs, k.faster, k.slower, k.noise);
+    if (k.faster + k.slower + k.noise + k.untested == 0)
+        rl_snprintf(h, sizeof h, "%zu inputs compared: no measurement in common with the baseline",
+                    c->n_inputs);
+    else
+        rl_snprintf(h, sizeof h, "%zu inputs compared: %zu faster, %zu slower, %zu within noise",
+                    c->n_inputs, k.faster, k.slower, k.noise);
     set_text(p, "headline", h);
     rl_snprintf(t, sizeof t, "%s - llama-roofline comparison", h);
     set_text(p, "page-title", t);
@@ -323,7 +327,7 @@ static void group_table(cpage *p, xmlNodePtr host, const char *group, size_t *hi
     if (s && *s)
         rl_html_el_textf(&p->h, host, "p", "lead", "Same in every row: %s.", s);
     free(s);
-    xmlNodePtr tb = thead(p, host, cols, nc, num_from + 1);
+    xmlNodePtr tb = NULL;
     for (size_t r = 0; r < c->n_rows; r++) {
         const rl_cmp_row *row = &c->rows[r];
         if (strcmp(row->group, group) != 0)
@@ -339,6 +343,8 @@ static void group_table(cpage *p, xmlNodePtr host, const char *group, size_t *hi
                 continue;
             }
             char a[96];
+            if (!tb)
+                tb = thead(p, host, cols, nc, num_from + 1);
             xmlNodePtr tr = rl_html_el(&p->h, tb, "tr", NULL);
             rl_html_attr(&p->h, tr, "data-verdict", rl_cmp_verdict_word(x->verdict));
             rl_html_el_text(&p->h, tr, "td", NULL, row->metric);
@@ -360,6 +366,9 @@ static void group_table(cpage *p, xmlNodePtr host, const char *group, size_t *hi
             rl_html_el_text(&p->h, tr, "td", verdict_class(x->verdict), a);
         }
     }
+    if (!tb)
+        rl_html_el_text(&p->h, host, "p", "missing",
+                        "No row of this group is in both the baseline and another input.");
 }
 
 static void verdicts(cpage *p)
@@ -520,7 +529,7 @@ static rl_status fill(cpage *p, rl_error *err)
     set_text(p, "footer",
              "Made by llama-roofline " RL_VERSION ". The page runs no script and loads nothing "
              "from the network.");
-    cJSON *j = rl_cmp_to_json(p->c, true);
+    cJSON *j = rl_cmp_to_json(p->c, p->c->n_inputs < RL_CMP_FLEET_MIN);
     if (!j || !rl_html_repair_json(j)) {
         cJSON_Delete(j);
         return rl_fail(err, RL_EINTERNAL, "compare: out of memory");

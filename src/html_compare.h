@@ -2,7 +2,9 @@
  * with the report's machinery: libxml2 tree (html_doc.h), the report's stylesheet and
  * Content-Security-Policy (no script runs, nothing is loaded), charts as inline SVG
  * (html_svg.h), and the data embedded as <script type="application/json" id="compare">
- * (rl_cmp_to_json with every input's bundle, written by rl_html_json_for_script).
+ * (rl_cmp_to_json, written by rl_html_json_for_script): every input's whole bundle with fewer
+ * than RL_CMP_FLEET_MIN inputs, each input's summary from then on (a fleet page stays small;
+ * the rows keep every sample either way).
  *
  * Reading order: the headline (verdict counts) and the test with its thresholds; with 10 or
  * more inputs a fleet table ranked by effective bandwidth (the fit) and % of the ceiling, each

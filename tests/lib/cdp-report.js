@@ -6,7 +6,9 @@
 // usage: node cdp-report.js CHROMIUM OUTDIR KIND:PAGE.html [KIND:PAGE.html ...]
 //   KIND is "report" (a normal report), "hostile" (a report of hostile strings: they must show
 //   as text and nothing may run) or "csp" (a report with markup injected on purpose, as if
-//   escaping had failed: the Content-Security-Policy must stop the script and the request).
+//   escaping had failed: the Content-Security-Policy must stop the script and the request)
+//   or "compare" (a comparison page: its data block is id "compare", schema
+//   llama-roofline-compare, and counts its inputs instead of models).
 // For every page: the load finishes; zero console errors and exceptions (except "csp", where
 // the blocked injection is expected to be reported); zero network requests besides the page
 // itself; no JavaScript dialog; a light and a dark screenshot (OUTDIR/NAME-light.png and
@@ -141,7 +143,7 @@ async function openPage(kind, file) {
   };
   const dom = await evaluate(`(() => {
     const figs = [...document.querySelectorAll('figure.chart')];
-    const bundle = document.getElementById('bundle');
+    const bundle = document.getElementById('bundle') || document.getElementById('compare');
     let parsed = null; try { parsed = JSON.parse(bundle.textContent); } catch (e) {}
     const onAttrs = [...document.querySelectorAll('*')].filter((e) => [...e.attributes].some((a) => /^on/i.test(a.name))).length;
     return {
@@ -152,7 +154,8 @@ async function openPage(kind, file) {
       svgTextSample: figs.map((f) => (f.querySelector('svg text') || {}).textContent || ''),
       svgTextIsSvg: figs.every((f) => [...f.querySelectorAll('svg text')].every((x) => x instanceof SVGTextElement)),
       scripts: [...document.querySelectorAll('script')].map((s) => s.type),
-      schema: parsed && parsed.schema, nModels: parsed && parsed.models ? parsed.models.length : -1,
+      schema: parsed && parsed.schema,
+      nModels: parsed && parsed.models ? parsed.models.length : parsed && parsed.inputs ? parsed.inputs.length : -1,
       imgs: document.querySelectorAll('img').length, onAttrs,
       styles: document.querySelectorAll('style').length,
       bodyText: document.body.innerText,
@@ -193,7 +196,8 @@ async function openPage(kind, file) {
       check(r.ev.requests.length === 0, `${n}: zero network requests${r.ev.requests.length ? ': ' + r.ev.requests.map((x) => x[1]).join(' ') : ''}`);
       check(r.ev.dialogs.length === 0 && !d.pwned, `${n}: no dialog, no script ran`);
       check(d.scripts.length === 1 && d.scripts[0] === 'application/json', `${n}: one <script>, the JSON data block (${d.scripts.join(',')})`);
-      check(d.schema === 'llama-roofline-bundle' && d.nModels > 0, `${n}: the embedded bundle parses (${d.nModels} models)`);
+      check(d.schema === (kind === 'compare' ? 'llama-roofline-compare' : 'llama-roofline-bundle') && d.nModels > 0,
+        `${n}: the embedded ${kind === 'compare' ? 'comparison' : 'bundle'} parses (${d.nModels} ${kind === 'compare' ? 'inputs' : 'models'})`);
       check(d.imgs === 0 && d.onAttrs === 0, `${n}: no <img>, no on* attribute`);
       check(/default-src 'none'/.test(d.csp), `${n}: CSP meta in force`);
       check(d.figures > 0 && d.figuresWithText === d.figures && d.svgTextIsSvg,
