@@ -654,6 +654,30 @@ size_t rl_cmp_regressions(const rl_cmp *c, double pct)
     return n;
 }
 
+const rl_cmp_row *rl_cmp_group_first(const rl_cmp *c, const char *group)
+{
+    for (size_t r = 0; r < c->n_rows; r++)
+        if (strcmp(c->rows[r].group, group) == 0)
+            return &c->rows[r];
+    return NULL;
+}
+
+bool rl_cmp_group_starts(const rl_cmp *c, size_t r)
+{
+    return rl_cmp_group_first(c, c->rows[r].group) == &c->rows[r];
+}
+
+bool rl_cmp_listed(const rl_cmp *c, size_t r, size_t i, bool all, size_t *hidden)
+{
+    const rl_cmp_cell *x = &c->rows[r].cells[i], *b = &c->rows[r].cells[c->baseline];
+    if (i == c->baseline || (!x->present && !b->present))
+        return false;
+    if (all || (x->present && b->present))
+        return true;
+    (*hidden)++;
+    return false;
+}
+
 bool rl_cmp_key_varies(const rl_cmp *c, const char *group, const char *name)
 {
     const char *first = NULL;

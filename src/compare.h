@@ -198,6 +198,14 @@ rl_cmp_counts rl_cmp_count(const rl_cmp *c);
  * -pct): how many. */
 size_t rl_cmp_regressions(const rl_cmp *c, double pct);
 
+/* The first row of group (its key columns and unit head the group's table), or NULL; whether
+ * row r is the first of its group (groups are shown in order of first appearance). */
+const rl_cmp_row *rl_cmp_group_first(const rl_cmp *c, const char *group);
+bool rl_cmp_group_starts(const rl_cmp *c, size_t r);
+/* Whether row r is listed for input i (not the baseline): present in both, or with all in
+ * either; a row present on one side only and not listed counts in *hidden. */
+bool rl_cmp_listed(const rl_cmp *c, size_t r, size_t i, bool all, size_t *hidden);
+
 /* Whether key column k of group's rows holds more than one value (the table shows it). */
 bool rl_cmp_key_varies(const rl_cmp *c, const char *group, const char *name);
 

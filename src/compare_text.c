@@ -244,20 +244,11 @@ static void warnings(rl_sbuf *b, const rl_cmp *c, bool markdown)
     }
 }
 
-static bool shown(const rl_cmp *c, const rl_cmp_row *row, size_t i, bool all)
-{
-    return all ? row->cells[i].present || row->cells[c->baseline].present
-               : row->cells[i].present && row->cells[c->baseline].present;
-}
-
 static void group_table(rl_sbuf *b, const rl_cmp *c, const char *group, bool markdown, bool all,
                         size_t *hidden)
 {
     /* key columns of the group, in the order of its first row */
-    const rl_cmp_row *first = NULL;
-    for (size_t r = 0; r < c->n_rows && !first; r++)
-        if (strcmp(c->rows[r].group, group) == 0)
-            first = &c->rows[r];
+    const rl_cmp_row *first = rl_cmp_group_first(c, group);
     if (!first)
         return;
     bool keyshow[RL_CMP_MAX_KEYS];
@@ -290,13 +281,8 @@ static void group_table(rl_sbuf *b, const rl_cmp *c, const char *group, bool mar
         if (strcmp(row->group, group) != 0)
             continue;
         for (size_t i = 0; i < c->n_inputs; i++) {
-            if (i == c->baseline)
+            if (!rl_cmp_listed(c, r, i, all, hidden))
                 continue;
-            if (!shown(c, row, i, all)) {
-                if (row->cells[i].present || row->cells[c->baseline].present)
-                    (*hidden)++;
-                continue;
-            }
             char a[96];
             cell(&t, row->metric);
             cell(&t, row->subject);
@@ -374,13 +360,9 @@ char *rl_cmp_text(const rl_cmp *c, bool markdown, bool all_columns)
     warnings(&b, c, markdown);
     /* one table per group, in order of first appearance */
     size_t hidden = 0;
-    for (size_t r = 0; r < c->n_rows; r++) {
-        bool seen = false;
-        for (size_t q = 0; q < r && !seen; q++)
-            seen = strcmp(c->rows[q].group, c->rows[r].group) == 0;
-        if (!seen)
+    for (size_t r = 0; r < c->n_rows; r++)
+        if (rl_cmp_group_starts(c, r))
             group_table(&b, c, c->rows[r].group, markdown, all_columns, &hidden);
-    }
     if (c->n_rows == 0)
         rl_sbuf_printf(&b, "\nNo rows: no input has a measured rate.\n");
     if (hidden) {

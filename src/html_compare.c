@@ -291,10 +291,7 @@ static const char *verdict_class(rl_cmp_verdict v)
 static void group_table(cpage *p, xmlNodePtr host, const char *group, size_t *hidden)
 {
     const rl_cmp *c = p->c;
-    const rl_cmp_row *first = NULL;
-    for (size_t r = 0; r < c->n_rows && !first; r++)
-        if (strcmp(c->rows[r].group, group) == 0)
-            first = &c->rows[r];
+    const rl_cmp_row *first = rl_cmp_group_first(c, group);
     if (!first)
         return;
     rl_html_el_text(&p->h, host, "h3", NULL, group);
@@ -333,15 +330,9 @@ static void group_table(cpage *p, xmlNodePtr host, const char *group, size_t *hi
         if (strcmp(row->group, group) != 0)
             continue;
         for (size_t i = 0; i < c->n_inputs; i++) {
-            if (i == c->baseline)
+            if (!rl_cmp_listed(c, r, i, p->all, hidden))
                 continue;
             const rl_cmp_cell *x = &row->cells[i], *b = &row->cells[c->baseline];
-            bool visible = p->all ? x->present || b->present : x->present && b->present;
-            if (!visible) {
-                if (x->present || b->present)
-                    (*hidden)++;
-                continue;
-            }
             char a[96];
             if (!tb)
                 tb = thead(p, host, cols, nc, num_from + 1);
@@ -376,13 +367,9 @@ static void verdicts(cpage *p)
     const rl_cmp *c = p->c;
     xmlNodePtr host = slot(p, "verdict-tables");
     size_t hidden = 0;
-    for (size_t r = 0; r < c->n_rows; r++) {
-        bool seen = false;
-        for (size_t q = 0; q < r && !seen; q++)
-            seen = strcmp(c->rows[q].group, c->rows[r].group) == 0;
-        if (!seen)
+    for (size_t r = 0; r < c->n_rows; r++)
+        if (rl_cmp_group_starts(c, r))
             group_table(p, host, c->rows[r].group, &hidden);
-    }
     if (c->n_rows == 0)
         rl_html_el_text(&p->h, host, "p", "missing", "No input has a measured rate.");
     if (hidden)
@@ -514,8 +501,10 @@ static void drop_comments(xmlNodePtr n)
 static rl_status fill(cpage *p, rl_error *err)
 {
     xmlNodePtr style = slot(p, "style");
-    if (style)
+    if (style) {
         xmlNodeAddContent(style, (const xmlChar *)rl_asset_report_css);
+        xmlNodeAddContent(style, (const xmlChar *)rl_asset_compare_css);
+    }
     rl_html_attr(&p->h, slot(p, "generator"), "content", "llama-roofline " RL_VERSION);
     top(p);
     fleet(p);
