@@ -351,8 +351,8 @@ char *rl_cmp_text(const rl_cmp *c, bool markdown, bool all_columns)
     line(&b, markdown, "", buf);
     rl_cmp_counts k = rl_cmp_count(c);
     rl_snprintf(buf, sizeof buf,
-                "Summary: %zu faster, %zu slower, %zu within noise, %zu not tested, %zu missing "
-                "on one side.",
+                "Summary: %zu faster, %zu slower, %zu within noise, %zu not tested, %zu not in "
+                "both the input and the baseline.",
                 k.faster, k.slower, k.noise, k.untested, k.missing);
     if (markdown)
         rl_sbuf_put(&b, "\n", 1);

@@ -99,7 +99,7 @@ static void top(cpage *p)
     set_text(p, "page-title", t);
     rl_snprintf(a, sizeof a,
                 "Baseline: [%zu] %s. %zu rows compared; %zu cells not tested (no or one sample), "
-                "%zu rows missing on one side.%s",
+                "%zu not in both an input and the baseline.%s",
                 c->baseline + 1, c->inputs[c->baseline].label, c->n_rows, k.untested, k.missing,
                 c->suite_mismatch || c->rows_not_everywhere
                     ? " The suites differ: see what differs below."
