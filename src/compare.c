@@ -715,6 +715,7 @@ static const fact_def fact_defs[] = {
     {"environment", "environment", "governor", "CPU governor", false},
     {"environment", "environment", "thp", "Transparent huge pages", false},
     {"environment", "environment", "vm", "Virtual machine", false},
+    {"environment", "environment", "hypervisor", "Hypervisor", false},
     {"environment", "environment", "numa_nodes", "NUMA nodes", false},
     {"llama.cpp", "llama_cpp", "build_commit", "llama.cpp build commit", false},
     {"llama.cpp", "llama_cpp", "build_number", "llama.cpp build number", false},

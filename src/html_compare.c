@@ -461,7 +461,7 @@ static void inputs(cpage *p)
         const char *label = rl_json_get_str(v, "label");
         rl_html_el_text(&p->h, dl, "dt", NULL, "Verdict");
         rl_html_el_text(&p->h, dl, "dd", NULL, label ? label : "none");
-        const char *cols[] = {"Model", "Operating point (tok/s)", "Threads", "GB/s"};
+        const char *cols[] = {"Model", "Label", "Operating point (tok/s)", "Threads", "GB/s"};
         xmlNodePtr tb = NULL;
         const cJSON *am;
         cJSON_ArrayForEach(am, get(get(b, "analysis"), "models"))
@@ -470,10 +470,19 @@ static void inputs(cpage *p)
             if (!op)
                 continue;
             if (!tb)
-                tb = thead(p, sec, cols, 4, 1);
+                tb = thead(p, sec, cols, 5, 2);
             xmlNodePtr tr = rl_html_el(&p->h, tb, "tr", NULL);
-            const char *nm = rl_json_get_str(am, "name");
+            const char *nm = rl_json_get_str(am, "name"), *mid0 = rl_json_get_str(am, "id");
             rl_html_el_text(&p->h, tr, "td", NULL, nm ? nm : "?");
+            const cJSON *model = NULL, *m;
+            cJSON_ArrayForEach(m, get(b, "models"))
+            {
+                const char *mid = rl_json_get_str(m, "id");
+                if (!model && mid0 && mid && strcmp(mid0, mid) == 0)
+                    model = m;
+            }
+            const char *lab = rl_json_get_str(get(model, "gguf"), "label");
+            rl_html_el_text(&p->h, tr, "td", NULL, lab ? lab : "");
             rl_report_fmt_num(rl_json_num_or(op, "decode_tok_s", NAN), a, sizeof a);
             rl_html_el_text(&p->h, tr, "td", "num", a);
             rl_snprintf(a, sizeof a, "%.0f", rl_json_num_or(op, "threads", NAN));

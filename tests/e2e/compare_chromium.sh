@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # e2e: comparison pages in real headless Chromium, driven by tests/lib/cdp-report.js as the
 # report's pages are (tests/e2e/report_chromium.sh): the three examples compared; the hostile
-# report fixture compared with the memory-bound one (hostile strings reach the page as text);
+# report fixture compared with the memory-bound one (its hostile strings show as text, one
+# <style>, nothing runs: cdp-report.js's "compare-hostile");
 # and a fleet of 12 perturbed copies of the examples, whose page leads with the ranked fleet
 # table. Each page: zero console errors, zero network requests, no dialog, one <script> (the
 # comparison JSON, which parses), charts with SVG <text>, non-blank light and dark
@@ -59,7 +60,7 @@ expect "fleet: ranked by effective bandwidth" "$out" "^ranked 12 True$"
 expect "fleet: leads the page" "$out" "^first True$"
 
 timeout 300 node "$RL_SRC/tests/lib/cdp-report.js" "$(command -v chromium)" "$shots" \
-  "compare:$work/examples.html" "compare:$work/hostile.html" "compare:$work/fleet.html"
+  "compare:$work/examples.html" "compare-hostile:$work/hostile.html" "compare:$work/fleet.html"
 check "chromium checks (tests/lib/cdp-report.js)" 0 $?
 echo "screenshots: $shots"
 finish

@@ -8,7 +8,8 @@
 //   as text and nothing may run) or "csp" (a report with markup injected on purpose, as if
 //   escaping had failed: the Content-Security-Policy must stop the script and the request)
 //   or "compare" (a comparison page: its data block is id "compare", schema
-//   llama-roofline-compare, and counts its inputs instead of models).
+//   llama-roofline-compare, and counts its inputs instead of models), or "compare-hostile"
+//   (a comparison with the hostile bundle among its inputs: checked as both).
 // For every page: the load finishes; zero console errors and exceptions (except "csp", where
 // the blocked injection is expected to be reported); zero network requests besides the page
 // itself; no JavaScript dialog; a light and a dark screenshot (OUTDIR/NAME-light.png and
@@ -196,8 +197,9 @@ async function openPage(kind, file) {
       check(r.ev.requests.length === 0, `${n}: zero network requests${r.ev.requests.length ? ': ' + r.ev.requests.map((x) => x[1]).join(' ') : ''}`);
       check(r.ev.dialogs.length === 0 && !d.pwned, `${n}: no dialog, no script ran`);
       check(d.scripts.length === 1 && d.scripts[0] === 'application/json', `${n}: one <script>, the JSON data block (${d.scripts.join(',')})`);
-      check(d.schema === (kind === 'compare' ? 'llama-roofline-compare' : 'llama-roofline-bundle') && d.nModels > 0,
-        `${n}: the embedded ${kind === 'compare' ? 'comparison' : 'bundle'} parses (${d.nModels} ${kind === 'compare' ? 'inputs' : 'models'})`);
+      const cmp = kind.startsWith('compare');
+      check(d.schema === (cmp ? 'llama-roofline-compare' : 'llama-roofline-bundle') && d.nModels > 0,
+        `${n}: the embedded ${cmp ? 'comparison' : 'bundle'} parses (${d.nModels} ${cmp ? 'inputs' : 'models'})`);
       check(d.imgs === 0 && d.onAttrs === 0, `${n}: no <img>, no on* attribute`);
       check(/default-src 'none'/.test(d.csp), `${n}: CSP meta in force`);
       check(d.figures > 0 && d.figuresWithText === d.figures && d.svgTextIsSvg,
@@ -206,7 +208,7 @@ async function openPage(kind, file) {
       for (const s of [r.light, r.dark])
         check(s.sd > 8 && s.colours > 16, `${n}: screenshot not blank: ${s.out} (${s.w}x${s.h}, luminance sd ${s.sd.toFixed(1)}, ${s.colours} colours)`);
       check(r.dark.mean < r.light.mean - 50, `${n}: dark theme is dark (mean luminance ${r.light.mean.toFixed(0)} -> ${r.dark.mean.toFixed(0)})`);
-      if (kind === 'hostile') {
+      if (kind === 'hostile' || kind === 'compare-hostile') {
         for (const s of ['<script>alert(1)</script>', '"><img src=x onerror=alert(1)>', ']]>', '</script>', '<!--<script>', '\uFFFD\uFFFDbad\uFFFD'])
           check(d.bodyText.includes(s), `${n}: ${JSON.stringify(s)} shown as text`);
         check(d.styles === 1, `${n}: one <style> (the page's)`);
