@@ -13,6 +13,9 @@
 #include <cmocka.h>
 
 #include "client_metrics.h"
+#include "rl_json.h"
+
+#include "../fixtures/client/fixture.c"
 
 #define MS 1000000LL
 #define assert_near(a, b, tol) assert_true(fabs((double)(a) - (double)(b)) <= (tol))
@@ -423,6 +426,37 @@ static void test_empty(void **state)
     rl_client_result_free(r);
 }
 
+/* tests/fixtures/client/bundle.json is exactly what fixture.c makes through
+ * rl_client_point_json (RL_CLIENT_FIXTURE_WRITE=PATH writes it instead). */
+static void test_fixture(void **state)
+{
+    (void)state;
+    rl_error err = {0};
+    cJSON *b = client_fixture_bundle(&err);
+    assert_non_null(b);
+    const char *w = getenv("RL_CLIENT_FIXTURE_WRITE");
+    if (w != NULL && *w) {
+        assert_int_equal(rl_json_write_file(w, b, &err), RL_OK);
+    } else {
+        const char *src = getenv("RL_SRC");
+        assert_non_null(src);
+        char path[4096];
+        snprintf(path, sizeof path, "%s/tests/fixtures/client/bundle.json", src);
+        cJSON *f = NULL;
+        assert_int_equal(rl_json_read_file(path, 1 << 20, &f, &err), RL_OK);
+        if (!cJSON_Compare(b, f, 1))
+            fail_msg("%s differs from fixture.c's output: run tests/fixtures/client/regen.sh",
+                     path);
+        cJSON_Delete(f);
+    }
+    /* the story holds: 4 + 4 requests, one failure at concurrency 2 */
+    const cJSON *pts = get(b, "client.points");
+    assert_int_equal(cJSON_GetArraySize(pts), 2);
+    assert_int_equal((int)num(cJSON_GetArrayItem(pts, 1), "requests.failed"), 1);
+    assert_int_equal((int)num(cJSON_GetArrayItem(pts, 0), "requests.failed"), 0);
+    cJSON_Delete(b);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -436,6 +470,7 @@ int main(void)
         cmocka_unit_test(test_hash_repeatability),
         cmocka_unit_test(test_decode_weighted),
         cmocka_unit_test(test_empty),
+        cmocka_unit_test(test_fixture),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
