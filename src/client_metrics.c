@@ -740,7 +740,8 @@ cJSON *rl_client_point_json(const rl_client_point *p, const rl_client_slo *slo, 
          rl_json_add_num_or_null(root, "ramp_up_ms", p->ramp_up_ms, p->ramp_up_ms > 0) &&
          rl_json_add_u64(root, "warmup", p->warmup);
     cJSON *req = ok ? cJSON_CreateObject() : NULL;
-    ok = ok && rl_json_attach(root, "requests", req) && rl_json_add_u64(req, "measured", n) &&
+    ok = ok && rl_json_attach(root, "requests", req) &&
+         cJSON_AddStringToObject(req, "kind", "measured") && rl_json_add_u64(req, "measured", n) &&
          rl_json_add_u64(req, "ok", n_ok) && rl_json_add_u64(req, "failed", n - n_ok) &&
          rl_json_add_u64(req, "attempts", attempts);
     if (ok && n > 0) {
