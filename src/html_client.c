@@ -469,9 +469,9 @@ static void point_metrics(rl_html *h, xmlNodePtr parent, const cJSON *pt)
                 num(rl_json_num_or(s, ps[j], NAN), x, sizeof x);
                 td(h, tr, x);
             }
-            const cJSON *ci = rl_json_available(s, "ci95");
+            const cJSON *ci = get(s, "ci95");
             num(rl_json_num_or(s, "mean", NAN), y, sizeof y);
-            if (ci) {
+            if (available(ci) && isfinite(rl_json_num_or(ci, "low", NAN))) {
                 char half[32];
                 num((rl_json_num_or(ci, "high", NAN) - rl_json_num_or(ci, "low", NAN)) / 2, half,
                     sizeof half);
@@ -586,13 +586,22 @@ static void setup(rl_html *h, xmlNodePtr body, const cJSON *c)
     rl_html_el_textf(h, dl, "dd", NULL, "%.0f from %s %s", rl_json_num_or(pr, "n", NAN),
                      str(pr, "source", "?"), str(pr, "name", ""));
     const cJSON *slo = get(st, "slo");
-    rl_html_el_text(h, dl, "dt", NULL, "SLOs");
-    char s1[32], s2[32], s3[32];
-    num(rl_json_num_or(slo, "ttft_ms", NAN), s1, sizeof s1);
-    num(rl_json_num_or(slo, "tpot_ms", NAN), s2, sizeof s2);
-    num(rl_json_num_or(slo, "e2e_ms", NAN), s3, sizeof s3);
-    rl_html_el_textf(h, dl, "dd", NULL, "TTFT %s ms, TPOT %s ms, E2E %s ms (n/a: not set)", s1, s2,
-                     s3);
+    rl_html_el_text(h, dl, "dt", NULL, "SLOs (goodput)");
+    xmlNodePtr dd = rl_html_el(h, dl, "dd", NULL);
+    static const char *const keys[] = {"ttft_ms", "tpot_ms", "e2e_ms"};
+    static const char *const names[] = {"TTFT", "TPOT", "E2E"};
+    bool any = false;
+    for (int i = 0; i < 3; i++) {
+        double v = rl_json_num_or(slo, keys[i], NAN);
+        if (!isfinite(v))
+            continue;
+        char x[32];
+        num(v, x, sizeof x);
+        rl_html_textf(h, dd, "%s%s at most %s ms", any ? ", " : "", names[i], x);
+        any = true;
+    }
+    if (!any)
+        rl_html_text(h, dd, "none set, so no goodput");
 }
 
 static rl_status charts(rl_html *h, xmlNodePtr body, const cJSON *b, rl_error *err)
