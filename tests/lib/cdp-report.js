@@ -153,6 +153,7 @@ async function openPage(kind, file) {
       svgTextIsSvg: figs.every((f) => [...f.querySelectorAll('svg text')].every((x) => x instanceof SVGTextElement)),
       scripts: [...document.querySelectorAll('script')].map((s) => s.type),
       schema: parsed && parsed.schema, nModels: parsed && parsed.models ? parsed.models.length : -1,
+      nPoints: parsed && parsed.client && parsed.client.points ? parsed.client.points.length : -1,
       imgs: document.querySelectorAll('img').length, onAttrs,
       styles: document.querySelectorAll('style').length,
       bodyText: document.body.innerText,
@@ -193,7 +194,10 @@ async function openPage(kind, file) {
       check(r.ev.requests.length === 0, `${n}: zero network requests${r.ev.requests.length ? ': ' + r.ev.requests.map((x) => x[1]).join(' ') : ''}`);
       check(r.ev.dialogs.length === 0 && !d.pwned, `${n}: no dialog, no script ran`);
       check(d.scripts.length === 1 && d.scripts[0] === 'application/json', `${n}: one <script>, the JSON data block (${d.scripts.join(',')})`);
-      check(d.schema === 'llama-roofline-bundle' && d.nModels > 0, `${n}: the embedded bundle parses (${d.nModels} models)`);
+      if (d.nPoints >= 0) // a client bundle: operating points, no models
+        check(d.schema === 'llama-roofline-bundle' && d.nPoints > 0, `${n}: the embedded client bundle parses (${d.nPoints} operating points)`);
+      else
+        check(d.schema === 'llama-roofline-bundle' && d.nModels > 0, `${n}: the embedded bundle parses (${d.nModels} models)`);
       check(d.imgs === 0 && d.onAttrs === 0, `${n}: no <img>, no on* attribute`);
       check(/default-src 'none'/.test(d.csp), `${n}: CSP meta in force`);
       check(d.figures > 0 && d.figuresWithText === d.figures && d.svgTextIsSvg,
