@@ -153,14 +153,26 @@ void rl_report_client_answer(const cJSON *b, char *buf, size_t cap)
                 break;
             }
             const cJSON *m = get(pt, "metrics");
-            num(stat(get(m, "ttft"), "p50"), a, sizeof a);
-            num(stat(get(m, "tpot"), "p50"), c, sizeof c);
-            num(value(get(m, "rps")), d, sizeof d);
-            rl_sbuf_printf(&s,
-                           "%sat concurrency %.0f the median request saw its first chunk after "
-                           "%s ms (a proxy for the first token), then %s ms per token, at %s "
-                           "requests/s",
-                           k ? "; " : "", conc_of(pt), a, c, d);
+            double ttft = stat(get(m, "ttft"), "p50"), tpot = stat(get(m, "tpot"), "p50");
+            double rps = value(get(m, "rps"));
+            rl_sbuf_printf(&s, "%sat concurrency %.0f ", k ? "; " : "", conc_of(pt));
+            if (isfinite(ttft)) {
+                num(ttft, a, sizeof a);
+                rl_sbuf_printf(&s,
+                               "the median request saw its first chunk after %s ms (a proxy "
+                               "for the first token)",
+                               a);
+            } else {
+                rl_sbuf_printf(&s, "no request succeeded");
+            }
+            if (isfinite(tpot)) {
+                num(tpot, c, sizeof c);
+                rl_sbuf_printf(&s, ", then %s ms per token", c);
+            }
+            if (isfinite(rps)) {
+                num(rps, d, sizeof d);
+                rl_sbuf_printf(&s, ", at %s requests/s", d);
+            }
             k++;
         }
         rl_sbuf_printf(&s, ".");

@@ -91,13 +91,40 @@ grep -q "No chart of the TTFT distribution: no operating point has ttft samples"
 grep -q "no successful request at this operating point (4 of 4 failed)" "$work/none.html" &&
   echo "ok   unavailable reasons shown" || fail "reasons"
 
+# hostile: wrong types, absurd and non-finite-looking numbers, markup in strings, 300 points
+python3 - "$fx" "$work/hostile.json" <<'PY'
+import json, sys
+j = json.load(open(sys.argv[1]))
+c = j["client"]
+p0, p1 = c["points"]
+p0["metrics"]["ttft"]["samples"] = ["x", -5, 1e300, None, {"a": 1}, 12.5] + list(range(5000))
+p0["metrics"]["tpot"] = "not an object"
+p0["metrics"]["rps"] = {"kind": "measured", "unit": "req/s", "value": "fast"}
+p0["concurrency"] = "<script>alert(1)</script>"
+p1["records"][3]["error"] = "<img src=x onerror=alert(1)>\u001b[31mred"
+p1["records"][1] = 7
+p1["goodput"] = [1, 2]
+c["driver"] = {"type": "http", "url": "<b>bold</b>", "model": 5}
+c["points"] = [p0, p1] + [dict(p1, concurrency=k) for k in range(3, 300)]
+json.dump(j, open(sys.argv[2], "w"))
+PY
+"$RL_BIN" report "$work/hostile.json" -o "$work/hostile.html" >/dev/null 2>"$work/err"; check "hostile client bundle: report" 0 $?
+python3 -c 'import re,sys; s=open(sys.argv[1]).read(); s=re.sub(r"<script.*?</script>", "", s, flags=re.S); sys.exit(0 if "<img" in s or "<b>" in s else 1)' \
+  "$work/hostile.html" && fail "hostile markup reached the page" || echo "ok   hostile markup escaped"
+grep -q '&lt;img src=x onerror=alert(1)&gt;\\e\[31mred' "$work/hostile.html" && echo "ok   hostile error shown as text" ||
+  fail "hostile error not shown as escaped text"
+grep -q '&lt;b&gt;bold&lt;/b&gt;' "$work/hostile.html" && echo "ok   hostile URL shown as text" || fail "hostile URL"
+"$RL_BIN" validate "$work/hostile.json" >"$work/v" 2>&1; check "hostile client bundle: validate finds problems" 1 $?
+expect "validate names the bad sample" "$(cat "$work/v")" "client\.points\[0\]\.metrics\.ttft\.samples: a sample is not a finite number"
+
 # ---- headless Chromium
 if command -v chromium >/dev/null 2>&1 && command -v node >/dev/null 2>&1; then
   shots=${RL_SHOTS:-$RL_TMP/report-shots}
   mkdir -p "$shots"
   cp "$work/client.html" "$work/client-fixture.html"
   timeout 120 node "$RL_SRC/tests/lib/cdp-report.js" "$(command -v chromium)" "$shots" \
-    "report:$work/client-fixture.html" "report:$work/none.html" >"$work/cdp" 2>&1
+    "report:$work/client-fixture.html" "report:$work/none.html" "report:$work/hostile.html" \
+    >"$work/cdp" 2>&1
   rc=$?
   check "chromium: $(grep -c '^ok' "$work/cdp") checks ok, $(grep -c '^FAIL' "$work/cdp") failed" 0 $rc
   grep '^FAIL' "$work/cdp"
