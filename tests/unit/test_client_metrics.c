@@ -401,6 +401,39 @@ static void test_decode_weighted(void **state)
     cJSON_Delete(j);
 }
 
+/* 150000 chunks 5 ms apart: 149999 gaps, more than the samples kept; the summary still covers
+ * every one (mean 5 ms); 2 million chunks 1 ms apart are one delivery. */
+static void test_many_chunks(void **state)
+{
+    (void)state;
+    rl_error err;
+    rl_client_result *r[2];
+    r[0] = rl_client_result_new(0, 1);
+    r[1] = rl_client_result_new(1, 1);
+    assert_non_null(r[0]);
+    assert_non_null(r[1]);
+    for (int64_t i = 0; i < 150000; i++)
+        assert_int_equal(rl_client_result_add(r[0], 100 * MS + i * 5 * MS, NULL, 1, 1, &err),
+                         RL_OK);
+    for (int64_t i = 0; i < 2000000; i++)
+        assert_int_equal(rl_client_result_add(r[1], 100 * MS + i * MS / 2, NULL, 1, 1, &err),
+                         RL_OK);
+    for (int i = 0; i < 2; i++) {
+        r[i]->ok = true;
+        r[i]->prompt = (size_t)i;
+        r[i]->end_ns = r[i]->chunks[r[i]->n_chunks - 1].t_ns + MS;
+        r[i]->output_tokens = (int64_t)r[i]->n_chunks;
+    }
+    cJSON *j = point(r, 2, NULL, 1);
+    assert_unavailable(j, "metrics.chunk_gap.samples", "149999 values, more than the 100000 kept");
+    assert_int_equal((int)num(j, "metrics.chunk_gap.summary.n"), 149999);
+    assert_near(num(j, "metrics.chunk_gap.summary.mean"), 5, 1e-9);
+    assert_int_equal((int)num(rec(j, 0), "deliveries"), 150000);
+    assert_int_equal((int)num(rec(j, 1), "deliveries"), 1);
+    assert_int_equal((int)num(rec(j, 1), "chunks"), 2000000);
+    cJSON_Delete(j);
+}
+
 /* No results at all: a valid object saying so. */
 static void test_empty(void **state)
 {
@@ -471,6 +504,7 @@ int main(void)
         cmocka_unit_test(test_decode_weighted),
         cmocka_unit_test(test_empty),
         cmocka_unit_test(test_fixture),
+        cmocka_unit_test(test_many_chunks),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
