@@ -240,6 +240,17 @@ size_t rl_report_client_figures(const cJSON *b, rl_report_figure *out)
     return n;
 }
 
+/* TTFT, TPOT and E2E medians, requests/s and goodput/s of a point, as text ("n/a"). */
+static void summary_cells(const cJSON *pt, char c[5][32])
+{
+    const cJSON *m = get(pt, "metrics"), *g = get(pt, "goodput");
+    num(stat(get(m, "ttft"), "p50"), c[0], 32);
+    num(stat(get(m, "tpot"), "p50"), c[1], 32);
+    num(stat(get(m, "e2e"), "p50"), c[2], 32);
+    num(value(get(m, "rps")), c[3], 32);
+    num(available(g) ? value(get(g, "rps")) : NAN, c[4], 32);
+}
+
 void rl_report_client_markdown(rl_sbuf *s, const cJSON *b, void (*esc)(rl_sbuf *, const char *))
 {
     rl_sbuf_printf(s, "\n| Concurrency | OK / requests | TTFT p50 (ms, proxy) | TPOT p50 (ms) | "
@@ -251,13 +262,8 @@ void rl_report_client_markdown(rl_sbuf *s, const cJSON *b, void (*esc)(rl_sbuf *
     {
         if (k++ == MAX_POINTS)
             break;
-        const cJSON *m = get(pt, "metrics"), *g = get(pt, "goodput");
         char c[5][32];
-        num(stat(get(m, "ttft"), "p50"), c[0], sizeof c[0]);
-        num(stat(get(m, "tpot"), "p50"), c[1], sizeof c[1]);
-        num(stat(get(m, "e2e"), "p50"), c[2], sizeof c[2]);
-        num(value(get(m, "rps")), c[3], sizeof c[3]);
-        num(available(g) ? value(get(g, "rps")) : NAN, c[4], sizeof c[4]);
+        summary_cells(pt, c);
         rl_sbuf_printf(s, "| %.0f | %.0f / %.0f | ", conc_of(pt),
                        rl_json_num_or(get(pt, "requests"), "ok", NAN),
                        rl_json_num_or(get(pt, "requests"), "measured", NAN));
@@ -281,13 +287,8 @@ void rl_report_client_print(FILE *out, const cJSON *b)
     {
         if (k++ == MAX_POINTS)
             break;
-        const cJSON *m = get(pt, "metrics"), *g = get(pt, "goodput");
         char c[5][32], okn[48];
-        num(stat(get(m, "ttft"), "p50"), c[0], sizeof c[0]);
-        num(stat(get(m, "tpot"), "p50"), c[1], sizeof c[1]);
-        num(stat(get(m, "e2e"), "p50"), c[2], sizeof c[2]);
-        num(value(get(m, "rps")), c[3], sizeof c[3]);
-        num(available(g) ? value(get(g, "rps")) : NAN, c[4], sizeof c[4]);
+        summary_cells(pt, c);
         rl_snprintf(okn, sizeof okn, "%.0f/%.0f", rl_json_num_or(get(pt, "requests"), "ok", NAN),
                     rl_json_num_or(get(pt, "requests"), "measured", NAN));
         fprintf(out, "  %11.0f %9s %12s %10s %10s %10s %10s\n", conc_of(pt), okn, c[0], c[1], c[2],

@@ -13,6 +13,7 @@
 #include <cmocka.h>
 
 #include "client_metrics.h"
+#include "html_client.h"
 #include "rl_json.h"
 
 #include "../fixtures/client/fixture.c"
@@ -119,7 +120,9 @@ static void test_deliveries(void **state)
     double t[] = {100, 102, 110, 111};
     int tok[] = {1, 1, 1, 1};
     rl_client_result *r[] = {mk(0, 0, 120, t, tok, 4, 5, 4, "a")};
-    assert_int_equal(rl_client_first_delivery(r[0], NULL), 2);
+    uint64_t fb = 0;
+    assert_int_equal(rl_client_first_delivery(r[0], &fb), 2);
+    assert_int_equal(fb, 2); /* "a" and "x": the first 2 bytes of the output */
     cJSON *j = point(r, 1, NULL, 1);
     const cJSON *x = rec(j, 0);
     assert_int_equal((int)num(x, "chunks"), 4);
@@ -482,6 +485,19 @@ static void test_fixture(void **state)
                      path);
         cJSON_Delete(f);
     }
+    /* the terminal summary of a client bundle: the answer, one line per point */
+    FILE *f = tmpfile();
+    assert_non_null(f);
+    rl_report_client_print(f, b);
+    char text[4096] = "";
+    rewind(f);
+    size_t got = fread(text, 1, sizeof text - 1, f);
+    text[got] = '\0';
+    fclose(f);
+    assert_non_null(
+        strstr(text, "answer: Streaming from http://127.0.0.1:8080/v1/chat/completions"));
+    assert_non_null(strstr(text, "1 of 8 requests failed."));
+    assert_non_null(strstr(text, "            2       3/4          268       30.5"));
     /* the story holds: 4 + 4 requests, one failure at concurrency 2 */
     const cJSON *pts = get(b, "client.points");
     assert_int_equal(cJSON_GetArraySize(pts), 2);
