@@ -275,4 +275,12 @@ double rl_chart_measure(double (*fn)(rl_chart_canvas *cv, void *ctx), void *ctx)
 rl_status rl_chart_render_png(const char *path, double w, double h, rl_chart_draw_fn draw,
                               void *ctx, rl_error *err);
 
+/* ---- chart_client.c: the streaming client's charts, from client.points[] ------------------ */
+
+/* TTFT and TPOT distributions (an ECDF per operating point) and throughput and goodput against
+ * concurrency; RL_NOTHING (err says why) when no point has the data. Same contract as chart.h. */
+rl_status rl_chart_client_ttft(const cJSON *bundle, rl_chart *out, rl_error *err);
+rl_status rl_chart_client_tpot(const cJSON *bundle, rl_chart *out, rl_error *err);
+rl_status rl_chart_client_throughput(const cJSON *bundle, rl_chart *out, rl_error *err);
+
 #endif

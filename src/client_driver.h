@@ -43,6 +43,8 @@ typedef struct {
  * a counter command gives. */
 typedef struct {
     size_t job;              /* rl_client_job.index */
+    size_t prompt;           /* the prompt's index (rl_client_point.prompt_ids); set by the
+                                scheduler, 0 from rl_client_result_new */
     unsigned attempt;        /* 1 for the first try */
     bool ok;                 /* a complete answer arrived */
     bool interrupted;        /* stopped by Ctrl-C */

@@ -12,6 +12,7 @@
 #include <libxml/tree.h>
 
 #include "chart.h"
+#include "html_client.h"
 #include "html_doc.h"
 #include "html_svg.h"
 #include "report_assets.h"
@@ -670,11 +671,16 @@ static rl_status fill(page *p, rl_error *err)
 
     top(p);
     figures(p);
-    rl_status st = charts(p, err);
+    rl_status st = rl_html_client(&p->h, p->root, p->b, err);
     if (st != RL_OK)
         return st;
-    models_table(p);
-    long_context(p);
+    if (!rl_report_client_only(p->b)) { /* its roofline sections are gone */
+        st = charts(p, err);
+        if (st != RL_OK)
+            return st;
+        models_table(p);
+        long_context(p);
+    }
     /* caveats whose chart was not drawn go with the per-model table */
     for (int pl = 0; pl < RL_RP_N; pl++)
         caveats_at(p, slot(p, "model-notes"), (rl_report_place)pl);

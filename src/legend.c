@@ -125,6 +125,68 @@ static const rl_legend_row rows[] = {
     {"analysis.long_context[].bytes_only_prediction.pct", "bytes-only prediction", "%", D, true,
      "Share predicted if decode only streamed bytes: weights / (weights + depth x KV bytes)."},
 
+    /* client: the streaming benchmark of seed 001, one element of points[] per operating point
+     * (src/client_metrics.c); distributions hold samples and a summary over successful requests */
+    {"client.points[].concurrency", "concurrency", "requests", C, true,
+     "Requests kept in flight at this operating point (--concurrency, --sweep-concurrency)."},
+    {"client.points[].request_rate", "request rate", "req/s", C, true,
+     "Arrival rate of new requests (--request-rate); null for a closed loop."},
+    {"client.points[].requests.measured", "requests measured", "count", M, true,
+     "Measured requests (warm-ups excluded); ok + failed; a retried request counts once."},
+    {"client.points[].requests.success_rate", "success rate", "1", M, true,
+     "Successful requests over measured requests."},
+    {"client.points[].window", "measured window", "ms", M, true,
+     "First send to last end of the successful requests: the denominator of every rate below."},
+    {"client.points[].metrics.ttft", "TTFT", "ms", P, true,
+     "Send to the first streamed chunk: a chunk may carry several tokens, so a proxy for time "
+     "to first token."},
+    {"client.points[].metrics.e2e", "E2E latency", "ms", M, true,
+     "Send to the end of the answer (process exit or the end of the HTTP stream)."},
+    {"client.points[].metrics.deliveries", "deliveries", "count", D, true,
+     "Chunks per answer after grouping chunks less than 5 ms after the previous one."},
+    {"client.points[].metrics.generation", "generation time", "ms", D, true,
+     "Last delivery minus the first; unavailable for a one-delivery answer (prefill and decode "
+     "not separable)."},
+    {"client.points[].metrics.tpot", "TPOT", "ms", D, true,
+     "Generation time over the tokens after the first delivery; needs at least 2 such tokens "
+     "and their counts."},
+    {"client.points[].metrics.second_chunk", "second-chunk time", "ms", P, true,
+     "Time from the first delivery to the second: streaming start-up smoothness."},
+    {"client.points[].metrics.chunk_gap", "chunk gaps", "ms", P, true,
+     "Every gap between consecutive deliveries, pooled over successful requests."},
+    {"client.points[].metrics.prompt_tokens", "prompt tokens", "tokens", M, true,
+     "Prompt tokens per request as the server (usage) or the counter command reported them."},
+    {"client.points[].metrics.output_tokens", "output tokens", "tokens", M, true,
+     "Answer tokens per request (usage, per-delta counts, or the calibrated counter)."},
+    {"client.points[].metrics.first_delivery_tokens", "first-delivery tokens", "tokens", M, true,
+     "Tokens that arrived with the first delivery (per-delta counts or the counter on its "
+     "text)."},
+    {"client.points[].metrics.prefill_tok_s", "prefill rate (proxy)", "tok/s", P, true,
+     "Prompt tokens over TTFT; TTFT includes start-up and queueing, so this understates "
+     "prefill."},
+    {"client.points[].metrics.output_tok_s", "per-request output rate", "tok/s", D, true,
+     "Output tokens over E2E seconds, per request."},
+    {"client.points[].metrics.decode_tok_s", "per-request decode rate", "tok/s", D, true,
+     "Tokens after the first delivery over the generation time, per request."},
+    {"client.points[].metrics.decode_throughput", "decode rate (token-weighted)", "tok/s", D, true,
+     "Decode tokens summed over requests divided by their summed generation time."},
+    {"client.points[].metrics.output_throughput", "output token throughput", "tok/s", D, true,
+     "Output tokens of every successful request over the measured window."},
+    {"client.points[].metrics.total_throughput", "total token throughput", "tok/s", D, true,
+     "Prompt and output tokens of every successful request over the measured window."},
+    {"client.points[].metrics.rps", "requests per second", "req/s", M, true,
+     "Successful requests over the measured window."},
+    {"client.points[].metrics.repeatability", "repeatability", "1", D, true,
+     "Per prompt with 2 or more runs, the share of runs giving the commonest normalised output "
+     "hash; averaged."},
+    {"client.points[].metrics.stability_cv", "stability CV", "1", D, true,
+     "Per prompt with 2 or more runs, the E2E coefficient of variation; averaged over prompts."},
+    {"client.points[].goodput.good", "good requests", "count", D, true,
+     "Successful requests meeting every SLO set; a failed request or a missing SLO metric is "
+     "not good."},
+    {"client.points[].goodput.rps", "goodput", "req/s", D, true,
+     "Good requests over the measured window; 0 when SLOs are set and none passes."},
+
     /* overhead: what the tool itself cost */
     {"overhead.wall_s", "tool wall time", "s", M, true,
      "Wall-clock time of the whole command, measurements included."},

@@ -8,6 +8,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "html_client.h"
 #include "html_page.h"
 #include "report_text.h"
 #include "rl_file.h"
@@ -85,6 +86,8 @@ rl_status rl_report_markdown(const cJSON *bundle, char **out, size_t *len, rl_er
         rl_sbuf_printf(&b, " | %s |\n", f[i].kind);
     }
 
+    if (cJSON_IsObject(get(bundle, "client")))
+        rl_report_client_markdown(&b, bundle, md_text);
     const cJSON *an = get(bundle, "analysis");
     if (cJSON_GetArraySize(get(an, "models")) > 0) {
         const char *conv = rl_json_get_str(an, "bytes_convention");
@@ -245,6 +248,12 @@ rl_status rl_report_after_measure(const char *verb, const cJSON *bundle, const c
 
 void rl_report_print_summary(FILE *out, const cJSON *b, const char *bundle_path)
 {
+    if (rl_report_client_only(b)) {
+        char safe[1024];
+        rl_report_client_print(out, b);
+        fprintf(out, "\nwrote %s\n", rl_tty_escape(bundle_path, safe, sizeof safe));
+        return;
+    }
     const cJSON *an = cJSON_GetObjectItemCaseSensitive(b, "analysis");
     const cJSON *verdict = cJSON_GetObjectItemCaseSensitive(an, "verdict");
     const cJSON *fit = cJSON_GetObjectItemCaseSensitive(an, "fit");

@@ -9,6 +9,7 @@
 
 #include "ggml_types.h"
 #include "gguf_text.h"
+#include "html_client.h"
 #include "rl_json.h"
 #include "rl_text.h"
 #include "rl_util.h"
@@ -143,7 +144,8 @@ static void cv_top(cv_ctx *c, const cJSON *b)
                                                               : "This run is incomplete";
         rl_sbuf_printf(&s, "%s%s%s%s: the figures come from the runs that finished", how,
                        reason ? " (" : "", reason ? reason : "", reason ? ")" : "");
-        if (strcmp(state, "running") == 0 || strcmp(state, "interrupted") == 0)
+        if ((strcmp(state, "running") == 0 || strcmp(state, "interrupted") == 0) &&
+            !rl_report_client_only(b))
             rl_sbuf_printf(&s, "; llama-roofline run --resume DIR measures the rest.");
         else
             rl_sbuf_printf(&s, ".");
@@ -419,13 +421,15 @@ rl_status rl_report_caveats_get(const cJSON *b, rl_report_caveats *out, rl_error
     out->n = 0;
     cv_ctx c = {out, false};
     cv_top(&c, b);
-    cv_bandwidth(&c, b);
-    cv_ceiling(&c, b);
-    cv_util(&c, b);
-    cv_roofline(&c, b);
-    cv_threads(&c, b);
-    cv_long_context(&c, b);
-    cv_composition(&c, b);
+    if (!rl_report_client_only(b)) { /* the roofline's caveats */
+        cv_bandwidth(&c, b);
+        cv_ceiling(&c, b);
+        cv_util(&c, b);
+        cv_roofline(&c, b);
+        cv_threads(&c, b);
+        cv_long_context(&c, b);
+        cv_composition(&c, b);
+    }
     if (c.oom) {
         rl_report_caveats_free(out);
         return rl_fail(err, RL_EINTERNAL, "out of memory");
@@ -495,6 +499,10 @@ bool rl_report_label_explanation(const cJSON *model, char *buf, size_t cap)
 
 void rl_report_headline(const cJSON *b, char *buf, size_t cap)
 {
+    if (rl_report_client_only(b)) {
+        rl_report_client_headline(b, buf, cap);
+        return;
+    }
     const cJSON *an = analysis(b);
     const cJSON *v = rl_json_available(an, "verdict");
     if (rl_json_num_or(an, "n_models_ok", 0) < 1)
@@ -507,6 +515,10 @@ void rl_report_headline(const cJSON *b, char *buf, size_t cap)
 
 void rl_report_answer(const cJSON *b, char *buf, size_t cap)
 {
+    if (rl_report_client_only(b)) {
+        rl_report_client_answer(b, buf, cap);
+        return;
+    }
     const cJSON *an = analysis(b);
     rl_sbuf s = {0};
     char x[32], y[32];
@@ -570,6 +582,8 @@ void rl_report_answer(const cJSON *b, char *buf, size_t cap)
 
 size_t rl_report_figures(const cJSON *b, rl_report_figure *out)
 {
+    if (rl_report_client_only(b))
+        return rl_report_client_figures(b, out);
     const cJSON *an = analysis(b);
     size_t n = 0;
     rl_report_figure *f;

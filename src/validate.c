@@ -146,9 +146,10 @@ static bool known_kind(const char *k)
 /* Subtrees that are not metrics: kept verbatim or descriptive. */
 static bool skipped_key(const char *key)
 {
-    static const char *const skip[] = {"environment", "llama_cpp", "tool",      "source",
-                                       "status",      "gguf",      "records",   "imported",
-                                       "argv",        "units",     "bench_args"};
+    static const char
+        *const skip[] = {"environment", "llama_cpp", "tool",     "source", "status",
+                         "gguf",        "records",   "imported", "argv",   "units",
+                         "bench_args",  "client" /* check_client walks its metrics */};
     for (size_t i = 0; i < sizeof skip / sizeof skip[0]; i++)
         if (strcmp(key, skip[i]) == 0)
             return true;
@@ -743,6 +744,147 @@ static void check_analysis(const cJSON *an, const idset *ids, probs *p)
     check_warnings(ws, "analysis.warnings", ids, p);
 }
 
+/* ---- client: the streaming benchmark (docs/BUNDLE.md "client") ---- */
+
+/* Every point: requests add up, each metric has a kind and the legend's unit or a reason,
+ * every summary agrees with its samples, no distribution has more values than ok requests,
+ * goodput counts fit; records one per measured request. The kinds of the settings, the token
+ * calibration and every point's metrics are walked as everywhere else. */
+static void check_client(const cJSON *c, probs *p)
+{
+    char buf[VPATH], pp[VPATH], mp[VPATH], sp[VPATH];
+    if (!cJSON_IsObject(c)) {
+        add(p, "client", "not an object");
+        return;
+    }
+    walk_kinds(get(c, "settings"), "client.settings", false, false, p);
+    walk_kinds(get(get(c, "tokens"), "calibration"), "client.tokens.calibration", false, false, p);
+    const cJSON *pts = get(c, "points");
+    if (!cJSON_IsArray(pts)) {
+        add(p, "client.points", pts ? "not an array" : "required key missing");
+        return;
+    }
+    size_t i = 0;
+    for (const cJSON *pt = pts->child; pt; pt = pt->next, i++) {
+        idx_path(pp, "client.points", i);
+        if (!cJSON_IsObject(pt)) {
+            add(p, pp, "not an object");
+            continue;
+        }
+        for (const cJSON *k = pt->child; k; k = k->next)
+            if (k->string && strcmp(k->string, "records") != 0 &&
+                strcmp(k->string, "metrics") != 0 && cJSON_IsObject(k))
+                walk_kinds(k, key_path(buf, pp, k->string), false, false, p);
+        const cJSON *rq = get(pt, "requests");
+        static const char *const cnt[] = {"measured", "ok", "failed", "attempts"};
+        double v[4] = {0};
+        bool counts = true;
+        for (size_t j = 0; j < 4; j++) {
+            const cJSON *x = get(rq, cnt[j]);
+            char rp[VPATH];
+            key_path(rp, pp, "requests");
+            if (!is_int(x) || x->valuedouble < 0) {
+                add(p, key_path(buf, rp, cnt[j]), "missing or not a whole number >= 0");
+                counts = false;
+            } else {
+                v[j] = x->valuedouble;
+            }
+        }
+        if (counts && v[1] + v[2] != v[0])
+            add(p, key_path(buf, pp, "requests"),
+                "ok (%.0f) + failed (%.0f) is not measured (%.0f)", v[1], v[2], v[0]);
+        if (counts && v[3] < v[0])
+            add(p, key_path(buf, pp, "requests.attempts"),
+                "fewer attempts (%.0f) than measured requests (%.0f)", v[3], v[0]);
+        const cJSON *recs = get(pt, "records");
+        if (!cJSON_IsArray(recs))
+            add(p, key_path(buf, pp, "records"), recs ? "not an array" : "required key missing");
+        else if (counts && (double)cJSON_GetArraySize(recs) != v[0])
+            add(p, key_path(buf, pp, "records"), "%d records for %.0f measured requests",
+                cJSON_GetArraySize(recs), v[0]);
+        const cJSON *g = get(pt, "goodput");
+        const cJSON *good = get(g, "good");
+        if (counts && is_finite_num(good) && good->valuedouble > v[1])
+            add(p, key_path(buf, pp, "goodput.good"), "more good requests (%.0f) than ok (%.0f)",
+                good->valuedouble, v[1]);
+        const cJSON *ms = get(pt, "metrics");
+        key_path(mp, pp, "metrics");
+        if (!cJSON_IsObject(ms)) {
+            add(p, mp, ms ? "not an object" : "required key missing");
+            continue;
+        }
+        walk_kinds(ms, mp, false, true, p);
+        for (const cJSON *m = ms->child; m; m = m->next) {
+            if (!m->string || !cJSON_IsObject(m) || unavailable(m))
+                continue; /* an unavailable one's reason: walk_kinds */
+            key_path(sp, mp, m->string);
+            const char *kind = rl_json_get_str(m, "kind"), *unit = rl_json_get_str(m, "unit");
+            if (!kind)
+                add(p, key_path(buf, sp, "kind"),
+                    "a client metric needs a kind or {\"available\": false, \"reason\"}");
+            char lp[VPATH];
+            key_path(lp, "client.points[].metrics", m->string);
+            for (size_t r = 0; r < rl_legend_count(); r++) {
+                const rl_legend_row *row = rl_legend_at(r);
+                if (strcmp(row->path, lp) != 0)
+                    continue;
+                if (!unit || strcmp(unit, row->unit) != 0)
+                    add(p, key_path(buf, sp, "unit"), "unit %s%.40s%s, the legend says \"%s\"",
+                        unit ? "\"" : "", unit ? unit : "missing", unit ? "\"" : "", row->unit);
+                if (kind && strcmp(kind, row->kind) != 0)
+                    add(p, key_path(buf, sp, "kind"), "kind \"%.40s\", the legend says \"%s\"",
+                        kind, row->kind);
+            }
+            const cJSON *smp = get(m, "samples"), *sum = get(m, "summary");
+            if (!smp && !sum) {
+                if (!is_finite_num(get(m, "value")))
+                    add(p, key_path(buf, sp, "value"), "neither samples nor a finite value");
+                continue;
+            }
+            const cJSON *sn = get(sum, "n"), *smean = get(sum, "mean");
+            if (!is_int(sn) || !is_finite_num(smean)) {
+                add(p, key_path(buf, sp, "summary"), "needs a whole n and a finite mean");
+                continue;
+            }
+            if (counts && sn->valuedouble > v[1] && strcmp(m->string, "chunk_gap") != 0)
+                add(p, key_path(buf, sp, "summary.n"), "%.0f values from %.0f ok requests",
+                    sn->valuedouble, v[1]);
+            if (unavailable(smp))
+                continue; /* too many to keep: the summary alone */
+            if (!cJSON_IsArray(smp)) {
+                add(p, key_path(buf, sp, "samples"), "not an array nor unavailable");
+                continue;
+            }
+            size_t n = 0;
+            double total = 0, mn = INFINITY, mx = -INFINITY;
+            bool finite = true;
+            for (const cJSON *x = smp->child; x; x = x->next, n++) {
+                finite = finite && is_finite_num(x);
+                if (finite) {
+                    total += x->valuedouble;
+                    mn = fmin(mn, x->valuedouble);
+                    mx = fmax(mx, x->valuedouble);
+                }
+            }
+            if (!finite) {
+                add(p, key_path(buf, sp, "samples"), "a sample is not a finite number");
+                continue;
+            }
+            if (sn->valuedouble != (double)n)
+                add(p, key_path(buf, sp, "summary.n"),
+                    "summary.n is not the number of samples (%zu)", n);
+            else if (n > 0 && !rel_close(smean->valuedouble, total / (double)n, REL_TOL))
+                add(p, key_path(buf, sp, "summary.mean"),
+                    "summary.mean is not the mean of the samples (%.17g)", total / (double)n);
+            const cJSON *smin = get(sum, "min"), *smax = get(sum, "max");
+            if (n > 0 && (!is_finite_num(smin) || !rel_close(smin->valuedouble, mn, REL_TOL)))
+                add(p, key_path(buf, sp, "summary.min"), "summary.min is not the smallest sample");
+            if (n > 0 && (!is_finite_num(smax) || !rel_close(smax->valuedouble, mx, REL_TOL)))
+                add(p, key_path(buf, sp, "summary.max"), "summary.max is not the largest sample");
+        }
+    }
+}
+
 rl_status rl_validate(const cJSON *b, rl_validate_problems *out)
 {
     if (!cJSON_IsObject(b)) {
@@ -763,6 +905,8 @@ rl_status rl_validate(const cJSON *b, rl_validate_problems *out)
         check_analysis(an, &ids, out);
     check_warnings(get(b, "warnings"), "warnings", &ids, out);
     check_warnings(get(b, "run_warnings"), "run_warnings", &ids, out);
+    if (get(b, "client"))
+        check_client(get(b, "client"), out);
     free(ids.ids);
     return out->oom ? RL_EINTERNAL : RL_OK;
 }

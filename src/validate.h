@@ -27,6 +27,11 @@
  *     100 * decode_bw_GBs / ceiling_GBs (relative 1e-9), ceiling_GBs the analysis ceiling;
  *   - warnings (top level, run_warnings, analysis.warnings): code [a-z0-9_]+, non-empty text,
  *     applies_to a list of existing model ids.
+ *   - client (docs/BUNDLE.md): settings and token calibration kinds; per point requests
+ *     ok + failed = measured, attempts >= measured, one record per measured request, goodput
+ *     good <= ok; every metric has the legend's kind and unit or is unavailable with a reason,
+ *     a summary's n, mean, min and max agree with its samples, no distribution but the pooled
+ *     chunk gaps has more values than ok requests.
  *
  * Ownership: the problem list owns its strings; free it with rl_validate_problems_free. */
 #ifndef RL_VALIDATE_H

@@ -157,6 +157,7 @@ async function openPage(kind, file) {
       scripts: [...document.querySelectorAll('script')].map((s) => s.type),
       schema: parsed && parsed.schema,
       nModels: parsed && parsed.models ? parsed.models.length : parsed && parsed.inputs ? parsed.inputs.length : -1,
+      nPoints: parsed && parsed.client && parsed.client.points ? parsed.client.points.length : -1,
       imgs: document.querySelectorAll('img').length, onAttrs,
       styles: document.querySelectorAll('style').length,
       bodyText: document.body.innerText,
@@ -198,8 +199,11 @@ async function openPage(kind, file) {
       check(r.ev.dialogs.length === 0 && !d.pwned, `${n}: no dialog, no script ran`);
       check(d.scripts.length === 1 && d.scripts[0] === 'application/json', `${n}: one <script>, the JSON data block (${d.scripts.join(',')})`);
       const cmp = kind.startsWith('compare');
-      check(d.schema === (cmp ? 'llama-roofline-compare' : 'llama-roofline-bundle') && d.nModels > 0,
-        `${n}: the embedded ${cmp ? 'comparison' : 'bundle'} parses (${d.nModels} ${cmp ? 'inputs' : 'models'})`);
+      if (!cmp && d.nPoints >= 0) // a client bundle: operating points, no models
+        check(d.schema === 'llama-roofline-bundle' && d.nPoints > 0, `${n}: the embedded client bundle parses (${d.nPoints} operating points)`);
+      else
+        check(d.schema === (cmp ? 'llama-roofline-compare' : 'llama-roofline-bundle') && d.nModels > 0,
+          `${n}: the embedded ${cmp ? 'comparison' : 'bundle'} parses (${d.nModels} ${cmp ? 'inputs' : 'models'})`);
       check(d.imgs === 0 && d.onAttrs === 0, `${n}: no <img>, no on* attribute`);
       check(/default-src 'none'/.test(d.csp), `${n}: CSP meta in force`);
       check(d.figures > 0 && d.figuresWithText === d.figures && d.svgTextIsSvg,
