@@ -7,7 +7,9 @@
  * Also a program for the benchmark and the end-to-end test (not run by ctest):
  *   test_client_http --bench            the timing error distribution at concurrency 1 and 32
  *   test_client_http --live URL [--completions] [--n N] [--concurrency C] [--max-tokens M]
+ *                    [--model NAME] [--key-env VAR]
  *                                       prompts to a real server, one JSON line per result
+ *                                       (exit 0 when every request succeeded)
  *
  * Checked (each broke the named tests, then was restored): stamping after rl_sse_feed with a
  * 2 ms busy wait inserted before it fails test_accuracy_c1 (p99 error > 1 ms); returning n
@@ -820,6 +822,8 @@ static int live_main(int argc, char **argv)
             o.max_tokens = atoi(argv[++i]);
         else if (strcmp(argv[i], "--model") == 0 && i + 1 < argc)
             o.model = argv[++i];
+        else if (strcmp(argv[i], "--key-env") == 0 && i + 1 < argc)
+            o.key = getenv(argv[++i]);
         else {
             fprintf(stderr, "unknown argument %s\n", argv[i]);
             return 2;
