@@ -11,13 +11,14 @@
  *                                       prompts to a real server, one JSON line per result
  *                                       (exit 0 when every request succeeded)
  *
- * Checked (each broke the named tests, then was restored): stamping after rl_sse_feed with a
- * 2 ms busy wait inserted before it fails test_accuracy_c1 (p99 error > 1 ms); returning n
- * instead of 0 from on_write after a parse failure fails test_faults (malformed is then the
- * [DONE] case: ok); dropping the "Expect:" header is invisible here (prompts are small) but
- * dropping the Authorization header fails test_api_key; not clearing the role-only delta
- * (counting empty content) fails test_request_shape's chunk count; removing the interrupt
- * check in the loop makes test_interrupt hang until the server's hour. */
+ * Checked (each break made the named tests fail, then the code was restored): taking the
+ * stamp after a 2 ms busy wait in on_write fails test_accuracy_c1 and _c32 (their median
+ * guard, which holds on a loaded machine); returning n instead of 0 from on_write after a
+ * parse failure fails test_faults and test_api_key (malformed then ends 300 ms later);
+ * leaving out the Authorization header fails test_api_key; counting content deltas with empty
+ * text fails test_request_shape; accepting a stream without [DONE] or a finish_reason fails
+ * test_faults (the json mode); removing the rl_interrupted check fails test_interrupt (the
+ * requests end only by their 3 s timeout). */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -385,8 +386,9 @@ static const char *load_average(void)
     return la;
 }
 
-/* Prints the distributions; returns true when both p99 are within 1 ms. */
-static bool accuracy_report(const char *label, size_t c, size_t n)
+/* Prints the distributions; returns true when both p99 are within 1 ms. *median: the median
+ * TTFT error, ms. */
+static bool accuracy_report(const char *label, size_t c, size_t n, double *median)
 {
     acc_result a;
     char tag[48];
@@ -404,6 +406,7 @@ static bool accuracy_report(const char *label, size_t c, size_t n)
     printf("  driver CPU time: %.1f ms over %.1f ms (%.1f us per chunk)\n", a.cpu_s * 1e3,
            a.wall_s * 1e3, a.cpu_s * 1e6 / (double)(n * ACC_CHUNKS));
     bool ok = a.failed == 0 && st.p99 <= 1.0 && sg.p99 <= 1.0 && a.min_err > -0.05;
+    *median = st.p50;
     free(a.ttft_err);
     free(a.gap_err);
     return ok;
@@ -411,16 +414,27 @@ static bool accuracy_report(const char *label, size_t c, size_t n)
 
 /* The machine may be shared: another process can hold the CPU for milliseconds, which only
  * ever makes stamps later. So the target must be met in one of three attempts (a driver that
- * is slow by itself misses it every time), and when all three miss while the machine has more
- * runnable work than CPUs (1-minute load average above the CPU count) the test is skipped with
- * that reason instead of judging the driver by someone else's load. */
-static void accuracy_attempts(size_t c, size_t n)
+ * is slow by itself misses it every time). When all three miss, the best median TTFT error
+ * must still be under median_max (load moves the tail, a driver that stamps late moves the
+ * median: this holds on a busy machine and catches a stamp taken after slow work), and then,
+ * when the machine has more runnable work than CPUs (1-minute load average above the CPU
+ * count), the p99 target is skipped with that reason instead of judging the driver by someone
+ * else's load. */
+static void accuracy_attempts(size_t c, size_t n, double median_max)
 {
+    double best = INFINITY;
     for (int attempt = 1; attempt <= 3; attempt++) {
-        if (accuracy_report("acc", c, n))
+        double median;
+        if (accuracy_report("acc", c, n, &median))
             return;
+        if (median < best)
+            best = median;
         printf("  attempt %d missed the 1 ms target (load average: %s)\n", attempt, load_average());
     }
+    if (best > median_max)
+        fail_msg("the HTTP driver's median TTFT error is %.3f ms at concurrency %zu, over %.1f ms "
+                 "in three attempts",
+                 best, c, median_max);
     double load = atof(load_average());
     long cpus = sysconf(_SC_NPROCESSORS_ONLN);
     if (cpus > 0 && load > (double)cpus) {
@@ -434,13 +448,13 @@ static void accuracy_attempts(size_t c, size_t n)
 static void test_accuracy_c1(void **state)
 {
     (void)state;
-    accuracy_attempts(1, 8);
+    accuracy_attempts(1, 8, 1.0);
 }
 
 static void test_accuracy_c32(void **state)
 {
     (void)state;
-    accuracy_attempts(32, 64);
+    accuracy_attempts(32, 64, 5.0);
 }
 
 /* ---- request shape, answers, tokens ---------------------------------------------------- */
@@ -573,6 +587,8 @@ static void check_faults(tsched *t, const char *key)
         } else if (strcmp(m, "malformed") == 0) {
             assert_string_equal(r->error, "malformed SSE event: data is not JSON: {not json");
             assert_int_equal(r->n_chunks, 1); /* the chunk before it survives */
+            /* stopped at the bad event, not when the server ends the stream 300 ms later */
+            assert_true(r->end_ns - r->chunks[0].t_ns < 150 * 1000000LL);
         } else if (strcmp(m, "cut") == 0) {
             assert_non_null(strstr(r->error, "the stream broke off: "));
             assert_int_equal(r->n_chunks, 3);
@@ -680,6 +696,8 @@ static void test_timeout(void **state)
     int64_t t0 = rl_proc_now_ns();
     assert_int_equal(run_driver(&o, p, 2, &t, &e), RL_OK);
     double took = (double)(rl_proc_now_ns() - t0) / 1e9;
+    if (!(took >= 0.5 && took < 3))
+        fprintf(stderr, "the run took %.3f s\n", took);
     assert_true(took >= 0.5 && took < 3);
     assert_false(t.res[0]->ok);
     assert_true(t.res[0]->timed_out);
@@ -714,7 +732,7 @@ static void test_interrupt(void **state)
     rl_error e;
     pthread_t th;
     assert_int_equal(pthread_create(&th, NULL, interrupt_later, NULL), 0);
-    run_opts o = {.concurrency = 2};
+    run_opts o = {.concurrency = 2, .timeout = 3}; /* without interrupts: over in 3 s */
     int64_t t0 = rl_proc_now_ns();
     assert_int_equal(run_driver(&o, p, 4, &t, &e), RL_EINTERRUPTED);
     double took = (double)(rl_proc_now_ns() - t0) / 1e9;
@@ -789,8 +807,9 @@ static int bench_main(void)
     if (server_start() != 0)
         return 3;
     printf("load average before: %s (cpus: %ld)\n", load_average(), sysconf(_SC_NPROCESSORS_ONLN));
-    bool ok1 = accuracy_report("bench", 1, 40);
-    bool ok32 = accuracy_report("bench", 32, 320);
+    double m1, m32;
+    bool ok1 = accuracy_report("bench", 1, 40, &m1);
+    bool ok32 = accuracy_report("bench", 32, 320, &m32);
     printf("target: TTFT and chunk-gap error p99 <= 1 ms: concurrency 1 %s, concurrency 32 %s\n",
            ok1 ? "met" : "MISSED", ok32 ? "met" : "MISSED");
     rl_proc_finish(server, NULL);
