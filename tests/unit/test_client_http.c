@@ -18,7 +18,8 @@
  * leaving out the Authorization header fails test_api_key; counting content deltas with empty
  * text fails test_request_shape; accepting a stream without [DONE] or a finish_reason fails
  * test_faults (the json mode); removing the rl_interrupted check fails test_interrupt (the
- * requests end only by their 3 s timeout). */
+ * requests end only by their 3 s timeout); keeping libcurl's "Expect: 100-continue" fails
+ * test_large_prompt (1.2 s). */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -524,6 +525,37 @@ static void test_request_shape(void **state)
     free_prompts(p, 3);
 }
 
+/* A 1.5 MB prompt goes out at once: no "Expect: 100-continue" wait for a server that never
+ * answers it (libcurl would wait 1 s). */
+static void test_large_prompt(void **state)
+{
+    (void)state;
+    size_t pad = 1500000;
+    rl_sbuf b = {0};
+    rl_sbuf_printf(
+        &b, "{\"id\": \"large-1\", \"mode\": \"ok\", \"chunks\": [[1, \"ok\"]], \"pad\": \"");
+    for (size_t i = 0; i < pad; i++)
+        rl_sbuf_put(&b, "x", 1);
+    rl_sbuf_put(&b, "\"}", 2);
+    char **p = calloc(1, sizeof *p);
+    assert_non_null(p);
+    p[0] = rl_sbuf_take(&b);
+    assert_non_null(p[0]);
+    tsched t;
+    rl_error e;
+    run_opts o = {.timeout = 10};
+    assert_int_equal(run_driver(&o, p, 1, &t, &e), RL_OK);
+    rl_client_result *r = t.res[0];
+    assert_true(r->ok);
+    assert_string_equal(r->output, "ok");
+    double e2e_ms = (double)(r->end_ns - r->send_ns) / 1e6;
+    if (e2e_ms >= 900)
+        fprintf(stderr, "a large prompt took %.1f ms\n", e2e_ms);
+    assert_true(e2e_ms < 900);
+    free_run(&t);
+    free_prompts(p, 1);
+}
+
 static void test_completions(void **state)
 {
     (void)state;
@@ -555,8 +587,8 @@ static void test_completions(void **state)
 
 /* ---- faults ------------------------------------------------------------------------------ */
 
-static const char *const fault_modes[] = {"ok", "http500", "malformed", "cut",
-                                          "ok", "error",   "json",      "no-usage"};
+static const char *const fault_modes[] = {"ok",    "http500", "malformed", "cut",     "ok",
+                                          "error", "json",    "no-usage",  "oversize"};
 #define N_FAULTS (sizeof fault_modes / sizeof *fault_modes)
 
 static void check_faults(tsched *t, const char *key)
@@ -595,6 +627,11 @@ static void check_faults(tsched *t, const char *key)
         } else if (strcmp(m, "error") == 0) {
             assert_string_equal(
                 r->error, "the server reported an error in the stream: context \\e] too long");
+        } else if (strcmp(m, "oversize") == 0) {
+            assert_string_equal(r->error, "SSE line longer than 1048576 bytes: the stream is not "
+                                          "a sane event stream");
+            assert_int_equal(r->n_chunks, 1);
+            assert_true(r->end_ns - r->chunks[0].t_ns < 150 * 1000000LL);
         } else if (strcmp(m, "json") == 0) {
             assert_non_null(strstr(r->error, "the answer is not an SSE event stream "
                                              "(Content-Type: application/json): {\"choices\""));
@@ -898,11 +935,12 @@ int main(int argc, char **argv)
     if (argc >= 3 && strcmp(argv[1], "--live") == 0)
         return live_main(argc, argv);
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_endpoint),    cmocka_unit_test(test_request_shape),
-        cmocka_unit_test(test_completions), cmocka_unit_test(test_faults),
-        cmocka_unit_test(test_api_key),     cmocka_unit_test(test_unreachable),
-        cmocka_unit_test(test_timeout),     cmocka_unit_test(test_interrupt),
-        cmocka_unit_test(test_accuracy_c1), cmocka_unit_test(test_accuracy_c32),
+        cmocka_unit_test(test_endpoint),     cmocka_unit_test(test_request_shape),
+        cmocka_unit_test(test_completions),  cmocka_unit_test(test_large_prompt),
+        cmocka_unit_test(test_faults),       cmocka_unit_test(test_api_key),
+        cmocka_unit_test(test_unreachable),  cmocka_unit_test(test_timeout),
+        cmocka_unit_test(test_interrupt),    cmocka_unit_test(test_accuracy_c1),
+        cmocka_unit_test(test_accuracy_c32),
     };
     return cmocka_run_group_tests(tests, setup_server, teardown_server);
 }
