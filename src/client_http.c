@@ -17,7 +17,9 @@
  * usage) record nothing. curl_multi_poll waits at most 100 ms so an interrupt is seen.
  *
  * Answer shapes read from each event's JSON: choices[0].delta.content (chat: OpenAI, vLLM,
- * llama-server, ollama's /v1), choices[0].text (completions), and llama-server's native
+ * llama-server, ollama's /v1) after choices[0].delta.reasoning_content or .reasoning (a
+ * reasoning model's thinking, generated text that usage counts too), choices[0].text
+ * (completions), and llama-server's native
  * /completion stream ({"content": ..., "stop": ...}, tokens_evaluated/tokens_predicted in the
  * last event). {"error": ...} in the stream fails the request with the server's message.
  *
@@ -221,12 +223,17 @@ static rl_status on_event(void *ud, const char *event, const char *data, size_t 
         cJSON_Delete(j);
         return rl_fail(err, RL_EINPUT, "the server reported an error in the stream: %s", shown);
     }
-    const char *text = NULL;
+    const char *text = NULL, *thought = NULL;
     const cJSON *choices = cJSON_GetObjectItemCaseSensitive(j, "choices");
     if (cJSON_IsArray(choices)) {
         const cJSON *c0 = cJSON_GetArrayItem(choices, 0);
         if (cJSON_IsObject(c0)) {
-            text = json_str(cJSON_GetObjectItemCaseSensitive(c0, "delta"), "content");
+            const cJSON *d = cJSON_GetObjectItemCaseSensitive(c0, "delta");
+            text = json_str(d, "content");
+            /* a reasoning model's thinking is generated text too (usage counts it) */
+            thought = json_str(d, "reasoning_content");
+            if (!thought)
+                thought = json_str(d, "reasoning");
             if (!text)
                 text = json_str(c0, "text");
             if (json_str(c0, "finish_reason"))
@@ -254,8 +261,16 @@ static rl_status on_event(void *ud, const char *event, const char *data, size_t 
         if (rl_json_get_i64(u, "prompt_tokens", &p) && p >= 0)
             sl->res->prompt_tokens = p;
     }
+    bool any = false;
+    if (thought && thought[0]) {
+        rl_sbuf_put(&sl->text, thought, strlen(thought));
+        any = true;
+    }
     if (text && text[0]) {
         rl_sbuf_put(&sl->text, text, strlen(text));
+        any = true;
+    }
+    if (any) {
         sl->call_deltas++;
         sl->deltas++;
     }

@@ -463,15 +463,16 @@ static void test_accuracy_c32(void **state)
 static void test_request_shape(void **state)
 {
     (void)state;
-    char **p = calloc(3, sizeof *p);
+    char **p = calloc(4, sizeof *p);
     assert_non_null(p);
+    p[3] = script("shape-think", "reasoning", "[[1, [\"hm\", \"m\"]], [3, \" yes\"]]");
     p[0] = script("shape-chat", "ok", "[[1, \"Hel\"], [3, [\"lo\", \" w\\u00f6rld\"]]]");
     p[1] = script("shape-nousage", "no-usage", "[[1, \"a\"], [2, \"\"], [3, [\"b\", \"c\"]]]");
     p[2] = script("shape-drip", "drip", "[[5, \"drip\"], [10, \"ped\"]]");
     tsched t;
     rl_error e;
     run_opts o = {.model = "m\"odel", .max_tokens = 17, .timeout = 10};
-    assert_int_equal(run_driver(&o, p, 3, &t, &e), RL_OK);
+    assert_int_equal(run_driver(&o, p, 4, &t, &e), RL_OK);
 
     rl_client_result *r = t.res[0];
     assert_true(r->ok);
@@ -501,6 +502,13 @@ static void test_request_shape(void **state)
     assert_string_equal(r->output, "dripped");
     assert_int_equal(r->n_chunks, 2);
 
+    r = t.res[3]; /* reasoning text counts as generated text */
+    assert_true(r->ok);
+    assert_string_equal(r->output, "hmm yes");
+    assert_int_equal(r->n_chunks, 2);
+    assert_int_equal(r->chunks[0].tokens, 2);
+    assert_int_equal(r->output_tokens, 3);
+
     cJSON *log = read_log("shape-", 0);
     const cJSON *a = log_arrival(log, "shape-chat");
     assert_non_null(a);
@@ -522,7 +530,7 @@ static void test_request_shape(void **state)
     assert_int_equal(cJSON_GetArraySize(cJSON_GetObjectItem(body, "messages")), 1);
     cJSON_Delete(log);
     free_run(&t);
-    free_prompts(p, 3);
+    free_prompts(p, 4);
 }
 
 /* A 1.5 MB prompt goes out at once: no "Expect: 100-continue" wait for a server that never
