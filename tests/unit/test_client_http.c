@@ -325,6 +325,7 @@ static void accuracy_run(const char *tag, size_t c, size_t n, acc_result *a)
                       .wall_s = wall_s};
     assert_true(a->ttft_err && a->gap_err);
     size_t chunks = 0;
+    FILE *dump = getenv("RL_DUMP_STAMPS") ? fopen(getenv("RL_DUMP_STAMPS"), "a") : NULL;
     for (size_t r = 0; r < n; r++) {
         rl_client_result *res = t.res[r];
         assert_non_null(res);
@@ -341,6 +342,10 @@ static void accuracy_run(const char *tag, size_t c, size_t n, acc_result *a)
         /* one chunk per write: a chunk per scripted send, each "tokK " one delta */
         assert_int_equal(res->n_chunks, ACC_CHUNKS);
         chunks += res->n_chunks;
+        if (dump)
+            for (size_t i = 0; i < ACC_CHUNKS; i++)
+                fprintf(dump, "%s %zu %lld %lld %lld\n", id, i, (long long)res->chunks[i].t_ns,
+                        (long long)sent[i], (long long)res->send_ns);
         for (size_t i = 0; i < ACC_CHUNKS; i++) {
             assert_int_equal(res->chunks[i].tokens, 1);
             double err_ms = (double)(res->chunks[i].t_ns - sent[i]) / 1e6;
@@ -359,6 +364,8 @@ static void accuracy_run(const char *tag, size_t c, size_t n, acc_result *a)
         assert_int_equal(res->output_tokens, ACC_CHUNKS);
         assert_int_equal(res->http_status, 200);
     }
+    if (dump)
+        fclose(dump);
     assert_int_equal(t.progress_calls, chunks);
     cJSON_Delete(log);
     free_run(&t);
