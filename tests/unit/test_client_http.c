@@ -430,6 +430,15 @@ static bool accuracy_report(const char *label, size_t c, size_t n, double *media
  * else's load. */
 static void accuracy_attempts(size_t c, size_t n, double median_max)
 {
+#if defined(__SANITIZE_ADDRESS__)
+    /* a sanitizer makes every step several times slower: the runs still check every result,
+     * chunk and token count, but no timing verdict is given */
+    double ignored;
+    (void)median_max;
+    accuracy_report("acc", c, n, &ignored);
+    printf("  SKIPPED: sanitizer build: timing accuracy not judged\n");
+    skip();
+#endif
     double best = INFINITY;
     for (int attempt = 1; attempt <= 3; attempt++) {
         double median;
@@ -462,7 +471,7 @@ static void test_accuracy_c1(void **state)
 static void test_accuracy_c32(void **state)
 {
     (void)state;
-    accuracy_attempts(32, 64, 5.0);
+    accuracy_attempts(32, 64, 20.0); /* a burst of 32 first chunks: loose, c=1 is the sharp one */
 }
 
 /* ---- request shape, answers, tokens ---------------------------------------------------- */
