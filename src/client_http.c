@@ -89,12 +89,6 @@ struct run {
 
 /* ---- URLs ---------------------------------------------------------------------------- */
 
-static bool ends_with(const char *s, const char *suffix)
-{
-    size_t n = strlen(s), k = strlen(suffix);
-    return n >= k && memcmp(s + n - k, suffix, k) == 0;
-}
-
 rl_status rl_client_http_endpoint(const char *url, rl_client_api api, bool redact, char **out,
                                   rl_error *err)
 {
@@ -124,20 +118,26 @@ rl_status rl_client_http_endpoint(const char *url, rl_client_api api, bool redac
         goto out;
     }
     const char *tail = api == RL_CLIENT_API_CHAT ? "chat/completions" : "completions";
+    /* the path without one trailing slash: empty, or ending in /v1, gets the API's tail */
+    size_t core = strlen(path);
+    if (core > 0 && path[core - 1] == '/')
+        core--;
     char *np = NULL;
-    if (strcmp(path, "") == 0 || strcmp(path, "/") == 0)
+    if (core == 0)
         np = rl_asprintf("/v1/%s", tail);
-    else if (ends_with(path, "/v1"))
-        np = rl_asprintf("%s/%s", path, tail);
-    else if (ends_with(path, "/v1/"))
-        np = rl_asprintf("%s%s", path, tail);
-    if (np) {
-        uc = curl_url_set(u, CURLUPART_PATH, np, 0);
-        free(np);
-        if (uc != CURLUE_OK) {
-            st = rl_fail(err, RL_EINTERNAL, "cannot complete the path of URL '%s'", shown);
-            goto out;
-        }
+    else if (core >= 3 && memcmp(path + core - 3, "/v1", 3) == 0)
+        np = rl_asprintf("%.*s/%s", (int)core, path, tail);
+    else
+        np = rl_strdup(path);
+    if (!np) {
+        st = rl_fail(err, RL_EINTERNAL, "out of memory completing a URL");
+        goto out;
+    }
+    uc = curl_url_set(u, CURLUPART_PATH, np, 0);
+    free(np);
+    if (uc != CURLUE_OK) {
+        st = rl_fail(err, RL_EINTERNAL, "cannot complete the path of URL '%s'", shown);
+        goto out;
     }
     if (redact) {
         curl_url_set(u, CURLUPART_USER, NULL, 0);
