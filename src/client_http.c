@@ -163,17 +163,10 @@ out:
 /* ---- one request ------------------------------------------------------------------------ */
 
 /* Set the slot's failure reason once (the first reason wins). */
-static void slot_fail(slot *sl, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void slot_fail(slot *sl, const char *fmt, ...)
+static void slot_fail(slot *sl, const char *msg)
 {
-    if (sl->fail)
-        return;
-    char buf[512];
-    va_list ap;
-    va_start(ap, fmt);
-    rl_vsnprintf(buf, sizeof buf, fmt, ap);
-    va_end(ap);
-    sl->fail = rl_strdup(buf);
+    if (!sl->fail)
+        sl->fail = rl_strdup(msg);
 }
 
 /* Untrusted bytes for a message: the first line, escaped, bounded, "..." when cut. */
@@ -306,14 +299,14 @@ static size_t on_write(char *ptr, size_t size, size_t nmemb, void *ud)
         rl_error e2 = {RL_OK, ""};
         rl_client_result *res = sl->res;
         if (rl_client_result_add(res, t, sl->text.p, sl->text.len, sl->call_deltas, &e2) != RL_OK) {
-            slot_fail(sl, "%s", e2.msg);
+            slot_fail(sl, e2.msg);
             return 0;
         }
         if (sl->r->s->progress)
             sl->r->s->progress(sl->r->s->ctx, sl->job.index, &res->chunks[res->n_chunks - 1]);
     }
     if (st != RL_OK) {
-        slot_fail(sl, "%s", e.msg);
+        slot_fail(sl, e.msg);
         return 0; /* stop this transfer */
     }
     return n;
