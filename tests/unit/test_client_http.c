@@ -283,8 +283,23 @@ typedef struct {
     size_t n_ttft, n_gap;
     double min_err;       /* most negative raw stamp error (driver - server), ms */
     double cpu_s, wall_s; /* the driver's CPU time and wall time */
+    double runq_s;        /* time the driver was ready to run but waited for a CPU */
     size_t failed;
 } acc_result;
+
+/* Time this thread spent runnable but waiting for a CPU (/proc/self/schedstat), ns; -1 when
+ * unknown. */
+static long long run_delay_ns(void)
+{
+    long long cpu = 0, wait = -1;
+    FILE *f = fopen("/proc/thread-self/schedstat", "r");
+    if (f) {
+        if (fscanf(f, "%lld %lld", &cpu, &wait) != 2)
+            wait = -1;
+        fclose(f);
+    }
+    return wait;
+}
 
 /* n requests at concurrency c, each ACC_CHUNKS chunks at scripted, varied gaps. */
 static void accuracy_run(const char *tag, size_t c, size_t n, acc_result *a)
@@ -309,6 +324,7 @@ static void accuracy_run(const char *tag, size_t c, size_t n, acc_result *a)
     rl_error e;
     run_opts o = {.concurrency = c, .timeout = 30};
     struct timespec c0, c1;
+    long long wait0 = run_delay_ns();
     clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &c0);
     int64_t w0 = rl_proc_now_ns();
     assert_int_equal(run_driver(&o, prompts, n, &t, &e), RL_OK);
@@ -316,13 +332,15 @@ static void accuracy_run(const char *tag, size_t c, size_t n, acc_result *a)
     clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &c1);
     a->cpu_s = (double)(c1.tv_sec - c0.tv_sec) + (double)(c1.tv_nsec - c0.tv_nsec) / 1e9;
     a->wall_s = (double)(w1 - w0) / 1e9;
+    a->runq_s = (double)(run_delay_ns() - wait0) / 1e9;
     cJSON *log = read_log(tag, n * ACC_CHUNKS);
-    double cpu_s = a->cpu_s, wall_s = a->wall_s;
+    double cpu_s = a->cpu_s, wall_s = a->wall_s, runq_s = a->runq_s;
     *a = (acc_result){.ttft_err = calloc(n, sizeof(double)),
                       .gap_err = calloc(n * ACC_CHUNKS, sizeof(double)),
                       .min_err = INFINITY,
                       .cpu_s = cpu_s,
-                      .wall_s = wall_s};
+                      .wall_s = wall_s,
+                      .runq_s = runq_s};
     assert_true(a->ttft_err && a->gap_err);
     size_t chunks = 0;
     FILE *dump = getenv("RL_DUMP_STAMPS") ? fopen(getenv("RL_DUMP_STAMPS"), "a") : NULL;
@@ -413,6 +431,9 @@ static bool accuracy_report(const char *label, size_t c, size_t n, double *media
            a.min_err);
     printf("  driver CPU time: %.1f ms over %.1f ms (%.1f us per chunk)\n", a.cpu_s * 1e3,
            a.wall_s * 1e3, a.cpu_s * 1e6 / (double)(n * ACC_CHUNKS));
+    printf("  driver waiting for a CPU while runnable: %.1f ms (the machine's load, not the "
+           "driver)\n",
+           a.runq_s * 1e3);
     bool ok = a.failed == 0 && st.p99 <= 1.0 && sg.p99 <= 1.0 && a.min_err > -0.05;
     *median = st.p50;
     free(a.ttft_err);
