@@ -10,6 +10,8 @@
  *                    [--model NAME] [--key-env VAR]
  *                                       prompts to a real server, one JSON line per result
  *                                       (exit 0 when every request succeeded)
+ * Diagnosis: RL_DUMP_STAMPS=FILE appends "id chunk driver_ns server_send_ns request_start_ns"
+ * per chunk of the accuracy runs; RL_KEEP_SSE_LOG=1 keeps the server's log after --bench.
  *
  * Checked (each break made the named tests fail, then the code was restored): taking the
  * stamp after a 2 ms busy wait in on_write fails test_accuracy_c1 and _c32 (their median
