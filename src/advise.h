@@ -110,3 +110,52 @@ void rl_advice_composition_warning(const rl_advice *a, char *buf, size_t cap);
 rl_status rl_advise_bundle(cJSON *bundle, const char *machine, rl_error *err);
 
 #endif
+
+/* ---- for people (advise_text.c) ----------------------------------------------------------
+ * Every text is built with rl_sbuf and returned malloc'd (caller frees; NULL when out of
+ * memory). Strings from cpuinfo, GGUF files and bundles are escaped (rl_tty_escape) in text and
+ * backslash-escaped in Markdown. */
+
+/* The advice for this machine: the machine line, one block per core (table, tied formats,
+ * quality, energy, envelope, thread stability, composition warning, matched-byte spread), or,
+ * with no block, the recipe for measuring here; then the limits and the source. */
+char *rl_advise_text(const rl_cpu_info *cpu, const rl_advice *blocks, int n, bool markdown);
+/* `advise --list-cores`: every core of the matrix with its scales, thread counts and rows. */
+char *rl_advise_list_cores(const rl_matrix *m);
+/* The measured advice section of a bundle (rl_advise_bundle) as a report for people. */
+char *rl_advise_measured_text(const cJSON *bundle, bool markdown);
+/* The detection as JSON (cpu, board, isa, vendor, family, model, logical, hybrid, detail,
+ * cores[] with evidence). */
+cJSON *rl_cpu_info_to_json(const rl_cpu_info *cpu);
+
+/* `advise --plan`: the formats worth comparing from an F16/BF16/F32 source. label is the
+ * source's GGUF label. RL_EINPUT with the reason (an already-quantized source: requantized
+ * files keep the label but not the per-tensor map) when the source is not one of those;
+ * otherwise *out is the plan text (caller frees). */
+#define RL_ADV_PLAN_N 7
+extern const char *const rl_advise_plan_formats[RL_ADV_PLAN_N];
+rl_status rl_advise_plan(const char *path, const char *label, bool markdown, char **out,
+                         rl_error *err);
+
+/* ---- the format set of `advise --measure --synth` (advise_synth.c) ------------------------
+ * A synthetic F16 of the preset (the synth ladder's F16 rung, CACHE/synth, reused when
+ * unchanged), quantized by the real llama-quantize into each format, cached as
+ * CACHE/quantized/<preset>-seed1-<key>-<FORMAT>.gguf, key = a hash of the llama-quantize binary
+ * (path, size, mtime) and the F16 file (size, mtime), so a new llama.cpp or a rewritten F16
+ * quantizes again. A cached file is reused when it parses and its label is the format. Each is
+ * written to a temporary name and renamed into place (Ctrl-C removes the partial file).
+ * "F16" among the formats is the F16 source itself. */
+#define RL_ADV_SYNTH_PRESET "qwen2.5-0.5b"
+
+typedef struct {
+    char *paths[RL_ADV_MAX_ROWS];
+    int n;
+} rl_advise_set;
+
+/* llama-quantize: explicit (a file or a directory holding it), else beside llama-bench
+ * (bench_path), else $PATH. RL_EMISSING saying how to get one; *out malloc'd. */
+rl_status rl_advise_find_quantize(const char *explicit_path, const char *bench_path, char **out,
+                                  rl_error *err);
+rl_status rl_advise_synth_set(const char *preset, const char *const *formats, int n_formats,
+                              const char *quantize_bin, rl_advise_set *out, rl_error *err);
+void rl_advise_set_free(rl_advise_set *s);

@@ -2,6 +2,7 @@
 #include "cpu_detect.h"
 
 #include <ctype.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -333,6 +334,49 @@ void rl_cpu_detect_text(const char *text, size_t len, const char *board, rl_cpu_
     }
 }
 
+/* Read a /proc or sysfs text (its size reads as 0, so it is read until EOF), at most max
+ * bytes; NULL when it cannot be opened or is longer. Caller frees. */
+static char *read_proc(const char *path, size_t max, size_t *len)
+{
+    FILE *f = fopen(path, "re");
+    if (!f)
+        return NULL;
+    size_t cap = 64 * 1024, n = 0;
+    char *buf = malloc(cap + 1);
+    while (buf) {
+        if (n == cap) {
+            if (cap >= max) {
+                free(buf);
+                buf = NULL;
+                break;
+            }
+            cap = cap * 2 > max ? max : cap * 2;
+            char *nb = realloc(buf, cap + 1);
+            if (!nb) {
+                free(buf);
+                buf = NULL;
+                break;
+            }
+            buf = nb;
+        }
+        size_t got = fread(buf + n, 1, cap - n, f);
+        n += got;
+        if (got == 0) {
+            if (ferror(f)) {
+                free(buf);
+                buf = NULL;
+            }
+            break;
+        }
+    }
+    fclose(f);
+    if (buf) {
+        buf[n] = '\0';
+        *len = n;
+    }
+    return buf;
+}
+
 rl_status rl_cpu_detect_file(const char *path, rl_cpu_info *out, rl_error *err)
 {
     char *text = NULL, *board = NULL;
@@ -344,10 +388,8 @@ rl_status rl_cpu_detect_file(const char *path, rl_cpu_info *out, rl_error *err)
                            "--cpuinfo %s: cannot be read (%s): give a saved /proc/cpuinfo text",
                            path, e.msg);
     } else {
-        if (rl_file_read_all("/proc/cpuinfo", RL_CPUINFO_MAX_BYTES, &text, &len, &e) != RL_OK)
-            text = NULL;
-        if (rl_file_read_all("/proc/device-tree/model", 4096, &board, &blen, &e) != RL_OK)
-            board = NULL;
+        text = read_proc("/proc/cpuinfo", RL_CPUINFO_MAX_BYTES, &len);
+        board = read_proc("/proc/device-tree/model", 4096, &blen);
         for (size_t i = 0; board && i < blen; i++)
             if (board[i] == '\0')
                 board[i] = ' ';
