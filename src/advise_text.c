@@ -155,7 +155,7 @@ static void table(rl_sbuf *b, const rl_advice *a, bool md)
         if (i == 0)
             rl_snprintf(vs, sizeof vs, "best");
         else
-            rl_snprintf(vs, sizeof vs, "%s%.0f%%%s", e->vs_best_pct >= 0 ? "+" : "-",
+            rl_snprintf(vs, sizeof vs, "%s%.0f%%%s", fabs(e->vs_best_pct) < 0.5 ? "" : "-",
                         fabs(e->vs_best_pct), e->tied ? "=" : "");
         if (e->deficit_pct >= 1)
             rl_snprintf(off, sizeof off, "-%.0f%%", e->deficit_pct);
@@ -577,7 +577,8 @@ char *rl_advise_measured_text(const cJSON *bundle, bool md)
             if (i++ == 0)
                 rl_snprintf(vs, sizeof vs, "best");
             else
-                rl_snprintf(vs, sizeof vs, "-%.0f%%%s", fabs(v), tied ? "=" : "");
+                rl_snprintf(vs, sizeof vs, "%s%.0f%%%s", fabs(v) < 0.5 ? "" : "-", fabs(v),
+                            tied ? "=" : "");
             if (isnan(ol))
                 rl_snprintf(onl, sizeof onl, "-");
             else

@@ -12,6 +12,7 @@
 #include <libxml/tree.h>
 
 #include "chart.h"
+#include "html_advice.h"
 #include "html_doc.h"
 #include "html_svg.h"
 #include "report_assets.h"
@@ -669,6 +670,7 @@ static rl_status fill(page *p, rl_error *err)
     rl_html_attr(&p->h, gen, "content", "llama-roofline " RL_VERSION);
 
     top(p);
+    rl_html_advice(&p->h, p->root, p->b);
     figures(p);
     rl_status st = charts(p, err);
     if (st != RL_OK)
