@@ -39,7 +39,7 @@ static void one_table(rl_html *h, xmlNodePtr sec, const cJSON *t)
         "MiB per token", "GB/s streamed", "below envelope", "on-label",     "bits/weight"};
     static const bool numeric[] = {false, false, true, true, true, true, true, true, true, true};
     xmlNodePtr wrap = rl_html_el(h, sec, "div", "table-wrap");
-    xmlNodePtr table = rl_html_el(h, wrap, "table", "advice-table");
+    xmlNodePtr table = rl_html_el(h, wrap, "table", NULL);
     xmlNodePtr tr = rl_html_el(h, rl_html_el(h, table, "thead", NULL), "tr", NULL);
     for (size_t i = 0; i < sizeof cols / sizeof cols[0]; i++) {
         xmlNodePtr c = rl_html_el_text(h, tr, "th", numeric[i] ? "num" : NULL, cols[i]);
@@ -51,10 +51,13 @@ static void one_table(rl_html *h, xmlNodePtr sec, const cJSON *t)
     cJSON_ArrayForEach(r, get(t, "rows"))
     {
         bool tied = cJSON_IsTrue(get(r, "tied"));
-        xmlNodePtr row = rl_html_el(h, body, "tr", i == 0 ? "fastest" : (tied ? "tied" : NULL));
+        xmlNodePtr row = rl_html_el(h, body, "tr", NULL);
         const char *fmt = rl_json_get_str(r, "format");
         const char *name = rl_json_get_str(r, "name");
-        td(h, row, false, fmt ? fmt : "?");
+        if (i == 0) /* the fastest, in bold */
+            rl_html_el_text(h, rl_html_el(h, row, "td", NULL), "strong", NULL, fmt ? fmt : "?");
+        else
+            td(h, row, false, fmt ? fmt : "?");
         td(h, row, false, name ? name : "?");
         td_num(h, row, r, "tok_s", 2, "");
         const cJSON *ci = get(get(get(r, "decode"), "stats"), "ci95");
@@ -82,14 +85,14 @@ static void one_table(rl_html *h, xmlNodePtr sec, const cJSON *t)
     const cJSON *mb = get(t, "matched_bytes");
     if (mb && !cJSON_IsFalse(get(mb, "available"))) {
         const char *fa = rl_json_get_str(mb, "fastest"), *sl = rl_json_get_str(mb, "slowest");
-        rl_html_el_textf(h, sec, "p", "advice-matched",
+        rl_html_el_textf(h, sec, "p", "lead",
                          "Same bytes: %s and %s stream within 3%% of %.0f MiB per token, and %s "
                          "is %.0f%% faster anyway. That difference is unpacking work, not memory "
                          "traffic.",
                          fa ? fa : "?", sl ? sl : "?", rl_json_num_or(mb, "mean_streamed_MiB", 0),
                          fa ? fa : "?", rl_json_num_or(mb, "spread_pct", 0));
     } else {
-        rl_html_el_text(h, sec, "p", "advice-matched",
+        rl_html_el_text(h, sec, "p", "lead",
                         "No two files stream within 3% of the same bytes at this thread count: "
                         "here speed differs by size first, so this is a size comparison, not a "
                         "format comparison.");

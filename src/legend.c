@@ -125,6 +125,33 @@ static const rl_legend_row rows[] = {
     {"analysis.long_context[].bytes_only_prediction.pct", "bytes-only prediction", "%", D, true,
      "Share predicted if decode only streamed bytes: weights / (weights + depth x KV bytes)."},
 
+    /* advice: advise --measure, one table per thread count (src/advise_bundle.c) */
+    {"advice.rules.tie_pct", "tie band", "%", C, true,
+     "Formats whose decode rate is within this share of the fastest count as tied."},
+    {"advice.rules.matched_bytes_pct", "matched-bytes band", "%", C, true,
+     "Files whose streamed bytes per token are within this share of each other stream the same."},
+    {"advice.tables[].threads", "advice threads", "threads", C, true,
+     "Thread count of one advice table; nothing is averaged across thread counts."},
+    {"advice.tables[].rows[].decode", "advice decode rate", "tok/s", M, true,
+     "The file's depth-0 decode rate at that thread count, as its run has it (samples, stats)."},
+    {"advice.tables[].rows[].tok_s", "advice tok/s", "tok/s", D, true,
+     "Mean of those decode samples; the rows are sorted by it, fastest first."},
+    {"advice.tables[].rows[].vs_best_pct", "vs fastest", "%", D, true,
+     "100 x (tok/s / fastest tok/s - 1); within 5% counts as tied."},
+    {"advice.tables[].rows[].streamed_MiB", "streamed per token", "MiB", D, true,
+     "Bytes decode reads per token from the GGUF tensor table (streamed convention), in MiB."},
+    {"advice.tables[].rows[].streamed_GBs", "streamed bandwidth", "GB/s", D, true,
+     "tok/s x streamed bytes per token / 1e9: the traffic the format sustains."},
+    {"advice.tables[].rows[].envelope_deficit_pct", "below envelope", "%", D, true,
+     "How far the file's GB/s falls below the best of its table: time spent unpacking."},
+    {"advice.tables[].rows[].on_label_pct", "on-label share", "%", D, true,
+     "Share of the repeating layers' bytes in the type the label names (GGUF composition)."},
+    {"advice.tables[].rows[].bits_per_weight", "bits per weight", "bits", D, true,
+     "8 x repeating-layer bytes / their weights: what the file stores, not what it is named."},
+    {"advice.tables[].matched_bytes.spread_pct", "matched-bytes spread", "%", D, true,
+     "100 x (fastest / slowest - 1) inside the largest group streaming within 3% of the same "
+     "bytes."},
+
     /* overhead: what the tool itself cost */
     {"overhead.wall_s", "tool wall time", "s", M, true,
      "Wall-clock time of the whole command, measurements included."},
