@@ -5,9 +5,9 @@
 # is unique; every path marked always exists in every example bundle, and every path (optional
 # ones included) exists in an example, in a bundle `run` writes now with a depth above 0 or
 # in one `advise --measure` writes (so no row names a key nothing writes); the text table has
-# a header and one line per row; a bad option, an operand and --json with --markdown exit 2 with one line on stderr. Checked to fail:
-# with a row's path misspelt in src/legend.c (the path check) and with docs/BUNDLE.md edited by
-# hand (the byte-for-byte check).
+# a header and one line per row; a bad option, an operand and --json with --markdown exit 2
+# with one line on stderr. Checked to fail: with a row's path misspelt in src/legend.c (the
+# path check) and with docs/BUNDLE.md edited by hand (the byte-for-byte check).
 set -u
 : "${RL_BIN:?}" "${RL_SRC:?}" "${RL_TMP:?}"
 work="$RL_TMP/cli-legend.$$"
