@@ -557,7 +557,7 @@ char *rl_advise_measured_text(const cJSON *bundle, bool md)
                                "|\n|---|---|--:|--:|--:|--:|--:|\n");
         } else {
             rl_sbuf_printf(&b, "\n  %lld THREAD%s\n", (long long)th, th == 1 ? "" : "S");
-            rl_sbuf_printf(&b, "    %-28s %-9s %7s %8s %8s %6s %8s\n", "file", "format", "tok/s",
+            rl_sbuf_printf(&b, "    %-32s %-9s %7s %8s %8s %6s %8s\n", "file", "format", "tok/s",
                            "vs best", "MiB/tok", "GB/s", "on-label");
         }
         const cJSON *r;
@@ -590,7 +590,7 @@ char *rl_advise_measured_text(const cJSON *bundle, bool md)
                 md_text(&b, fmt);
                 rl_sbuf_printf(&b, " | %.2f | %s | %.1f | %.1f | %s |\n", tok, vs, mib, gbs, onl);
             } else {
-                rl_sbuf_printf(&b, "    %-28.28s %-9s %7.2f %8s %8.1f %6.1f %8s\n", name, fmt, tok,
+                rl_sbuf_printf(&b, "    %-32.32s %-9s %7.2f %8s %8.1f %6.1f %8s\n", name, fmt, tok,
                                vs, mib, gbs, onl);
             }
         }
