@@ -9,7 +9,8 @@
 # file exits 2 with the reason; --measure with fewer than two files exits 2; with the fake
 # llama-bench it writes a bundle `validate` accepts and a report with the advice section; bad
 # --core, bad --threads, a --threads list without --measure, --json with --markdown exit 2
-# with one line on stderr. Checked to fail: with rl_evidence_text's "EXTRAPOLATED" removed
+# with one line on stderr; Ctrl-C during --measure exits 130 with the bundle (state
+# interrupted, the advice from what was measured) and the report written. Checked to fail: with rl_evidence_text's "EXTRAPOLATED" removed
 # (the A720 check) and with the ranking sort reversed (the --json fastest-first check).
 set -u
 : "${RL_BIN:?}" "${RL_SRC:?}" "${RL_TMP:?}"
@@ -129,4 +130,22 @@ json_check "--measure --json: advice[] with a ranking" "$work/m2.json" \
 FAKE_MODE=exit1 "$RL_BIN" advise --measure --llama-bench "$FAKE" -m "$work/tiny-q4.gguf" \
   -m "$work/tiny-f16.gguf" -t 1 --dir "$work/m3" >/dev/null 2>&1; check "--measure, nothing decoded: exit 1" 1 $?
 "$RL_BIN" validate "$work/m3/bundle.json" >/dev/null; check "nothing-decoded bundle validates" 0 $?
+
+# ---- Ctrl-C during --measure keeps what was measured, with its advice and report
+FAKE_MODE=hang FAKE_MODE_AT=2 "$RL_BIN" advise --measure --llama-bench "$FAKE" -m "$work/tiny-q4.gguf" \
+  -m "$work/tiny-f16.gguf" -t 1,2 --dir "$work/int" >/dev/null 2>&1 &
+pid=$!
+for _ in $(seq 300); do
+  python3 - "$work/int/bundle.json" 2>/dev/null <<'PY' && break
+import json, sys
+j = json.load(open(sys.argv[1]))
+sys.exit(0 if any(r["threads"] == 2 and len(r.get("records", [])) == 1 for r in j["models"][0]["runs"]) else 1)
+PY
+  sleep 0.1
+done
+kill -INT "$pid"; wait "$pid"; check "Ctrl-C: exit 130" 130 $?
+json_check "Ctrl-C: state interrupted, the 1-thread table kept" "$work/int/bundle.json" \
+  'j["status"]["state"] == "interrupted" and [t["threads"] for t in j["advice"]["tables"]] == [1] and j["advice"]["tables"][0]["rows"][0]["model_id"] == "m1"'
+"$RL_BIN" validate "$work/int/bundle.json" >/dev/null; check "Ctrl-C: bundle validates" 0 $?
+[ -s "$work/int/report.html" ] && echo "ok   Ctrl-C: report written" || fail "Ctrl-C: no report"
 finish
