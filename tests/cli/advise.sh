@@ -7,8 +7,8 @@
 # (and advice [] plus a recipe on unknown silicon); --markdown; -o FILE writes the output
 # there; --plan on a synth F16 prints one llama-quantize command per format, on a quantized
 # file exits 2 with the reason; --measure with fewer than two files exits 2; with the fake
-# llama-bench it writes a bundle `validate` accepts and a report with the advice section; bad
-# --core, bad --threads, a --threads list without --measure, --json with --markdown exit 2
+# llama-bench it writes a bundle `validate` accepts (and refuses once its advice is broken)
+# and a report with the advice section; bad --core, bad --threads, a --threads list without --measure, --json with --markdown exit 2
 # with one line on stderr; Ctrl-C during --measure exits 130 with the bundle (state
 # interrupted, the advice from what was measured) and the report written. Checked to fail: with rl_evidence_text's "EXTRAPOLATED" removed
 # (the A720 check) and with the ranking sort reversed (the --json fastest-first check).
@@ -123,6 +123,17 @@ json_check "bundle advice" "$work/m/bundle.json" \
 json_check "rows carry the run's decode rate" "$work/m/bundle.json" \
   'all(r["decode"]["kind"] == "measured" and len(r["decode"]["samples"]) >= 1 for t in j["advice"]["tables"] for r in t["rows"])'
 grep -q 'id="advice"' "$work/m/report.html" && echo "ok   report has the advice section" || fail "no advice section in the report"
+python3 - "$work/m/bundle.json" "$work/broken.json" <<'PY'
+import json, sys
+j = json.load(open(sys.argv[1]))
+r = j["advice"]["tables"][0]["rows"]
+r[0]["tok_s"] *= 2          # no longer the run's mean
+r[1]["model_id"] = "m99"    # names no model
+json.dump(j, open(sys.argv[2], "w"))
+PY
+out=$("$RL_BIN" validate "$work/broken.json"); check "broken advice: validate exit 1" 1 $?
+expect "validate: tok_s vs decode mean" "$out" "advice\.tables\[0\]\.rows\[0\]\.tok_s: is not decode\.stats\.mean"
+expect "validate: unknown model id" "$out" "advice\.tables\[0\]\.rows\[1\]\.model_id: names no model"
 "$RL_BIN" advise --measure --llama-bench "$FAKE" -m "$work/tiny-q4.gguf" -m "$work/tiny-f16.gguf" \
   -t 1 --dir "$work/m2" --json >"$work/m2.json" 2>/dev/null; check "--measure --json" 0 $?
 json_check "--measure --json: advice[] with a ranking" "$work/m2.json" \
