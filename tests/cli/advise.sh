@@ -8,10 +8,11 @@
 # there; --plan on a synth F16 prints one llama-quantize command per format, on a quantized
 # file exits 2 with the reason; --measure with fewer than two files exits 2; with the fake
 # llama-bench it writes a bundle `validate` accepts (and refuses once its advice is broken)
-# and a report with the advice section; bad --core, bad --threads, a --threads list without --measure, --json with --markdown exit 2
-# with one line on stderr; Ctrl-C during --measure exits 130 with the bundle (state
-# interrupted, the advice from what was measured) and the report written. Checked to fail: with rl_evidence_text's "EXTRAPOLATED" removed
-# (the A720 check) and with the ranking sort reversed (the --json fastest-first check).
+# and a report with the advice section; Ctrl-C during --measure exits 130 with the bundle
+# (state interrupted, the advice from what was measured) and the report written; bad --core,
+# bad --threads, a --threads list without --measure, --json with --markdown exit 2 with one
+# line on stderr. Checked to fail: with rl_evidence_text's "EXTRAPOLATED" removed (the A720
+# check) and with the ranking sort reversed (the --json fastest-first check).
 set -u
 : "${RL_BIN:?}" "${RL_SRC:?}" "${RL_TMP:?}"
 work="$RL_TMP/cli-advise.$$"
