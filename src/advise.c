@@ -307,6 +307,16 @@ static cJSON *thread_json(const rl_adv_thread *t, int min_group)
     return o;
 }
 
+void rl_advice_entry_json(cJSON *x, const rl_adv_entry *e)
+{
+    rl_json_add_num(x, "tok_s", e->row->tok_s);
+    rl_json_add_num(x, "vs_best_pct", e->vs_best_pct);
+    cJSON_AddBoolToObject(x, "tied", e->tied);
+    rl_json_add_num(x, "streamed_MiB", e->row->streamed_mib);
+    rl_json_add_num(x, "streamed_GBs", e->row->streamed_gbs);
+    rl_json_add_num(x, "envelope_deficit_pct", e->deficit_pct);
+}
+
 cJSON *rl_advice_to_json(const rl_advice *a)
 {
     cJSON *o = cJSON_CreateObject();
@@ -341,13 +351,8 @@ cJSON *rl_advice_to_json(const rl_advice *a)
         if (!x)
             break;
         rl_json_add_str(x, "format", r->format);
-        rl_json_add_num(x, "tok_s", r->tok_s);
-        rl_json_add_num(x, "vs_best_pct", e->vs_best_pct);
-        cJSON_AddBoolToObject(x, "tied", e->tied);
-        rl_json_add_num(x, "streamed_MiB", r->streamed_mib);
+        rl_advice_entry_json(x, e);
         rl_json_add_num(x, "file_MiB", r->file_mib);
-        rl_json_add_num(x, "streamed_GBs", r->streamed_gbs);
-        rl_json_add_num(x, "envelope_deficit_pct", e->deficit_pct);
         rl_json_add_num(x, "on_label_pct", r->on_label_pct);
         rl_json_add_num(x, "bits_per_weight", r->bits_per_weight);
         rl_json_add_num_or_null(x, "perplexity", r->perplexity, has(r->perplexity));

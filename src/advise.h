@@ -99,6 +99,10 @@ rl_status rl_advise_core(const rl_matrix *m, const char *core, double scale, int
  * composition warning. */
 cJSON *rl_advice_to_json(const rl_advice *a);
 
+/* One row's numbers into x: tok_s, vs_best_pct, tied, streamed_MiB, streamed_GBs,
+ * envelope_deficit_pct (shared by the --json rows and the bundle's advice rows). */
+void rl_advice_entry_json(cJSON *x, const rl_adv_entry *e);
+
 /* The composition warning of a block as one sentence into buf, or "" when it does not apply. */
 void rl_advice_composition_warning(const rl_advice *a, char *buf, size_t cap);
 

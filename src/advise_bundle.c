@@ -156,12 +156,7 @@ static cJSON *row_json(const rl_adv_entry *e, const cJSON *models)
     const cJSON *dec = run ? get(run, "decode") : NULL;
     if (dec)
         cJSON_AddItemToObject(x, "decode", cJSON_Duplicate(dec, 1));
-    rl_json_add_num(x, "tok_s", r->tok_s);
-    rl_json_add_num(x, "vs_best_pct", e->vs_best_pct);
-    cJSON_AddBoolToObject(x, "tied", e->tied);
-    rl_json_add_num(x, "streamed_MiB", r->streamed_mib);
-    rl_json_add_num(x, "streamed_GBs", r->streamed_gbs);
-    rl_json_add_num(x, "envelope_deficit_pct", e->deficit_pct);
+    rl_advice_entry_json(x, e);
     if (isnan(r->on_label_pct))
         rl_json_add_unavailable(x, "on_label_pct", "the label names no ggml type");
     else
