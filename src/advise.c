@@ -394,3 +394,57 @@ cJSON *rl_advice_to_json(const rl_advice *a)
     rl_json_add_str_or_null(o, "composition_warning", warn[0] ? warn : NULL);
     return o;
 }
+
+static void sort_names(const char **v, int n)
+{
+    for (int i = 1; i < n; i++)
+        for (int j = i; j > 0 && strcmp(v[j - 1], v[j]) > 0; j--) {
+            const char *t = v[j];
+            v[j] = v[j - 1];
+            v[j - 1] = t;
+        }
+}
+
+void rl_advise_facts(const rl_matrix *m, rl_adv_facts *out)
+{
+    memset(out, 0, sizeof *out);
+    const char *cores[RL_ADV_MAX_CORES];
+    size_t nc = rl_matrix_cores(m, cores, RL_ADV_MAX_CORES);
+    out->scale = -1;
+    for (size_t i = 0; i < m->n; i++)
+        if (out->scale < 0 || m->rows[i].params_b < out->scale)
+            out->scale = m->rows[i].params_b;
+    /* formats at that scale, once each (on-label share is a property of the file) */
+    for (size_t i = 0; i < m->n; i++) {
+        const rl_mx_row *r = &m->rows[i];
+        if (r->params_b != out->scale || out->n_formats >= RL_ADV_MAX_ROWS)
+            continue;
+        bool seen = false;
+        for (size_t j = 0; j < i && !seen; j++)
+            seen = m->rows[j].params_b == out->scale && strcmp(m->rows[j].format, r->format) == 0;
+        if (seen)
+            continue;
+        out->n_formats++;
+        if (r->on_label_pct >= 90)
+            out->on_label[out->n_on_label++] = r->format;
+        else if (r->on_label_pct < 1)
+            out->none[out->n_none++] = r->format;
+    }
+    sort_names(out->on_label, out->n_on_label);
+    sort_names(out->none, out->n_none);
+    rl_error e;
+    for (size_t c = 0; c < nc; c++) {
+        rl_advice a;
+        if (rl_advise_core(m, cores[c], out->scale, 0, RL_ADV_MIN_GROUP_MATRIX, &a, &e) != RL_OK ||
+            a.n == 0)
+            continue;
+        int k = out->n_cores++;
+        out->core[k].label = a.e[0].row->core_label;
+        out->core[k].fastest = a.e[0].row->format;
+        out->core[k].threads = a.threads;
+        out->core[k].q4km_deficit_pct = NAN;
+        for (int i = 0; i < a.n; i++)
+            if (strcmp(a.e[i].row->format, "Q4_K_M") == 0)
+                out->core[k].q4km_deficit_pct = a.e[i].deficit_pct;
+    }
+}

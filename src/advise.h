@@ -122,8 +122,31 @@ rl_status rl_advise_bundle(cJSON *bundle, const char *machine, rl_error *err);
 
 /* The advice for this machine: the machine line, one block per core (table, tied formats,
  * quality, energy, envelope, thread stability, composition warning, matched-byte spread), or,
- * with no block, the recipe for measuring here; then the limits and the source. */
-char *rl_advise_text(const rl_cpu_info *cpu, const rl_advice *blocks, int n, bool markdown);
+ * with no block, the recipe for measuring here; then what held on every core of the matrix m
+ * (rl_advise_facts), the limits and the source. */
+char *rl_advise_text(const rl_matrix *m, const rl_cpu_info *cpu, const rl_advice *blocks, int n,
+                     bool markdown);
+
+/* What held on every core of the matrix, at its smallest scale, each core at its fastest
+ * thread count: the formats holding >= 90% and < 1% of their labelled type (sorted by name),
+ * Q4_K_M's envelope deficit per core, and each core's fastest format. */
+#define RL_ADV_MAX_CORES 8
+typedef struct {
+    double scale;
+    int n_formats;
+    const char *on_label[RL_ADV_MAX_ROWS]; /* >= 90% */
+    int n_on_label;
+    const char *none[RL_ADV_MAX_ROWS]; /* < 1% */
+    int n_none;
+    struct {
+        const char *label;
+        double q4km_deficit_pct; /* NAN when Q4_K_M was not measured */
+        const char *fastest;
+        int threads;
+    } core[RL_ADV_MAX_CORES];
+    int n_cores;
+} rl_adv_facts;
+void rl_advise_facts(const rl_matrix *m, rl_adv_facts *out);
 /* `advise --list-cores`: every core of the matrix with its scales, thread counts and rows. */
 char *rl_advise_list_cores(const rl_matrix *m);
 /* The measured advice section of a bundle (rl_advise_bundle) as a report for people. */

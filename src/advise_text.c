@@ -408,7 +408,64 @@ static void limits(rl_sbuf *b, bool md)
     wrap(b, source, 4, WIDTH);
 }
 
-char *rl_advise_text(const rl_cpu_info *cpu, const rl_advice *blocks, int n, bool md)
+/* A list of names joined with ", " (and "and" before the last) into buf. */
+static void join(char *buf, size_t cap, const char *const *v, int n)
+{
+    size_t used = 0;
+    buf[0] = '\0';
+    for (int i = 0; i < n; i++) {
+        int w = rl_snprintf(buf + used, cap - used, "%s%s",
+                            i == 0 ? "" : (i == n - 1 ? " and " : ", "), v[i]);
+        if (w > 0 && (size_t)w < cap - used)
+            used += (size_t)w;
+    }
+}
+
+static void facts(rl_sbuf *b, const rl_matrix *m, bool md, const char *title)
+{
+    rl_adv_facts f;
+    rl_advise_facts(m, &f);
+    if (md)
+        rl_sbuf_printf(b, "\n## %s\n\n", title);
+    else
+        rl_sbuf_printf(b, "\n  %s\n", title);
+    char on[256], none[256], s[1024];
+    join(on, sizeof on, f.on_label, f.n_on_label);
+    join(none, sizeof none, f.none, f.n_none);
+    rl_snprintf(s, sizeof s,
+                "The label does not describe the file: of the %d formats at %gB only %d contain "
+                "the type their name claims (%s hold 90%% or more of it); %s contain none of it.",
+                f.n_formats, f.scale, f.n_on_label, on, none);
+    bullet(b, md, s);
+    size_t used = (size_t)rl_snprintf(s, sizeof s,
+                                      "Q4_K_M falls below the streamed-byte envelope on every "
+                                      "core, each at its fastest thread count:");
+    for (int i = 0; i < f.n_cores && used < sizeof s; i++) {
+        int w = isnan(f.core[i].q4km_deficit_pct)
+                    ? rl_snprintf(s + used, sizeof s - used, "%s %s not measured", i ? ";" : "",
+                                  f.core[i].label)
+                    : rl_snprintf(s + used, sizeof s - used, "%s %s %.0f%%", i ? ";" : "",
+                                  f.core[i].label, f.core[i].q4km_deficit_pct);
+        if (w > 0)
+            used += (size_t)w;
+    }
+    if (used < sizeof s)
+        rl_snprintf(s + used, sizeof s - used, ".");
+    bullet(b, md, s);
+    used = (size_t)rl_snprintf(s, sizeof s, "The fastest choice differs by core:");
+    for (int i = 0; i < f.n_cores && used < sizeof s; i++) {
+        int w = rl_snprintf(s + used, sizeof s - used, "%s %s wants %s at %d threads", i ? ";" : "",
+                            f.core[i].label, f.core[i].fastest, f.core[i].threads);
+        if (w > 0)
+            used += (size_t)w;
+    }
+    if (used < sizeof s)
+        rl_snprintf(s + used, sizeof s - used, ". Nothing here is averaged across cores.");
+    bullet(b, md, s);
+}
+
+char *rl_advise_text(const rl_matrix *m, const rl_cpu_info *cpu, const rl_advice *blocks, int n,
+                     bool md)
 {
     rl_sbuf b = {0};
     if (md) {
@@ -434,6 +491,12 @@ char *rl_advise_text(const rl_cpu_info *cpu, const rl_advice *blocks, int n, boo
         block(&b, &blocks[i], md);
     if (n == 0)
         recipe(&b, md);
+    if (md)
+        facts(&b, m, md,
+              n == 0 ? "What is still worth knowing" : "What held on every core measured");
+    else
+        facts(&b, m, md,
+              n == 0 ? "WHAT IS STILL WORTH KNOWING" : "WHAT HELD ON EVERY CORE MEASURED");
     limits(&b, md);
     return rl_sbuf_take(&b);
 }

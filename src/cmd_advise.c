@@ -330,7 +330,7 @@ static rl_status do_rank(const opts *o, rl_error *err)
         st = emit_json(o, j, err);
         cJSON_Delete(j);
     } else if (st == RL_OK) {
-        char *t = rl_advise_text(&cpu, blocks, n, o->md);
+        char *t = rl_advise_text(&mx, &cpu, blocks, n, o->md);
         st = emit(o, t, err);
         free(t);
     }

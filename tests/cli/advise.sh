@@ -74,6 +74,7 @@ expect "recipe" "$out" "NO MEASUREMENT FOR THIS SILICON"
 expect "recipe command" "$out" "llama-roofline advise --measure --synth"
 grep -q "Fastest:" <<<"$out" && fail "unknown silicon printed a table" || echo "ok   no table for unknown silicon"
 LC_ALL=C grep -q '[^ -~]' <<<"$out" && fail "text is not ASCII" || echo "ok   text is ASCII"
+expect "cross-core facts" "$(tr -s '\n ' '  ' <<<"$out")" "only 3 contain the type their name claims.*Arm Cortex-A76 16%; Intel Golden Cove \(P-core\) 18%; Intel Gracemont \(E-core\) 30%"
 
 # ---- --json
 "$RL_BIN" advise --cpuinfo "$fx/i7-12700H.txt" --json >"$work/adl.json"; check "--json" 0 $?

@@ -284,6 +284,32 @@ static void test_json(void **state)
     cJSON_Delete(j);
 }
 
+/* The cross-core facts (llama-roofline.md section 2.8, facts 1, 2 and 6). */
+static void test_facts(void **state)
+{
+    (void)state;
+    rl_adv_facts f;
+    rl_advise_facts(&mx, &f);
+    assert_near(f.scale, 0.5, 0);
+    assert_int_equal(f.n_formats, 8);
+    assert_int_equal(f.n_on_label, 3);
+    assert_string_equal(f.on_label[0], "IQ4_NL");
+    assert_string_equal(f.on_label[1], "Q4_0");
+    assert_string_equal(f.on_label[2], "Q8_0");
+    assert_int_equal(f.n_none, 2);
+    assert_string_equal(f.none[0], "Q2_K");
+    assert_string_equal(f.none[1], "Q3_K_M");
+    assert_int_equal(f.n_cores, 3);
+    static const int deficit[] = {16, 18, 30}, threads[] = {2, 6, 4};
+    static const char *const fastest[] = {"Q4_0", "Q4_0", "IQ4_NL"};
+    for (int i = 0; i < 3; i++) {
+        assert_int_equal((int)lround(f.core[i].q4km_deficit_pct), deficit[i]);
+        assert_int_equal(f.core[i].threads, threads[i]);
+        assert_string_equal(f.core[i].fastest, fastest[i]);
+    }
+    assert_string_equal(f.core[1].label, "Intel Golden Cove (P-core)");
+}
+
 static void test_csv_strict(void **state)
 {
     (void)state;
@@ -416,6 +442,7 @@ int main(void)
         cmocka_unit_test(test_gracemont),
         cmocka_unit_test(test_unknown_core),
         cmocka_unit_test(test_json),
+        cmocka_unit_test(test_facts),
         cmocka_unit_test(test_csv_strict),
         cmocka_unit_test(test_measured_bundle),
     };
