@@ -690,6 +690,42 @@ char *rl_advise_measured_text(const cJSON *bundle, bool md)
                 wrap(&b, w, 4, WIDTH);
         }
     }
+    if (cJSON_IsArray(tables) && cJSON_GetArraySize(tables) > 1) {
+        /* the winner per thread count, when it changes */
+        char s[1024];
+        size_t used =
+            (size_t)rl_snprintf(s, sizeof s, "The winner changes with thread count here (");
+        bool changes = false;
+        const char *first = NULL;
+        cJSON_ArrayForEach(t, tarr)
+        {
+            const char *f = rl_json_get_str(t, "fastest");
+            int64_t th = 0;
+            rl_json_get_i64(t, "threads", &th);
+            if (!f)
+                continue;
+            if (first && strcmp(first, f) != 0)
+                changes = true;
+            if (!first)
+                first = f;
+            char fs[64];
+            rl_tty_escape(f, fs, sizeof fs);
+            int w = rl_snprintf(s + used, sizeof s - used, "%s%lld thread%s: %s",
+                                first == f ? "" : ", ", (long long)th, th == 1 ? "" : "s", fs);
+            if (w > 0 && (size_t)w < sizeof s - used)
+                used += (size_t)w;
+        }
+        if (used < sizeof s)
+            rl_snprintf(s + used, sizeof s - used, "), so set -t deliberately.");
+        if (changes) {
+            if (md)
+                rl_sbuf_printf(&b, "\n%s\n", s);
+            else {
+                rl_sbuf_printf(&b, "\n");
+                wrap(&b, s, 2, WIDTH);
+            }
+        }
+    }
     if (!cJSON_IsArray(tables)) {
         rl_sbuf_printf(&b, md ? "\nNothing decoded.\n" : "\n  Nothing decoded.\n");
     } else if (!any_matched) {

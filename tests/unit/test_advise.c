@@ -425,6 +425,21 @@ static void test_measured_bundle(void **state)
         cJSON_GetObjectItemCaseSensitive(t2, "matched_bytes"), "available")));
     cJSON_Delete(b);
 
+    /* the winner changes with threads: the text says so, with "Same bytes:" */
+    b = rl_bundle_new("advise", 0, NULL);
+    ms = cJSON_AddArrayToObject(b, "models");
+    const double td[] = {60, 90};
+    cJSON_AddItemToArray(ms, model("m1", "Q4_0", 330, 100, ta, th, 2));
+    cJSON_AddItemToArray(ms, model("m2", "IQ4_XS", 331, 24.2, td, th, 2));
+    assert_int_equal(rl_advise_bundle(b, "Test CPU", &e), RL_OK);
+    char *text = rl_advise_measured_text(b, true); /* Markdown: not wrapped */
+    assert_non_null(text);
+    assert_non_null(strstr(text, "(1 thread: IQ4_XS, 2 threads: Q4_0), so set -t"));
+    assert_non_null(strstr(text, "Same bytes: IQ4_XS and Q4_0"));
+    assert_null(strstr(text, "SIZE COMPARISON"));
+    free(text);
+    cJSON_Delete(b);
+
     /* nothing decoded */
     b = rl_bundle_new("advise", 0, NULL);
     cJSON_AddArrayToObject(b, "models");
