@@ -24,5 +24,6 @@ extern const rl_command rl_cmd_diagnose;
 extern const rl_command rl_cmd_validate;
 extern const rl_command rl_cmd_legend;
 extern const rl_command rl_cmd_compare;
+extern const rl_command rl_cmd_advise;
 
 #endif

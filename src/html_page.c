@@ -13,6 +13,7 @@
 
 #include "chart.h"
 #include "html_client.h"
+#include "html_advice.h"
 #include "html_doc.h"
 #include "html_svg.h"
 #include "report_assets.h"
@@ -670,6 +671,7 @@ static rl_status fill(page *p, rl_error *err)
     rl_html_attr(&p->h, gen, "content", "llama-roofline " RL_VERSION);
 
     top(p);
+    rl_html_advice(&p->h, p->root, p->b);
     figures(p);
     rl_status st = rl_html_client(&p->h, p->root, p->b, err);
     if (st != RL_OK)

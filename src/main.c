@@ -21,10 +21,22 @@
 #include "rl_util.h"
 #include "rl_version.h"
 
+/* The command table, in the order --help lists them: one line per command. */
+// clang-format off
 static const rl_command *const commands[] = {
-    &rl_cmd_diagnose, &rl_cmd_inspect, &rl_cmd_synth,    &rl_cmd_membw,  &rl_cmd_run,
-    &rl_cmd_import,   &rl_cmd_report,  &rl_cmd_validate, &rl_cmd_legend, &rl_cmd_compare,
+    &rl_cmd_diagnose,
+    &rl_cmd_inspect,
+    &rl_cmd_synth,
+    &rl_cmd_membw,
+    &rl_cmd_run,
+    &rl_cmd_import,
+    &rl_cmd_report,
+    &rl_cmd_validate,
+    &rl_cmd_legend,
+    &rl_cmd_compare,
+    &rl_cmd_advise,
 };
+// clang-format on
 #define N_COMMANDS (sizeof commands / sizeof commands[0])
 
 static const rl_command *find_command(const char *name)

@@ -885,6 +885,85 @@ static void check_client(const cJSON *c, probs *p)
     }
 }
 
+/* ---- advice (advise --measure) ---- */
+
+/* The measured advice: kind derived; each table's rows fastest first, each row's model an
+ * existing model, its decode a valid rate whose stats.mean is tok_s, streamed_GBs = tok_s x
+ * streamed_MiB x 2^20 / 1e9, vs_best_pct = 100 x (tok_s / fastest - 1), tied = within 5% of
+ * the fastest; ranking and fastest name the rows in order. */
+static void check_advice(const cJSON *adv, const idset *ids, probs *p)
+{
+    char tp[VPATH], rp[VPATH], buf[VPATH];
+    if (!cJSON_IsObject(adv)) {
+        add(p, "advice", "not an object");
+        return;
+    }
+    const char *kind = rl_json_get_str(adv, "kind");
+    if (!kind || strcmp(kind, "derived") != 0)
+        add(p, "advice.kind", "not \"derived\"");
+    const cJSON *tables = get(adv, "tables");
+    if (unavailable(tables))
+        return;
+    if (!cJSON_IsArray(tables)) {
+        add(p, "advice.tables", "neither an array nor unavailable");
+        return;
+    }
+    size_t ti = 0;
+    for (const cJSON *t = tables->child; t; t = t->next, ti++) {
+        idx_path(tp, "advice.tables", ti);
+        if (!is_int(get(t, "threads")) || get(t, "threads")->valuedouble < 1)
+            add(p, key_path(buf, tp, "threads"), "not a whole number >= 1");
+        const cJSON *rows = get(t, "rows"), *ranking = get(t, "ranking");
+        if (!cJSON_IsArray(rows) || !cJSON_GetArraySize(rows)) {
+            add(p, key_path(buf, tp, "rows"), "not a non-empty array");
+            continue;
+        }
+        double first = rl_json_num_or(rows->child, "tok_s", NAN), prev = INFINITY;
+        size_t ri = 0;
+        for (const cJSON *r = rows->child; r; r = r->next, ri++) {
+            idx_path(rp, key_path(buf, tp, "rows"), ri);
+            const char *id = rl_json_get_str(r, "model_id");
+            if (!id || !has_id(ids, id))
+                add(p, key_path(buf, rp, "model_id"), "names no model of this bundle");
+            const cJSON *dec = get(r, "decode");
+            if (dec)
+                check_rate(dec, key_path(buf, rp, "decode"), p);
+            else
+                add(p, key_path(buf, rp, "decode"), "required key missing");
+            double tok, mean, mib, gbs, vs;
+            if (!rl_json_get_num(r, "tok_s", &tok) || !(tok > 0)) {
+                add(p, key_path(buf, rp, "tok_s"), "not a positive number");
+                continue;
+            }
+            if (tok > prev)
+                add(p, key_path(buf, rp, "tok_s"), "rows are not sorted fastest first");
+            prev = tok;
+            if (rl_json_get_num(get(dec, "stats"), "mean", &mean) && !rel_close(tok, mean, REL_TOL))
+                add(p, key_path(buf, rp, "tok_s"), "is not decode.stats.mean (%.17g)", mean);
+            if (rl_json_get_num(r, "streamed_MiB", &mib) &&
+                (!rl_json_get_num(r, "streamed_GBs", &gbs) ||
+                 !rel_close(gbs, tok * mib * 1048576.0 / 1e9, REL_TOL)))
+                add(p, key_path(buf, rp, "streamed_GBs"),
+                    "is not tok_s x streamed_MiB x 2^20 / 1e9 (%.17g)",
+                    tok * mib * 1048576.0 / 1e9);
+            if (!rl_json_get_num(r, "vs_best_pct", &vs) ||
+                fabs(vs - 100.0 * (tok / first - 1.0)) > 1e-9 * (1 + fabs(vs)))
+                add(p, key_path(buf, rp, "vs_best_pct"), "is not 100 x (tok_s / fastest - 1)");
+            bool tied = tok >= 0.95 * first;
+            if (!cJSON_IsBool(get(r, "tied")) || cJSON_IsTrue(get(r, "tied")) != tied)
+                add(p, key_path(buf, rp, "tied"), "is not (tok_s >= 0.95 x fastest)");
+            const cJSON *rk = cJSON_GetArrayItem(ranking, (int)ri);
+            const char *fmt = rl_json_get_str(r, "format");
+            if (!fmt || !cJSON_IsString(rk) || strcmp(rk->valuestring, fmt) != 0)
+                add(p, key_path(buf, tp, "ranking"), "does not list the rows' formats in order");
+        }
+        const char *fastest = rl_json_get_str(t, "fastest");
+        const char *f0 = rl_json_get_str(rows->child, "format");
+        if (!fastest || !f0 || strcmp(fastest, f0) != 0)
+            add(p, key_path(buf, tp, "fastest"), "is not the first row's format");
+    }
+}
+
 rl_status rl_validate(const cJSON *b, rl_validate_problems *out)
 {
     if (!cJSON_IsObject(b)) {
@@ -907,6 +986,8 @@ rl_status rl_validate(const cJSON *b, rl_validate_problems *out)
     check_warnings(get(b, "run_warnings"), "run_warnings", &ids, out);
     if (get(b, "client"))
         check_client(get(b, "client"), out);
+    if (get(b, "advice"))
+        check_advice(get(b, "advice"), &ids, out);
     free(ids.ids);
     return out->oom ? RL_EINTERNAL : RL_OK;
 }

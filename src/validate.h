@@ -25,6 +25,9 @@
  *     fitted models, r2 recomputed (absolute 1e-9); every analysis model refers to a model;
  *     decode_bw_GBs = bytes_per_token * decode_tok_s / 1e9 and utilisation util_pct =
  *     100 * decode_bw_GBs / ceiling_GBs (relative 1e-9), ceiling_GBs the analysis ceiling;
+ *   - advice (advise --measure): kind derived; rows fastest first, each naming a model, its
+ *     decode a valid rate with stats.mean = tok_s, streamed_GBs = tok_s x streamed_MiB x 2^20 /
+ *     1e9, vs_best_pct and tied (within 5%) recomputed; ranking and fastest follow the rows;
  *   - warnings (top level, run_warnings, analysis.warnings): code [a-z0-9_]+, non-empty text,
  *     applies_to a list of existing model ids.
  *   - client (docs/BUNDLE.md): settings and token calibration kinds; per point requests
