@@ -51,4 +51,23 @@ typedef struct {
  * normalised output hash); goodput against slo. NULL with err filled on failure. */
 cJSON *rl_client_point_json(const rl_client_point *p, const rl_client_slo *slo, rl_error *err);
 
+/* Pooled chunk gaps kept as samples per operating point; beyond this the statistics still
+ * cover every gap but "samples" is {"available": false, "reason"} (the bundle stays small). */
+#define RL_CLIENT_GAP_SAMPLES_MAX 100000
+
+/* The first delivery of a result: the number of leading chunks that arrived less than
+ * RL_CLIENT_DELIVERY_GAP_NS after the chunk before them (0 when there is no chunk), and in
+ * *bytes (may be NULL) their bytes, i.e. the first *bytes bytes of the output are its text.
+ * For a counter command (seed 001 counts the first delivery's text): the scheduler stores that
+ * count in the delivery's first chunk's tokens and 0 in its other chunks; rl_client_point_json
+ * takes the first-delivery tokens as the sum of those chunks' tokens when none is -1. O(n). */
+size_t rl_client_first_delivery(const rl_client_result *r, uint64_t *bytes);
+
+/* The normalised output hash of seed 001: ANSI CSI sequences (ESC '[' parameters
+ * intermediates final byte) removed, every run of ASCII whitespace (space, \t, \n, \v, \f,
+ * \r) made one space, leading and trailing whitespace dropped; then FNV-1a 64 of those bytes,
+ * and when only part of the output was kept (total > len) the decimal total after a ':'. Writes
+ * 16 lowercase hex digits and a NUL to hex[17]. */
+void rl_client_output_hash(const char *text, size_t len, uint64_t total, char hex[17]);
+
 #endif
