@@ -165,6 +165,10 @@ static int sched_next(void *ctx, int64_t now, rl_client_job *job, int64_t *wake)
                 next_due = js->due_ns;
         }
     }
+    if (p->concurrency && r->in_flight + r->retries_pending >= p->concurrency) {
+        *wake = next_due != INT64_MAX ? next_due : *wake;
+        return 0; /* every slot is busy or held by a retry in backoff */
+    }
     if (r->next_new < r->n_jobs) {
         size_t i = r->next_new;
         int64_t due = r->phase_start_ns + (int64_t)(r->arrival_ms[i] * NS_PER_MS);

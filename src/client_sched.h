@@ -11,7 +11,8 @@
  *      `concurrency` are in flight;
  *   3. a failed attempt (not interrupted) is retried while attempts <= retry, after a backoff
  *      of rl_client_backoff_ms(attempt) from its end; a retry goes before new requests and takes
- *      no arrival slot; the final attempt is the one sample, with its attempt count;
+ *      no arrival slot; while it waits it keeps its concurrency slot (plan.concurrency); the
+ *      final attempt is the one sample, with its attempt count;
  *   4. with fail_fast, the first final failure stops admitting anything; requests in flight
  *      finish and are kept.
  * Interrupted results (Ctrl-C) are dropped, not counted as failures.
@@ -41,6 +42,8 @@ typedef struct {
     double request_rate;    /* requests/s, 0 = as fast as the slots allow */
     double ramp_up_ms;      /* 0 = none (only with a request rate) */
     bool fail_fast;
+    size_t concurrency; /* the driver's slots; a retry waiting for its backoff keeps its slot,
+                           as a worker that sleeps between attempts would (0: no such limit) */
 } rl_client_plan;
 
 /* Start offset (ms from the start of the measured phase) of the i-th request under a request

@@ -896,6 +896,7 @@ static rl_status run(int argc, char **argv, rl_error *err)
     bool stopped = false;
     for (int i = 0; st == RL_OK && i < a.n_conc && !stopped; i++) {
         c.concurrency = (size_t)a.conc[i];
+        c.plan.concurrency = c.concurrency;
         c.point = (size_t)i;
         st = measure_point(&c, api_key, err);
         stopped = rl_client_run_stopped(c.run);

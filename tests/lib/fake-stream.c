@@ -5,7 +5,8 @@
  *   fake-stream [options] [MS TEXT]...
  *
  * It reads its stdin to the end (at most 1 MiB kept), then writes each TEXT at MS milliseconds
- * after its own start (CLOCK_MONOTONIC read first thing in main): clock_nanosleep(TIMER_ABSTIME)
+ * after that moment (CLOCK_MONOTONIC when stdin reached its end, so a prompt that arrives late
+ * cannot squeeze the schedule into one read): clock_nanosleep(TIMER_ABSTIME)
  * until about 0.3 ms before the target, then a busy-wait, then one write(). TEXT takes the
  * escapes \n, \t, \\ and \xHH. With FAKE_STREAM_LOG=FILE every write appends one line
  *   <key> <pid> <t_ns> <bytes>
@@ -23,6 +24,8 @@
  *   --count-step K    with --count: K tokens per word (default 1)
  *   --count-fail      be a counter that always fails (stderr line, exit 64)
  *   --echo-prompt     write the prompt back as the first chunk (at MS 0)
+ *   --fault-key K     apply --exit, --hang, --never-exit, --flood and --garbage only when the
+ *                     prompt's first word is K (other prompts just get the script)
  * Invoked as `fm` (a symlink): `fm --help` and `fm respond --help` print a help text shaped
  * like Apple's fm, `fm count-tokens` counts as --count, `fm respond` streams a default script.
  * Exit status 2 on a bad command line. */
@@ -213,6 +216,7 @@ int main(int argc, char **argv)
         }
         size_t n;
         char *prompt = read_stdin(&n);
+        start_ns = now_ns();
         if (argc >= 2 && strcmp(argv[1], "count-tokens") == 0)
             return do_count(prompt, 1);
         if (argc >= 2 && strcmp(argv[1], "respond") == 0) {
@@ -231,6 +235,7 @@ int main(int argc, char **argv)
     int exit_code = 0, count_step = 1;
     long flood_mb = 0;
     int hang = 0, never_exit = 0, garbage = 0, count = 0, count_fail = 0, echo = 0;
+    const char *fault_key = NULL;
     int i = 1;
     for (; i < argc && strncmp(argv[i], "--", 2) == 0; i++) {
         const char *o = argv[i];
@@ -252,6 +257,8 @@ int main(int argc, char **argv)
             count_fail = 1;
         else if (strcmp(o, "--echo-prompt") == 0)
             echo = 1;
+        else if (strcmp(o, "--fault-key") == 0 && i + 1 < argc)
+            fault_key = argv[++i];
         else {
             fprintf(stderr, "fake-stream: unknown option %s\n", o);
             return 2;
@@ -261,11 +268,9 @@ int main(int argc, char **argv)
         fprintf(stderr, "fake-stream: the script is pairs of MS TEXT\n");
         return 2;
     }
-    if (never_exit)
-        signal(SIGTERM, SIG_IGN);
-
     size_t plen;
     char *prompt = read_stdin(&plen);
+    start_ns = now_ns(); /* the schedule starts once the prompt is in */
     size_t k = 0;
     while (k < plen && (prompt[k] == ' ' || prompt[k] == '\n' || prompt[k] == '\t'))
         k++;
@@ -278,6 +283,10 @@ int main(int argc, char **argv)
         key[kl] = '\0';
     }
 
+    if (fault_key && strcmp(fault_key, key) != 0)
+        exit_code = hang = never_exit = garbage = 0, flood_mb = 0;
+    if (never_exit)
+        signal(SIGTERM, SIG_IGN);
     if (count_fail) {
         fprintf(stderr, "Error: The value is invalid for counting.\n");
         return 64;
