@@ -261,7 +261,8 @@ cJSON *rl_client_tokens_json(const rl_client_counter *c, const char *source)
             cJSON_Delete(cal);
         if (ok && c->failures) {
             cJSON *f = cJSON_CreateObject();
-            ok = f && rl_json_add_u64(f, "count", c->failures) &&
+            ok = f && rl_json_add_str(f, "kind", "measured") &&
+                 rl_json_add_u64(f, "count", c->failures) &&
                  rl_json_add_str(f, "first", c->failure) && rl_json_attach(t, "count_failures", f);
         }
     }

@@ -287,7 +287,7 @@ cJSON *rl_client_prompts_json(const rl_client_prompts *p)
     bool ok = a != NULL;
     for (size_t i = 0; ok && i < p->n; i++) {
         cJSON *o = cJSON_CreateObject();
-        ok = o && rl_json_add_str(o, "id", p->ids[i]) &&
+        ok = o && rl_json_add_str(o, "id", p->ids[i]) && rl_json_add_str(o, "kind", "controlled") &&
              rl_json_add_u64(o, "chars", utf8_chars(p->texts[i], p->lens[i])) &&
              rl_json_add_str(o, "text", p->texts[i]) &&
              (p->max_tokens[i] == 0 || rl_json_add_i64(o, "max_tokens", p->max_tokens[i]));

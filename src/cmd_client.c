@@ -910,7 +910,7 @@ static rl_status run(int argc, char **argv, rl_error *err)
         rl_error saved = *err;
         const char *state = st == RL_EINTERRUPTED ? "interrupted"
                             : st != RL_OK         ? "failed"
-                            : stopped             ? "stopped"
+                            : stopped             ? "failed"
                                                   : "complete";
         rl_bundle_set_status(c.bundle, state,
                              st != RL_OK ? err->msg

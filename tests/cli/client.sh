@@ -185,7 +185,7 @@ FAKE_STREAM_LOG="$work/fflog" "$RL_BIN" client --cmd "$FAKE --echo-prompt --exit
 check "--fail-fast: exit 1" 1 $?
 expect "--fail-fast: message" "$(cat "$work/ff.err")" "fail-fast: stopped at the first failed request"
 json_check "--fail-fast: one request measured, state stopped" "$work/ff.json" \
-  'j["client"]["points"][0]["requests"]["measured"]==1 and j["status"]["state"]=="stopped"'
+  'j["client"]["points"][0]["requests"]["measured"]==1 and j["status"]["state"]=="failed" and "fail-fast" in j["status"]["reason"]'
 [ "$(wc -l <"$work/fflog")" = 1 ] && echo "ok   --fail-fast: one process ran" || fail "--fail-fast ran $(wc -l <"$work/fflog")"
 
 # ---- Ctrl-C mid-run: exit 130 within a second, the finished requests are in the bundle

@@ -55,8 +55,10 @@ static void test_jsonl(void **state)
     assert_int_equal(p.max_tokens[1], 0);
     cJSON *j = rl_client_prompts_json(&p);
     char *s = cJSON_PrintUnformatted(j);
-    assert_string_equal(s, "[{\"id\":\"a\",\"chars\":5,\"text\":\"héllo\",\"max_tokens\":9},"
-                           "{\"id\":\"line-4\",\"chars\":6,\"text\":\"second\"}]");
+    assert_string_equal(
+        s,
+        "[{\"id\":\"a\",\"kind\":\"controlled\",\"chars\":5,\"text\":\"héllo\",\"max_tokens\":9},"
+        "{\"id\":\"line-4\",\"kind\":\"controlled\",\"chars\":6,\"text\":\"second\"}]");
     free(s);
     cJSON_Delete(j);
     rl_client_prompts_free(&p);
