@@ -83,10 +83,14 @@ python3 - "$work/ok.chunks" <<'PY' && echo "ok   --chunks: 6 requests, 2 chunks 
 import json, sys
 rs = [json.loads(l) for l in open(sys.argv[1])]
 assert len(rs) == 6, rs
+two = 0
 for r in rs:
     c = r["chunks"]
-    assert len(c) == 2 and c[0][1] == 8 and c[1][1] == 15, r
-    assert c[0][0] - r["send_ns"] >= 40e6 and c[1][0] - c[0][0] >= 70e6, r
+    assert sum(b for t, b in c) == 23 and c[0][0] - r["send_ns"] >= 40e6, r
+    if len(c) == 2:  # (a starved reader may get both writes in one read)
+        assert c[0][1] == 8 and c[1][0] - c[0][0] >= 70e6, r
+        two += 1
+assert two >= 4, rs
 PY
 expect "summary on stdout" "$(cat "$work/ok.out")" "c=1: 6/6 ok, 0 failed; TTFT p50 [0-9.]+ ms"
 expect "summary names the bundle" "$(cat "$work/ok.out")" "wrote $work/ok/bundle.json"
@@ -104,16 +108,19 @@ json_check "sweep: points at concurrency 1 and 2, 3 measured each" "$work/w.json
 json_check "no counter: tokens unavailable with the reason" "$work/w.json" \
   'j["client"]["tokens"]["source"]=="none" and "no counter command" in j["client"]["tokens"]["calibration"]["reason"] and j["client"]["tokens"]["calibration"]["available"] is False'
 
-# ---- request rate: 4 requests at 5/s are sent >= 200 ms apart (fixed intervals)
+# ---- request rate: 6 requests at 5/s: request i is admitted 200 i ms after the first (fixed
+# intervals); send_ns is the spawn, which a loaded machine delays by up to tens of ms, so
+# request i is sent no earlier than 200 i - 50 ms after the first and the 5 gaps span >= 950 ms
 "$RL_BIN" client --cmd "$FAKE 1 x" --profile short-chat --runs 2 --concurrency 4 --warmup 0 \
   --request-rate 5 --json "$work/rate.json" --chunks "$work/rate.chunks" >/dev/null 2>&1
 check "--request-rate 5" 0 $?
-python3 - "$work/rate.chunks" <<'PY' && echo "ok   sends 200 ms apart (>= 195, < 400)" || fail "request-rate spacing"
+python3 - "$work/rate.chunks" <<'PY' && echo "ok   request i sent >= 200 i - 50 ms after the first" || fail "request-rate spacing"
 import json, sys
 s = sorted(json.loads(l)["send_ns"] for l in open(sys.argv[1]))
 assert len(s) == 6, s
-gaps = [(b - a) / 1e6 for a, b in zip(s, s[1:])]
-assert all(195 <= g < 400 for g in gaps), gaps
+assert all(s[i] - s[0] >= (200 * i - 50) * 1e6 for i in range(6)), [(x - s[0]) / 1e6 for x in s]
+assert s[5] - s[0] >= 950e6, [(x - s[0]) / 1e6 for x in s]
+assert s[5] - s[0] < 3000e6, s
 PY
 json_check "request_rate recorded" "$work/rate.json" \
   'j["client"]["settings"]["request_rate"]==5 and j["client"]["points"][0]["request_rate"]==5'
@@ -142,7 +149,7 @@ fault() { # name, fake options, timeout, regex for the error
     'all(r["ok"] and r["ttft_ms"]>=10 and r["output_tokens"]==3 for r in j["client"]["points"][0]["records"] if r["prompt"]!="bad")'
 }
 fault exit3 "--exit 3" 10 "^exit 3: Error: The model failed"
-fault hang "--never-exit" 0.5 "^timed out after 0.5 s"
+fault hang "--never-exit" 3 "^timed out after 3 s"
 /usr/bin/time -f "%M" -o "$work/rss" true 2>/dev/null || true
 if [ -s "$work/rss" ]; then
   /usr/bin/time -f "%M" -o "$work/rss" "$RL_BIN" client --cmd "$FAKE --fault-key bad --flood 100 10 'ok then ' 30 done" \
@@ -192,7 +199,7 @@ json_check "--fail-fast: one request measured, state stopped" "$work/ff.json" \
 "$RL_BIN" client --cmd "$FAKE 10 a 300 b" --profile short-chat --runs 20 --warmup 0 \
   --json "$work/int.json" >/dev/null 2>"$work/int.err" &
 pid=$!
-sleep 1.5
+sleep 2
 t0=$(date +%s%N)
 kill -INT "$pid"
 wait "$pid"; rc=$?
@@ -200,7 +207,7 @@ ms=$((($(date +%s%N) - t0) / 1000000))
 check "Ctrl-C: exit 130" 130 "$rc"
 [ "$ms" -lt 1000 ] && echo "ok   Ctrl-C: ended in $ms ms" || fail "Ctrl-C took $ms ms"
 json_check "Ctrl-C: interrupted, finished requests kept" "$work/int.json" \
-  'j["status"]["state"]=="interrupted" and 2<=j["client"]["points"][0]["requests"]["measured"]<60 and all(r["ok"] for r in j["client"]["points"][0]["records"])'
+  'j["status"]["state"]=="interrupted" and 1<=j["client"]["points"][0]["requests"]["measured"]<60 and all(r["ok"] for r in j["client"]["points"][0]["records"])'
 
 # ---- fm: capabilities from its help text, its count-tokens as the counter
 ln -s "$FAKE" "$work/fm"
