@@ -162,6 +162,8 @@ static const struct option longopts[] = {
 };
 
 #define MAX_POINTS 64
+#define MAX_REQUESTS 100000        /* prompts x runs per operating point */
+#define RL_CLIENT_EVERY_WRITE 1000 /* requests of a point rewritten one by one */
 
 typedef struct {
     const char *cmd, *url, *model, *api, *key_env, *count_cmd, *fm_help;
@@ -380,6 +382,7 @@ typedef struct {
     size_t point; /* index in points */
     rl_client_run *run;
     int64_t point_start_ns;
+    int64_t last_post_ns;
     size_t warmups;
     rl_client_counter counter;
     bool have_counter;
@@ -496,12 +499,19 @@ static void point_line(client_ctx *c, bool final)
 static void on_result(void *ud, const rl_client_run *run, const rl_client_result *res)
 {
     client_ctx *c = ud;
-    (void)run;
     if (!res) {
         c->warmups++;
         point_line(c, false);
         return;
     }
+    /* every finished request rewrites the bundle; past RL_CLIENT_EVERY_WRITE requests in a
+     * point (each rewrite costs O(n)) at most once a second, and always at the point's end */
+    size_t n;
+    rl_client_run_results(run, &n);
+    int64_t now = rl_proc_now_ns();
+    if (n > RL_CLIENT_EVERY_WRITE && now - c->last_post_ns < 1000000000LL)
+        return;
+    c->last_post_ns = now;
     rl_error e;
     if (update_point(c, false, &e) == RL_OK)
         point_line(c, false);
@@ -808,6 +818,14 @@ static rl_status run(int argc, char **argv, rl_error *err)
         st = rl_client_prompts_profile(a.profile ? a.profile : "short-chat", &c.prompts, err);
     if (st != RL_OK)
         return st;
+
+    if (c.prompts.n * (size_t)a.runs > MAX_REQUESTS) {
+        rl_client_prompts_free(&c.prompts);
+        return rl_fail(err, RL_EINPUT,
+                       "%zu prompts x --runs %d is more than %d requests per operating point: "
+                       "lower --runs",
+                       c.prompts.n, a.runs, MAX_REQUESTS);
+    }
 
     /* where the bundle goes; checked before anything is measured */
     char *bundle_path = NULL, *page = NULL;
