@@ -44,8 +44,8 @@ rl_status rl_client_prompts_parse(const char *name, const char *text, size_t len
                                   rl_client_prompts *p, rl_error *err);
 void rl_client_prompts_free(rl_client_prompts *p);
 
-/* The bundle's "prompts" array: [{"id", "kind": "controlled", "chars", "text", "max_tokens"?}]; "chars" counts UTF-8
- * characters. NULL when out of memory. */
+/* The bundle's "prompts" array: [{"id", "kind": "controlled", "chars", "text", "max_tokens"?}];
+ * "chars" counts UTF-8 characters. NULL when out of memory. */
 cJSON *rl_client_prompts_json(const rl_client_prompts *p);
 
 #endif
