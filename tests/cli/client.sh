@@ -79,7 +79,7 @@ expect "csv header" "$(head -1 "$work/ok.csv")" "^concurrency,request_rate,promp
 expect "csv row" "$(sed -n 2p "$work/ok.csv")" "^1,,good,1,1,true,,[0-9.]+,[0-9.]+,2,2,4,5,"
 "$RL_BIN" client --from "$B" --csv "$work/from.csv"; check "--from BUNDLE --csv" 0 $?
 cmp -s "$work/ok.csv" "$work/from.csv" && echo "ok   --from gives the same CSV" || fail "--from CSV differs"
-python3 - "$work/ok.chunks" <<'PY' && echo "ok   --chunks: 6 requests, 2 chunks each, 40/120 ms after send or later" || fail "--chunks content"
+python3 - "$work/ok.chunks" <<'PY' && echo "ok   --chunks: 6 requests, chunks 40 and 120 ms after send or later" || fail "--chunks content"
 import json, sys
 rs = [json.loads(l) for l in open(sys.argv[1])]
 assert len(rs) == 6, rs
@@ -88,9 +88,9 @@ for r in rs:
     c = r["chunks"]
     assert sum(b for t, b in c) == 23 and c[0][0] - r["send_ns"] >= 40e6, r
     if len(c) == 2:  # (a starved reader may get both writes in one read)
-        assert c[0][1] == 8 and c[1][0] - c[0][0] >= 70e6, r
+        assert c[0][1] == 8 and c[1][0] - r["send_ns"] >= 120e6, r
         two += 1
-assert two >= 4, rs
+assert two >= 3, rs
 PY
 expect "summary on stdout" "$(cat "$work/ok.out")" "c=1: 6/6 ok, 0 failed; TTFT p50 [0-9.]+ ms"
 expect "summary names the bundle" "$(cat "$work/ok.out")" "wrote $work/ok/bundle.json"
