@@ -527,8 +527,6 @@ static rl_status write_chunks(client_ctx *c, rl_error *err)
     for (size_t i = 0; i < n; i++) {
         const rl_client_result *r = res[i];
         rl_sbuf b = {0};
-        char idbuf[1];
-        (void)idbuf;
         cJSON *id = rl_json_str(c->prompts.ids[r->prompt < c->prompts.n ? r->prompt : 0]);
         char *ids = id ? cJSON_PrintUnformatted(id) : NULL;
         cJSON_Delete(id);
