@@ -131,7 +131,7 @@ rl_status rl_client_result_add(rl_client_result *res, int64_t t_ns, const char *
                                int32_t tokens, rl_error *err);
 /* rl_client_result_add with a bounded chunk array (added by client-core, used by the command
  * driver): a read that arrives less than RL_CLIENT_MERGE_NS after the previous chunk, or when
- * RL_CLIENT_CHUNKS_MAX chunks are already held, adds its bytes to the previous chunk (which
+ * RL_CLIENT_CHUNKS_MAX - 1 chunks are already held, adds its bytes to the previous chunk (which
  * keeps its time; chunks_merged counts it) instead of starting a new one, so a flood of tiny
  * reads costs bounded memory. The text is kept as rl_client_result_add keeps it. */
 rl_status rl_client_result_append(rl_client_result *res, int64_t t_ns, const char *text, size_t len,
