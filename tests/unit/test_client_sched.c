@@ -2,7 +2,8 @@
  * and without ramp-up, hand-computed), the backoff sequence, and the scheduler driven by hand
  * (no processes, synthetic clock): warm-ups first and never measured, prompt-major order, a
  * retry that keeps its slot through its backoff and counts as one sample with its attempts,
- * fail-fast, pacing, interrupted results dropped.
+ * fail-fast, pacing, interrupted results dropped; and the command driver's bounded chunk
+ * array (rl_client_result_append).
  * Checked to fail: with the warm-up result passed to the callback as a measured one, with the
  * backoff doubled from 1000 ms, and with the retry slot released during the backoff. */
 #include <math.h>
@@ -192,12 +193,39 @@ static void test_rate_and_interrupt(void **state)
     rl_client_run_free(run);
 }
 
+/* rl_client_result_append: reads under 1 us apart merge; past the cap every read merges */
+static void test_append_bounds(void **state)
+{
+    (void)state;
+    rl_error err;
+    rl_client_result *r = rl_client_result_new(0, 1);
+    assert_int_equal(rl_client_result_append(r, 1000, "ab", 2, &err), RL_OK);
+    assert_int_equal(rl_client_result_append(r, 1999, "c", 1, &err), RL_OK); /* 999 ns: merged */
+    assert_int_equal(rl_client_result_append(r, 3000, "d", 1, &err), RL_OK); /* 1001 ns: new */
+    assert_int_equal(r->n_chunks, 2);
+    assert_int_equal(r->chunks[0].bytes, 3);
+    assert_true(r->chunks[0].t_ns == 1000 && r->chunks[1].t_ns == 3000);
+    assert_int_equal(r->chunks_merged, 1);
+    assert_int_equal(r->output_len, 4);
+    assert_string_equal(r->output, "abcd");
+    for (int64_t t = 10000; r->n_chunks < RL_CLIENT_CHUNKS_MAX - 1; t += 2000)
+        assert_int_equal(rl_client_result_append(r, t, "x", 1, &err), RL_OK);
+    size_t cap = r->chunks_cap;
+    assert_int_equal(rl_client_result_append(r, INT64_MAX / 2, "yz", 2, &err), RL_OK);
+    assert_int_equal(r->n_chunks, RL_CLIENT_CHUNKS_MAX - 1); /* the cap: merged */
+    assert_int_equal(r->chunks_cap, cap);                    /* no growth */
+    assert_int_equal(r->chunks[r->n_chunks - 1].bytes, 3);
+    assert_int_equal(r->chunks_merged, 2);
+    assert_int_equal(r->output_total, 4 + (RL_CLIENT_CHUNKS_MAX - 3) + 2);
+    rl_client_result_free(r);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_arrivals),           cmocka_unit_test(test_backoff),
         cmocka_unit_test(test_warmup_order_retry), cmocka_unit_test(test_fail_fast),
-        cmocka_unit_test(test_rate_and_interrupt),
+        cmocka_unit_test(test_rate_and_interrupt), cmocka_unit_test(test_append_bounds),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
