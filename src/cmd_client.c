@@ -691,10 +691,12 @@ static rl_status measure_point(client_ctx *c, const char *api_key, rl_error *err
     return st;
 }
 
-static void print_summary(client_ctx *c, const char *bundle_path, const char *page)
+/* The text summary: stdout, or stderr when stdout carries the CSV (--csv -). */
+static void print_summary(FILE *out, client_ctx *c, const char *bundle_path, const char *page)
 {
     char safe[1024];
-    printf("\nclient: %s\n", rl_tty_escape(c->http ? c->a->url : c->a->cmd, safe, sizeof safe));
+    fprintf(out, "\nclient: %s\n",
+            rl_tty_escape(c->http ? c->a->url : c->a->cmd, safe, sizeof safe));
     const cJSON *pt;
     cJSON_ArrayForEach(pt, c->points)
     {
@@ -705,13 +707,14 @@ static void print_summary(client_ctx *c, const char *bundle_path, const char *pa
         rl_json_get_u64(req, "measured", &meas);
         rl_json_get_u64(req, "failed", &failed);
         char t1[32], t2[32], t3[32], t4[32];
-        printf("  c=%llu: %llu/%llu ok, %llu failed; TTFT p50 %s ms, E2E p50 %s ms, TPOT p50 %s "
-               "ms, decode %s tok/s\n",
-               (unsigned long long)conc, (unsigned long long)okn, (unsigned long long)meas,
-               (unsigned long long)failed, p50_text(pt, "ttft", "summary", t1, sizeof t1),
-               p50_text(pt, "e2e", "summary", t2, sizeof t2),
-               p50_text(pt, "tpot", "summary", t3, sizeof t3),
-               p50_text(pt, "decode_throughput", NULL, t4, sizeof t4));
+        fprintf(out,
+                "  c=%llu: %llu/%llu ok, %llu failed; TTFT p50 %s ms, E2E p50 %s ms, TPOT p50 %s "
+                "ms, decode %s tok/s\n",
+                (unsigned long long)conc, (unsigned long long)okn, (unsigned long long)meas,
+                (unsigned long long)failed, p50_text(pt, "ttft", "summary", t1, sizeof t1),
+                p50_text(pt, "e2e", "summary", t2, sizeof t2),
+                p50_text(pt, "tpot", "summary", t3, sizeof t3),
+                p50_text(pt, "decode_throughput", NULL, t4, sizeof t4));
         /* the first failure's reason, escaped */
         const cJSON *r;
         cJSON_ArrayForEach(r, cJSON_GetObjectItemCaseSensitive(pt, "records"))
@@ -719,7 +722,8 @@ static void print_summary(client_ctx *c, const char *bundle_path, const char *pa
             bool ok = true;
             if (rl_json_get_bool(r, "ok", &ok) && !ok) {
                 const char *e = rl_json_get_str(r, "error");
-                printf("    first failure: %s\n", rl_tty_escape(e ? e : "?", safe, sizeof safe));
+                fprintf(out, "    first failure: %s\n",
+                        rl_tty_escape(e ? e : "?", safe, sizeof safe));
                 break;
             }
         }
@@ -729,10 +733,10 @@ static void print_summary(client_ctx *c, const char *bundle_path, const char *pa
     const cJSON *cal = cJSON_GetObjectItemCaseSensitive(tok, "calibration");
     const char *why = rl_json_get_str(cal, "reason");
     if (why)
-        printf("  tokens: unavailable: %s\n", rl_tty_escape(why, safe, sizeof safe));
-    printf("wrote %s\n", rl_tty_escape(bundle_path, safe, sizeof safe));
+        fprintf(out, "  tokens: unavailable: %s\n", rl_tty_escape(why, safe, sizeof safe));
+    fprintf(out, "wrote %s\n", rl_tty_escape(bundle_path, safe, sizeof safe));
     if (page)
-        printf("wrote %s\n", rl_tty_escape(page, safe, sizeof safe));
+        fprintf(out, "wrote %s\n", rl_tty_escape(page, safe, sizeof safe));
 }
 
 /* Did every measured request fail because the shell could not find or run the program? */
@@ -962,7 +966,8 @@ static rl_status run(int argc, char **argv, rl_error *err)
             }
         }
         if (measured)
-            print_summary(&c, bundle_path, have_page ? page : NULL);
+            print_summary(a.csv && strcmp(a.csv, "-") == 0 ? stderr : stdout, &c, bundle_path,
+                          have_page ? page : NULL);
         *err = saved;
         if (st == RL_OK && all_missing(&c))
             st = rl_fail(err, RL_EMISSING,

@@ -77,6 +77,10 @@ rows=$(wc -l <"$work/ok.csv")
 [ "$rows" = 7 ] && echo "ok   csv: header + 6 rows" || fail "csv has $rows lines"
 expect "csv header" "$(head -1 "$work/ok.csv")" "^concurrency,request_rate,prompt,run,attempts,ok,error,ttft_ms,e2e_ms,chunks,deliveries,prompt_tokens,output_tokens,tpot_ms,decode_tok_s,output_hash$"
 expect "csv row" "$(sed -n 2p "$work/ok.csv")" "^1,,good,1,1,true,,[0-9.]+,[0-9.]+,2,2,4,5,"
+out=$("$RL_BIN" client --cmd "$FAKE 1 x" --profile short-chat --json "$work/dash.json" --csv - 2>/dev/null)
+check "--csv -" 0 $?
+[ "$(wc -l <<<"$out")" = 4 ] && [ "$(head -1 <<<"$out" | cut -c1-20)" = "concurrency,request_" ] &&
+  echo "ok   --csv -: stdout holds only the CSV (the summary goes to stderr)" || fail "--csv - stdout: $out"
 "$RL_BIN" client --from "$B" --csv "$work/from.csv"; check "--from BUNDLE --csv" 0 $?
 cmp -s "$work/ok.csv" "$work/from.csv" && echo "ok   --from gives the same CSV" || fail "--from CSV differs"
 python3 - "$work/ok.chunks" <<'PY' && echo "ok   --chunks: 6 requests, chunks 40 and 120 ms after send or later" || fail "--chunks content"
