@@ -59,3 +59,23 @@ rl_status rl_client_result_add(rl_client_result *res, int64_t t_ns, const char *
     }
     return RL_OK;
 }
+
+rl_status rl_client_result_append(rl_client_result *res, int64_t t_ns, const char *text, size_t len,
+                                  rl_error *err)
+{
+    if (len == 0)
+        return RL_OK;
+    if (res->n_chunks == 0 || (t_ns - res->chunks[res->n_chunks - 1].t_ns >= RL_CLIENT_MERGE_NS &&
+                               res->n_chunks < RL_CLIENT_CHUNKS_MAX - 1))
+        return rl_client_result_add(res, t_ns, text, len, -1, err);
+    /* fold into the last chunk: its bytes grow (saturating), the text is kept as usual */
+    rl_client_chunk *last = &res->chunks[res->n_chunks - 1];
+    uint64_t b = (uint64_t)last->bytes + len;
+    last->bytes = b > UINT32_MAX ? UINT32_MAX : (uint32_t)b;
+    res->chunks_merged++;
+    size_t n = res->n_chunks; /* < the capacity: the temporary slot needs no realloc */
+    rl_status st = rl_client_result_add(res, t_ns, text, len, -1, err);
+    if (st == RL_OK)
+        res->n_chunks = n; /* the chunk slot add wrote is dropped again */
+    return st;
+}

@@ -65,6 +65,8 @@ typedef struct {
     const char *token_source; /* static string: "usage", "per-delta", or NULL */
     int http_status;          /* HTTP status, 0 for the command driver or when none arrived */
     int exit_code;            /* command driver: the child's exit code, -1 when killed/unknown */
+    uint64_t chunks_merged;   /* added by client-core: reads folded into the previous chunk
+                                 (rl_client_result_append) */
 } rl_client_result;
 
 #define RL_CLIENT_OUTPUT_MAX ((size_t)1 << 20) /* answer bytes kept per request */
@@ -114,6 +116,11 @@ typedef struct {
 rl_status rl_client_http_run(const rl_client_http_cfg *cfg, const rl_client_sched *s,
                              rl_error *err);
 
+/* Bounds of rl_client_result_append: reads closer than RL_CLIENT_MERGE_NS to the previous
+ * one, and every read once RL_CLIENT_CHUNKS_MAX - 1 chunks are held, join the previous chunk. */
+#define RL_CLIENT_MERGE_NS 1000LL
+#define RL_CLIENT_CHUNKS_MAX ((size_t)1 << 18)
+
 /* Free what a result owns and the result itself; NULL is a no-op. */
 void rl_client_result_free(rl_client_result *res);
 /* A new zeroed result for job/attempt with every count at -1; NULL when out of memory. */
@@ -122,5 +129,12 @@ rl_client_result *rl_client_result_new(size_t job, unsigned attempt);
  * RL_EINTERNAL when out of memory. */
 rl_status rl_client_result_add(rl_client_result *res, int64_t t_ns, const char *text, size_t len,
                                int32_t tokens, rl_error *err);
+/* rl_client_result_add with a bounded chunk array (added by client-core, used by the command
+ * driver): a read that arrives less than RL_CLIENT_MERGE_NS after the previous chunk, or when
+ * RL_CLIENT_CHUNKS_MAX - 1 chunks are already held, adds its bytes to the previous chunk (which
+ * keeps its time; chunks_merged counts it) instead of starting a new one, so a flood of tiny
+ * reads costs bounded memory. The text is kept as rl_client_result_add keeps it. */
+rl_status rl_client_result_append(rl_client_result *res, int64_t t_ns, const char *text, size_t len,
+                                  rl_error *err);
 
 #endif

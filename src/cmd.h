@@ -25,5 +25,6 @@ extern const rl_command rl_cmd_validate;
 extern const rl_command rl_cmd_legend;
 extern const rl_command rl_cmd_compare;
 extern const rl_command rl_cmd_advise;
+extern const rl_command rl_cmd_client;
 
 #endif
