@@ -23,5 +23,6 @@ extern const rl_command rl_cmd_report;
 extern const rl_command rl_cmd_diagnose;
 extern const rl_command rl_cmd_validate;
 extern const rl_command rl_cmd_legend;
+extern const rl_command rl_cmd_predict;
 
 #endif

@@ -23,7 +23,7 @@
 
 static const rl_command *const commands[] = {
     &rl_cmd_diagnose, &rl_cmd_inspect, &rl_cmd_synth,    &rl_cmd_membw,  &rl_cmd_run,
-    &rl_cmd_import,   &rl_cmd_report,  &rl_cmd_validate, &rl_cmd_legend,
+    &rl_cmd_import,   &rl_cmd_report,  &rl_cmd_validate, &rl_cmd_legend, &rl_cmd_predict,
 };
 #define N_COMMANDS (sizeof commands / sizeof commands[0])
 
