@@ -60,7 +60,7 @@ bool rl_is_url(const char *s)
 
 char *rl_remote_cache_key(const char *url)
 {
-    uint64_t h = 1469598103934665603ull;
+    uint64_t h = 14695981039346656037ull; /* FNV-1a 64 offset basis */
     for (const unsigned char *p = (const unsigned char *)url; *p; p++)
         h = (h ^ *p) * 1099511628211ull;
     return rl_asprintf("%016" PRIx64, h);
@@ -89,9 +89,9 @@ rl_status rl_remote_refuse_url(const char *what, const char *operand, rl_error *
         return RL_OK;
     char safe[512];
     return rl_fail(err, RL_EINPUT,
-                   "%s: %s: a model given by URL can only be inspected or predicted; download "
+                   "%s%s%s: a model given by URL can only be inspected or predicted; download "
                    "it to run it",
-                   what, rl_tty_escape(operand, safe, sizeof safe));
+                   what ? what : "", what ? ": " : "", rl_tty_escape(operand, safe, sizeof safe));
 }
 
 /* The URL for messages: control characters escaped, long ones cut. */

@@ -96,7 +96,7 @@ rl_status rl_gguf_remote_model_load(const char *url, const rl_remote_opts *o,
  *   "remote: URL: fetched N of M bytes (P%) in R request(s)[, header cache revalidated]" */
 rl_status rl_gguf_model_open(const char *path, FILE *log, rl_gguf_model *m, rl_error *err);
 
-/* RL_EINPUT "what: URL: a model given by URL can only be inspected or predicted; download it
+/* RL_EINPUT "[what: ]URL: a model given by URL can only be inspected or predicted; download it
  * to run it" when operand is a URL; RL_OK otherwise. For commands that run models. */
 rl_status rl_remote_refuse_url(const char *what, const char *operand, rl_error *err);
 

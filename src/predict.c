@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "bundle.h"
 #include "gguf_remote.h"
 #include "rl_file.h"
 #include "rl_json.h"
@@ -416,9 +417,7 @@ void rl_prediction_free(rl_prediction *p)
 cJSON *rl_pred_fit_to_json(const rl_pred_fit *f)
 {
     cJSON *o = cJSON_CreateObject();
-    bool ok = o &&
-              rl_json_attach(o, "threads", cJSON_CreateIntArray(f->threads, (int)f->n_threads)) &&
-              rl_json_add_str(o, "kind", "derived") &&
+    bool ok = o && rl_json_add_str(o, "kind", "derived") &&
               rl_json_add_num(o, "bw_GBs", f->bw_bytes_s / 1e9) &&
               rl_json_add_num(o, "bw_low_GBs", f->bw_lo_bytes_s / 1e9) &&
               rl_json_add_num(o, "bw_high_GBs", f->bw_hi_bytes_s / 1e9) &&
@@ -426,6 +425,7 @@ cJSON *rl_pred_fit_to_json(const rl_pred_fit *f)
               rl_json_add_num_or_null(o, "r2", f->r2, f->has_r2) &&
               rl_json_add_str(o, "bytes_convention",
                               f->conv == RL_AN_BYTES_STREAMED ? "streamed" : "resident") &&
+              rl_json_attach(o, "threads", cJSON_CreateIntArray(f->threads, (int)f->n_threads)) &&
               rl_json_add_str_or_null(o, "verdict", f->verdict[0] ? f->verdict : NULL) &&
               rl_json_add_str(o, "interval", RL_PRED_INTERVAL);
     if (!ok) {
@@ -459,9 +459,8 @@ cJSON *rl_prediction_to_json(const rl_prediction *p)
     cJSON *o = cJSON_CreateObject();
     if (!o)
         return NULL;
-    cJSON *pts = cJSON_AddArrayToObject(o, "points"), *cav = cJSON_AddArrayToObject(o, "caveats");
-    bool ok = pts && cav && rl_json_add_str(o, "kind", "derived") &&
-              rl_json_add_str(o, "model", p->model) && rl_json_add_str(o, "name", p->name) &&
+    bool ok = rl_json_add_str(o, "kind", "derived") && rl_json_add_str(o, "model", p->model) &&
+              rl_json_add_str(o, "name", p->name) &&
               rl_json_add_str_or_null(o, "label", p->label[0] ? p->label : NULL) &&
               rl_json_add_str(o, "bytes_convention",
                               p->conv == RL_AN_BYTES_STREAMED ? "streamed" : "resident") &&
@@ -470,6 +469,9 @@ cJSON *rl_prediction_to_json(const rl_prediction *p)
               rl_json_add_u64_or_null(o, "kv_bytes_per_token", p->kv_bytes_per_token,
                                       p->kv_bytes_per_token > 0) &&
               cJSON_AddBoolToObject(o, "is_moe", p->is_moe);
+    cJSON *pts = ok ? cJSON_AddArrayToObject(o, "points") : NULL;
+    cJSON *cav = pts ? cJSON_AddArrayToObject(o, "caveats") : NULL;
+    ok = ok && pts && cav;
     for (size_t i = 0; ok && i < p->n_points; i++) {
         cJSON *x = point_json(&p->points[i]);
         ok = x && cJSON_AddItemToArray(pts, x);
@@ -660,4 +662,22 @@ rl_status rl_pred_bundle_add(cJSON *bundle, const char *const *specs, size_t n, 
     }
     return rl_json_attach(bundle, "predictions", o) ? RL_OK
                                                     : rl_fail(err, RL_EINTERNAL, "out of memory");
+}
+
+rl_status rl_pred_after_diagnose(cJSON *bundle, const char *out_dir, const char *const *specs,
+                                 size_t n, rl_status st, rl_error *err)
+{
+    char *path = rl_asprintf("%s/bundle.json", out_dir);
+    if (!path)
+        return st == RL_OK ? rl_fail(err, RL_EINTERNAL, "out of memory") : st;
+    if (st == RL_OK && n > 0) {
+        st = rl_pred_bundle_add(bundle, specs, n, err);
+        if (st == RL_OK)
+            st = rl_bundle_write(bundle, path, err);
+    }
+    rl_error e = {RL_OK, ""};
+    if (rl_pred_remember_bundle(path, &e) != RL_OK)
+        fprintf(stderr, "diagnose: note: not recorded as the last bundle for predict: %s\n", e.msg);
+    free(path);
+    return st;
 }

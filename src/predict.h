@@ -157,4 +157,10 @@ rl_status rl_pred_check_models(const char *const *specs, size_t n, rl_error *err
  * depth 0 from the bundle's own fit, or {"available": false, "reason"} without a fit. */
 rl_status rl_pred_bundle_add(cJSON *bundle, const char *const *specs, size_t n, rl_error *err);
 
+/* diagnose, once its sweep returned st with a bundle: with specs, add the predictions and
+ * rewrite out_dir/bundle.json (only when st is RL_OK); then record the bundle as the last one
+ * (a failure there is a note on stderr). Returns st, or the predictions' failure. */
+rl_status rl_pred_after_diagnose(cJSON *bundle, const char *out_dir, const char *const *specs,
+                                 size_t n, rl_status st, rl_error *err);
+
 #endif
