@@ -168,10 +168,11 @@ static rl_status output(const pred_args *a, const rl_pred_fit *f, const char *bu
 {
     if (a->json) {
         cJSON *o = cJSON_CreateObject();
-        cJSON *arr = o ? cJSON_AddArrayToObject(o, "predictions") : NULL;
-        bool ok = arr && rl_json_add_str(o, "kind", "derived") &&
+        bool ok = o && rl_json_add_str(o, "kind", "derived") &&
                   rl_json_add_str(o, "bundle", bundle) &&
                   rl_json_attach(o, "fit", rl_pred_fit_to_json(f));
+        cJSON *arr = ok ? cJSON_AddArrayToObject(o, "predictions") : NULL;
+        ok = ok && arr;
         for (size_t i = 0; ok && i < n; i++) {
             cJSON *x = rl_prediction_to_json(&p[i]);
             ok = x && cJSON_AddItemToArray(arr, x);

@@ -125,6 +125,24 @@ static const rl_legend_row rows[] = {
     {"analysis.long_context[].bytes_only_prediction.pct", "bytes-only prediction", "%", D, true,
      "Share predicted if decode only streamed bytes: weights / (weights + depth x KV bytes)."},
 
+    /* predictions: diagnose --predict (predict.h) */
+    {"predictions.fit.bw_GBs", "prediction bandwidth", "GB/s", D, true,
+     "The fitted bandwidth the predictions divide by (analysis.fit.bw_GBs)."},
+    {"predictions.fit.bw_low_GBs", "prediction bandwidth low", "GB/s", D, true,
+     "Smallest effective bandwidth among the fitted models: the interval's low end."},
+    {"predictions.fit.bw_high_GBs", "prediction bandwidth high", "GB/s", D, true,
+     "Largest effective bandwidth among the fitted models: the interval's high end."},
+    {"predictions.models[].weights_bytes", "predicted model bytes", "bytes", D, true,
+     "A predicted model's weight bytes per token from its GGUF header, by the fit's convention."},
+    {"predictions.models[].kv_bytes_per_token", "predicted model KV bytes", "bytes", D, true,
+     "KV-cache bytes a predicted model adds per token of context (f16 K and V)."},
+    {"predictions.models[].points[].tok_s", "predicted decode rate", "tok/s", D, true,
+     "Fitted bandwidth / (weights + depth x KV bytes): the decode rate a model would reach."},
+    {"predictions.models[].points[].tok_s_low", "predicted decode low", "tok/s", D, true,
+     "The same bytes over the interval's low bandwidth."},
+    {"predictions.models[].points[].tok_s_high", "predicted decode high", "tok/s", D, true,
+     "The same bytes over the interval's high bandwidth."},
+
     /* overhead: what the tool itself cost */
     {"overhead.wall_s", "tool wall time", "s", M, true,
      "Wall-clock time of the whole command, measurements included."},

@@ -635,9 +635,10 @@ rl_status rl_pred_bundle_add(cJSON *bundle, const char *const *specs, size_t n, 
                    : rl_fail(err, RL_EINTERNAL, "out of memory");
     }
     cJSON *o = cJSON_CreateObject();
-    cJSON *arr = o ? cJSON_AddArrayToObject(o, "models") : NULL;
-    bool ok = arr && rl_json_add_str(o, "kind", "derived") &&
+    bool ok = o && rl_json_add_str(o, "kind", "derived") &&
               rl_json_attach(o, "fit", rl_pred_fit_to_json(&f));
+    cJSON *arr = ok ? cJSON_AddArrayToObject(o, "models") : NULL;
+    ok = ok && arr;
     rl_status st = ok ? RL_OK : rl_fail(err, RL_EINTERNAL, "out of memory");
     uint64_t depth0 = 0;
     for (size_t i = 0; st == RL_OK && i < n; i++) {

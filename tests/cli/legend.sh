@@ -4,7 +4,8 @@
 # src/legend.c; `--json` parses, has every field, every kind is one of the four and every path
 # is unique; every path marked always exists in every example bundle, and every path (optional
 # ones included) exists in an example or in a bundle `run` writes now with a depth above 0 (so
-# no row names a key nothing writes); the text table has a header and one line per row; a bad
+# no row names a key nothing writes; the predictions rows: in a bundle `diagnose --predict`
+# writes now with the fake llama-bench); the text table has a header and one line per row; a bad
 # option, an operand and --json with --markdown exit 2 with one line on stderr. Checked to fail:
 # with a row's path misspelt in src/legend.c (the path check) and with docs/BUNDLE.md edited by
 # hand (the byte-for-byte check).
@@ -61,11 +62,16 @@ FAKE="$RL_SRC/tests/lib/fake-llama-bench"
 "$RL_BIN" synth --preset tiny --type Q4_0 -q -o "$work/b.gguf" || fail "synth b"
 "$RL_BIN" run --llama-bench "$FAKE" --peak-bw 40 -m "$work/a.gguf" -m "$work/b.gguf" -t 1,2 \
   --depth 0,512 -o "$work/run" >/dev/null 2>&1; check "run with the fake llama-bench" 0 $?
-out=$(python3 - "$work/legend.json" "$work/run/bundle.json" "$RL_SRC"/examples/*/bundle.json <<'PY'
+# diagnose --predict writes bundle.predictions (its own cache root: last-bundle stays alone)
+LLAMA_ROOFLINE_CACHE="$work/cache" "$RL_BIN" diagnose --llama-bench "$FAKE" --peak-bw 40 -t 1,2 \
+  --predict synth:tiny:Q8_0 -o "$work/diag" "$work/a.gguf" "$work/b.gguf" >/dev/null 2>&1
+check "diagnose --predict with the fake llama-bench" 0 $?
+out=$(python3 - "$work/legend.json" "$work/run/bundle.json" "$work/diag/bundle.json" "$RL_SRC"/examples/*/bundle.json <<'PY'
 import json, sys
 legend = json.load(open(sys.argv[1]))
 run = json.load(open(sys.argv[2]))
-examples = {p: json.load(open(p)) for p in sys.argv[3:]}
+diag = json.load(open(sys.argv[3]))
+examples = {p: json.load(open(p)) for p in sys.argv[4:]}
 def exists(o, parts):
     if not parts:
         return True
@@ -85,8 +91,8 @@ for r in legend:
         for p, b in examples.items():
             if not exists(b, parts):
                 print("always-row %s missing from %s" % (r["path"], p)); bad += 1
-    if not any(exists(b, parts) for b in list(examples.values()) + [run]):
-        print("%s exists in no example and not in a run bundle" % r["path"]); bad += 1
+    if not any(exists(b, parts) for b in list(examples.values()) + [run, diag]):
+        print("%s exists in no example and not in a run or diagnose --predict bundle" % r["path"]); bad += 1
 print("%d examples, %d rows, %d bad" % (len(examples), len(legend), bad))
 sys.exit(1 if bad else 0)
 PY
