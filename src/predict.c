@@ -58,6 +58,21 @@ static const cJSON *model_by_id(const cJSON *b, const char *id)
     return NULL;
 }
 
+/* label appears as a whole item of the ", "-separated list */
+static bool label_listed(const char *list, const char *label)
+{
+    size_t n = strlen(label);
+    for (const char *p = list; *p;) {
+        size_t k = strcspn(p, ",");
+        if (k == n && strncmp(p, label, n) == 0)
+            return true;
+        p += k;
+        while (*p == ',' || *p == ' ')
+            p++;
+    }
+    return false;
+}
+
 rl_status rl_pred_fit_from_bundle(const cJSON *b, const char *name, rl_pred_fit *f, rl_error *err)
 {
     memset(f, 0, sizeof *f);
@@ -113,6 +128,10 @@ rl_status rl_pred_fit_from_bundle(const cJSON *b, const char *name, rl_pred_fit 
                 f->threads[f->n_threads++] = (int)t;
         }
         const cJSON *bm = model_by_id(b, rl_json_get_str(am, "id"));
+        const char *lab = rl_json_get_str(cJSON_GetObjectItemCaseSensitive(bm, "gguf"), "label");
+        size_t ll = strlen(f->labels);
+        if (lab && *lab && !label_listed(f->labels, lab) && ll + strlen(lab) + 3 < sizeof f->labels)
+            snprintf(f->labels + ll, sizeof f->labels - ll, "%s%s", ll ? ", " : "", lab);
         const char *src =
             rl_json_get_str(cJSON_GetObjectItemCaseSensitive(bm, "bytes_per_token"), "source");
         if (src && strstr(src, "file size"))
@@ -333,6 +352,12 @@ static rl_status caveats_for(const rl_pred_fit *f, const rl_gguf_model *m, rl_pr
                         "alone, so the interval is wide for a reason.",
                         a);
     }
+    if (st == RL_OK && f->labels[0] && p->label[0] && !label_listed(f->labels, p->label))
+        st = add_caveat(p, "other_format", err,
+                        "None of the fitted models is %s (fitted: %s): formats cost different "
+                        "compute per byte (K-quants more than Q4_0, Q8_0 or F16), which shows "
+                        "where decode is not purely memory-bound, e.g. at few threads.",
+                        p->label, f->labels);
     if (st == RL_OK && deep && p->kv_bytes_per_token > 0)
         st = add_caveat(p, "depth_bytes_only", err,
                         "Depths above 0 add only the KV cache's bytes (f16 K and V); attention "

@@ -27,6 +27,8 @@
  *   loose_fit         the fit's R^2 is below 0.90 over 3 or more models
  *   depth_bytes_only  depths > 0: attention compute is not counted, decode falls faster
  *   kv_unknown        depths > 0 asked but the model's KV size is unknown
+ *   other_format      the model's label is none of the fitted models' labels (formats cost
+ *                     different compute per byte: K-quants more than Q4_0, Q8_0 or F16)
  *
  * Models: a local GGUF path, a URL (gguf_remote.h), or "synth:PRESET:TYPE" (a synth preset at
  * a synth weight type, whose header is planned in memory, nothing written: synth.h).
@@ -54,7 +56,7 @@
 #define RL_PRED_MAX_DEPTHS 16
 #define RL_PRED_MAX_DEPTH 16777216 /* tokens */
 #define RL_PRED_MAX_THREADS 64     /* distinct thread counts kept from the fit */
-#define RL_PRED_MAX_CAVEATS 8
+#define RL_PRED_MAX_CAVEATS 12
 #define RL_PRED_MAX_MODELS 64
 #define RL_PRED_LOOSE_R2 RL_AN_LOOSE_FIT_R2
 #define RL_PRED_INTERVAL "the smallest and largest effective bandwidth of the fitted models"
@@ -71,6 +73,7 @@ typedef struct {
     int threads[RL_PRED_MAX_THREADS]; /* the fitted models' operating thread counts, sorted */
     size_t n_threads;
     char verdict[48]; /* analysis.verdict.label, "" when unavailable */
+    char labels[128]; /* the fitted models' GGUF labels, ", "-separated ("" when unknown) */
 } rl_pred_fit;
 
 typedef struct {

@@ -52,7 +52,7 @@ assert abs(p0["tok_s_low"] - lo / w) < 1e-9 and abs(p0["tok_s_high"] - hi / w) <
 assert p1["depth"] == 4096 and p1["bytes_per_token"] == w + 4096 * 12288
 assert abs(p1["tok_s"] - fit["bw_bytes_s"] / (w + 4096 * 12288)) < 1e-9
 assert p0["tok_s_low"] < p0["tok_s"] < p0["tok_s_high"]
-assert [c["code"] for c in q["caveats"]] == ["depth_bytes_only"], q["caveats"]
+assert [c["code"] for c in q["caveats"]] == ["other_format", "depth_bytes_only"], q["caveats"]
 assert abs(p["fit"]["bw_GBs"] - 10.691668654986726) < 1e-12 and p["fit"]["threads"] == [2, 3, 4]
 PY
 "$RL_BIN" predict --bundle "$PI" --json --preset qwen2.5-0.5b --type Q4_0 --depth 4096,0 >"$work/p2.json"

@@ -52,8 +52,9 @@ static cJSON *bundle_with_fit(const char *verdict)
 {
     char text[2048];
     snprintf(text, sizeof text,
-             "{\"models\": [{\"id\": \"m1\", \"bytes_per_token\": {\"source\": \"GGUF tensor "
-             "table\"}}, {\"id\": \"m2\"}],"
+             "{\"models\": [{\"id\": \"m1\", \"gguf\": {\"label\": \"Q8_0\"}, "
+             "\"bytes_per_token\": {\"source\": \"GGUF tensor table\"}}, {\"id\": \"m2\", "
+             "\"gguf\": {\"label\": \"Q4_0\"}}],"
              " \"analysis\": {\"fit\": {\"available\": true, \"kind\": \"derived\", "
              "\"bw_bytes_s\": 12e9, \"bw_GBs\": 12, \"r2\": 0.99, \"n_points\": 2, "
              "\"bytes_convention\": \"streamed\"},"
@@ -87,6 +88,7 @@ static void test_fit_and_interval(void **state)
     assert_int_equal(f.threads[1], 4);
     assert_int_equal(f.conv, RL_AN_BYTES_STREAMED);
     assert_string_equal(f.verdict, "memory-bound");
+    assert_string_equal(f.labels, "Q8_0, Q4_0");
 
     /* a 600 MB model: 12e9 / 600e6 = 20 tok/s, interval 11e9 / 600e6 = 18.333 to
      * 13e9 / 600e6 = 21.667; at depth 1000 with 100 kB/token: 700 MB, 17.142857 tok/s */
@@ -153,6 +155,7 @@ static void test_caveats(void **state)
     assert_true(has_caveat(&p, "threads")); /* 3 is neither 2 nor 4 */
     assert_true(has_caveat(&p, "kv_unknown"));
     assert_false(has_caveat(&p, "above_fit_range"));
+    assert_false(has_caveat(&p, "other_format")); /* no label */
     assert_false(p.points[1].available);
     assert_near(p.points[0].tok_s, 120.0, 1e-9);
     rl_prediction_free(&p);
@@ -163,6 +166,14 @@ static void test_caveats(void **state)
     assert_true(has_caveat(&p, "above_fit_range"));
     assert_false(has_caveat(&p, "threads"));
     assert_false(has_caveat(&p, "moe"));
+    rl_prediction_free(&p);
+    snprintf(m.label, sizeof m.label, "Q4_K_M"); /* not a fitted format */
+    assert_int_equal(rl_predict(&f, &m, "big.gguf", depths, 1, 4, &p, &e), RL_OK);
+    assert_true(has_caveat(&p, "other_format"));
+    rl_prediction_free(&p);
+    snprintf(m.label, sizeof m.label, "Q4_0"); /* a fitted one */
+    assert_int_equal(rl_predict(&f, &m, "big.gguf", depths, 1, 4, &p, &e), RL_OK);
+    assert_false(has_caveat(&p, "other_format"));
     rl_prediction_free(&p);
 
     m.sizes_known = false; /* unknown bytes: no prediction */
