@@ -26,5 +26,6 @@ extern const rl_command rl_cmd_legend;
 extern const rl_command rl_cmd_compare;
 extern const rl_command rl_cmd_advise;
 extern const rl_command rl_cmd_client;
+extern const rl_command rl_cmd_predict;
 
 #endif

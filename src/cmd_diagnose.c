@@ -10,9 +10,11 @@
 
 #include "cmd.h"
 #include "gguf_model.h"
+#include "gguf_remote.h"
 #include "lbench.h"
 #include "membw.h"
 #include "model_find.h"
+#include "predict.h"
 #include "rl_file.h"
 #include "report.h"
 #include "rl_opt.h"
@@ -50,6 +52,8 @@ static const char usage[] =
     "  --llama-bench PATH  llama-bench or its directory (default: $LLAMA_BENCH, PATH, then\n"
     "                      the build of scripts/llama-cpp.sh)\n"
     "  -o, --output DIR    where bundle.json goes (default llama-roofline-out)\n"
+    "  --predict MODEL     also predict MODEL (a GGUF, a URL or synth:PRESET:TYPE) from the\n"
+    "                      fit: the report's \"what to expect\" table (repeatable)\n"
     "  --resume            continue the interrupted diagnose in DIR (give no models)\n"
     "  -h, --help          show this text\n"
     "\n"
@@ -59,7 +63,7 @@ static const char usage[] =
     "bundle keeps what was measured; --resume continues).\n";
 
 enum { OPT_SYNTH = 256, OPT_QUICK, OPT_REPS, OPT_PEAK, OPT_SKIP, OPT_FILE_BYTES, OPT_NGL };
-enum { OPT_TIMEOUT = OPT_NGL + 1, OPT_LB, OPT_RESUME };
+enum { OPT_TIMEOUT = OPT_NGL + 1, OPT_LB, OPT_RESUME, OPT_PREDICT };
 
 static const struct option longopts[] = {
     {"synth", no_argument, NULL, OPT_SYNTH},
@@ -74,6 +78,7 @@ static const struct option longopts[] = {
     {"llama-bench", required_argument, NULL, OPT_LB},
     {"output", required_argument, NULL, 'o'},
     {"resume", no_argument, NULL, OPT_RESUME},
+    {"predict", required_argument, NULL, OPT_PREDICT},
     {"help", no_argument, NULL, 'h'},
     {NULL, 0, NULL, 0},
 };
@@ -81,6 +86,8 @@ static const struct option longopts[] = {
 typedef struct {
     rl_sweep_opts o;
     bool synth, quick, help, reps_given;
+    const char *predict[RL_PRED_MAX_MODELS];
+    size_t n_predict;
 } diag_args;
 
 static rl_status parse(int argc, char **argv, diag_args *a, rl_error *err)
@@ -115,6 +122,11 @@ static rl_status parse(int argc, char **argv, diag_args *a, rl_error *err)
         case OPT_LB: o->llama_bench = optarg; break;
         case 'o': o->out_dir = optarg; break;
         case OPT_RESUME: o->resume = true; break;
+        case OPT_PREDICT:
+            if (a->n_predict >= RL_PRED_MAX_MODELS)
+                return rl_fail(err, RL_EINPUT, "--predict: at most %d models", RL_PRED_MAX_MODELS);
+            a->predict[a->n_predict++] = optarg;
+            break;
         default: st = rl_fail(err, RL_EINTERNAL, "option table out of step");
         }
         if (st != RL_OK)
@@ -139,6 +151,8 @@ static rl_status from_operands(int n, char **ops, rl_model_paths *l, rl_error *e
 {
     for (int i = 0; i < n; i++) {
         struct stat sb;
+        if (rl_remote_refuse_url(NULL, ops[i], err) != RL_OK)
+            return RL_EINPUT;
         if (stat(ops[i], &sb) != 0)
             return rl_fail(err, RL_EINPUT,
                            "%s: no such file or directory (give GGUF files or directories "
@@ -270,7 +284,8 @@ static rl_status run(int argc, char **argv, rl_error *err)
             o->n_threads = 2;
     }
     rl_model_paths models = {0};
-    if (!o->resume && (st = models_for(&a, argc - optind, argv + optind, &models, err)) == RL_OK)
+    if ((st = rl_pred_check_models(a.predict, a.n_predict, err)) == RL_OK && !o->resume &&
+        (st = models_for(&a, argc - optind, argv + optind, &models, err)) == RL_OK)
         fprintf(stderr,
                 "diagnose: plan: %zu models x %d thread counts, %d repetition%s of -p %d -n %d\n",
                 models.n, o->n_threads, o->reps, o->reps == 1 ? "" : "s", o->n_prompt, o->n_gen);
@@ -281,6 +296,8 @@ static rl_status run(int argc, char **argv, rl_error *err)
         o->argv = rl_opt_typed(&o->argc);
         st = rl_sweep_execute(o, &bundle, err);
     }
+    if (bundle)
+        st = rl_pred_after_diagnose(bundle, o->out_dir, a.predict, a.n_predict, st, err);
     st = rl_report_after_measure("diagnose", bundle, o->out_dir, st, err);
     cJSON_Delete(bundle);
     rl_model_paths_free(&models);

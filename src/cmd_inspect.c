@@ -14,6 +14,7 @@
 #include "cmd.h"
 #include "gguf_json.h"
 #include "gguf_model.h"
+#include "gguf_remote.h"
 #include "gguf_text.h"
 #include "model_paths.h"
 #include "rl_json.h"
@@ -21,7 +22,7 @@
 #include "rl_util.h"
 
 static const char usage[] =
-    "usage: llama-roofline inspect [--json] [--tensors] FILE|DIR...\n"
+    "usage: llama-roofline inspect [--json] [--tensors] FILE|DIR|URL...\n"
     "\n"
     "Read the header of GGUF model files (never the weights) and report what they hold:\n"
     "the label against what the repeating layers really store, the shape, the KV-cache bytes\n"
@@ -36,10 +37,14 @@ static const char usage[] =
     "A multi-part model (name-00001-of-00003.gguf) is read as a whole: give any part.\n"
     "A directory stands for the *.gguf files in it, sorted, the first part only of a split\n"
     "model. A model named twice is reported once. MB means 10^6 bytes and MiB 2^20 bytes.\n"
+    "A URL (http:// or https://) is read with range requests, only the header's bytes (a\n"
+    "line on stderr says how many); fetched headers are cached, revalidated by ETag, in\n"
+    "~/.cache/llama-roofline/headers (docs/CLI.md).\n"
     "\n"
     "example:\n"
     "  llama-roofline inspect models/qwen2.5-0.5b-instruct-q4_k_m.gguf\n"
     "  llama-roofline inspect --json --tensors models/\n"
+    "  llama-roofline inspect https://huggingface.co/ORG/REPO/resolve/main/model-Q4_K_M.gguf\n"
     "\n"
     "exit codes: 0 every model read; 2 a file is missing, unreadable or not a valid GGUF (the\n"
     "others are still reported and, with --json, still in the array), no file was given or\n"
@@ -99,7 +104,7 @@ static rl_status nothing_to_inspect(int argc, char **argv, int first, rl_error *
 static rl_status one_model(const char *path, bool tensors, cJSON *arr, rl_error *e)
 {
     rl_gguf_model m;
-    rl_status s = rl_gguf_model_load(path, &m, e);
+    rl_status s = rl_gguf_model_open(path, stderr, &m, e);
     if (s == RL_OK && arr) {
         cJSON *o = rl_gguf_model_to_json(&m, tensors);
         if (!o || !cJSON_AddItemToArray(arr, o)) {

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "cmd.h"
+#include "gguf_remote.h"
 #include "membw.h"
 #include "report.h"
 #include "rl_opt.h"
@@ -109,6 +110,7 @@ static rl_status parse(int argc, char **argv, rl_sweep_opts *o, const char **mod
             if (o->n_models >= RL_SWEEP_MAX_MODELS)
                 return rl_fail(err, RL_EINPUT, "at most %d models", RL_SWEEP_MAX_MODELS);
             models[o->n_models++] = optarg;
+            st = rl_remote_refuse_url("-m", optarg, err);
             break;
         case 't':
             st = rl_opt_int_list("--threads", optarg, 1, 4096, o->threads, RL_SWEEP_MAX_LIST,

@@ -1,10 +1,11 @@
 /* gguf.c: a defensive reader for the header, metadata and tensor table of GGUF v2/v3 files.
  *
- * The reader walks a FILE* (a real file with a large stdio buffer, or a memory buffer through
- * fmemopen) and tracks its own position against the known size, so every count and length is
- * checked against the bytes that remain before anything is read or allocated. Scalar arrays
- * are skipped with a seek (small integer arrays are scanned for their max and sum); string
- * arrays keep at most GGUF_KEEP_STRINGS elements. Tensor data is never read.
+ * The reader walks a FILE* (a real file with a large stdio buffer, a memory buffer through
+ * fmemopen, or any other source the caller opens: gguf_remote.c's HTTP block cache through
+ * fopencookie, synth's in-memory header) and tracks its own position against the known size, so
+ * every count and length is checked against the bytes that remain before anything is read or
+ * allocated. Scalar arrays are skipped with a seek (small integer arrays are scanned for their max
+ * and sum); string arrays keep at most GGUF_KEEP_STRINGS elements. Tensor data is never read.
  *
  * Ownership: the rl_gguf_file returned by rl_gguf_read_file/rl_gguf_read_buffer and everything it
  * points to belong to the caller, who releases them with rl_gguf_free. On failure nothing is
@@ -722,9 +723,8 @@ static rl_status parse(reader *r, rl_gguf_file *f)
     return check_tensors(r, f);
 }
 
-/* Parse an open stream of known size. Takes ownership of nothing; fp stays open. */
-static rl_status read_stream(FILE *fp, uint64_t size, const char *name, rl_gguf_file **out,
-                             rl_error *err)
+rl_status rl_gguf_read_stream(FILE *fp, uint64_t size, const char *name, rl_gguf_file **out,
+                              rl_error *err)
 {
     *out = NULL;
     rl_gguf_file *f = calloc(1, sizeof *f);
@@ -759,7 +759,7 @@ rl_status rl_gguf_read_file(const char *path, rl_gguf_file **out, rl_error *err)
     char *buf = malloc(bufsize);
     if (buf)
         setvbuf(fp, buf, _IOFBF, bufsize);
-    rl_status st = read_stream(fp, size, path, out, err);
+    rl_status st = rl_gguf_read_stream(fp, size, path, out, err);
     fclose(fp);
     free(buf);
     return st;
@@ -776,7 +776,7 @@ rl_status rl_gguf_read_buffer(const void *data, size_t len, const char *name, rl
     FILE *fp = fmemopen((void *)(uintptr_t)data, len, "rb");
     if (!fp)
         return rl_fail(err, RL_EINTERNAL, "%s: cannot open the buffer: %s", name, strerror(errno));
-    rl_status st = read_stream(fp, len, name, out, err);
+    rl_status st = rl_gguf_read_stream(fp, len, name, out, err);
     fclose(fp);
     return st;
 }

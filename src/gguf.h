@@ -16,6 +16,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include "rl_error.h"
 
@@ -102,6 +103,14 @@ typedef struct {
 rl_status rl_gguf_read_file(const char *path, rl_gguf_file **out, rl_error *err);
 /* The same over a memory buffer (fuzzing, tests); name is used in messages. */
 rl_status rl_gguf_read_buffer(const void *data, size_t len, const char *name, rl_gguf_file **out,
+                              rl_error *err);
+/* The reader source: any stream positioned at the start of a GGUF whose total size is size
+ * bytes (tensor offsets are checked against it). Only the header and tensor table are read,
+ * sequentially apart from forward seeks over skipped arrays; a stream may deliver short reads.
+ * fp is left open (the caller's). Used by rl_gguf_read_file/_buffer, the remote reader
+ * (gguf_remote.h, fopencookie over an HTTP block cache) and predictions from a synth plan's
+ * in-memory header. */
+rl_status rl_gguf_read_stream(FILE *fp, uint64_t size, const char *name, rl_gguf_file **out,
                               rl_error *err);
 void rl_gguf_free(rl_gguf_file *f);
 

@@ -484,26 +484,42 @@ rl_status rl_gguf_model_load(const char *path, rl_gguf_model *m, rl_error *err)
             st = rl_fail(err, RL_EINTERNAL, "%s: out of memory", path);
             break;
         }
-        if (!file_exists(sp)) {
+        if (!file_exists(sp))
             st = rl_fail(err, RL_EINPUT,
                          "%s: missing shard %" PRIu32 " of %" PRIu32 " (%s); "
                          "download every part of the model into the same directory",
                          path, i + 1, count, sp);
-        } else {
+        else
             st = rl_gguf_read_file(sp, &files[i], err);
-            uint64_t v;
-            if (st == RL_OK && rl_gguf_get_u64(files[i], "split.no", &v) && v != i)
-                st = rl_fail(err, RL_EINPUT,
-                             "%s: split.no is %" PRIu64 " but the name says "
-                             "shard %" PRIu32 "; the parts are mixed up",
-                             sp, v + 1, i + 1);
-            if (st == RL_OK && i == 0 && rl_gguf_get_u64(files[0], "split.count", &v) && v != count)
-                st = rl_fail(err, RL_EINPUT,
-                             "%s: split.count is %" PRIu64 " but the name says "
-                             "%" PRIu32 " shards; the parts are mixed up or renamed",
-                             sp, v, count);
-        }
         free(sp);
+    }
+    if (st != RL_OK) {
+        for (uint32_t i = 0; i < count; i++)
+            rl_gguf_free(files[i]);
+        free(files);
+        return st;
+    }
+    return rl_gguf_model_adopt_parts(files, count, path, m, err);
+}
+
+rl_status rl_gguf_model_adopt_parts(rl_gguf_file **files, uint32_t count, const char *path,
+                                    rl_gguf_model *m, rl_error *err)
+{
+    memset(m, 0, sizeof *m);
+    rl_status st = RL_OK;
+    for (uint32_t i = 0; i < count && st == RL_OK; i++) {
+        uint64_t v;
+        const char *sp = files[i]->path;
+        if (rl_gguf_get_u64(files[i], "split.no", &v) && v != i)
+            st = rl_fail(err, RL_EINPUT,
+                         "%s: split.no is %" PRIu64 " but the name says "
+                         "shard %" PRIu32 "; the parts are mixed up",
+                         sp, v + 1, i + 1);
+        if (st == RL_OK && i == 0 && rl_gguf_get_u64(files[0], "split.count", &v) && v != count)
+            st = rl_fail(err, RL_EINPUT,
+                         "%s: split.count is %" PRIu64 " but the name says "
+                         "%" PRIu32 " shards; the parts are mixed up or renamed",
+                         sp, v, count);
     }
     if (st == RL_OK)
         st = fill(files[0], (const rl_gguf_file *const *)files, count, path, m, err);

@@ -83,6 +83,13 @@ rl_status rl_gguf_model_load(const char *path, rl_gguf_model *m, rl_error *err);
 /* Fill m from one already-read file (no shards; m->path is f->path) and take f: from then on
  * it belongs to m (freed by rl_gguf_model_free), or is freed here at once when this fails. */
 rl_status rl_gguf_model_adopt(rl_gguf_file *f, rl_gguf_model *m, rl_error *err);
+/* Fill m from the count parsed shards of one model, in part order (files[0] holds the
+ * metadata; each files[i]->path names the shard in messages), after checking split.no and
+ * split.count against the order; path is the model as given. Takes files (the malloc'd array
+ * and every file in it): they belong to m from then on, or are freed here when this fails.
+ * The remote reader (gguf_remote.h) builds split models with it. */
+rl_status rl_gguf_model_adopt_parts(rl_gguf_file **files, uint32_t count, const char *path,
+                                    rl_gguf_model *m, rl_error *err);
 void rl_gguf_model_free(rl_gguf_model *m);
 /* Recognise a multi-part name "<prefix>-NNNNN-of-MMMMM.gguf" (five digits each, as llama.cpp's
  * gguf-split writes them): *prefix_len is the length of <prefix> within path, *no and *count

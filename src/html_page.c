@@ -15,6 +15,7 @@
 #include "html_client.h"
 #include "html_advice.h"
 #include "html_doc.h"
+#include "html_predict.h"
 #include "html_svg.h"
 #include "report_assets.h"
 #include "report_text.h"
@@ -681,6 +682,7 @@ static rl_status fill(page *p, rl_error *err)
         if (st != RL_OK)
             return st;
         models_table(p);
+        rl_html_predict(&p->h, p->root, p->b);
         long_context(p);
     }
     /* caveats whose chart was not drawn go with the per-model table */

@@ -212,6 +212,23 @@ static const rl_legend_row rows[] = {
     {"advice.tables[].matched_bytes.spread_pct", "matched-bytes spread", "%", D, true,
      "100 x (fastest / slowest - 1) inside the largest group streaming within 3% of the same "
      "bytes."},
+    /* predictions: diagnose --predict (predict.h) */
+    {"predictions.fit.bw_GBs", "prediction bandwidth", "GB/s", D, true,
+     "The fitted bandwidth the predictions divide by (analysis.fit.bw_GBs)."},
+    {"predictions.fit.bw_low_GBs", "prediction bandwidth low", "GB/s", D, true,
+     "Smallest effective bandwidth among the fitted models: the interval's low end."},
+    {"predictions.fit.bw_high_GBs", "prediction bandwidth high", "GB/s", D, true,
+     "Largest effective bandwidth among the fitted models: the interval's high end."},
+    {"predictions.models[].weights_bytes", "predicted model bytes", "bytes", D, true,
+     "A predicted model's weight bytes per token from its GGUF header, by the fit's convention."},
+    {"predictions.models[].kv_bytes_per_token", "predicted model KV bytes", "bytes", D, true,
+     "KV-cache bytes a predicted model adds per token of context (f16 K and V)."},
+    {"predictions.models[].points[].tok_s", "predicted decode rate", "tok/s", D, true,
+     "Fitted bandwidth / (weights + depth x KV bytes): the decode rate a model would reach."},
+    {"predictions.models[].points[].tok_s_low", "predicted decode low", "tok/s", D, true,
+     "The same bytes over the interval's low bandwidth."},
+    {"predictions.models[].points[].tok_s_high", "predicted decode high", "tok/s", D, true,
+     "The same bytes over the interval's high bandwidth."},
 
     /* overhead: what the tool itself cost */
     {"overhead.wall_s", "tool wall time", "s", M, true,

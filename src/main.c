@@ -36,6 +36,7 @@ static const rl_command *const commands[] = {
     &rl_cmd_compare,
     &rl_cmd_advise,
     &rl_cmd_client,
+    &rl_cmd_predict,
 };
 // clang-format on
 #define N_COMMANDS (sizeof commands / sizeof commands[0])

@@ -13,6 +13,7 @@
 #include <sys/stat.h>
 
 #include "gguf_model.h"
+#include "gguf_remote.h"
 #include "rl_util.h"
 
 /* The identity of the model a path names: the file's device and inode (of part 1 for a split
@@ -29,7 +30,7 @@ static char *model_key(const char *path)
     }
     const char *p = first ? first : path;
     struct stat sb;
-    char *key = stat(p, &sb) == 0
+    char *key = !rl_is_url(p) && stat(p, &sb) == 0
                     ? rl_asprintf("id:%ju:%ju", (uintmax_t)sb.st_dev, (uintmax_t)sb.st_ino)
                     : rl_asprintf("name:%s", p);
     free(first);
@@ -215,6 +216,8 @@ rl_status rl_model_paths_add_dir(rl_model_paths *l, const char *dir, unsigned de
 
 rl_status rl_model_paths_add(rl_model_paths *l, const char *operand, rl_error *err)
 {
+    if (rl_is_url(operand)) /* a model over HTTP (gguf_remote.h): kept as given */
+        return rl_model_paths_add_file(l, operand, err);
     struct stat sb;
     if (stat(operand, &sb) == 0 && S_ISDIR(sb.st_mode))
         return rl_model_paths_add_dir(l, operand, 0, NULL, err);

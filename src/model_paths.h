@@ -3,9 +3,10 @@
  * A list of paths built operand by operand: a directory stands for the *.gguf regular files in
  * it (sorted by name; of a split model "<prefix>-NNNNN-of-MMMMM.gguf" only part 00001, which
  * loads every part); anything else is kept as given, so the reader reports what is wrong with
- * it (missing, a FIFO, not GGUF). Each model is listed once, in the order first met: two
- * names for the same file (a symlink, "./a.gguf" and "a.gguf", a directory and a file in it)
- * or for parts of the same split model collapse into the first one.
+ * it (missing, a FIFO, not GGUF); a URL (http://, https://) is kept as given and never
+ * looked up on disk (gguf_remote.h reads it). Each model is listed once, in the order first met:
+ * two names for the same file (a symlink, "./a.gguf" and "a.gguf", a directory and a file in it) or
+ * for parts of the same split model collapse into the first one.
  *
  * A list may be capped (max): once it holds max models nothing more is added and a directory
  * walk stops there. The search of default directories (model_find.h) is a loop of add_dir

@@ -885,6 +885,49 @@ static void check_client(const cJSON *c, probs *p)
     }
 }
 
+/* bundle.predictions (diagnose --predict, predict.h): its fit is the analysis's, and every
+ * point's tok_s is bw / bytes_per_token with tok_s_low <= tok_s <= tok_s_high. */
+static void check_predictions(const cJSON *b, probs *p)
+{
+    const cJSON *pr = get(b, "predictions");
+    if (!pr || unavailable(pr))
+        return;
+    const cJSON *fit = get(pr, "fit"), *bw = get(fit, "bw_GBs");
+    const cJSON *abw = get(get(get(b, "analysis"), "fit"), "bw_GBs");
+    if (!cJSON_IsObject(pr) || !cJSON_IsArray(get(pr, "models")) || !is_finite_num(bw)) {
+        add(p, "predictions", "needs a fit with bw_GBs and a models array");
+        return;
+    }
+    if (is_finite_num(abw) && !rel_close(bw->valuedouble, abw->valuedouble, REL_TOL))
+        add(p, "predictions.fit.bw_GBs", "is not analysis.fit.bw_GBs (%.17g)", abw->valuedouble);
+    char mp[VPATH], pp[VPATH], buf[VPATH];
+    size_t i = 0;
+    for (const cJSON *m = get(pr, "models")->child; m; m = m->next, i++) {
+        idx_path(mp, "predictions.models", i);
+        size_t k = 0;
+        const cJSON *pts = get(m, "points");
+        for (const cJSON *pt = cJSON_IsArray(pts) ? pts->child : NULL; pt; pt = pt->next, k++) {
+            if (unavailable(pt))
+                continue;
+            idx_path(pp, key_path(buf, mp, "points"), k);
+            const cJSON *by = get(pt, "bytes_per_token"), *t = get(pt, "tok_s");
+            const cJSON *lo = get(pt, "tok_s_low"), *hi = get(pt, "tok_s_high");
+            if (!is_finite_num(by) || by->valuedouble <= 0 || !is_finite_num(t) ||
+                !is_finite_num(lo) || !is_finite_num(hi)) {
+                add(p, pp, "needs bytes_per_token > 0, tok_s, tok_s_low and tok_s_high");
+                continue;
+            }
+            double want = bw->valuedouble * 1e9 / by->valuedouble;
+            if (!rel_close(t->valuedouble, want, REL_TOL))
+                add(p, key_path(buf, pp, "tok_s"),
+                    "is not predictions.fit.bw_GBs * 1e9 / bytes_per_token (%.17g)", want);
+            if (!(lo->valuedouble <= t->valuedouble * (1 + REL_TOL) &&
+                  t->valuedouble <= hi->valuedouble * (1 + REL_TOL)))
+                add(p, pp, "tok_s is not within [tok_s_low, tok_s_high]");
+        }
+    }
+}
+
 /* ---- advice (advise --measure) ---- */
 
 /* The measured advice: kind derived; each table's rows fastest first, each row's model an
@@ -988,6 +1031,7 @@ rl_status rl_validate(const cJSON *b, rl_validate_problems *out)
         check_client(get(b, "client"), out);
     if (get(b, "advice"))
         check_advice(get(b, "advice"), &ids, out);
+    check_predictions(b, out);
     free(ids.ids);
     return out->oom ? RL_EINTERNAL : RL_OK;
 }

@@ -3,12 +3,13 @@
 # <!-- legend:end -->) is byte for byte `legend --markdown`, so the docs cannot drift from
 # src/legend.c; `--json` parses, has every field, every kind is one of the four and every path
 # is unique; every path marked always exists in every example bundle, and every path (optional
-# ones included) exists in an example, in a bundle `run` writes now with a depth above 0 or
-# in one `advise --measure` writes (so no row names a key nothing writes; bundles only other
-# commands make, such as the client fixture, are listed in $extra); the text table has a
-# header and one line per row; a bad option, an operand and --json with --markdown exit 2
-# with one line on stderr. Checked to fail: with a row's path misspelt in src/legend.c (the
-# path check) and with docs/BUNDLE.md edited by hand (the byte-for-byte check).
+# ones included) exists in an example, in a bundle `run` writes now with a depth above 0, in
+# one `advise --measure` writes or in one `diagnose --predict` writes (so no row names a key
+# nothing writes; bundles only other commands make, such as the client fixture, are listed in
+# $extra); the text table has a header and one line per row; a bad option, an operand and
+# --json with --markdown exit 2 with one line on stderr. Checked to fail: with a row's path
+# misspelt in src/legend.c (the path check) and with docs/BUNDLE.md edited by hand (the
+# byte-for-byte check).
 set -u
 : "${RL_BIN:?}" "${RL_SRC:?}" "${RL_TMP:?}"
 work="$RL_TMP/cli-legend.$$"
@@ -66,8 +67,12 @@ FAKE="$RL_SRC/tests/lib/fake-llama-bench"
 "$RL_BIN" synth --preset tiny --type Q4_0 --seed 2 -q -o "$work/c.gguf" || fail "synth c"
 "$RL_BIN" advise --measure --llama-bench "$FAKE" -m "$work/a.gguf" -m "$work/b.gguf" \
   -m "$work/c.gguf" -t 1 --dir "$work/advise" >/dev/null 2>&1; check "advise --measure (fake)" 0 $?
+# diagnose --predict writes bundle.predictions (its own cache root: last-bundle stays alone)
+LLAMA_ROOFLINE_CACHE="$work/cache" "$RL_BIN" diagnose --llama-bench "$FAKE" --peak-bw 40 -t 1,2 \
+  --predict synth:tiny:Q8_0 -o "$work/diag" "$work/a.gguf" "$work/b.gguf" >/dev/null 2>&1
+check "diagnose --predict with the fake llama-bench" 0 $?
 # Bundles of commands `run` cannot make (their paths count as existing): a ':' list.
-extra="$RL_SRC/tests/fixtures/client/bundle.json:$work/advise/bundle.json"
+extra="$RL_SRC/tests/fixtures/client/bundle.json:$work/advise/bundle.json:$work/diag/bundle.json"
 out=$(RL_LEGEND_EXTRA="$extra" python3 - "$work/legend.json" "$work/run/bundle.json" "$RL_SRC"/examples/*/bundle.json <<'PY'
 import json, os, sys
 legend = json.load(open(sys.argv[1]))
@@ -94,7 +99,7 @@ for r in legend:
             if not exists(b, parts):
                 print("always-row %s missing from %s" % (r["path"], p)); bad += 1
     if not any(exists(b, parts) for b in list(examples.values()) + [run] + extra):
-        print("%s exists in no example and not in a run, client or advise bundle" % r["path"]); bad += 1
+        print("%s exists in no example and not in a run, client, advise or diagnose --predict bundle" % r["path"]); bad += 1
 print("%d examples, %d rows, %d bad" % (len(examples), len(legend), bad))
 sys.exit(1 if bad else 0)
 PY

@@ -1,0 +1,115 @@
+#!/usr/bin/env bash
+# CLI: `predict` and `diagnose --predict` (no llama.cpp: the fake llama-bench).
+#   - against the Raspberry Pi 5 example (fit 10.69 GB/s, resident bytes that were file sizes):
+#     synth:qwen2.5-0.5b:Q4_0 predicts exactly bw_bytes_s / file bytes, the interval from the
+#     fitted models' own effective bandwidths, depth 4096 adds 4096 x 12288 KV bytes; --preset
+#     with --type gives the same objects; --markdown and text carry the numbers and caveats;
+#   - no bundle recorded: one line telling to run diagnose or pass --bundle, exit 2; a bundle
+#     without a fit, a bad preset, --preset without --type, nothing to predict: exit 2, one line;
+#   - diagnose --predict: bundle.predictions (valid, schema too), the report's "What to expect"
+#     table with the predicted row, and last-bundle recorded so predict works without --bundle;
+#   - run -m URL and diagnose URL are refused in one line before anything runs; inspect of a URL
+#     whose port is closed: one line naming the URL, exit 2.
+# Checked to fail: with the interval taken from the fit alone (tok_s_low == tok_s) and with
+# rl_pred_after_diagnose not recording the last bundle (predict without --bundle: exit 2).
+set -u
+: "${RL_BIN:?}" "${RL_SRC:?}" "${RL_TMP:?}"
+work="$RL_TMP/cli-predict.$$"
+mkdir -p "$work"
+trap 'rm -rf "$work"' EXIT
+. "$RL_SRC/tests/lib/cli.sh"
+CMD=predict
+export LLAMA_ROOFLINE_CACHE="$work/cache"
+PI="$RL_SRC/examples/rpi5-cortex-a76/bundle.json"
+
+out=$("$RL_BIN" predict --help); check "--help" 0 $?
+expect "--help text" "$out" "usage: llama-roofline predict \[options\] MODEL"
+bad "no bundle recorded" 2 "no bundle to predict from: run \`llama-roofline diagnose\` on this machine first, or pass --bundle BUNDLE" synth:tiny:Q8_0
+bad "nothing to predict" 2 "nothing to predict" --bundle "$PI"
+bad "--preset without --type" 2 "--preset needs --type" --bundle "$PI" --preset tiny
+bad "bad depth" 2 "--depth" --bundle "$PI" --depth 0,-1 synth:tiny:Q8_0
+bad "unknown preset" 2 "no synth preset 'nope'" --bundle "$PI" synth:nope:Q8_0
+bad "missing file" 2 "no-such.gguf" --bundle "$PI" "$work/no-such.gguf"
+
+# ---- the Pi 5 fit: the numbers by hand
+"$RL_BIN" predict --bundle "$PI" --json --depth 0,4096 synth:qwen2.5-0.5b:Q4_0 >"$work/p.json"
+check "predict synth:qwen2.5-0.5b:Q4_0 --json" 0 $?
+python3 - "$PI" "$work/p.json" <<'PY' && echo "ok   tok/s = bw / file bytes, interval, depth" || fail "Pi 5 arithmetic"
+import json, sys
+b, p = (json.load(open(f)) for f in sys.argv[1:])
+fit = b["analysis"]["fit"]
+bws = [m["decode_bw_GBs"] * 1e9 for m in b["analysis"]["models"] if m.get("in_fit")]
+lo, hi = min(min(bws), fit["bw_bytes_s"]), max(max(bws), fit["bw_bytes_s"])
+q = p["predictions"][0]
+assert p["kind"] == "derived" and q["kind"] == "derived"
+assert q["bytes_convention"] == "resident" and q["bytes_source"] == "file_bytes"
+assert q["kv_bytes_per_token"] == 12288
+w = q["weights_bytes"]
+p0, p1 = q["points"]
+assert p0["depth"] == 0 and p0["bytes_per_token"] == w
+assert abs(p0["tok_s"] - fit["bw_bytes_s"] / w) < 1e-9
+assert abs(p0["tok_s_low"] - lo / w) < 1e-9 and abs(p0["tok_s_high"] - hi / w) < 1e-9
+assert p1["depth"] == 4096 and p1["bytes_per_token"] == w + 4096 * 12288
+assert abs(p1["tok_s"] - fit["bw_bytes_s"] / (w + 4096 * 12288)) < 1e-9
+assert p0["tok_s_low"] < p0["tok_s"] < p0["tok_s_high"]
+assert [c["code"] for c in q["caveats"]] == ["other_format", "depth_bytes_only"], q["caveats"]
+assert abs(p["fit"]["bw_GBs"] - 10.691668654986726) < 1e-12 and p["fit"]["threads"] == [2, 3, 4]
+PY
+"$RL_BIN" predict --bundle "$PI" --json --preset qwen2.5-0.5b --type Q4_0 --depth 4096,0 >"$work/p2.json"
+check "--preset --type" 0 $?
+json_check "--preset gives the same prediction" "$work/p2.json" \
+  "j['predictions'] == json.load(open('$work/p.json'))['predictions']"
+out=$("$RL_BIN" predict --bundle "$PI" -t 1 synth:qwen2.5-0.5b:Q4_0 synth:tiny-moe:F16); check "text, two models" 0 $?
+expect "text header" "$out" "^Predicted decode \(kind: derived\) on the machine of "
+expect "text row" "$out" "^ +0 +358 MB +29\.9 +28\.3 to 33\.6$"
+expect "threads caveat" "$out" "caveat \(threads\): The fitted models ran best at 2, 3, 4 threads; at 1 threads"
+expect "moe caveat" "$out" "caveat \(moe\): A mixture of experts with the resident convention"
+expect "small-model caveat" "$out" "caveat \(below_fit_range\)"
+out=$("$RL_BIN" predict --bundle "$PI" --markdown synth:qwen2.5-0.5b:Q4_0); check "--markdown" 0 $?
+expect "markdown table" "$out" "^\| synth qwen2\.5-0\.5b Q4\\\\_0 \| 0 \| 358 MB \| 29\.9 \| 28\.3 to 33\.6 \|$"
+
+# ---- a bundle without a fit (one model)
+python3 - "$PI" "$work/nofit.json" <<'PY'
+import json, sys
+b = json.load(open(sys.argv[1]))
+b["analysis"]["fit"] = {"available": False, "reason": "only one model: a single point, no line"}
+json.dump(b, open(sys.argv[2], "w"))
+PY
+bad "no fit" 2 "nofit.json: the bundle has no fit to predict from \(only one model" --bundle "$work/nofit.json" synth:tiny:Q8_0
+
+# ---- diagnose --predict (fake llama-bench), then predict from the recorded bundle
+FAKE="$RL_SRC/tests/lib/fake-llama-bench"
+"$RL_BIN" synth --preset tiny --type Q8_0 -q -o "$work/a.gguf" || fail "synth a"
+"$RL_BIN" synth --preset tiny --type Q4_0 -q -o "$work/b.gguf" || fail "synth b"
+CMD=diagnose
+bad "diagnose: bad --predict before measuring" 2 "--predict: no synth preset 'nope'" \
+  --llama-bench "$FAKE" --peak-bw 40 -o "$work/x" --predict synth:nope:F16 "$work/a.gguf"
+bad "diagnose refuses a URL" 2 "^llama-roofline diagnose: error: http://127.0.0.1:9/m.gguf: a model given by URL can only be inspected or predicted" \
+  --llama-bench "$FAKE" -o "$work/x" "http://127.0.0.1:9/m.gguf"
+CMD=run
+bad "run refuses a URL" 2 "^llama-roofline run: error: -m: http://127.0.0.1:9/m.gguf: a model given by URL" \
+  --llama-bench "$FAKE" -m "http://127.0.0.1:9/m.gguf"
+CMD=inspect
+bad "inspect: closed port" 2 "^llama-roofline inspect: error: http://127.0.0.1:9/m.gguf: cannot fetch" "http://127.0.0.1:9/m.gguf"
+"$RL_BIN" diagnose --llama-bench "$FAKE" --peak-bw 40 -t 1,2 -o "$work/diag" \
+  --predict synth:qwen2.5-1.5b:Q8_0 --predict synth:tiny:F16 "$work/a.gguf" "$work/b.gguf" >/dev/null 2>"$work/diag.err"
+check "diagnose --predict" 0 $?
+json_check "bundle.predictions" "$work/diag/bundle.json" \
+  "j['predictions']['kind'] == 'derived' and [m['model'] for m in j['predictions']['models']] == ['synth:qwen2.5-1.5b:Q8_0', 'synth:tiny:F16'] and abs(j['predictions']['fit']['bw_GBs'] - j['analysis']['fit']['bw_GBs']) < 1e-12"
+"$RL_BIN" validate "$work/diag/bundle.json" "$work/diag/report.html" >/dev/null; check "validate" 0 $?
+python3 -c 'import json,sys,jsonschema; jsonschema.validate(json.load(open(sys.argv[1])), json.load(open(sys.argv[2])))' \
+  "$work/diag/bundle.json" "$RL_SRC/schema/bundle.schema.json" && echo "ok   schema" || fail "schema"
+grep -q '<h2 id="h-what-to-expect">What to expect</h2>' "$work/diag/report.html" && echo "ok   report section" || fail "no What to expect"
+grep -q 'predicted (diagnose --predict): synth:qwen2.5-1.5b:Q8_0' "$work/diag/report.html" && echo "ok   report: predicted row" || fail "no predicted row"
+grep -q 'measured, in the fit' "$work/diag/report.html" && echo "ok   report: measured rows" || fail "no measured rows"
+[ "$(cat "$work/cache/last-bundle")" = "$(realpath "$work/diag/bundle.json")" ] && echo "ok   last-bundle recorded" || fail "last-bundle: $(cat "$work/cache/last-bundle" 2>&1)"
+"$RL_BIN" predict synth:qwen2.5-1.5b:Q8_0 --json >"$work/rec.json"; check "predict without --bundle" 0 $?
+python3 - "$work/diag/bundle.json" "$work/rec.json" "$(realpath "$work/diag/bundle.json")" <<'PY' && echo "ok   predict from the recorded bundle equals diagnose's" || fail "recorded bundle prediction differs"
+import json, sys
+b, p = (json.load(open(f)) for f in sys.argv[1:3])
+assert p["bundle"] == sys.argv[3], p["bundle"]
+x, y = p["predictions"][0]["points"][0], b["predictions"]["models"][0]["points"][0]
+assert x["bytes_per_token"] == y["bytes_per_token"]
+assert all(abs(x[k] - y[k]) <= 1e-12 * y[k] for k in ("tok_s", "tok_s_low", "tok_s_high")), (x, y)
+PY
+finish

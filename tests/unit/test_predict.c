@@ -1,0 +1,293 @@
+/* test_predict.c: unit tests for predict.c: the arithmetic against hand-computed values, the
+ * interval, KV bytes at depth, the fit read from a bundle, the caveats, synth models planned
+ * in memory and the last-bundle record.
+ * Broken on purpose once: rl_pred_tok_s returning bytes / bw made test_rpi5_by_hand fail. */
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "predict.h"
+#include "rl_util.h"
+
+#define assert_near(a, b, tol) assert_true(fabs((double)(a) - (double)(b)) <= (tol))
+
+static void test_rpi5_by_hand(void **state)
+{
+    (void)state;
+    /* The Raspberry Pi 5 fit, 10.69 GB/s, and a 330.2 MiB Qwen2.5-0.5B Q4_0:
+     * 10.69e9 / (330.2 * 1048576) = 10.69e9 / 346239795.2 = 30.8746 tok/s */
+    assert_near(rl_pred_tok_s(10.69e9, 330.2 * 1048576.0), 30.8746, 1e-4);
+    /* 12 GB/s over 400 MB: 30 tok/s exactly */
+    assert_near(rl_pred_tok_s(12e9, 400e6), 30.0, 1e-12);
+    assert_true(isnan(rl_pred_tok_s(12e9, 0)));
+    assert_true(isnan(rl_pred_tok_s(0, 400e6)));
+    assert_true(isnan(rl_pred_tok_s(NAN, 400e6)));
+}
+
+static void test_bytes_at_depth(void **state)
+{
+    (void)state;
+    uint64_t b;
+    /* Qwen2.5-0.5B: 24 layers x 2 KV heads x 64 dims x 2 (K, V) x 2 bytes = 12288 bytes/token;
+     * at depth 4096: 4096 x 12288 = 50331648 bytes on top of the weights */
+    assert_true(rl_pred_bytes_at_depth(346239795u, 12288, 4096, &b));
+    assert_int_equal(b, 346239795u + 50331648u);
+    assert_true(rl_pred_bytes_at_depth(1000, 12288, 0, &b));
+    assert_int_equal(b, 1000);
+    assert_false(rl_pred_bytes_at_depth(1, UINT64_MAX / 2, 3, &b));
+    assert_false(rl_pred_bytes_at_depth(UINT64_MAX, 1, 1, &b));
+}
+
+/* A bundle with a fit of 12 GB/s over two models whose own effective bandwidths are 11 and
+ * 13 GB/s (400 and 800 MB), at 2 and 4 threads, streamed bytes, verdict `verdict`. */
+static cJSON *bundle_with_fit(const char *verdict)
+{
+    char text[2048];
+    snprintf(text, sizeof text,
+             "{\"models\": [{\"id\": \"m1\", \"gguf\": {\"label\": \"Q8_0\"}, "
+             "\"bytes_per_token\": {\"source\": \"GGUF tensor table\"}}, {\"id\": \"m2\", "
+             "\"gguf\": {\"label\": \"Q4_0\"}}],"
+             " \"analysis\": {\"fit\": {\"available\": true, \"kind\": \"derived\", "
+             "\"bw_bytes_s\": 12e9, \"bw_GBs\": 12, \"r2\": 0.99, \"n_points\": 2, "
+             "\"bytes_convention\": \"streamed\"},"
+             " \"models\": [{\"id\": \"m1\", \"in_fit\": true, \"bytes_per_token\": 400e6, "
+             "\"decode_bw_GBs\": 11, \"operating_point\": {\"threads\": 4}},"
+             " {\"id\": \"m2\", \"in_fit\": true, \"bytes_per_token\": 800e6, "
+             "\"decode_bw_GBs\": 13, \"operating_point\": {\"threads\": 2}},"
+             " {\"id\": \"m3\", \"in_fit\": false, \"bytes_per_token\": 50e6, "
+             "\"decode_bw_GBs\": 2}],"
+             " \"verdict\": {\"available\": true, \"label\": \"%s\"}}}",
+             verdict);
+    cJSON *b = cJSON_Parse(text);
+    assert_non_null(b);
+    return b;
+}
+
+static void test_fit_and_interval(void **state)
+{
+    (void)state;
+    cJSON *b = bundle_with_fit("memory-bound");
+    rl_pred_fit f;
+    rl_error e = {RL_OK, ""};
+    assert_int_equal(rl_pred_fit_from_bundle(b, "b.json", &f, &e), RL_OK);
+    assert_near(f.bw_bytes_s, 12e9, 1e-3);
+    assert_near(f.bw_lo_bytes_s, 11e9, 1e-3); /* m3 is not in the fit */
+    assert_near(f.bw_hi_bytes_s, 13e9, 1e-3);
+    assert_near(f.min_bytes, 400e6, 1e-6);
+    assert_near(f.max_bytes, 800e6, 1e-6);
+    assert_int_equal(f.n_threads, 2);
+    assert_int_equal(f.threads[0], 2);
+    assert_int_equal(f.threads[1], 4);
+    assert_int_equal(f.conv, RL_AN_BYTES_STREAMED);
+    assert_string_equal(f.verdict, "memory-bound");
+    assert_string_equal(f.labels, "Q8_0, Q4_0");
+
+    /* a 600 MB model: 12e9 / 600e6 = 20 tok/s, interval 11e9 / 600e6 = 18.333 to
+     * 13e9 / 600e6 = 21.667; at depth 1000 with 100 kB/token: 700 MB, 17.142857 tok/s */
+    rl_gguf_model m;
+    memset(&m, 0, sizeof m);
+    m.sizes_known = true;
+    m.streamed_bytes = 600000000;
+    m.kv_bytes_per_token = 100000;
+    snprintf(m.label, sizeof m.label, "Q8_0");
+    uint64_t depths[] = {0, 1000};
+    rl_prediction p;
+    assert_int_equal(rl_predict(&f, &m, "x.gguf", depths, 2, 0, &p, &e), RL_OK);
+    assert_int_equal(p.n_points, 2);
+    assert_true(p.points[0].available);
+    assert_int_equal(p.points[0].bytes_per_token, 600000000);
+    assert_near(p.points[0].tok_s, 20.0, 1e-9);
+    assert_near(p.points[0].tok_s_low, 18.333333333333, 1e-9);
+    assert_near(p.points[0].tok_s_high, 21.666666666667, 1e-9);
+    assert_int_equal(p.points[1].bytes_per_token, 700000000);
+    assert_near(p.points[1].tok_s, 12e9 / 700e6, 1e-9);
+    assert_string_equal(p.bytes_key, "streamed_bytes");
+    /* inside the fitted range, memory-bound: only the depth caveat */
+    assert_int_equal(p.n_caveats, 1);
+    assert_string_equal(p.caveats[0].code, "depth_bytes_only");
+
+    cJSON *j = rl_prediction_to_json(&p);
+    assert_non_null(j);
+    assert_string_equal(cJSON_GetObjectItem(j, "kind")->valuestring, "derived");
+    cJSON *pt = cJSON_GetArrayItem(cJSON_GetObjectItem(j, "points"), 0);
+    assert_near(cJSON_GetObjectItem(pt, "tok_s")->valuedouble, 20.0, 1e-9);
+    cJSON_Delete(j);
+    rl_prediction_free(&p);
+    cJSON_Delete(b);
+}
+
+static bool has_caveat(const rl_prediction *p, const char *code)
+{
+    for (size_t i = 0; i < p->n_caveats; i++)
+        if (strcmp(p->caveats[i].code, code) == 0)
+            return true;
+    return false;
+}
+
+static void test_caveats(void **state)
+{
+    (void)state;
+    cJSON *b = bundle_with_fit("compute-bound");
+    rl_pred_fit f;
+    rl_error e = {RL_OK, ""};
+    assert_int_equal(rl_pred_fit_from_bundle(b, "b.json", &f, &e), RL_OK);
+    rl_gguf_model m;
+    memset(&m, 0, sizeof m);
+    m.sizes_known = true;
+    m.streamed_bytes = 100000000; /* below the 400 MB smallest */
+    m.is_moe = true;
+    m.expert_count = 8;
+    m.expert_used_count = 2;
+    uint64_t depths[] = {0, 4096}; /* KV size unknown */
+    rl_prediction p;
+    assert_int_equal(rl_predict(&f, &m, "moe.gguf", depths, 2, 3, &p, &e), RL_OK);
+    assert_true(has_caveat(&p, "compute_bound"));
+    assert_true(has_caveat(&p, "below_fit_range"));
+    assert_true(has_caveat(&p, "moe"));
+    assert_true(has_caveat(&p, "threads")); /* 3 is neither 2 nor 4 */
+    assert_true(has_caveat(&p, "kv_unknown"));
+    assert_false(has_caveat(&p, "above_fit_range"));
+    assert_false(has_caveat(&p, "other_format")); /* no label */
+    assert_false(p.points[1].available);
+    assert_near(p.points[0].tok_s, 120.0, 1e-9);
+    rl_prediction_free(&p);
+
+    m.is_moe = false;
+    m.streamed_bytes = 2000000000; /* above the 800 MB largest */
+    assert_int_equal(rl_predict(&f, &m, "big.gguf", depths, 1, 4, &p, &e), RL_OK);
+    assert_true(has_caveat(&p, "above_fit_range"));
+    assert_false(has_caveat(&p, "threads"));
+    assert_false(has_caveat(&p, "moe"));
+    rl_prediction_free(&p);
+    snprintf(m.label, sizeof m.label, "Q4_K_M"); /* not a fitted format */
+    assert_int_equal(rl_predict(&f, &m, "big.gguf", depths, 1, 4, &p, &e), RL_OK);
+    assert_true(has_caveat(&p, "other_format"));
+    rl_prediction_free(&p);
+    snprintf(m.label, sizeof m.label, "Q4_0"); /* a fitted one */
+    assert_int_equal(rl_predict(&f, &m, "big.gguf", depths, 1, 4, &p, &e), RL_OK);
+    assert_false(has_caveat(&p, "other_format"));
+    rl_prediction_free(&p);
+
+    m.sizes_known = false; /* unknown bytes: no prediction */
+    assert_int_equal(rl_predict(&f, &m, "odd.gguf", depths, 1, 0, &p, &e), RL_EINPUT);
+    cJSON_Delete(b);
+}
+
+static void test_no_fit(void **state)
+{
+    (void)state;
+    cJSON *b = cJSON_Parse("{\"analysis\": {\"fit\": {\"available\": false, \"reason\": "
+                           "\"only one model: a single point, no line\"}}}");
+    rl_pred_fit f;
+    rl_error e = {RL_OK, ""};
+    assert_int_equal(rl_pred_fit_from_bundle(b, "one.json", &f, &e), RL_EINPUT);
+    assert_non_null(strstr(e.msg, "one.json: the bundle has no fit"));
+    assert_non_null(strstr(e.msg, "single point"));
+    cJSON_Delete(b);
+}
+
+static void test_resident_convention(void **state)
+{
+    (void)state;
+    /* an imported bundle whose resident bytes were file sizes predicts from file bytes */
+    cJSON *b = cJSON_Parse(
+        "{\"models\": [{\"id\": \"m1\", \"bytes_per_token\": {\"source\": \"imported: GGUF "
+        "file size\"}}], \"analysis\": {\"fit\": {\"available\": true, \"bw_bytes_s\": "
+        "10.69e9, \"n_points\": 2, \"bytes_convention\": \"resident\"}, \"models\": [{\"id\": "
+        "\"m1\", \"in_fit\": true, \"bytes_per_token\": 4e8, \"decode_bw_GBs\": 10}]}}");
+    rl_pred_fit f;
+    rl_error e = {RL_OK, ""};
+    assert_int_equal(rl_pred_fit_from_bundle(b, "pi.json", &f, &e), RL_OK);
+    assert_int_equal(f.conv, RL_AN_BYTES_RESIDENT);
+    assert_true(f.resident_is_file);
+    rl_gguf_model m;
+    memset(&m, 0, sizeof m);
+    m.sizes_known = true;
+    m.file_bytes = 346239795; /* 330.2 MiB */
+    m.tensor_bytes = 340000000;
+    uint64_t d0 = 0;
+    rl_prediction p;
+    assert_int_equal(rl_predict(&f, &m, "q.gguf", &d0, 1, 0, &p, &e), RL_OK);
+    assert_string_equal(p.bytes_key, "file_bytes");
+    assert_near(p.points[0].tok_s, 30.8746, 1e-4);
+    /* the interval keeps the line inside it: 10 GB/s point, 10.69 GB/s fit */
+    assert_near(p.points[0].tok_s_low, 10e9 / 346239795.0, 1e-9);
+    assert_near(p.points[0].tok_s_high, 30.8746, 1e-4);
+    rl_prediction_free(&p);
+    cJSON_Delete(b);
+}
+
+static void test_synth_model_in_memory(void **state)
+{
+    (void)state;
+    rl_gguf_model m;
+    rl_error e = {RL_OK, ""};
+    assert_int_equal(rl_pred_load_model("synth:qwen2.5-0.5b:Q8_0", NULL, &m, &e), RL_OK);
+    assert_int_equal(m.kv_bytes_per_token, 12288); /* 2 x 24 x 2 x 64 x 2 */
+    assert_int_equal(m.n_layer, 24);
+    assert_string_equal(m.label, "Q8_0");
+    /* the cached file of the same preset streams the same bytes (tests/e2e compare them) */
+    assert_true(m.streamed_bytes > 400000000 && m.streamed_bytes < 700000000);
+    rl_gguf_model_free(&m);
+    assert_int_equal(rl_pred_load_model("synth:nope:Q8_0", NULL, &m, &e), RL_EINPUT);
+    assert_non_null(strstr(e.msg, "no synth preset 'nope'"));
+    assert_int_equal(rl_pred_load_model("synth:tiny:Q3_K", NULL, &m, &e), RL_EINPUT);
+    assert_int_equal(rl_pred_load_model("synth:tiny", NULL, &m, &e), RL_EINPUT);
+    assert_non_null(strstr(e.msg, "synth:PRESET:TYPE"));
+    assert_int_equal(rl_pred_load_model("synth:tiny-moe:F16", NULL, &m, &e), RL_OK);
+    assert_true(m.is_moe);
+    rl_gguf_model_free(&m);
+}
+
+static void test_last_bundle(void **state)
+{
+    (void)state;
+    const char *tmp = getenv("RL_TMP");
+    char dir[1024], bpath[1100];
+    snprintf(dir, sizeof dir, "%s/predict-cache-%ld", tmp ? tmp : "/tmp", (long)getpid());
+    setenv("LLAMA_ROOFLINE_CACHE", dir, 1);
+    char *got = NULL;
+    rl_error e = {RL_OK, ""};
+    assert_int_equal(rl_pred_default_bundle(&got, &e), RL_EINPUT);
+    assert_non_null(strstr(e.msg, "run `llama-roofline diagnose`"));
+    assert_non_null(strstr(e.msg, "--bundle"));
+    snprintf(bpath, sizeof bpath, "%s.bundle.json", dir);
+    FILE *fp = fopen(bpath, "w");
+    assert_non_null(fp);
+    fputs("{}", fp);
+    fclose(fp);
+    assert_int_equal(rl_pred_remember_bundle(bpath, &e), RL_OK);
+    assert_int_equal(rl_pred_default_bundle(&got, &e), RL_OK);
+    char *abs = realpath(bpath, NULL);
+    assert_string_equal(got, abs);
+    free(abs);
+    free(got);
+    unlink(bpath);
+    char lb[1100];
+    snprintf(lb, sizeof lb, "%s/last-bundle", dir);
+    unlink(lb);
+    rmdir(dir);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_rpi5_by_hand),
+        cmocka_unit_test(test_bytes_at_depth),
+        cmocka_unit_test(test_fit_and_interval),
+        cmocka_unit_test(test_caveats),
+        cmocka_unit_test(test_no_fit),
+        cmocka_unit_test(test_resident_convention),
+        cmocka_unit_test(test_synth_model_in_memory),
+        cmocka_unit_test(test_last_bundle),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
