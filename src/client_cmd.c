@@ -280,6 +280,9 @@ rl_status rl_client_cmd_run(const rl_client_cmd_cfg *cfg, const rl_client_sched 
         free(procs);
         return rl_fail(err, RL_EINTERNAL, "cannot start the process-spawning thread");
     }
+    /* only this reading thread is raised (the spawner started before; children reset) */
+    rl_proc_prio prio;
+    rl_proc_reader_priority_begin(&prio);
     rl_status st = RL_OK;
     bool over = false;
     size_t pending = 0; /* slots queued or being spawned */
@@ -367,6 +370,7 @@ rl_status rl_client_cmd_run(const rl_client_cmd_cfg *cfg, const rl_client_sched 
     pthread_cond_signal(&sp.cv);
     pthread_mutex_unlock(&sp.mu);
     pthread_join(th, NULL);
+    rl_proc_reader_priority_end(&prio);
     if (pending)
         adopt(&sp, procs, &pending);
     for (size_t i = 0; i < n; i++) {

@@ -630,7 +630,10 @@ rl_status rl_client_http_run(const rl_client_http_cfg *cfg, const rl_client_sche
     }
     for (size_t i = 0; i < r.n_slots; i++)
         r.slots[i].r = &r;
+    rl_proc_prio prio; /* stamp chunks as they arrive, even on a busy machine (proc.h) */
+    rl_proc_reader_priority_begin(&prio);
     st = loop(&r, err);
+    rl_proc_reader_priority_end(&prio);
 out:
     if (r.slots)
         for (size_t i = 0; i < r.n_slots; i++)

@@ -415,6 +415,12 @@ static cJSON *point_json(client_ctx *c, rl_error *err)
     p.n_prompts = c->prompts.n;
     p.warmup = (size_t)c->a->warmup;
     cJSON *j = rl_client_point_json(&p, &c->a->slo, err);
+    /* how the reading thread ran while it stamped chunks (proc.h) */
+    if (j && !cJSON_AddStringToObject(j, "reader_priority", rl_proc_reader_priority_note())) {
+        cJSON_Delete(j);
+        j = NULL;
+        rl_fail(err, RL_EINTERNAL, "out of memory");
+    }
     if (!j || !c->a->capture)
         return j;
     /* --capture-output: each record gets its answer text (records follow the results) */

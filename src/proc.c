@@ -2,9 +2,9 @@
  * enforce timeouts and interrupts, reap. See proc.h for the contract and memory ownership.
  *
  * Design notes:
- * - fork + execvpe with a CLOEXEC error pipe: the child writes errno there if exec fails, so
- *   the parent reports RL_EMISSING instead of seeing a silent exit 127. Between fork and exec
- *   the child only calls async-signal-safe functions (glibc's execvpe does not allocate).
+ * - posix_spawnp (glibc: CLONE_VM | CLONE_VFORK, no page-table copy, so the parent's other
+ *   threads take no copy-on-write faults): an exec failure is its return value, so the parent
+ *   reports RL_EMISSING instead of seeing a silent exit 127.
  * - Every parent-side fd is O_CLOEXEC from creation (pipe2, open, pidfd), so children spawned
  *   by other threads or by the other concurrent children never hold our pipes open.
  * - Exit is noticed through a pidfd (Linux >= 5.3); without one the loop polls at most every
@@ -18,7 +18,9 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <pthread.h>
+#include <sched.h>
 #include <signal.h>
+#include <spawn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -26,6 +28,8 @@
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
+
+#include "rl_text.h"
 
 extern char **environ;
 
@@ -196,30 +200,46 @@ void rl_proc_result_free(rl_proc_result *res)
 
 /* ---- spawning ---- */
 
-/* Child side, between fork and exec: async-signal-safe calls only. */
-__attribute__((noreturn)) static void child_exec(const char *const *argv, char *const *envp,
-                                                 const int fds[3], int ex_w)
+/* Start argv with fds[0..2] as its standard streams, in a process group of its own, SIGPIPE,
+ * SIGINT and SIGTERM at their defaults (an inherited "ignore" would defeat the forwarding) and
+ * no signal blocked. posix_spawnp: glibc starts the child with CLONE_VM | CLONE_VFORK, so no
+ * page table is copied; after a fork() every page the parent's other threads touch takes a
+ * copy-on-write fault and a TLB shootdown until the child execs, which on a small VM delayed
+ * the reading thread (and so its chunk timestamps) by milliseconds. An exec failure comes back
+ * as the return value. Returns 0 or an errno value. */
+static int spawn_child(const char *const *argv, char *const *envp, const int fds[3], pid_t *pid)
 {
-    setpgid(0, 0);
-    struct sigaction sa;
-    memset(&sa, 0, sizeof sa);
-    sa.sa_handler = SIG_DFL; /* an inherited "ignore" would defeat SIGINT/SIGTERM forwarding */
-    sigemptyset(&sa.sa_mask);
-    sigaction(SIGPIPE, &sa, NULL);
-    sigaction(SIGINT, &sa, NULL);
-    sigaction(SIGTERM, &sa, NULL);
-    sigset_t none;
+    posix_spawnattr_t at;
+    posix_spawn_file_actions_t fa;
+    int rc = posix_spawnattr_init(&at);
+    if (rc)
+        return rc;
+    rc = posix_spawn_file_actions_init(&fa);
+    if (rc) {
+        posix_spawnattr_destroy(&at);
+        return rc;
+    }
+    sigset_t dflt, none;
+    sigemptyset(&dflt);
+    sigaddset(&dflt, SIGPIPE);
+    sigaddset(&dflt, SIGINT);
+    sigaddset(&dflt, SIGTERM);
     sigemptyset(&none);
-    sigprocmask(SIG_SETMASK, &none, NULL);
-    for (int i = 0; i < 3; i++) /* the fds are all >= 3, so no dup2 clobbers another */
-        if (dup2(fds[i], i) < 0)
-            goto fail;
-    execvpe(argv[0], (char *const *)argv, envp);
-fail:;
-    int e = errno;
-    ssize_t w = write(ex_w, &e, sizeof e);
-    (void)w;
-    _exit(127);
+    rc = posix_spawnattr_setflags(&at, POSIX_SPAWN_SETPGROUP | POSIX_SPAWN_SETSIGDEF |
+                                           POSIX_SPAWN_SETSIGMASK);
+    if (!rc)
+        rc = posix_spawnattr_setpgroup(&at, 0);
+    if (!rc)
+        rc = posix_spawnattr_setsigdefault(&at, &dflt);
+    if (!rc)
+        rc = posix_spawnattr_setsigmask(&at, &none);
+    for (int i = 0; !rc && i < 3; i++) /* the fds are all >= 3, so no dup2 clobbers another */
+        rc = posix_spawn_file_actions_adddup2(&fa, fds[i], i);
+    if (!rc)
+        rc = posix_spawnp(pid, argv[0], &fa, &at, (char *const *)argv, envp);
+    posix_spawn_file_actions_destroy(&fa);
+    posix_spawnattr_destroy(&at);
+    return rc;
 }
 
 /* Move fd above the standard three (the parent may run with 0, 1 or 2 closed); keeps
@@ -318,59 +338,41 @@ rl_status rl_proc_start(const rl_proc_opts *o, rl_proc **out, rl_error *err)
     p->ud = o->ud;
     p->grace_ns = (int64_t)((o->kill_grace > 0 ? o->kill_grace : 1.0) * NS);
 
-    /* fds: 0,1 stdin (read, write), 2,3 stdout, 4,5 stderr, 6,7 exec-error pipe */
-    int fd[8] = {-1, -1, -1, -1, -1, -1, -1, -1};
+    /* fds: 0,1 stdin (read, write), 2,3 stdout, 4,5 stderr */
+    int fd[6] = {-1, -1, -1, -1, -1, -1};
     const char *what = "pipe";
     bool ok = true;
     if (p->in)
         ok = pipe2(fd, O_CLOEXEC) == 0;
     else if ((fd[0] = open("/dev/null", O_RDONLY | O_CLOEXEC)) < 0)
         ok = false, what = "/dev/null";
-    ok = ok && pipe2(fd + 2, O_CLOEXEC) == 0 && pipe2(fd + 4, O_CLOEXEC) == 0 &&
-         pipe2(fd + 6, O_CLOEXEC) == 0;
-    for (int i = 0; ok && i < 8; i++)
+    ok = ok && pipe2(fd + 2, O_CLOEXEC) == 0 && pipe2(fd + 4, O_CLOEXEC) == 0;
+    for (int i = 0; ok && i < 6; i++)
         if (fd[i] >= 0 && (fd[i] = lift(fd[i])) < 0)
             ok = false;
+    int e = ok ? 0 : errno;
     pid_t pid = -1;
     if (ok) {
-        what = "fork";
+        const int child_fds[3] = {fd[0], fd[3], fd[5]};
         p->start_ns = rl_proc_now_ns();
-        pid = fork();
-        if (pid == 0) {
-            const int child_fds[3] = {fd[0], fd[3], fd[5]};
-            child_exec(o->argv, envp, child_fds, fd[7]);
-        }
+        e = spawn_child(o->argv, envp, child_fds, &pid);
+        what = "spawn";
     }
-    int e = errno;
     if (envp != environ)
         free(envp);
     close_fd(&fd[0]); /* the child's ends */
     close_fd(&fd[3]);
     close_fd(&fd[5]);
-    close_fd(&fd[7]);
-    if (pid < 0) {
-        for (int i = 0; i < 8; i++)
+    if (!ok || e) {
+        for (int i = 0; i < 6; i++)
             close_fd(&fd[i]);
         free_proc(p);
+        if (ok && e != EAGAIN && e != ENOMEM)
+            return exec_error(e, prog, err);
         return rl_fail(err, RL_EINTERNAL, "cannot start %s: %s: %s (too many processes or files?)",
                        prog, what, strerror(e));
     }
     p->pid = pid;
-    setpgid(pid, pid); /* also done by the child; whichever runs first wins the race */
-    int child_errno = 0;
-    ssize_t r;
-    do
-        r = read(fd[6], &child_errno, sizeof child_errno);
-    while (r < 0 && errno == EINTR);
-    close_fd(&fd[6]);
-    if (r == (ssize_t)sizeof child_errno) { /* exec failed; the child has exited */
-        while (waitpid(pid, NULL, 0) < 0 && errno == EINTR)
-            ;
-        for (int i = 0; i < 8; i++)
-            close_fd(&fd[i]);
-        free_proc(p);
-        return exec_error(child_errno, prog, err);
-    }
     p->fd_in = fd[1];
     p->s[0].fd = fd[2];
     p->s[1].fd = fd[4];
@@ -658,4 +660,42 @@ rl_status rl_proc_run(const rl_proc_opts *opts, rl_proc_result *res, rl_error *e
         st = rl_proc_wait(&p, 1, -1, err);
     rl_proc_finish(p, res);
     return st;
+}
+
+/* ---- stamping priority for reading loops ---- */
+
+static char prio_note[160] = "normal (not asked)";
+
+bool rl_proc_reader_priority_begin(rl_proc_prio *saved)
+{
+    saved->raised = false;
+    saved->policy = sched_getscheduler(0);
+    struct sched_param sp = {0};
+    sched_getparam(0, &sp);
+    saved->priority = sp.sched_priority;
+    if (saved->policy < 0)
+        saved->policy = SCHED_OTHER;
+    saved->policy &= ~SCHED_RESET_ON_FORK;
+    struct sched_param fifo = {.sched_priority = 1};
+    if (sched_setscheduler(0, SCHED_FIFO | SCHED_RESET_ON_FORK, &fifo) == 0) {
+        saved->raised = true;
+        rl_snprintf(prio_note, sizeof prio_note, "SCHED_FIFO 1");
+    } else {
+        rl_snprintf(prio_note, sizeof prio_note, "normal (SCHED_FIFO refused: %s)",
+                    strerror(errno));
+    }
+    return saved->raised;
+}
+
+void rl_proc_reader_priority_end(const rl_proc_prio *saved)
+{
+    if (!saved->raised)
+        return;
+    struct sched_param sp = {.sched_priority = saved->priority};
+    sched_setscheduler(0, saved->policy, &sp);
+}
+
+const char *rl_proc_reader_priority_note(void)
+{
+    return prio_note;
 }

@@ -119,4 +119,21 @@ int64_t rl_proc_start_ns(const rl_proc *p);
  * killed first (SIGKILL to its group), drained and reaped. NULL p is a no-op. */
 void rl_proc_finish(rl_proc *p, rl_proc_result *res);
 
+/* Stamping priority for a reading loop (the client drivers): ask the kernel to run the calling
+ * thread ahead of ordinary work (SCHED_FIFO priority 1, reset on fork, so no child ever
+ * inherits it), so a chunk is stamped when it arrives rather than when a busy machine next
+ * gets round to the reader. The loop blocks in poll, so it never holds a CPU. Needs
+ * CAP_SYS_NICE or an RLIMIT_RTPRIO above 0; without them nothing changes. begin saves the
+ * thread's policy in *saved and returns true when raised; end restores it. The outcome of the
+ * last begin, for the record ("SCHED_FIFO 1" or "normal (SCHED_FIFO refused: ...)"), is
+ * rl_proc_reader_priority_note (a static string). */
+typedef struct {
+    int policy;
+    int priority;
+    bool raised;
+} rl_proc_prio;
+bool rl_proc_reader_priority_begin(rl_proc_prio *saved);
+void rl_proc_reader_priority_end(const rl_proc_prio *saved);
+const char *rl_proc_reader_priority_note(void);
+
 #endif
