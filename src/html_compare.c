@@ -11,6 +11,7 @@
 #include <libxml/tree.h>
 
 #include "chart.h"
+#include "chart_int.h"
 #include "compare_assets.h"
 #include "compare_chart.h"
 #include "compare_text.h"
@@ -300,6 +301,45 @@ static rl_status charts(cpage *p, rl_error *err)
             return st;
         shown++;
     }
+    /* the streaming client: each input's TTFT and throughput charts, side by side */
+    xmlNodePtr cl = slot(p, "client-list");
+    size_t with_client = 0;
+    static rl_status (*const client_charts[])(const cJSON *, rl_chart *, rl_error *) = {
+        rl_chart_client_ttft, rl_chart_client_throughput};
+    for (size_t i = 0; i < p->c->n_inputs && with_client < 24; i++) {
+        if (!cJSON_IsObject(get(p->c->inputs[i].bundle, "client")))
+            continue;
+        with_client++;
+        for (size_t k = 0; k < 2; k++) {
+            memset(&ch, 0, sizeof ch);
+            e = (rl_error){RL_OK, ""};
+            st = client_charts[k](p->c->inputs[i].bundle, &ch, &e);
+            if (st == RL_NOTHING)
+                continue;
+            if (st != RL_OK) {
+                *err = e;
+                return st;
+            }
+            char *id = rl_asprintf("%s-%zu", ch.id ? ch.id : "client", i + 1);
+            char *title =
+                rl_asprintf("[%zu] %s: %s", i + 1, p->c->inputs[i].label, ch.title ? ch.title : "");
+            if (!id || !title) {
+                free(id);
+                free(title);
+                rl_chart_free(&ch);
+                return rl_fail(err, RL_EINTERNAL, "compare: out of memory");
+            }
+            free(ch.id);
+            ch.id = id;
+            free(ch.title);
+            ch.title = title;
+            st = add_chart(p, cl, &ch, err);
+            if (st != RL_OK)
+                return st;
+        }
+    }
+    if (with_client == 0)
+        drop(slot(p, "client"));
     if (shown == 0 && with_runs == 0)
         rl_html_el_text(&p->h, lc, "p", "missing",
                         "No long-context curves: no input holds llama-bench runs.");
