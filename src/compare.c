@@ -883,7 +883,8 @@ void rl_cmp_test_sentence(const rl_cmp *c, char *buf, size_t cap)
                 "Verdicts: Welch's two-sided t-test on the per-repetition samples of each input "
                 "against the baseline; faster or slower when p < %g and the change is at least "
                 "%g%% of the baseline mean, otherwise within noise. Fewer than 2 samples on a "
-                "side: not tested; imported data without samples: not tested.",
+                "side: not tested; imported data without samples: not tested; a point metric (one "
+                "value per input, e.g. requests/s): not tested.",
                 c->alpha, c->min_effect_pct);
 }
 
