@@ -212,6 +212,18 @@ static void line(rl_sbuf *b, bool markdown, const char *prefix, const char *s)
     }
 }
 
+/* One warning from s (taken) as a list item. */
+static void warn_line(rl_sbuf *b, bool markdown, rl_sbuf *s)
+{
+    char *t = rl_sbuf_take(s);
+    if (!t) {
+        b->oom = true;
+        return;
+    }
+    line(b, markdown, markdown ? "- " : "  ", t);
+    free(t);
+}
+
 static void warnings(rl_sbuf *b, const rl_cmp *c, bool markdown)
 {
     bool any = false;
@@ -237,13 +249,7 @@ static void warnings(rl_sbuf *b, const rl_cmp *c, bool markdown)
             }
             rl_sbuf_printf(&s, "%zu different values over %zu inputs", distinct, c->n_inputs);
         }
-        char *t = rl_sbuf_take(&s);
-        if (!t) {
-            b->oom = true;
-            return;
-        }
-        line(b, markdown, markdown ? "- " : "  ", t);
-        free(t);
+        warn_line(b, markdown, &s);
     }
     if (c->sections_differ) {
         if (!any)
@@ -258,13 +264,7 @@ static void warnings(rl_sbuf *b, const rl_cmp *c, bool markdown)
         }
         rl_sbuf_printf(&s, "%s): a section's rows compare only between inputs that hold it",
                        c->n_inputs > 6 ? "; ..." : "");
-        char *t = rl_sbuf_take(&s);
-        if (!t) {
-            b->oom = true;
-            return;
-        }
-        line(b, markdown, markdown ? "- " : "  ", t);
-        free(t);
+        warn_line(b, markdown, &s);
     }
     if (c->rows_not_everywhere) {
         if (!any)

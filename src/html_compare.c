@@ -246,6 +246,40 @@ static rl_status add_chart(cpage *p, xmlNodePtr host, rl_chart *ch, rl_error *er
     return st;
 }
 
+/* Input i's own chart made by fn (nothing when it has none: *added false), its id made unique
+ * between the inputs ("<prefix or its id>-<i+1>") and its caption naming the input. */
+static rl_status input_chart(cpage *p, xmlNodePtr host, size_t i,
+                             rl_status (*fn)(const cJSON *, rl_chart *, rl_error *),
+                             const char *prefix, bool *added, rl_error *err)
+{
+    rl_chart ch;
+    memset(&ch, 0, sizeof ch);
+    rl_error e = {RL_OK, ""};
+    *added = false;
+    rl_status st = fn(p->c->inputs[i].bundle, &ch, &e);
+    if (st == RL_NOTHING)
+        return RL_OK;
+    if (st != RL_OK) {
+        *err = e;
+        return st;
+    }
+    char *id = rl_asprintf("%s-%zu", prefix ? prefix : (ch.id ? ch.id : "chart"), i + 1);
+    char *title =
+        rl_asprintf("[%zu] %s: %s", i + 1, p->c->inputs[i].label, ch.title ? ch.title : "");
+    if (!id || !title) {
+        free(id);
+        free(title);
+        rl_chart_free(&ch);
+        return rl_fail(err, RL_EINTERNAL, "compare: out of memory");
+    }
+    free(ch.id);
+    ch.id = id;
+    free(ch.title);
+    ch.title = title;
+    *added = true;
+    return add_chart(p, host, &ch, err);
+}
+
 static rl_status charts(cpage *p, rl_error *err)
 {
     rl_chart ch;
@@ -273,33 +307,11 @@ static rl_status charts(cpage *p, rl_error *err)
     xmlNodePtr lc = slot(p, "long-context-list");
     size_t shown = 0;
     for (size_t i = 0; i < p->c->n_inputs && shown < 48; i++) {
-        memset(&ch, 0, sizeof ch);
-        e = (rl_error){RL_OK, ""};
-        st = rl_chart_long_context(p->c->inputs[i].bundle, &ch, &e);
-        if (st == RL_NOTHING)
-            continue;
-        if (st != RL_OK) {
-            *err = e;
-            return st;
-        }
-        /* ids stay unique between the inputs' charts; the caption names the input */
-        char *id = rl_asprintf("long-context-%zu", i + 1);
-        char *title =
-            rl_asprintf("[%zu] %s: %s", i + 1, p->c->inputs[i].label, ch.title ? ch.title : "");
-        if (!id || !title) {
-            free(id);
-            free(title);
-            rl_chart_free(&ch);
-            return rl_fail(err, RL_EINTERNAL, "compare: out of memory");
-        }
-        free(ch.id);
-        ch.id = id;
-        free(ch.title);
-        ch.title = title;
-        st = add_chart(p, lc, &ch, err);
+        bool added = false;
+        st = input_chart(p, lc, i, rl_chart_long_context, "long-context", &added, err);
         if (st != RL_OK)
             return st;
-        shown++;
+        shown += added;
     }
     /* the streaming client: each input's TTFT and throughput charts, side by side */
     xmlNodePtr cl = slot(p, "client-list");
@@ -311,29 +323,8 @@ static rl_status charts(cpage *p, rl_error *err)
             continue;
         with_client++;
         for (size_t k = 0; k < 2; k++) {
-            memset(&ch, 0, sizeof ch);
-            e = (rl_error){RL_OK, ""};
-            st = client_charts[k](p->c->inputs[i].bundle, &ch, &e);
-            if (st == RL_NOTHING)
-                continue;
-            if (st != RL_OK) {
-                *err = e;
-                return st;
-            }
-            char *id = rl_asprintf("%s-%zu", ch.id ? ch.id : "client", i + 1);
-            char *title =
-                rl_asprintf("[%zu] %s: %s", i + 1, p->c->inputs[i].label, ch.title ? ch.title : "");
-            if (!id || !title) {
-                free(id);
-                free(title);
-                rl_chart_free(&ch);
-                return rl_fail(err, RL_EINTERNAL, "compare: out of memory");
-            }
-            free(ch.id);
-            ch.id = id;
-            free(ch.title);
-            ch.title = title;
-            st = add_chart(p, cl, &ch, err);
+            bool added = false;
+            st = input_chart(p, cl, i, client_charts[k], NULL, &added, err);
             if (st != RL_OK)
                 return st;
         }
