@@ -1280,7 +1280,9 @@ cJSON *rl_cmp_to_json(const rl_cmp *c, bool with_bundles)
         cJSON_AddItemToArray(rows, ro);
         ok = rl_json_add_str(ro, "group", row->group) &&
              rl_json_add_str(ro, "subject", row->subject) &&
-             rl_json_add_str(ro, "metric", row->metric) && rl_json_add_str(ro, "unit", row->unit);
+             rl_json_add_str(ro, "metric", row->metric) && rl_json_add_str(ro, "unit", row->unit) &&
+             (!row->kind || rl_json_add_str(ro, "kind", row->kind)) &&
+             (!row->single || cJSON_AddTrueToObject(ro, "one_value"));
         cJSON *keys = cJSON_CreateObject();
         ok = ok && rl_json_attach(ro, "keys", keys);
         for (size_t k = 0; ok && k < row->n_keys; k++)

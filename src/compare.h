@@ -241,11 +241,11 @@ bool rl_cmp_key_varies(const rl_cmp *c, const char *group, const char *name);
 /* The comparison as JSON for the page's embedded data: {"schema": "llama-roofline-compare",
  * "schema_version": 1, "test": {name, alpha, min_effect_pct}, "baseline": N (from 1),
  * "inputs": [{label, path, bundle (with_bundles) or summary}], "rows": [{group, subject,
- * metric, unit, keys: {name: value}, cells: [{mean, sd, n, ci95_low, ci95_high, samples,
- * verdict, ratio, delta, change_pct, t, df, p} or {present: false}]}], "facts": [{label,
- * section, suite, differs, values}]}. A summary is the bundle's tool, command, created_utc,
- * source, environment, settings, llama_cpp and analysis fit, ceiling, utilisation, verdict.
- * NULL when out of memory. */
+ * metric, unit, kind (when known), one_value (true for a point metric), keys: {name: value}, cells:
+ * [{mean, sd, n, ci95_low, ci95_high, samples, verdict, ratio, delta, change_pct, t, df, p} or
+ * {present: false}]}], "facts": [{label, section, suite, differs, values}]}. A summary is the
+ * bundle's tool, command, created_utc, source, environment, settings, llama_cpp and analysis fit,
+ * ceiling, utilisation, verdict. NULL when out of memory. */
 cJSON *rl_cmp_to_json(const rl_cmp *c, bool with_bundles);
 
 #endif

@@ -349,6 +349,29 @@ static void test_client_rows(void **state)
         }
     assert_int_equal(rl_cmp_regressions(&c, 10), 0);
     rl_cmp_free(&c);
+
+    /* the command driver: the command line is the subject, "command" the driver column; the
+     * same point of an HTTP run is another row */
+    cJSON *cmd = client_bundle(1, 2, "a");
+    cJSON *drv = cJSON_GetObjectItem(cJSON_GetObjectItem(cmd, "client"), "driver");
+    cJSON_ReplaceItemInObject(drv, "type", cJSON_CreateString("command"));
+    cJSON_AddStringToObject(drv, "command", "fm respond");
+    rl_cmp_init(&c);
+    assert_int_equal(rl_cmp_add_bundle(&c, "http.json", client_bundle(1, 2, "a"), &err), RL_OK);
+    assert_int_equal(rl_cmp_add_bundle(&c, "cmd.json", cmd, &err), RL_OK);
+    assert_int_equal(rl_cmp_run(&c, &err), RL_OK);
+    assert_int_equal(c.n_rows, 10);
+    const rl_cmp_row *t2 = row_named(&c, RL_CMP_GROUP_CLIENT, "TTFT", 1);
+    assert_non_null(t2);
+    assert_string_equal(t2->subject, "fm respond");
+    assert_string_equal(t2->key_values[0], "command");
+    assert_true(t2->cells[1].present && !t2->cells[0].present);
+    cJSON *j = rl_cmp_to_json(&c, false);
+    assert_non_null(j);
+    cJSON *r0 = cJSON_GetArrayItem(cJSON_GetObjectItem(j, "rows"), 0);
+    assert_string_equal(cJSON_GetObjectItem(r0, "kind")->valuestring, "proxy");
+    cJSON_Delete(j);
+    rl_cmp_free(&c);
 }
 
 /* An advise bundle: model m1 with one run at 2 threads (decode and prefill) and the advice
