@@ -112,7 +112,11 @@ static rl_status cr_read_input(cmp_roof *r, size_t i, const rl_cmp_input *input,
         rl_chart_fmt_gbs(fit_s, sizeof fit_s, ci->fit_bps / 1e9);
     if (ci->has_ceil)
         rl_chart_fmt_gbs(ceil_s, sizeof ceil_s, ci->ceil_gbs);
-    ci->key = rl_asprintf("[%zu] %s: %s%s%s%s", i + 1, ci->label, ci->has_fit ? "fit " : "no fit",
+    bool runs = cJSON_GetArraySize(get(b, "models")) > 0;
+    ci->key = rl_asprintf("[%zu] %s: %s%s%s%s", i + 1, ci->label,
+                          ci->has_fit ? "fit "
+                          : runs      ? "no fit"
+                                      : "no llama-bench runs",
                           fit_s, ci->has_ceil ? ", ceiling " : "", ceil_s);
     if (!ci->key)
         return rl_fail(err, RL_EINTERNAL, "comparison roofline: out of memory");

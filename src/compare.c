@@ -17,7 +17,8 @@
 #include "stats.h"
 
 /* The row producers: one per bundle section that has something to compare (compare.h). */
-static const rl_cmp_rows_fn producers[] = {rl_cmp_rows_decode};
+static const rl_cmp_rows_fn producers[] = {rl_cmp_rows_decode, rl_cmp_rows_advice,
+                                           rl_cmp_rows_client};
 
 static const cJSON *get(const cJSON *o, const char *key)
 {
@@ -38,6 +39,7 @@ static void row_free(rl_cmp_row *r, size_t n_inputs)
     free(r->subject);
     free(r->metric);
     free(r->unit);
+    free(r->kind);
     for (size_t k = 0; k < r->n_keys; k++) {
         free(r->key_names[k]);
         free(r->key_values[k]);
@@ -310,9 +312,12 @@ static rl_status new_row(rl_cmp *c, const rl_cmp_row_spec *s, rl_cmp_row **out, 
     r->subject = rl_strdup(s->subject ? s->subject : "");
     r->metric = rl_strdup(s->metric);
     r->unit = rl_strdup(s->unit ? s->unit : "");
+    r->kind = s->kind ? rl_strdup(s->kind) : NULL;
     r->higher_is_better = s->higher_is_better;
+    r->single = s->single;
     r->cells = rl_calloc(c->n_inputs, sizeof *r->cells);
-    bool ok = r->group && r->key && r->subject && r->metric && r->unit && r->cells;
+    bool ok = r->group && r->key && r->subject && r->metric && r->unit && r->cells &&
+              (r->kind || !s->kind);
     for (size_t k = 0; k < s->n_keys && k < RL_CMP_MAX_KEYS; k++) {
         r->key_names[k] = rl_strdup(s->keys[k].name);
         r->key_values[k] = rl_strdup(s->keys[k].value ? s->keys[k].value : "");
@@ -342,6 +347,7 @@ rl_status rl_cmp_add_samples(rl_cmp *c, size_t input, const rl_cmp_row_spec *spe
         return RL_OK;
     if (n > RL_CMP_MAX_SAMPLES)
         n = RL_CMP_MAX_SAMPLES;
+    cell->point = spec->single;
     if (n > 0) {
         rl_stats_summary s;
         if (rl_stats_summarize(samples, n, &s, err) != RL_OK)
@@ -368,6 +374,31 @@ rl_status rl_cmp_add_samples(rl_cmp *c, size_t input, const rl_cmp_row_spec *spe
     return RL_OK;
 }
 
+/* The finite numbers of a JSON array of len > 0 items (above 0, or from 0 with zero_ok; others
+ * skipped) as one input's samples of a row; nothing when none is left. */
+static rl_status add_array(rl_cmp *c, size_t input, const rl_cmp_row_spec *spec, const cJSON *arr,
+                           int len, bool zero_ok, rl_error *err)
+{
+    size_t n = (size_t)len > RL_CMP_MAX_SAMPLES ? RL_CMP_MAX_SAMPLES : (size_t)len;
+    double *x = rl_calloc(n, sizeof *x);
+    if (!x)
+        return rl_fail(err, RL_EINTERNAL, "out of memory");
+    size_t k = 0;
+    const cJSON *s;
+    cJSON_ArrayForEach(s, arr)
+    {
+        if (k == n)
+            break;
+        if (cJSON_IsNumber(s) && isfinite(s->valuedouble) &&
+            (s->valuedouble > 0 || (zero_ok && s->valuedouble == 0)))
+            x[k++] = s->valuedouble;
+    }
+    rl_status st =
+        k > 0 ? rl_cmp_add_samples(c, input, spec, x, k, false, 0, false, 0, err) : RL_OK;
+    free(x);
+    return st;
+}
+
 rl_status rl_cmp_add_rate(rl_cmp *c, size_t input, const rl_cmp_row_spec *spec, const cJSON *rate,
                           rl_error *err)
 {
@@ -376,26 +407,8 @@ rl_status rl_cmp_add_rate(rl_cmp *c, size_t input, const rl_cmp_row_spec *spec, 
         return RL_OK;
     const cJSON *arr = get(rate, "samples");
     int len = cJSON_IsArray(arr) ? cJSON_GetArraySize(arr) : 0;
-    if (len > 0) {
-        size_t n = (size_t)len > RL_CMP_MAX_SAMPLES ? RL_CMP_MAX_SAMPLES : (size_t)len;
-        double *x = rl_calloc(n, sizeof *x);
-        if (!x)
-            return rl_fail(err, RL_EINTERNAL, "out of memory");
-        size_t k = 0;
-        const cJSON *s;
-        cJSON_ArrayForEach(s, arr)
-        {
-            if (k == n)
-                break;
-            if (!cJSON_IsNumber(s) || !isfinite(s->valuedouble) || s->valuedouble <= 0)
-                continue;
-            x[k++] = s->valuedouble;
-        }
-        rl_status st =
-            k > 0 ? rl_cmp_add_samples(c, input, spec, x, k, false, 0, false, 0, err) : RL_OK;
-        free(x);
-        return st;
-    }
+    if (len > 0)
+        return add_array(c, input, spec, arr, len, false, err);
     double mean = 0, sd = 0;
     bool has_mean = rl_json_get_num(rate, "mean", &mean) && mean > 0;
     bool has_sd = rl_json_get_num(rate, "sd", &sd);
@@ -471,6 +484,29 @@ void rl_cmp_model_identity(const cJSON *model, char *buf, size_t cap)
     rl_snprintf(buf, cap, "name:%.200s:%llu", name ? name : "?", (unsigned long long)bpt);
 }
 
+/* Whether bundle.advice ranks model id's decode at th threads (its rows come from the depth-0
+ * runs: rl_cmp_rows_advice lists them). */
+static bool advice_covers(const cJSON *bundle, const char *id, double th)
+{
+    const cJSON *t;
+    if (!id)
+        return false;
+    cJSON_ArrayForEach(t, get(get(bundle, "advice"), "tables"))
+    {
+        double tt;
+        if (!rl_json_get_num(t, "threads", &tt) || tt != th)
+            continue;
+        const cJSON *row;
+        cJSON_ArrayForEach(row, get(t, "rows"))
+        {
+            const char *mid = rl_json_get_str(row, "model_id");
+            if (mid && strcmp(mid, id) == 0)
+                return true;
+        }
+    }
+    return false;
+}
+
 rl_status rl_cmp_rows_decode(rl_cmp *c, size_t input, const cJSON *bundle, rl_error *err)
 {
     const cJSON *settings = get(bundle, "settings");
@@ -498,16 +534,18 @@ rl_status rl_cmp_rows_decode(rl_cmp *c, size_t input, const cJSON *bundle, rl_er
             rl_snprintf(s_th, sizeof s_th, "%.0f", th);
             rl_snprintf(s_dp, sizeof s_dp, "%.0f", dp);
             static const char *const metrics[] = {"decode", "prefill"};
-            for (size_t k = 0; k < 2; k++) {
+            bool advised = dp == 0 && advice_covers(bundle, rl_json_get_str(m, "id"), th);
+            for (size_t k = advised ? 1 : 0; k < 2; k++) {
                 char key[512];
                 rl_snprintf(key, sizeof key, "%s|%s|t=%s|d=%s|p=%s|g=%s", metrics[k], ident, s_th,
                             s_dp, s_np, s_ng);
                 rl_cmp_row_spec spec = {
-                    .group = "llama-bench",
+                    .group = RL_CMP_GROUP_DECODE,
                     .key = key,
                     .subject = name ? name : "?",
                     .metric = metrics[k],
                     .unit = "tok/s",
+                    .kind = "measured",
                     .higher_is_better = true,
                     .n_keys = 4,
                     .keys = {
@@ -519,6 +557,217 @@ rl_status rl_cmp_rows_decode(rl_cmp *c, size_t input, const cJSON *bundle, rl_er
         }
     }
     return RL_OK;
+}
+
+rl_status rl_cmp_rows_advice(rl_cmp *c, size_t input, const cJSON *bundle, rl_error *err)
+{
+    const cJSON *t;
+    cJSON_ArrayForEach(t, get(get(bundle, "advice"), "tables"))
+    {
+        double th;
+        if (!rl_json_get_num(t, "threads", &th) || !isfinite(th))
+            continue;
+        char s_th[32];
+        rl_snprintf(s_th, sizeof s_th, "%.0f", th);
+        const cJSON *row;
+        cJSON_ArrayForEach(row, get(t, "rows"))
+        {
+            const char *id = rl_json_get_str(row, "model_id");
+            const char *format = rl_json_get_str(row, "format");
+            const char *name = rl_json_get_str(row, "name");
+            const cJSON *model = NULL, *m;
+            cJSON_ArrayForEach(m, get(bundle, "models"))
+            {
+                const char *mid = rl_json_get_str(m, "id");
+                if (!model && id && mid && strcmp(id, mid) == 0)
+                    model = m;
+            }
+            char ident[320], key[512];
+            if (model)
+                rl_cmp_model_identity(model, ident, sizeof ident);
+            else
+                rl_snprintf(ident, sizeof ident, "name:%.200s", name ? name : "?");
+            rl_snprintf(key, sizeof key, "decode|%s|t=%s|f=%.100s", ident, s_th,
+                        format ? format : "?");
+            rl_cmp_row_spec spec = {.group = RL_CMP_GROUP_ADVICE,
+                                    .key = key,
+                                    .subject = name ? name : "?",
+                                    .metric = "decode",
+                                    .unit = "tok/s",
+                                    .kind = "measured",
+                                    .higher_is_better = true,
+                                    .n_keys = 2,
+                                    .keys = {{"threads", s_th}, {"format", format ? format : "?"}}};
+            rl_status st = rl_cmp_add_rate(c, input, &spec, get(row, "decode"), err);
+            if (st != RL_OK)
+                return st;
+        }
+    }
+    return RL_OK;
+}
+
+/* ---- the streaming client ---------------------------------------------------------------- */
+
+typedef struct {
+    const char *name, *label, *unit, *kind; /* kind: the legend's, when the bundle gives none */
+    bool higher_is_better, single;
+} client_metric;
+
+static const client_metric client_metrics[] = {
+    {"ttft", "TTFT", "ms", "proxy", false, false},
+    {"e2e", "E2E latency", "ms", "measured", false, false},
+    {"tpot", "TPOT", "ms", "derived", false, false},
+    {"chunk_gap", "chunk gap", "ms", "proxy", false, false},
+    {"decode_tok_s", "decode rate per request", "tok/s", "derived", true, false},
+    {"output_tok_s", "output rate per request", "tok/s", "derived", true, false},
+    {"output_throughput", "output throughput", "tok/s", "derived", true, true},
+    {"rps", "requests/s", "req/s", "measured", true, true},
+    {"goodput.rps", "goodput", "req/s", "derived", true, true},
+};
+
+/* The kind a metric object states, when it is one of the four; else dflt. */
+static const char *kind_of(const cJSON *o, const char *dflt)
+{
+    static const char *const kinds[] = {"measured", "proxy", "derived", "controlled"};
+    const char *k = rl_json_get_str(o, "kind");
+    for (size_t i = 0; k && i < 4; i++)
+        if (strcmp(k, kinds[i]) == 0)
+            return kinds[i];
+    return dflt;
+}
+
+/* One client metric of one point: a distribution's samples (finite, >= 0; with its samples
+ * unavailable, the summary's mean and sd: not tested), or a point metric's value. */
+static rl_status client_add(rl_cmp *c, size_t input, rl_cmp_row_spec *spec, const cJSON *o,
+                            rl_error *err)
+{
+    bool avail = true;
+    if (!cJSON_IsObject(o) || (rl_json_get_bool(o, "available", &avail) && !avail))
+        return RL_OK;
+    double v;
+    if (spec->single) {
+        if (!rl_json_get_num(o, "value", &v) || !isfinite(v) || v < 0)
+            return RL_OK;
+        return rl_cmp_add_samples(c, input, spec, &v, 1, false, 0, false, 0, err);
+    }
+    const cJSON *arr = get(o, "samples");
+    int len = cJSON_IsArray(arr) ? cJSON_GetArraySize(arr) : 0;
+    if (len > 0)
+        return add_array(c, input, spec, arr, len, true, err);
+    const cJSON *sum = get(o, "summary");
+    double sd = 0;
+    if (!rl_json_get_num(sum, "mean", &v) || !isfinite(v) || v < 0)
+        return RL_OK;
+    bool has_sd = rl_json_get_num(sum, "sd", &sd);
+    return rl_cmp_add_samples(c, input, spec, NULL, 0, true, v, has_sd, sd, err);
+}
+
+rl_status rl_cmp_rows_client(rl_cmp *c, size_t input, const cJSON *bundle, rl_error *err)
+{
+    const cJSON *cl = get(bundle, "client");
+    if (!cJSON_IsObject(cl))
+        return RL_OK;
+    const cJSON *drv = get(cl, "driver");
+    const char *type = rl_json_get_str(drv, "type");
+    const char *cmd = rl_json_get_str(drv, "command"), *url = rl_json_get_str(drv, "url");
+    const char *model = rl_json_get_str(drv, "model");
+    char ident[600], subject[300], where[300];
+    if (type && strcmp(type, "command") == 0) {
+        rl_snprintf(ident, sizeof ident, "cmd:%.500s", cmd ? cmd : "?");
+        rl_snprintf(subject, sizeof subject, "%.280s", cmd ? cmd : "?");
+        rl_snprintf(where, sizeof where, "command");
+    } else {
+        rl_snprintf(ident, sizeof ident, "http:%.400s|%.190s", url ? url : "?", model ? model : "");
+        rl_snprintf(subject, sizeof subject, "%.280s", model ? model : (url ? url : "?"));
+        rl_snprintf(where, sizeof where, "%.280s", url ? url : "?");
+    }
+    /* the prompt set: its name and size shown, its ids and texts hashed into the key */
+    const cJSON *ps = get(get(cl, "settings"), "prompts");
+    const char *psrc = rl_json_get_str(ps, "source"), *pname = rl_json_get_str(ps, "name");
+    double pn = NAN;
+    rl_json_get_num(ps, "n", &pn);
+    char prompts[200];
+    rl_snprintf(prompts, sizeof prompts, isfinite(pn) ? "%.80s:%.80s (%.0f)" : "%.80s:%.80s",
+                psrc ? psrc : "?", pname ? pname : "?", pn);
+    uint64_t h = 14695981039346656037ull;
+    const cJSON *pr;
+    cJSON_ArrayForEach(pr, get(cl, "prompts"))
+    {
+        const char *pid = rl_json_get_str(pr, "id"), *text = rl_json_get_str(pr, "text");
+        h = fnv(fnv(fnv(h, pid ? pid : ""), "\x1f"), text ? text : "");
+        h = fnv(h, "\x1e");
+    }
+    const cJSON *pt;
+    cJSON_ArrayForEach(pt, get(cl, "points"))
+    {
+        double conc = NAN, rate = NAN;
+        rl_json_get_num(pt, "concurrency", &conc);
+        rl_json_get_num(pt, "request_rate", &rate);
+        char s_conc[32], s_rate[32];
+        rl_snprintf(s_conc, sizeof s_conc, isfinite(conc) ? "%.0f" : "?", conc);
+        if (isfinite(rate))
+            rl_snprintf(s_rate, sizeof s_rate, "%g", rate);
+        else
+            rl_snprintf(s_rate, sizeof s_rate, "closed loop");
+        for (size_t k = 0; k < sizeof client_metrics / sizeof client_metrics[0]; k++) {
+            const client_metric *cm = &client_metrics[k];
+            const cJSON *o = strcmp(cm->name, "goodput.rps") == 0
+                                 ? get(get(pt, "goodput"), "rps")
+                                 : get(get(pt, "metrics"), cm->name);
+            char key[1024];
+            rl_snprintf(key, sizeof key, "%s|%s|c=%s|r=%s|p=%s|%016llx", cm->name, ident, s_conc,
+                        s_rate, prompts, (unsigned long long)h);
+            rl_cmp_row_spec spec = {.group = RL_CMP_GROUP_CLIENT,
+                                    .key = key,
+                                    .subject = subject,
+                                    .metric = cm->label,
+                                    .unit = cm->unit,
+                                    .kind = kind_of(o, cm->kind),
+                                    .higher_is_better = cm->higher_is_better,
+                                    .single = cm->single,
+                                    .n_keys = 4,
+                                    .keys = {{"driver", where},
+                                             {"concurrency", s_conc},
+                                             {"request rate", s_rate},
+                                             {"prompts", prompts}}};
+            rl_status st = client_add(c, input, &spec, o, err);
+            if (st != RL_OK)
+                return st;
+        }
+    }
+    return RL_OK;
+}
+
+void rl_cmp_sections(const cJSON *bundle, char *buf, size_t cap)
+{
+    rl_sbuf s = {0};
+    bool runs = false;
+    const cJSON *m;
+    cJSON_ArrayForEach(m, get(bundle, "models")) runs =
+        runs || cJSON_GetArraySize(get(m, "runs")) > 0;
+    if (runs)
+        rl_sbuf_printf(&s, "llama-bench runs");
+    if (cJSON_IsObject(get(bundle, "advice")))
+        rl_sbuf_printf(&s, "%squantization advice", s.len ? " + " : "");
+    if (cJSON_IsObject(get(bundle, "client")))
+        rl_sbuf_printf(&s, "%sstreaming client", s.len ? " + " : "");
+    char *t = rl_sbuf_take(&s);
+    rl_snprintf(buf, cap, "%s", t && *t ? t : "nothing to compare");
+    free(t);
+}
+
+const char *rl_cmp_group_note(const char *group)
+{
+    if (strcmp(group, RL_CMP_GROUP_CLIENT) == 0)
+        return "Client-side latencies are lower-is-better: a rise beyond noise is \"slower\". "
+               "TTFT is a proxy (send to the first streamed chunk, which may carry several "
+               "tokens); chunk gaps are a proxy too (gaps between deliveries); TPOT and the "
+               "per-request rates are derived. Throughput, requests/s and goodput are one value "
+               "per operating point: ratio and delta, no test.";
+    if (strcmp(group, RL_CMP_GROUP_ADVICE) == 0)
+        return "The decode rates `advise --measure` ranked, per thread count and format (the "
+               "same llama-bench runs, listed here and not again under llama-bench).";
+    return NULL;
 }
 
 /* ---- verdicts -------------------------------------------------------------------------- */
@@ -558,6 +807,10 @@ void rl_cmp_verdict_of(const rl_cmp_cell *b, rl_cmp_cell *x, bool higher_is_bett
         x->delta = x->mean - b->mean;
         x->change_pct = 100.0 * x->delta / b->mean;
     }
+    if (b->point || x->point) {
+        x->verdict = RL_CMP_ONE_VALUE;
+        return;
+    }
     if (b->n == 0 || x->n == 0) {
         x->verdict = RL_CMP_NO_SAMPLES;
         return;
@@ -594,6 +847,7 @@ const char *rl_cmp_verdict_word(rl_cmp_verdict v)
     case RL_CMP_NOISE: return "within noise";
     case RL_CMP_ONE_SAMPLE: return "one sample: not tested";
     case RL_CMP_NO_SAMPLES: return "no samples: not tested";
+    case RL_CMP_ONE_VALUE: return "one value: not tested";
     }
     return "?";
 }
@@ -605,7 +859,8 @@ const char *rl_cmp_verdict_arrow(rl_cmp_verdict v)
     case RL_CMP_SLOWER: return "\xE2\x86\x93"; /* ↓ */
     case RL_CMP_NOISE: return "=";
     case RL_CMP_ONE_SAMPLE:
-    case RL_CMP_NO_SAMPLES: return "?";
+    case RL_CMP_NO_SAMPLES:
+    case RL_CMP_ONE_VALUE: return "?";
     case RL_CMP_MISSING: return "-";
     case RL_CMP_BASELINE: return "";
     }
@@ -618,7 +873,8 @@ void rl_cmp_test_sentence(const rl_cmp *c, char *buf, size_t cap)
                 "Verdicts: Welch's two-sided t-test on the per-repetition samples of each input "
                 "against the baseline; faster or slower when p < %g and the change is at least "
                 "%g%% of the baseline mean, otherwise within noise. Fewer than 2 samples on a "
-                "side: not tested; imported data without samples: not tested.",
+                "side: not tested; imported data without samples: not tested; a point metric (one "
+                "value per input, e.g. requests/s): not tested.",
                 c->alpha, c->min_effect_pct);
 }
 
@@ -634,7 +890,8 @@ rl_cmp_counts rl_cmp_count(const rl_cmp *c)
             case RL_CMP_SLOWER: k.slower++; break;
             case RL_CMP_NOISE: k.noise++; break;
             case RL_CMP_ONE_SAMPLE:
-            case RL_CMP_NO_SAMPLES: k.untested++; break;
+            case RL_CMP_NO_SAMPLES:
+            case RL_CMP_ONE_VALUE: k.untested++; break;
             default: k.missing++; break;
             }
         }
@@ -699,38 +956,51 @@ bool rl_cmp_key_varies(const rl_cmp *c, const char *group, const char *name)
 
 /* ---- environment and suite -------------------------------------------------------------- */
 
+/* A fact is obj.key (obj.sub.key with sub); with needs, it applies only to the inputs whose
+ * bundle holds the object needs (others show "n/a" and never make it differ). */
 typedef struct {
     const char *section, *obj, *key, *label;
     bool suite;
+    const char *sub, *needs;
 } fact_def;
 
 static const fact_def fact_defs[] = {
-    {"environment", "environment", "cpu", "CPU", false},
-    {"environment", "environment", "arch", "Architecture", false},
-    {"environment", "environment", "logical_cores", "Logical cores", false},
-    {"environment", "environment", "physical_cores", "Physical cores", false},
-    {"environment", "environment", "ram_bytes", "RAM (bytes)", false},
-    {"environment", "environment", "os", "OS", false},
-    {"environment", "environment", "kernel", "Kernel", false},
-    {"environment", "environment", "governor", "CPU governor", false},
-    {"environment", "environment", "thp", "Transparent huge pages", false},
-    {"environment", "environment", "vm", "Virtual machine", false},
-    {"environment", "environment", "hypervisor", "Hypervisor", false},
-    {"environment", "environment", "numa_nodes", "NUMA nodes", false},
-    {"llama.cpp", "llama_cpp", "build_commit", "llama.cpp build commit", false},
-    {"llama.cpp", "llama_cpp", "build_number", "llama.cpp build number", false},
-    {"llama.cpp", "llama_cpp", "version", "llama.cpp version", false},
-    {"settings", "settings", "threads", "Threads", true},
-    {"settings", "settings", "depths", "KV depths", true},
-    {"settings", "settings", "n_prompt", "Prompt tokens (n_prompt)", true},
-    {"settings", "settings", "n_gen", "Generated tokens (n_gen)", true},
-    {"settings", "settings", "n_gpu_layers", "GPU layers", true},
-    {"settings", "settings", "bench_args", "Extra llama-bench arguments", true},
-    {"settings", "settings", "bytes_convention", "Bytes convention", true},
-    {"settings", "settings", "reps", "Repetitions", false},
-    {"ceiling", "membw", "peak_read_GBs", "Memory ceiling (GB/s)", false},
-    {"tool", "tool", "version", "llama-roofline version", false},
-    {"source", "source", "kind", "Data source", false},
+    {"environment", "environment", "cpu", "CPU", false, NULL, NULL},
+    {"environment", "environment", "arch", "Architecture", false, NULL, NULL},
+    {"environment", "environment", "logical_cores", "Logical cores", false, NULL, NULL},
+    {"environment", "environment", "physical_cores", "Physical cores", false, NULL, NULL},
+    {"environment", "environment", "ram_bytes", "RAM (bytes)", false, NULL, NULL},
+    {"environment", "environment", "os", "OS", false, NULL, NULL},
+    {"environment", "environment", "kernel", "Kernel", false, NULL, NULL},
+    {"environment", "environment", "governor", "CPU governor", false, NULL, NULL},
+    {"environment", "environment", "thp", "Transparent huge pages", false, NULL, NULL},
+    {"environment", "environment", "vm", "Virtual machine", false, NULL, NULL},
+    {"environment", "environment", "hypervisor", "Hypervisor", false, NULL, NULL},
+    {"environment", "environment", "numa_nodes", "NUMA nodes", false, NULL, NULL},
+    {"llama.cpp", "llama_cpp", "build_commit", "llama.cpp build commit", false, NULL, "models"},
+    {"llama.cpp", "llama_cpp", "build_number", "llama.cpp build number", false, NULL, "models"},
+    {"llama.cpp", "llama_cpp", "version", "llama.cpp version", false, NULL, "models"},
+    {"settings", "settings", "threads", "Threads", true, NULL, "models"},
+    {"settings", "settings", "depths", "KV depths", true, NULL, "models"},
+    {"settings", "settings", "n_prompt", "Prompt tokens (n_prompt)", true, NULL, "models"},
+    {"settings", "settings", "n_gen", "Generated tokens (n_gen)", true, NULL, "models"},
+    {"settings", "settings", "n_gpu_layers", "GPU layers", true, NULL, "models"},
+    {"settings", "settings", "bench_args", "Extra llama-bench arguments", true, NULL, "models"},
+    {"settings", "settings", "bytes_convention", "Bytes convention", true, NULL, "models"},
+    {"settings", "settings", "reps", "Repetitions", false, NULL, "models"},
+    {"ceiling", "membw", "peak_read_GBs", "Memory ceiling (GB/s)", false, NULL, "models"},
+    {"tool", "tool", "version", "llama-roofline version", false, NULL, NULL},
+    {"source", "source", "kind", "Data source", false, NULL, NULL},
+    {"client", "client", "type", "Client driver", false, "driver", "client"},
+    {"client", "client", "url", "Client endpoint", false, "driver", "client"},
+    {"client", "client", "model", "Client model", false, "driver", "client"},
+    {"client", "client", "command", "Client command", false, "driver", "client"},
+    {"client", "client", "max_tokens", "Client max output tokens", true, "settings", "client"},
+    {"client", "client", "prompts", "Client prompt set", true, "settings", "client"},
+    {"client", "client", "slo", "Client SLOs", true, "settings", "client"},
+    {"client", "client", "runs", "Client runs per prompt", false, "settings", "client"},
+    {"client", "client", "warmup", "Client warm-up requests", false, "settings", "client"},
+    {"client", "client", "source", "Client token counts", false, "tokens", "client"},
 };
 #define N_FACT_DEFS (sizeof fact_defs / sizeof fact_defs[0])
 
@@ -804,6 +1074,7 @@ static char *model_set(const cJSON *b, bool names)
 static rl_status facts(rl_cmp *c, rl_error *err)
 {
     size_t n = N_FACT_DEFS + 1; /* + the model set */
+    c->n_facts = 0;
     c->facts = rl_calloc(n, sizeof *c->facts);
     if (!c->facts)
         return rl_fail(err, RL_EINTERNAL, "out of memory");
@@ -822,12 +1093,21 @@ static rl_status facts(rl_cmp *c, rl_error *err)
             fa->suite = true;
         }
         char *first_set = NULL;
+        const char *first_value = NULL;
+        const char *needs = f < N_FACT_DEFS ? fact_defs[f].needs : "models";
         for (size_t i = 0; i < c->n_inputs; i++) {
             const cJSON *b = c->inputs[i].bundle;
-            if (f < N_FACT_DEFS) {
-                fa->values[i] = value_string(get(get(b, fact_defs[f].obj), fact_defs[f].key));
-                if (fa->values[i] && i > 0 && strcmp(fa->values[i], fa->values[0]) != 0)
+            if (needs && !get(b, needs)) {
+                fa->values[i] = rl_strdup("n/a");
+            } else if (f < N_FACT_DEFS) {
+                const cJSON *o = get(b, fact_defs[f].obj);
+                if (fact_defs[f].sub)
+                    o = get(o, fact_defs[f].sub);
+                fa->values[i] = value_string(get(o, fact_defs[f].key));
+                if (fa->values[i] && first_value && strcmp(fa->values[i], first_value) != 0)
                     fa->differs = true;
+                if (!first_value)
+                    first_value = fa->values[i];
             } else { /* shown by name, compared by identity */
                 fa->values[i] = model_set(b, true);
                 char *set = model_set(b, false);
@@ -883,6 +1163,21 @@ rl_status rl_cmp_run(rl_cmp *c, rl_error *err)
         }
         if (!everywhere)
             c->rows_not_everywhere++;
+    }
+    for (size_t r = 0; r < c->n_rows; r++) {
+        const rl_cmp_row *g = rl_cmp_group_first(c, c->rows[r].group);
+        if (g && strcmp(g->unit, c->rows[r].unit) != 0)
+            for (size_t q = 0; q < c->n_rows; q++)
+                if (strcmp(c->rows[q].group, g->group) == 0)
+                    c->rows[q].units_vary = true;
+    }
+    c->sections_differ = false;
+    char first[128], other[128];
+    rl_cmp_sections(c->inputs[0].bundle, first, sizeof first);
+    for (size_t i = 1; i < c->n_inputs; i++) {
+        rl_cmp_sections(c->inputs[i].bundle, other, sizeof other);
+        if (strcmp(first, other) != 0)
+            c->sections_differ = true;
     }
     return facts(c, err);
 }
@@ -985,7 +1280,9 @@ cJSON *rl_cmp_to_json(const rl_cmp *c, bool with_bundles)
         cJSON_AddItemToArray(rows, ro);
         ok = rl_json_add_str(ro, "group", row->group) &&
              rl_json_add_str(ro, "subject", row->subject) &&
-             rl_json_add_str(ro, "metric", row->metric) && rl_json_add_str(ro, "unit", row->unit);
+             rl_json_add_str(ro, "metric", row->metric) && rl_json_add_str(ro, "unit", row->unit) &&
+             (!row->kind || rl_json_add_str(ro, "kind", row->kind)) &&
+             (!row->single || cJSON_AddTrueToObject(ro, "one_value"));
         cJSON *keys = cJSON_CreateObject();
         ok = ok && rl_json_attach(ro, "keys", keys);
         for (size_t k = 0; ok && k < row->n_keys; k++)

@@ -8,14 +8,22 @@
  * one function of the type rl_cmp_rows_fn, listed in compare.c's producer table:
  *   rl_cmp_rows_decode   llama-bench decode and prefill rates of models[].runs[] (group
  *                        "llama-bench"; key: model identity, threads, depth, n_prompt, n_gen).
- * A later section plugs in the same way, without touching matching, verdicts or rendering:
- *   rl_status rl_cmp_rows_client(rl_cmp *c, size_t input, const cJSON *bundle, rl_error *err);
- *       for each operating point of bundle.client: fill an rl_cmp_row_spec (group "client",
- *       key columns e.g. model identity, concurrency, prompt set; metric "TTFT" with
- *       higher_is_better false, or "output tok/s" with true) and call rl_cmp_add_rate (a rate
- *       object {samples, stats} or {mean, sd, samples unavailable}) or rl_cmp_add_samples;
- *   rl_cmp_rows_advice likewise for bundle.advice. Add the function to the table; the
- *   terminal table, Markdown and page show its rows, grouped by "group", with its key columns.
+ *                        In an advise bundle the depth-0 decode rates its advice tables rank
+ *                        are left to rl_cmp_rows_advice (listed once, in that group).
+ *   rl_cmp_rows_client   every operating point of bundle.client (group RL_CMP_GROUP_CLIENT;
+ *                        key: driver identity = command line, or endpoint URL + model; then
+ *                        concurrency, request rate, prompt set = source:name, count and a hash
+ *                        of the prompts' ids and texts). Distribution metrics from their
+ *                        samples: TTFT (proxy), E2E (measured), TPOT (derived), chunk gap
+ *                        (proxy), all lower is better; per-request decode and output tok/s
+ *                        (derived), higher is better. Point metrics, one value per bundle:
+ *                        output throughput, requests/s, goodput requests/s ("one value: not
+ *                        tested", ratio and delta still given).
+ *   rl_cmp_rows_advice   every row of bundle.advice.tables[] (group RL_CMP_GROUP_ADVICE; key:
+ *                        threads, format, model identity): the decode rate with its samples.
+ * A producer fills an rl_cmp_row_spec (group, key, key columns, metric, its kind, unit,
+ * direction) and calls rl_cmp_add_rate or rl_cmp_add_samples; the terminal table, Markdown and
+ * page show its rows, grouped by "group", with its key columns and rl_cmp_group_note.
  *
  * Model identity (rl_cmp_model_identity): the tensor-type map and size from the GGUF header
  * (gguf.types: type, tensor count and bytes of each, and gguf.tensor_bytes), so a renamed or
@@ -63,11 +71,17 @@ typedef enum {
     RL_CMP_SLOWER,
     RL_CMP_NOISE,      /* within noise */
     RL_CMP_ONE_SAMPLE, /* fewer than 2 samples on a side: not tested */
-    RL_CMP_NO_SAMPLES  /* a side has no samples (imported mean only): not tested */
+    RL_CMP_NO_SAMPLES, /* a side has no samples (imported mean only): not tested */
+    RL_CMP_ONE_VALUE   /* a point metric (one value per input, e.g. requests/s): not tested */
 } rl_cmp_verdict;
+
+#define RL_CMP_GROUP_DECODE "llama-bench"
+#define RL_CMP_GROUP_CLIENT "Streaming client"
+#define RL_CMP_GROUP_ADVICE "Quantization advice"
 
 typedef struct {
     bool present;
+    bool point;      /* a point metric's one value (the row is single) */
     double *samples; /* n values, NULL when n == 0 */
     size_t n;
     bool has_mean, has_sd, has_ci;
@@ -87,19 +101,24 @@ typedef struct {
 
 /* What a producer says about one row (copied by rl_cmp_add_*). */
 typedef struct {
-    const char *group;   /* "llama-bench"; later "client", "advice" */
+    const char *group;   /* RL_CMP_GROUP_* */
     const char *key;     /* match key: rows with equal group and key are the same row */
     const char *subject; /* shown: the model's name */
     const char *metric;  /* "decode" */
     const char *unit;    /* "tok/s" */
+    const char *kind;    /* "measured", "proxy", "derived" or NULL: shown beside the metric */
     bool higher_is_better;
+    bool single; /* a point metric: one value per input, never tested */
     size_t n_keys;
     rl_cmp_keycol keys[RL_CMP_MAX_KEYS]; /* shown key columns (threads, depth, ...) */
 } rl_cmp_row_spec;
 
 typedef struct {
     char *group, *key, *subject, *metric, *unit;
+    char *kind; /* NULL when the producer gave none */
     bool higher_is_better;
+    bool single;
+    bool units_vary; /* its group's rows have more than one unit (set by rl_cmp_run) */
     size_t n_keys;
     char *key_names[RL_CMP_MAX_KEYS];
     char *key_values[RL_CMP_MAX_KEYS];
@@ -131,12 +150,21 @@ typedef struct {
     size_t n_facts;
     bool suite_mismatch;
     size_t rows_not_everywhere; /* rows missing from at least one input */
+    bool sections_differ;       /* the inputs hold different sections (rl_cmp_sections) */
     double alpha, min_effect_pct;
 } rl_cmp;
 
 /* A row producer: add the rows of one input's bundle. */
 typedef rl_status (*rl_cmp_rows_fn)(rl_cmp *c, size_t input, const cJSON *bundle, rl_error *err);
 rl_status rl_cmp_rows_decode(rl_cmp *c, size_t input, const cJSON *bundle, rl_error *err);
+rl_status rl_cmp_rows_client(rl_cmp *c, size_t input, const cJSON *bundle, rl_error *err);
+rl_status rl_cmp_rows_advice(rl_cmp *c, size_t input, const cJSON *bundle, rl_error *err);
+
+/* What an input holds, in words, into buf: "llama-bench runs", "streaming client",
+ * "quantization advice" joined by " + ", or "nothing to compare". */
+void rl_cmp_sections(const cJSON *bundle, char *buf, size_t cap);
+/* One sentence about a group's rows (what its kinds mean), or NULL. */
+const char *rl_cmp_group_note(const char *group);
 
 /* Start an empty comparison (alpha and min effect at their defaults). */
 void rl_cmp_init(rl_cmp *c);
@@ -181,7 +209,8 @@ bool rl_cmp_welch(double mean_a, double sd_a, size_t n_a, double mean_b, double 
                   double *t, double *df);
 
 /* "faster", "slower", "within noise", "one sample: not tested", "no samples: not tested",
- * "missing", "baseline"; and the arrow that goes with it ("↑", "↓", "=", "?", "-", ""). */
+ * "one value: not tested", "missing", "baseline"; and the arrow that goes with it ("↑", "↓",
+ * "=", "?", "-", ""). */
 const char *rl_cmp_verdict_word(rl_cmp_verdict v);
 const char *rl_cmp_verdict_arrow(rl_cmp_verdict v);
 
@@ -212,11 +241,11 @@ bool rl_cmp_key_varies(const rl_cmp *c, const char *group, const char *name);
 /* The comparison as JSON for the page's embedded data: {"schema": "llama-roofline-compare",
  * "schema_version": 1, "test": {name, alpha, min_effect_pct}, "baseline": N (from 1),
  * "inputs": [{label, path, bundle (with_bundles) or summary}], "rows": [{group, subject,
- * metric, unit, keys: {name: value}, cells: [{mean, sd, n, ci95_low, ci95_high, samples,
- * verdict, ratio, delta, change_pct, t, df, p} or {present: false}]}], "facts": [{label,
- * section, suite, differs, values}]}. A summary is the bundle's tool, command, created_utc,
- * source, environment, settings, llama_cpp and analysis fit, ceiling, utilisation, verdict.
- * NULL when out of memory. */
+ * metric, unit, kind (when known), one_value (true for a point metric), keys: {name: value}, cells:
+ * [{mean, sd, n, ci95_low, ci95_high, samples, verdict, ratio, delta, change_pct, t, df, p} or
+ * {present: false}]}], "facts": [{label, section, suite, differs, values}]}. A summary is the
+ * bundle's tool, command, created_utc, source, environment, settings, llama_cpp and analysis fit,
+ * ceiling, utilisation, verdict. NULL when out of memory. */
 cJSON *rl_cmp_to_json(const rl_cmp *c, bool with_bundles);
 
 #endif

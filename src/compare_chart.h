@@ -6,7 +6,8 @@
  * marker shape (rl_chart_series_shape), its points, and its fitted line tok/s = BW / bytes
  * (analysis.fit) solid in its colour; with at most 6 inputs, their ceilings dashed in the same
  * colour. The legend names each input in words ("[1] label: fit 25.6 GB/s, ceiling 76.3
- * GB/s"), so no colour has to be told apart. Table: a row per point (input, model, bytes per
+ * GB/s"; "no fit", or "no llama-bench runs" for a client bundle), so no colour has to be
+ * told apart. Table: a row per point (input, model, bytes per
  * token, tok/s, threads) and per line ("fit line" / "ceiling line", input, GB/s).
  *
  * Ownership: out is filled as every rl_chart (free with rl_chart_free). */

@@ -25,6 +25,8 @@ void rl_cmp_fmt_value(const rl_cmp_cell *x, char *buf, size_t cap)
         rl_snprintf(buf, cap, "%s (sd %s)", m, h);
     } else if (x->n == 0) {
         rl_snprintf(buf, cap, "%s (mean only)", m);
+    } else if (x->point) {
+        rl_snprintf(buf, cap, "%s", m);
     } else {
         rl_snprintf(buf, cap, "%s (1 sample)", m);
     }
@@ -47,6 +49,17 @@ void rl_cmp_fmt_delta(const rl_cmp_cell *x, char *buf, size_t cap)
     }
     rl_report_fmt_num(x->delta, d, sizeof d);
     rl_snprintf(buf, cap, "%s%s (%+.1f%%)", x->delta > 0 ? "+" : "", d, x->change_pct);
+}
+
+void rl_cmp_fmt_metric(const rl_cmp_row *row, char *buf, size_t cap)
+{
+    if (row->units_vary)
+        rl_snprintf(buf, cap, "%s (%s%s%s)", row->metric, row->kind ? row->kind : "",
+                    row->kind ? ", " : "", row->unit);
+    else if (row->kind)
+        rl_snprintf(buf, cap, "%s (%s)", row->metric, row->kind);
+    else
+        rl_snprintf(buf, cap, "%s", row->metric);
 }
 
 void rl_cmp_fmt_verdict(const rl_cmp_cell *x, char *buf, size_t cap)
@@ -199,6 +212,18 @@ static void line(rl_sbuf *b, bool markdown, const char *prefix, const char *s)
     }
 }
 
+/* One warning from s (taken) as a list item. */
+static void warn_line(rl_sbuf *b, bool markdown, rl_sbuf *s)
+{
+    char *t = rl_sbuf_take(s);
+    if (!t) {
+        b->oom = true;
+        return;
+    }
+    line(b, markdown, markdown ? "- " : "  ", t);
+    free(t);
+}
+
 static void warnings(rl_sbuf *b, const rl_cmp *c, bool markdown)
 {
     bool any = false;
@@ -224,13 +249,22 @@ static void warnings(rl_sbuf *b, const rl_cmp *c, bool markdown)
             }
             rl_sbuf_printf(&s, "%zu different values over %zu inputs", distinct, c->n_inputs);
         }
-        char *t = rl_sbuf_take(&s);
-        if (!t) {
-            b->oom = true;
-            return;
+        warn_line(b, markdown, &s);
+    }
+    if (c->sections_differ) {
+        if (!any)
+            rl_sbuf_printf(b, markdown ? "\n**Warnings**\n\n" : "\nwarnings:\n");
+        any = true;
+        rl_sbuf s = {0};
+        rl_sbuf_printf(&s, "note: the inputs hold different sections (");
+        for (size_t i = 0; i < c->n_inputs && i < 6; i++) {
+            char sec[128];
+            rl_cmp_sections(c->inputs[i].bundle, sec, sizeof sec);
+            rl_sbuf_printf(&s, "%s[%zu] %s", i ? "; " : "", i + 1, sec);
         }
-        line(b, markdown, markdown ? "- " : "  ", t);
-        free(t);
+        rl_sbuf_printf(&s, "%s): a section's rows compare only between inputs that hold it",
+                       c->n_inputs > 6 ? "; ..." : "");
+        warn_line(b, markdown, &s);
     }
     if (c->rows_not_everywhere) {
         if (!any)
@@ -262,14 +296,17 @@ static void group_table(rl_sbuf *b, const rl_cmp *c, const char *group, bool mar
     bool many = c->n_inputs > 2;
     table t = {0};
     cell(&t, "metric");
-    cell(&t, "model");
+    cell(&t, strcmp(group, RL_CMP_GROUP_CLIENT) == 0 ? "model or command" : "model");
     for (size_t k = 0; k < first->n_keys; k++)
         if (keyshow[k])
             cell(&t, first->key_names[k]);
     if (many)
         cell(&t, "input");
     char h[160];
-    rl_snprintf(h, sizeof h, "baseline [%zu] (%s)", c->baseline + 1, first->unit);
+    if (first->units_vary)
+        rl_snprintf(h, sizeof h, "baseline [%zu]", c->baseline + 1);
+    else
+        rl_snprintf(h, sizeof h, "baseline [%zu] (%s)", c->baseline + 1, first->unit);
     cell(&t, h);
     cell(&t, many ? "value" : "value [2]");
     cell(&t, "ratio");
@@ -283,8 +320,9 @@ static void group_table(rl_sbuf *b, const rl_cmp *c, const char *group, bool mar
         for (size_t i = 0; i < c->n_inputs; i++) {
             if (!rl_cmp_listed(c, r, i, all, hidden))
                 continue;
-            char a[96];
-            cell(&t, row->metric);
+            char a[160];
+            rl_cmp_fmt_metric(row, a, sizeof a);
+            cell(&t, a);
             cell(&t, row->subject);
             for (size_t k = 0; k < first->n_keys; k++)
                 if (keyshow[k])
@@ -317,6 +355,12 @@ static void group_table(rl_sbuf *b, const rl_cmp *c, const char *group, bool mar
                 rl_sbuf_put(b, "\n", 1);
         }
         free(s);
+        const char *note = rl_cmp_group_note(group);
+        if (note) {
+            line(b, markdown, markdown ? "" : "  ", note);
+            if (markdown)
+                rl_sbuf_put(b, "\n", 1);
+        }
         if (t.n > t.n_cols)
             table_render(b, &t, markdown, "  ");
         else

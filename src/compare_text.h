@@ -19,12 +19,15 @@
 
 char *rl_cmp_text(const rl_cmp *c, bool markdown, bool all_columns);
 
-/* "96.74 ± 2.98" (mean and CI half-width), "16.49 (sd 5.92)", "5.25 (mean only)" or "-" into
- * buf. */
+/* "96.74 ± 2.98" (mean and CI half-width), "16.49 (sd 5.92)", "5.25 (mean only)", a point
+ * metric's value alone, or "-" into buf. */
 void rl_cmp_fmt_value(const rl_cmp_cell *x, char *buf, size_t cap);
 /* "x0.800", "-19.4 (-20.0%)" into buf; "" when there is no ratio. */
 void rl_cmp_fmt_ratio(const rl_cmp_cell *x, char *buf, size_t cap);
 void rl_cmp_fmt_delta(const rl_cmp_cell *x, char *buf, size_t cap);
+/* The metric with its kind: "decode (measured)"; with its unit too when its group mixes units:
+ * "TTFT (proxy, ms)"; the metric alone when the row has neither. */
+void rl_cmp_fmt_metric(const rl_cmp_row *row, char *buf, size_t cap);
 /* "↓ slower (p = 0.0012)" and the like. */
 void rl_cmp_fmt_verdict(const rl_cmp_cell *x, char *buf, size_t cap);
 

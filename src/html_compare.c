@@ -11,6 +11,7 @@
 #include <libxml/tree.h>
 
 #include "chart.h"
+#include "chart_int.h"
 #include "compare_assets.h"
 #include "compare_chart.h"
 #include "compare_text.h"
@@ -153,6 +154,14 @@ static void fleet(cpage *p)
         rows[i].pct = 100 * rows[i].bw / rows[i].ceil;
     }
     qsort(rows, c->n_inputs, sizeof *rows, cmp_fleet);
+    size_t no_fit = 0;
+    for (size_t i = 0; i < c->n_inputs; i++)
+        no_fit += !isfinite(rows[i].bw);
+    if (no_fit)
+        rl_html_el_textf(&p->h, slot(p, "fleet-table"), "p", "lead",
+                         "%zu of %zu inputs have no roofline fit (client bundles, or too few "
+                         "models measured): they rank last with n/a.",
+                         no_fit, c->n_inputs);
     const char *cols[] = {"Rank",           "Input",          "CPU",
                           "Effective GB/s", "Ceiling (GB/s)", "Share of ceiling"};
     xmlNodePtr tb = thead(p, slot(p, "fleet-table"), cols, 6, 3);
@@ -200,6 +209,20 @@ static void warnings(cpage *p)
             rl_html_text(&p->h, d, " between the inputs (the environment table lists each).");
         }
     }
+    if (c->sections_differ) {
+        any = true;
+        xmlNodePtr d = rl_html_el(&p->h, host, "div", "warning");
+        rl_html_attr(&p->h, d, "data-note", "sections");
+        rl_html_el_text(&p->h, d, "span", "code", "note");
+        rl_html_text(&p->h, d, " The inputs hold different sections (");
+        for (size_t i = 0; i < c->n_inputs && i < 6; i++) {
+            char sec[128];
+            rl_cmp_sections(c->inputs[i].bundle, sec, sizeof sec);
+            rl_html_textf(&p->h, d, "%s[%zu] %s", i ? "; " : "", i + 1, sec);
+        }
+        rl_html_textf(&p->h, d, "%s): a section's rows compare only between inputs that hold it.",
+                      c->n_inputs > 6 ? "; ..." : "");
+    }
     if (c->rows_not_everywhere) {
         any = true;
         xmlNodePtr d = rl_html_el(&p->h, host, "div", "warning");
@@ -223,12 +246,54 @@ static rl_status add_chart(cpage *p, xmlNodePtr host, rl_chart *ch, rl_error *er
     return st;
 }
 
+/* Input i's own chart made by fn (nothing when it has none: *added false), its id made unique
+ * between the inputs ("<prefix or its id>-<i+1>") and its caption naming the input. */
+static rl_status input_chart(cpage *p, xmlNodePtr host, size_t i,
+                             rl_status (*fn)(const cJSON *, rl_chart *, rl_error *),
+                             const char *prefix, bool *added, rl_error *err)
+{
+    rl_chart ch;
+    memset(&ch, 0, sizeof ch);
+    rl_error e = {RL_OK, ""};
+    *added = false;
+    rl_status st = fn(p->c->inputs[i].bundle, &ch, &e);
+    if (st == RL_NOTHING)
+        return RL_OK;
+    if (st != RL_OK) {
+        *err = e;
+        return st;
+    }
+    char *id = rl_asprintf("%s-%zu", prefix ? prefix : (ch.id ? ch.id : "chart"), i + 1);
+    char *title =
+        rl_asprintf("[%zu] %s: %s", i + 1, p->c->inputs[i].label, ch.title ? ch.title : "");
+    if (!id || !title) {
+        free(id);
+        free(title);
+        rl_chart_free(&ch);
+        return rl_fail(err, RL_EINTERNAL, "compare: out of memory");
+    }
+    free(ch.id);
+    ch.id = id;
+    free(ch.title);
+    ch.title = title;
+    *added = true;
+    return add_chart(p, host, &ch, err);
+}
+
 static rl_status charts(cpage *p, rl_error *err)
 {
     rl_chart ch;
     rl_error e = {RL_OK, ""};
     rl_status st = rl_chart_compare_roofline(p->c, &ch, &e);
-    if (st == RL_NOTHING) {
+    size_t with_runs = 0;
+    for (size_t i = 0; i < p->c->n_inputs; i++)
+        with_runs += cJSON_IsArray(get(p->c->inputs[i].bundle, "models")) &&
+                     cJSON_GetArraySize(get(p->c->inputs[i].bundle, "models")) > 0;
+    if (st == RL_NOTHING && with_runs == 0) {
+        rl_html_el_text(&p->h, slot(p, "chart-list"), "p", "missing",
+                        "No roofline: no input holds llama-bench runs (a client bundle measures "
+                        "a served model from outside: it has no models, fit or ceiling).");
+    } else if (st == RL_NOTHING) {
         rl_html_el_textf(&p->h, slot(p, "chart-list"), "p", "missing", "No roofline: %s.", e.msg);
     } else if (st != RL_OK) {
         *err = e;
@@ -242,35 +307,34 @@ static rl_status charts(cpage *p, rl_error *err)
     xmlNodePtr lc = slot(p, "long-context-list");
     size_t shown = 0;
     for (size_t i = 0; i < p->c->n_inputs && shown < 48; i++) {
-        memset(&ch, 0, sizeof ch);
-        e = (rl_error){RL_OK, ""};
-        st = rl_chart_long_context(p->c->inputs[i].bundle, &ch, &e);
-        if (st == RL_NOTHING)
-            continue;
-        if (st != RL_OK) {
-            *err = e;
-            return st;
-        }
-        /* ids stay unique between the inputs' charts; the caption names the input */
-        char *id = rl_asprintf("long-context-%zu", i + 1);
-        char *title =
-            rl_asprintf("[%zu] %s: %s", i + 1, p->c->inputs[i].label, ch.title ? ch.title : "");
-        if (!id || !title) {
-            free(id);
-            free(title);
-            rl_chart_free(&ch);
-            return rl_fail(err, RL_EINTERNAL, "compare: out of memory");
-        }
-        free(ch.id);
-        ch.id = id;
-        free(ch.title);
-        ch.title = title;
-        st = add_chart(p, lc, &ch, err);
+        bool added = false;
+        st = input_chart(p, lc, i, rl_chart_long_context, "long-context", &added, err);
         if (st != RL_OK)
             return st;
-        shown++;
+        shown += added;
     }
-    if (shown == 0)
+    /* the streaming client: each input's TTFT and throughput charts, side by side */
+    xmlNodePtr cl = slot(p, "client-list");
+    size_t with_client = 0;
+    static rl_status (*const client_charts[])(const cJSON *, rl_chart *, rl_error *) = {
+        rl_chart_client_ttft, rl_chart_client_throughput};
+    for (size_t i = 0; i < p->c->n_inputs && with_client < 24; i++) {
+        if (!cJSON_IsObject(get(p->c->inputs[i].bundle, "client")))
+            continue;
+        with_client++;
+        for (size_t k = 0; k < 2; k++) {
+            bool added = false;
+            st = input_chart(p, cl, i, client_charts[k], NULL, &added, err);
+            if (st != RL_OK)
+                return st;
+        }
+    }
+    if (with_client == 0)
+        drop(slot(p, "client"));
+    if (shown == 0 && with_runs == 0)
+        rl_html_el_text(&p->h, lc, "p", "missing",
+                        "No long-context curves: no input holds llama-bench runs.");
+    else if (shown == 0)
         rl_html_el_text(&p->h, lc, "p", "missing",
                         "No input measured decode with a filled KV cache (run --depth).");
     return RL_OK;
@@ -294,12 +358,13 @@ static void group_table(cpage *p, xmlNodePtr host, const char *group, size_t *hi
     const rl_cmp_row *first = rl_cmp_group_first(c, group);
     if (!first)
         return;
-    rl_html_el_text(&p->h, host, "h3", NULL, group);
+    xmlNodePtr h3 = rl_html_el_text(&p->h, host, "h3", NULL, group);
+    rl_html_attr(&p->h, h3, "data-group", group);
     bool show[RL_CMP_MAX_KEYS];
     const char *cols[RL_CMP_MAX_KEYS + 8];
     size_t nc = 0;
-    cols[nc++] = "Metric";
-    cols[nc++] = "Model";
+    cols[nc++] = "Metric (kind)";
+    cols[nc++] = strcmp(group, RL_CMP_GROUP_CLIENT) == 0 ? "Model or command" : "Model";
     rl_sbuf same = {0};
     for (size_t k = 0; k < first->n_keys; k++) {
         show[k] = p->all || rl_cmp_key_varies(c, group, first->key_names[k]);
@@ -311,9 +376,14 @@ static void group_table(cpage *p, xmlNodePtr host, const char *group, size_t *hi
     }
     size_t num_from = nc;
     char base_h[128], val_h[64];
-    rl_snprintf(base_h, sizeof base_h, "Baseline [%zu] (%s \xC2\xB1 95%% CI)", c->baseline + 1,
-                first->unit);
-    rl_snprintf(val_h, sizeof val_h, "Value (%s)", first->unit);
+    if (first->units_vary) {
+        rl_snprintf(base_h, sizeof base_h, "Baseline [%zu] (\xC2\xB1 95%% CI)", c->baseline + 1);
+        rl_snprintf(val_h, sizeof val_h, "Value");
+    } else {
+        rl_snprintf(base_h, sizeof base_h, "Baseline [%zu] (%s \xC2\xB1 95%% CI)", c->baseline + 1,
+                    first->unit);
+        rl_snprintf(val_h, sizeof val_h, "Value (%s)", first->unit);
+    }
     cols[nc++] = "Input";
     cols[nc++] = base_h;
     cols[nc++] = val_h;
@@ -324,6 +394,9 @@ static void group_table(cpage *p, xmlNodePtr host, const char *group, size_t *hi
     if (s && *s)
         rl_html_el_textf(&p->h, host, "p", "lead", "Same in every row: %s.", s);
     free(s);
+    const char *note = rl_cmp_group_note(group);
+    if (note)
+        rl_html_el_text(&p->h, host, "p", "lead", note);
     xmlNodePtr tb = NULL;
     for (size_t r = 0; r < c->n_rows; r++) {
         const rl_cmp_row *row = &c->rows[r];
@@ -333,12 +406,15 @@ static void group_table(cpage *p, xmlNodePtr host, const char *group, size_t *hi
             if (!rl_cmp_listed(c, r, i, p->all, hidden))
                 continue;
             const rl_cmp_cell *x = &row->cells[i], *b = &row->cells[c->baseline];
-            char a[96];
+            char a[160];
             if (!tb)
                 tb = thead(p, host, cols, nc, num_from + 1);
             xmlNodePtr tr = rl_html_el(&p->h, tb, "tr", NULL);
             rl_html_attr(&p->h, tr, "data-verdict", rl_cmp_verdict_word(x->verdict));
-            rl_html_el_text(&p->h, tr, "td", NULL, row->metric);
+            if (row->kind)
+                rl_html_attr(&p->h, tr, "data-kind", row->kind);
+            rl_cmp_fmt_metric(row, a, sizeof a);
+            rl_html_el_text(&p->h, tr, "td", NULL, a);
             rl_html_el_text(&p->h, tr, "td", NULL, row->subject);
             for (size_t k = 0; k < first->n_keys; k++)
                 if (show[k])
@@ -451,6 +527,24 @@ static void inputs(cpage *p)
         rl_html_el_text(&p->h, dl, "dt", NULL, "Command, written");
         const char *cmd = rl_json_get_str(b, "command"), *utc = rl_json_get_str(b, "updated_utc");
         rl_html_el_textf(&p->h, dl, "dd", NULL, "%s, %s", cmd ? cmd : "?", utc ? utc : "?");
+        char holds[128];
+        rl_cmp_sections(b, holds, sizeof holds);
+        rl_html_el_text(&p->h, dl, "dt", NULL, "Holds");
+        rl_html_el_text(&p->h, dl, "dd", NULL, holds);
+        const cJSON *drv = get(get(b, "client"), "driver");
+        if (drv) {
+            const char *type = rl_json_get_str(drv, "type");
+            const char *what =
+                rl_json_get_str(drv, type && strcmp(type, "command") == 0 ? "command" : "url");
+            const char *model = rl_json_get_str(drv, "model");
+            rl_html_el_text(&p->h, dl, "dt", NULL, "Streaming client");
+            rl_html_el_textf(&p->h, dl, "dd", NULL, "%s %s%s%s, %d operating points",
+                             type ? type : "?", what ? what : "?", model ? ", model " : "",
+                             model ? model : "",
+                             cJSON_GetArraySize(get(get(b, "client"), "points")));
+        }
+        if (!get(b, "models"))
+            continue;
         double bw, ceil;
         input_figures(b, &bw, &ceil);
         rl_report_fmt_num(bw, a, sizeof a);

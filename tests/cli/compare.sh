@@ -107,14 +107,14 @@ out=$("$RL_BIN" compare "$synth" "$work/slow.json" -o "$work/slow.html" 2>/dev/n
 expect "slowed: summary" "$out" "^Summary: 0 faster, 1 slower, 11 within noise"
 slower=$(grep "slower (p" <<<"$out")
 [ "$(wc -l <<<"$slower")" = 1 ] && echo "ok   slowed: exactly one row slower" || fail "slowed: $slower"
-expect "slowed: that row" "$slower" "^  decode +qwen2.5-0.5b-Q8_0-seed1.gguf +2 +37.7 ± 0.93 +30.2 ± 0.74 +x0.800 +-7.54 \(-20.0%\) +↓ slower \(p = "
+expect "slowed: that row" "$slower" "^  decode \(measured\) +qwen2.5-0.5b-Q8_0-seed1.gguf +2 +37.7 ± 0.93 +30.2 ± 0.74 +x0.800 +-7.54 \(-20.0%\) +↓ slower \(p = "
 n=$(grep -o 'data-verdict="slower"' "$work/slow.html" | wc -l)
 [ "$n" = 1 ] && echo "ok   slowed: one slower row on the page" || fail "slowed: $n slower rows on the page"
 "$RL_BIN" compare "$synth" "$work/slow.json" --fail-on-regression 10 >/dev/null 2>"$work/err"; check "slowed: --fail-on-regression 10" 1 $?
 expect "slowed: the regression line" "$(cat "$work/err")" "^llama-roofline compare: regression: 1 row slower than the baseline by more than 10% \(--fail-on-regression\)$"
 "$RL_BIN" compare "$synth" "$work/slow.json" --fail-on-regression 25 >/dev/null; check "slowed: --fail-on-regression 25" 0 $?
 out=$("$RL_BIN" compare "$synth" "$work/slow.json" --markdown); check "--markdown" 0 $?
-expect "markdown: table row" "$out" "^\| decode \| qwen2\.5-0\.5b-Q8\\\\_0-seed1\.gguf \| 2 \| 37\.7 ± 0\.93 \| 30\.2 ± 0\.74 \| x0\.800 \| -7\.54 \(-20\.0%\) \| ↓ slower"
+expect "markdown: table row" "$out" "^\| decode \(measured\) \| qwen2\.5-0\.5b-Q8\\\\_0-seed1\.gguf \| 2 \| 37\.7 ± 0\.93 \| 30\.2 ± 0\.74 \| x0\.800 \| -7\.54 \(-20\.0%\) \| ↓ slower"
 expect "markdown: names the test" "$out" "Welch's two-sided t-test"
 
 # ---- --strict on a suite mismatch; --all-columns shows every key column

@@ -4,7 +4,8 @@
 # report fixture compared with the memory-bound one (its hostile strings show as text, one
 # <style>, nothing runs: cdp-report.js's "compare-hostile");
 # and a fleet of 12 perturbed copies of the examples, whose page leads with the ranked fleet
-# table. Each page: zero console errors, zero network requests, no dialog, one <script> (the
+# table; two client bundles (one TTFT 20% slower) and a client bundle against a run bundle
+# (compare_client.sh checks their contents). Each page: zero console errors, zero network requests, no dialog, one <script> (the
 # comparison JSON, which parses), charts with SVG <text>, non-blank light and dark
 # screenshots. The fleet table's links all point at input sections that exist, in rank order
 # of effective bandwidth. Needs no llama.cpp; skips (77) only when chromium is absent and
@@ -43,6 +44,19 @@ for k in range(12):
     json.dump(j, open("%s/m%02d.json" % (out, k), "w"))
 PY
 "$RL_BIN" compare "$work/fleet" -o "$work/fleet.html" >/dev/null 2>&1; check "compare a fleet of 12" 0 $?
+# the streaming client: the fixture against a copy whose first point's TTFT is 20% slower (a
+# client-only comparison: no roofline, each input's TTFT and throughput charts instead), and a
+# client bundle against a run bundle (mixed sections: a note, the run's roofline)
+cl="$RL_SRC/tests/fixtures/client/bundle.json"
+python3 - "$cl" "$work/slow-client.json" <<'PY'
+import json, sys
+j = json.load(open(sys.argv[1]))
+m = j["client"]["points"][0]["metrics"]["ttft"]
+m["samples"] = [x * 1.2 for x in m["samples"]]
+json.dump(j, open(sys.argv[2], "w"))
+PY
+"$RL_BIN" compare "$cl" "$work/slow-client.json" -o "$work/client.html" >/dev/null 2>&1; check "compare two client bundles" 0 $?
+"$RL_BIN" compare "$ex/synth-amd-epyc/bundle.json" "$cl" -o "$work/mixed.html" >/dev/null 2>&1; check "compare a run and a client bundle" 0 $?
 out=$(python3 - "$work/fleet.html" <<'PY'
 import re, sys
 page = open(sys.argv[1], encoding="utf-8").read()
@@ -60,7 +74,8 @@ expect "fleet: ranked by effective bandwidth" "$out" "^ranked 12 True$"
 expect "fleet: leads the page" "$out" "^first True$"
 
 timeout 300 node "$RL_SRC/tests/lib/cdp-report.js" "$(command -v chromium)" "$shots" \
-  "compare:$work/examples.html" "compare-hostile:$work/hostile.html" "compare:$work/fleet.html"
+  "compare:$work/examples.html" "compare-hostile:$work/hostile.html" "compare:$work/fleet.html" \
+  "compare:$work/client.html" "compare:$work/mixed.html"
 check "chromium checks (tests/lib/cdp-report.js)" 0 $?
 echo "screenshots: $shots"
 finish

@@ -10,8 +10,11 @@
  *     row; another tensor size is another row; imported models without a header match by name;
  *     rows carry threads, depth, n_prompt, n_gen; the suite differs when settings differ;
  *   - --fail-on-regression's rule: slower by more than PCT.
+ *   - client rows (test_client_rows) and advice rows (test_advice_rows): the values are given
+ *     beside each test.
  * Checked to fail: with the min-effect test removed (the +1% case becomes "faster") and with
- * the identity built from the name only (the renamed model no longer matches). */
+ * the identity built from the name only (the renamed model no longer matches), and with the
+ * advice's decode runs listed under llama-bench too (test_advice_rows: 3 rows, not 2). */
 #include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -233,13 +236,201 @@ static void test_identity(void **state)
     cJSON_Delete(x);
 }
 
+/* A client bundle: one HTTP driver, a prompt set of 2 (the first prompt's text given), one
+ * closed-loop point at concurrency 1 whose TTFT samples are scaled by f and whose requests/s
+ * is rps. */
+static cJSON *client_bundle(double f, double rps, const char *prompt_text)
+{
+    char text[4096];
+    snprintf(
+        text, sizeof text,
+        "{\"environment\": {\"cpu\": \"x\"}, \"client\": {"
+        "\"driver\": {\"type\": \"http\", \"url\": \"http://h:1/v1/chat/completions\","
+        " \"model\": \"m\"},"
+        " \"settings\": {\"max_tokens\": 64, \"prompts\": {\"source\": \"profile\","
+        " \"name\": \"p\", \"n\": 2}},"
+        " \"prompts\": [{\"id\": \"p1\", \"text\": \"%s\"}, {\"id\": \"p2\", \"text\": \"b\"}],"
+        " \"points\": [{\"concurrency\": 1, \"request_rate\": null, \"metrics\": {"
+        " \"ttft\": {\"kind\": \"proxy\", \"unit\": \"ms\", \"samples\": [%g, %g, %g, %g, %g]},"
+        " \"tpot\": {\"available\": false, \"reason\": \"no token counts\"},"
+        " \"chunk_gap\": {\"kind\": \"proxy\", \"unit\": \"ms\", \"samples\": {\"available\":"
+        " false, \"reason\": \"too many\"}, \"summary\": {\"n\": 200000, \"mean\": 20, \"sd\": 2}},"
+        " \"output_tok_s\": {\"kind\": \"derived\", \"unit\": \"tok/s\", \"samples\": [30, 31, "
+        "29]},"
+        " \"rps\": {\"kind\": \"measured\", \"unit\": \"req/s\", \"value\": %g}},"
+        " \"goodput\": {\"rps\": {\"kind\": \"derived\", \"unit\": \"req/s\", \"value\": 1}}}]}}",
+        prompt_text, 100 * f, 101 * f, 99 * f, 100.5 * f, 99.5 * f, rps);
+    cJSON *b = cJSON_Parse(text);
+    assert_non_null(b);
+    return b;
+}
+
+static const rl_cmp_row *row_named(const rl_cmp *c, const char *group, const char *metric,
+                                   size_t nth)
+{
+    for (size_t r = 0; r < c->n_rows; r++)
+        if (strcmp(c->rows[r].group, group) == 0 && strcmp(c->rows[r].metric, metric) == 0 &&
+            nth-- == 0)
+            return &c->rows[r];
+    return NULL;
+}
+
+/* Client rows. TTFT 100, 101, 99, 100.5, 99.5: mean 100, variance 2.5 / 4 = 0.625; x1.2: mean
+ * 120, variance 0.9; Welch t = 20 / sqrt(0.625/5 + 0.9/5) = 20 / sqrt(0.305) = 36.2143, p far
+ * below 0.05; +20% of a lower-is-better metric: slower, a regression beyond 10%. requests/s 2
+ * against 1.5: ratio 0.75, one value: not tested (and no regression). chunk_gap without its
+ * samples: the summary's mean 20, "no samples". tpot unavailable: no row. Another prompt text
+ * is another prompt set: no row in common. */
+static void test_client_rows(void **state)
+{
+    (void)state;
+    rl_cmp c;
+    rl_error err = {RL_OK, ""};
+    rl_cmp_init(&c);
+    assert_int_equal(rl_cmp_add_bundle(&c, "a.json", client_bundle(1, 2, "a"), &err), RL_OK);
+    assert_int_equal(rl_cmp_add_bundle(&c, "b.json", client_bundle(1.2, 1.5, "a"), &err), RL_OK);
+    assert_int_equal(rl_cmp_add_bundle(&c, "c.json", client_bundle(1, 2, "other"), &err), RL_OK);
+    assert_int_equal(rl_cmp_run(&c, &err), RL_OK);
+    assert_int_equal(c.n_rows, 10); /* 5 metrics x 2 prompt sets */
+    const rl_cmp_row *ttft = row_named(&c, RL_CMP_GROUP_CLIENT, "TTFT", 0);
+    assert_non_null(ttft);
+    assert_false(ttft->higher_is_better);
+    assert_string_equal(ttft->kind, "proxy");
+    assert_string_equal(ttft->unit, "ms");
+    assert_string_equal(ttft->subject, "m");
+    assert_int_equal(ttft->n_keys, 4);
+    assert_string_equal(ttft->key_values[0], "http://h:1/v1/chat/completions");
+    assert_string_equal(ttft->key_values[1], "1");
+    assert_string_equal(ttft->key_values[2], "closed loop");
+    assert_string_equal(ttft->key_values[3], "profile:p (2)");
+    assert_true(ttft->units_vary);
+    const rl_cmp_cell *x = &ttft->cells[1];
+    assert_int_equal(x->verdict, RL_CMP_SLOWER);
+    assert_float_equal(x->mean, 120, 1e-9);
+    assert_float_equal(x->ratio, 1.2, 1e-9);
+    assert_float_equal(x->delta, 20, 1e-9);
+    assert_float_equal(x->t, 36.21429841700741, 1e-6);
+    assert_false(ttft->cells[2].present); /* another prompt text */
+    const rl_cmp_row *rps = row_named(&c, RL_CMP_GROUP_CLIENT, "requests/s", 0);
+    assert_non_null(rps);
+    assert_true(rps->single);
+    assert_int_equal(rps->cells[1].verdict, RL_CMP_ONE_VALUE);
+    assert_float_equal(rps->cells[1].ratio, 0.75, 1e-12);
+    assert_string_equal(rl_cmp_verdict_word(RL_CMP_ONE_VALUE), "one value: not tested");
+    const rl_cmp_row *gap = row_named(&c, RL_CMP_GROUP_CLIENT, "chunk gap", 0);
+    assert_non_null(gap);
+    assert_int_equal(gap->cells[1].verdict, RL_CMP_NO_SAMPLES);
+    assert_float_equal(gap->cells[0].mean, 20, 0);
+    assert_null(row_named(&c, RL_CMP_GROUP_CLIENT, "TPOT", 0));
+    const rl_cmp_row *gp = row_named(&c, RL_CMP_GROUP_CLIENT, "goodput", 0);
+    assert_non_null(gp);
+    assert_string_equal(gp->kind, "derived");
+    assert_int_equal(rl_cmp_regressions(&c, 10), 1);
+    assert_int_equal(rl_cmp_regressions(&c, 20), 0);
+    assert_false(c.sections_differ);
+    char sec[128];
+    rl_cmp_sections(c.inputs[0].bundle, sec, sizeof sec);
+    assert_string_equal(sec, "streaming client");
+    rl_cmp_free(&c);
+
+    /* a client bundle against a run bundle: a note, no suite difference from the run's
+     * settings (they do not apply to a client bundle) */
+    rl_cmp_init(&c);
+    assert_int_equal(rl_cmp_add_bundle(&c, "run.json", bundle("a.gguf", 1020, 1, 128), &err),
+                     RL_OK);
+    assert_int_equal(rl_cmp_add_bundle(&c, "cl.json", client_bundle(1, 2, "a"), &err), RL_OK);
+    assert_int_equal(rl_cmp_run(&c, &err), RL_OK);
+    assert_true(c.sections_differ);
+    assert_false(c.suite_mismatch);
+    for (size_t f = 0; f < c.n_facts; f++)
+        if (strcmp(c.facts[f].label, "Threads") == 0) {
+            assert_false(c.facts[f].differs);
+            assert_string_equal(c.facts[f].values[1], "n/a");
+        }
+    assert_int_equal(rl_cmp_regressions(&c, 10), 0);
+    rl_cmp_free(&c);
+
+    /* the command driver: the command line is the subject, "command" the driver column; the
+     * same point of an HTTP run is another row */
+    cJSON *cmd = client_bundle(1, 2, "a");
+    cJSON *drv = cJSON_GetObjectItem(cJSON_GetObjectItem(cmd, "client"), "driver");
+    cJSON_ReplaceItemInObject(drv, "type", cJSON_CreateString("command"));
+    cJSON_AddStringToObject(drv, "command", "fm respond");
+    rl_cmp_init(&c);
+    assert_int_equal(rl_cmp_add_bundle(&c, "http.json", client_bundle(1, 2, "a"), &err), RL_OK);
+    assert_int_equal(rl_cmp_add_bundle(&c, "cmd.json", cmd, &err), RL_OK);
+    assert_int_equal(rl_cmp_run(&c, &err), RL_OK);
+    assert_int_equal(c.n_rows, 10);
+    const rl_cmp_row *t2 = row_named(&c, RL_CMP_GROUP_CLIENT, "TTFT", 1);
+    assert_non_null(t2);
+    assert_string_equal(t2->subject, "fm respond");
+    assert_string_equal(t2->key_values[0], "command");
+    assert_true(t2->cells[1].present && !t2->cells[0].present);
+    cJSON *j = rl_cmp_to_json(&c, false);
+    assert_non_null(j);
+    cJSON *r0 = cJSON_GetArrayItem(cJSON_GetObjectItem(j, "rows"), 0);
+    assert_string_equal(cJSON_GetObjectItem(r0, "kind")->valuestring, "proxy");
+    cJSON_Delete(j);
+    rl_cmp_free(&c);
+}
+
+/* An advise bundle: model m1 with one run at 2 threads (decode and prefill) and the advice
+ * table that ranks its decode. The decode is listed once, in the advice group; prefill stays
+ * under llama-bench. Decode 100, 101, 99 against x0.8: mean 80, -20%: slower. */
+static cJSON *advise_bundle(double f)
+{
+    char text[2048];
+    snprintf(
+        text, sizeof text,
+        "{\"command\": \"advise\", \"models\": [{\"id\": \"m1\", \"name\": \"a.gguf\","
+        " \"gguf\": {\"tensor_bytes\": 1020, \"types\": [{\"type\": \"Q4_0\", \"n_tensors\": 1,"
+        " \"bytes\": 1020}]}, \"runs\": [{\"threads\": 2, \"depth\": 0, \"status\": \"ok\","
+        " \"decode\": {\"samples\": [%g, %g, %g]}, \"prefill\": {\"samples\": [500, 510, 490]}}]}],"
+        " \"advice\": {\"tables\": [{\"threads\": 2, \"rows\": [{\"model_id\": \"m1\","
+        " \"name\": \"a.gguf\", \"format\": \"Q4_0\", \"decode\": {\"samples\": [%g, %g, "
+        "%g]}}]}]}}",
+        100.0, 101.0, 99.0, 100 * f, 101 * f, 99 * f);
+    cJSON *b = cJSON_Parse(text);
+    assert_non_null(b);
+    return b;
+}
+
+static void test_advice_rows(void **state)
+{
+    (void)state;
+    rl_cmp c;
+    rl_error err = {RL_OK, ""};
+    rl_cmp_init(&c);
+    assert_int_equal(rl_cmp_add_bundle(&c, "a.json", advise_bundle(1), &err), RL_OK);
+    assert_int_equal(rl_cmp_add_bundle(&c, "b.json", advise_bundle(0.8), &err), RL_OK);
+    assert_int_equal(rl_cmp_run(&c, &err), RL_OK);
+    assert_int_equal(c.n_rows, 2);
+    assert_null(row_named(&c, RL_CMP_GROUP_DECODE, "decode", 0));
+    const rl_cmp_row *pre = row_named(&c, RL_CMP_GROUP_DECODE, "prefill", 0);
+    assert_non_null(pre);
+    assert_int_equal(pre->cells[1].verdict, RL_CMP_NOISE);
+    const rl_cmp_row *d = row_named(&c, RL_CMP_GROUP_ADVICE, "decode", 0);
+    assert_non_null(d);
+    assert_string_equal(d->key_names[0], "threads");
+    assert_string_equal(d->key_values[0], "2");
+    assert_string_equal(d->key_names[1], "format");
+    assert_string_equal(d->key_values[1], "Q4_0");
+    assert_int_equal(d->cells[1].verdict, RL_CMP_SLOWER);
+    assert_float_equal(d->cells[1].mean, 80, 1e-9);
+    assert_float_equal(d->cells[1].change_pct, -20, 1e-9);
+    assert_int_equal(rl_cmp_regressions(&c, 10), 1);
+    char sec[128];
+    rl_cmp_sections(c.inputs[0].bundle, sec, sizeof sec);
+    assert_string_equal(sec, "llama-bench runs + quantization advice");
+    rl_cmp_free(&c);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_welch),
-        cmocka_unit_test(test_verdicts),
-        cmocka_unit_test(test_matching),
-        cmocka_unit_test(test_identity),
+        cmocka_unit_test(test_welch),       cmocka_unit_test(test_verdicts),
+        cmocka_unit_test(test_matching),    cmocka_unit_test(test_identity),
+        cmocka_unit_test(test_client_rows), cmocka_unit_test(test_advice_rows),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
