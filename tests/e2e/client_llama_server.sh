@@ -10,6 +10,9 @@
 #      client --url --sweep-concurrency 1,2 --runs 2 -o DIR gives a bundle with two operating
 #      points whose requests succeeded, an http driver without the key, and a report; the key
 #      appears in no output, bundle or report.
+#   3. A second such run, `compare` of the two (exit 0, the streaming-client rows present, no
+#      failure), both bundles pass `validate`, and the report and the comparison page open in
+#      headless Chromium (tests/lib/cdp-report.js: no console error, no network request).
 # Checked: breaking the Authorization header (a wrong prefix in client_http.c) fails every
 # "ok" line of part 1 with HTTP 401.
 # Needs LLAMA_BIN_DIR (llama-server); exits 77 (skip) without it. CLIENT_E2E_MODEL picks a
@@ -17,7 +20,7 @@
 set -uo pipefail
 [ -n "${LLAMA_BIN_DIR:-}" ] || { echo "skip: LLAMA_BIN_DIR not set"; exit 77; }
 [ -x "$LLAMA_BIN_DIR/llama-server" ] || { echo "skip: no llama-server in $LLAMA_BIN_DIR"; exit 77; }
-: "${RL_BIN:?}" "${RL_TMP:?}"
+: "${RL_BIN:?}" "${RL_SRC:?}" "${RL_TMP:?}"
 . "$(dirname "$0")/../lib/cli.sh"
 drv="$(dirname "$RL_BIN")/test_client_http"
 [ -x "$drv" ] || { echo "FAIL: $drv not built (configure with -DRL_TESTS=ON)"; exit 1; }
@@ -106,5 +109,29 @@ if grep -rq -- "$key" "$work/out" "$work/client.out" "$work/client.err"; then
   fail "the API key appears in the output, bundle or report"
 else
   echo "ok   the API key appears in no output, bundle or report"
+fi
+
+# ---- part 3: a second run, the comparison, validate, Chromium ---------------------------------
+rc=0
+"$RL_BIN" client --url "$url" --api-key-env KEY_FOR_TEST --sweep-concurrency 1,2 --runs 2 \
+  --max-tokens 16 --timeout 120 -o "$work/out2" >"$work/client2.out" 2>"$work/client2.err" || rc=$?
+check "a second run" 0 "$rc"
+"$RL_BIN" validate "$work/out/bundle.json" "$work/out2/bundle.json" "$work/out/report.html" \
+  >"$work/validate.out" 2>&1
+check "validate both bundles and the report" 0 $?
+"$RL_BIN" compare "$work/out" "$work/out2" -o "$work/compare.html" --markdown >"$work/compare.md" 2>"$work/compare.err"
+check "compare the two runs" 0 $?
+expect "the comparison has streaming-client rows" "$(cat "$work/compare.md")" "TTFT"
+[ -s "$work/compare.html" ] && echo "ok   compare.html written" || fail "no compare.html"
+if command -v chromium >/dev/null 2>&1 && command -v node >/dev/null 2>&1; then
+  shots=${RL_SHOTS:-$RL_TMP/client-e2e-shots}
+  mkdir -p "$shots"
+  timeout 180 node "$RL_SRC/tests/lib/cdp-report.js" "$(command -v chromium)" "$shots" \
+    "report:$work/out/report.html" "compare:$work/compare.html" >"$work/cdp" 2>&1
+  rc=$?
+  check "chromium: $(grep -c '^ok' "$work/cdp") checks ok, $(grep -c '^FAIL' "$work/cdp") failed" 0 $rc
+  grep '^FAIL' "$work/cdp"
+else
+  fail "chromium and node are needed for the page checks (scripts/deps.sh installs them)"
 fi
 finish
