@@ -17,6 +17,7 @@
 #include "client_csv.h"
 #include "client_driver.h"
 #include "client_fm.h"
+#include "client_http.h"
 #include "client_metrics.h"
 #include "client_prompts.h"
 #include "client_run.h"
@@ -298,6 +299,49 @@ static rl_status write_chunks(client_ctx *c, rl_error *err)
     return RL_OK;
 }
 
+/* The endpoint posted to without user name, password, query or fragment (a key in the URL
+ * never reaches the bundle, the report or the terminal); malloc'd, NULL when the URL does not
+ * parse or memory is short. */
+static char *shown_url(const rl_client_opts *a)
+{
+    char *shown = NULL;
+    rl_error ue;
+    rl_client_api api = a->api && strcmp(a->api, "completions") == 0 ? RL_CLIENT_API_COMPLETIONS
+                                                                     : RL_CLIENT_API_CHAT;
+    if (!a->url || rl_client_http_endpoint(a->url, api, true, &shown, &ue) != RL_OK)
+        return NULL;
+    return shown;
+}
+
+/* The bundle's argv as typed, with the --url value replaced by its shown form. */
+static void scrub_argv(cJSON *bundle, const rl_client_opts *a)
+{
+    cJSON *argv = cJSON_GetObjectItemCaseSensitive(bundle, "argv"), *v;
+    if (!a->url || !cJSON_IsArray(argv))
+        return;
+    char *shown = shown_url(a);
+    const char *rep = shown ? shown : "(URL not shown)";
+    size_t ul = strlen(a->url);
+    cJSON_ArrayForEach(v, argv)
+    {
+        if (!cJSON_IsString(v))
+            continue;
+        const char *t = v->valuestring;
+        const char *eq = strchr(t, '=');
+        bool whole = strcmp(t, a->url) == 0;
+        bool joined =
+            strncmp(t, "--", 2) == 0 && eq && strlen(eq + 1) == ul && !strcmp(eq + 1, a->url);
+        if (!whole && !joined)
+            continue;
+        char *nv = whole ? rl_asprintf("%s", rep) : rl_asprintf("%.*s=%s", (int)(eq - t), t, rep);
+        if (nv) {
+            cJSON_SetValuestring(v, nv);
+            free(nv);
+        }
+    }
+    free(shown);
+}
+
 /* The client section without points; NULL when out of memory. */
 static cJSON *client_section(client_ctx *c, const rl_client_fm_caps *caps, const char *fm_bin)
 {
@@ -308,10 +352,13 @@ static cJSON *client_section(client_ctx *c, const rl_client_fm_caps *caps, const
     if (ok && !c->http) {
         ok = rl_json_add_str(drv, "type", "command") && rl_json_add_str(drv, "command", a->cmd);
     } else if (ok) {
-        ok = rl_json_add_str(drv, "type", "http") && rl_json_add_str(drv, "url", a->url) &&
+        char *shown = shown_url(a);
+        ok = rl_json_add_str(drv, "type", "http") &&
+             rl_json_add_str(drv, "url", shown ? shown : "(not a valid URL)") &&
              rl_json_add_str(drv, "api", a->api ? a->api : "chat") &&
              rl_json_add_str_or_null(drv, "model", a->model) &&
              (!a->key_env || rl_json_add_str(drv, "api_key_env", a->key_env));
+        free(shown);
     }
     for (int i = 0; ok && i < a->n_conc; i++)
         ok = cJSON_AddItemToArray(conc, cJSON_CreateNumber(a->conc[i]));
@@ -439,8 +486,11 @@ static rl_status measure_point(client_ctx *c, const char *api_key, rl_error *err
 static void print_summary(FILE *out, client_ctx *c, const char *bundle_path, const char *page)
 {
     char safe[1024];
+    char *shown = c->http ? shown_url(c->a) : NULL;
     fprintf(out, "\nclient: %s\n",
-            rl_tty_escape(c->http ? c->a->url : c->a->cmd, safe, sizeof safe));
+            rl_tty_escape(c->http ? (shown ? shown : "(URL not shown)") : c->a->cmd, safe,
+                          sizeof safe));
+    free(shown);
     const cJSON *pt;
     cJSON_ArrayForEach(pt, c->points)
     {
@@ -616,6 +666,8 @@ rl_status rl_client_run_session(const rl_client_opts *o, rl_error *err)
         int targc = 0;
         char *const *targv = rl_opt_typed(&targc);
         c.bundle = rl_bundle_new("client", targc, targv);
+        if (c.bundle)
+            scrub_argv(c.bundle, &a);
         rl_sysinfo si;
         rl_sysinfo_collect(&si);
         cJSON *cl = c.bundle ? client_section(&c, have_caps ? &caps : NULL, fm_bin) : NULL;

@@ -222,4 +222,16 @@ json_check "fm: capabilities read from the help text" "$work/fm.json" \
 json_check "fm: count-tokens calibrated, 8 output tokens" "$work/fm.json" \
   'j["client"]["tokens"]["calibration"]["overhead"]==1 and all(r["output_tokens"]==8 for r in j["client"]["points"][0]["records"])'
 
+# ---- a URL holding credentials and a key: the bundle, its argv and the summary show the endpoint
+# without them (checked to fail with the driver's url written as typed)
+"$RL_BIN" client --url 'http://user:pw@127.0.0.1:1/v1/chat/completions?key=SECRET#frag' --warmup 0 \
+  --json "$work/cred.json" >"$work/cred.out" 2>"$work/cred.err"
+check "--url to a closed port: nothing succeeded" 1 $?
+json_check "--url: the bundle names the endpoint without credentials" "$work/cred.json" \
+  'j["client"]["driver"]["url"] == "http://127.0.0.1:1/v1/chat/completions" and "http://127.0.0.1:1/v1/chat/completions" in j["argv"]'
+if grep -q 'SECRET\|pw@' "$work/cred.json" "$work/cred.out" "$work/cred.err"; then
+  fail "--url: the key or the password reached the bundle or the terminal"
+else
+  echo "ok   --url: the key and the password reach neither the bundle nor the terminal"
+fi
 finish
