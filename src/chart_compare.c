@@ -115,12 +115,7 @@ static rl_status cr_read_input(cmp_roof *r, size_t i, const rl_cmp_input *input,
 static void cr_keys(const cmp_roof *r, rl_chart_key *keys)
 {
     for (size_t i = 0; i < r->n_in; i++)
-        keys[i] = (rl_chart_key){r->in[i].key,
-                                 RL_CHART_KEY_LINE,
-                                 rl_chart_series_color(i),
-                                 rl_chart_series_shape(i),
-                                 false,
-                                 true};
+        keys[i] = rl_chart_series_key(r->in[i].key, i, false);
 }
 
 static double cr_legend_height(rl_chart_canvas *cv, void *ctx)

@@ -31,6 +31,12 @@ rl_chart_shape rl_chart_series_shape(size_t i)
     return sh[i % 4];
 }
 
+rl_chart_key rl_chart_series_key(const char *text, size_t i, bool dashed)
+{
+    return (rl_chart_key){
+        text, RL_CHART_KEY_LINE, rl_chart_series_color(i), rl_chart_series_shape(i), dashed, true};
+}
+
 bool rl_chart_sane(double v)
 {
     return isfinite(v) && v > 0 && v < 1e15;

@@ -258,6 +258,8 @@ typedef struct {
 } rl_chart_key;
 double rl_chart_legend(rl_chart_canvas *cv, const rl_chart_key *keys, size_t n, double x, double y,
                        double w, bool draw);
+/* The legend entry of series i drawn as a line (solid or dashed) in its colour and marker. */
+rl_chart_key rl_chart_series_key(const char *text, size_t i, bool dashed);
 
 /* Stack labels at the right end of lines: ys[] are the wanted baselines (ends of lines),
  * spread apart to at least gap px and kept within [top, bottom]; out[] gets the positions. */
