@@ -626,18 +626,9 @@ static rl_status fill(cpage *p, rl_error *err)
         cJSON_Delete(j);
         return rl_fail(err, RL_EINTERNAL, "compare: out of memory");
     }
-    char *json = rl_html_json_for_script(j);
+    st = rl_html_embed_json(&p->h, slot(p, "compare"), j, "compare", err);
     cJSON_Delete(j);
-    xmlNodePtr script = slot(p, "compare");
-    if (!json || !script) {
-        free(json);
-        return rl_fail(err, RL_EINTERNAL, "compare: out of memory");
-    }
-    xmlNodeAddContent(script, BAD_CAST json);
-    free(json);
-    if (p->h.oom)
-        return rl_fail(err, RL_EINTERNAL, "compare: out of memory");
-    return RL_OK;
+    return st;
 }
 
 rl_status rl_html_compare(const rl_cmp *c, bool all_columns, char **out, size_t *len, rl_error *err)

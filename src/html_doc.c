@@ -322,3 +322,18 @@ rl_status rl_html_serialize(xmlDocPtr doc, char **out, size_t *len, rl_error *er
     *len = n;
     return RL_OK;
 }
+
+rl_status rl_html_embed_json(rl_html *h, xmlNodePtr script, const cJSON *j, const char *what,
+                             rl_error *err)
+{
+    char *json = rl_html_json_for_script(j);
+    if (!json || !script) {
+        free(json);
+        return rl_fail(err, RL_EINTERNAL, "%s: out of memory", what);
+    }
+    xmlNodeAddContent(script, BAD_CAST json);
+    free(json);
+    if (h->oom)
+        return rl_fail(err, RL_EINTERNAL, "%s: out of memory", what);
+    return RL_OK;
+}
