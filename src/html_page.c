@@ -633,20 +633,6 @@ static void provenance(page *p)
 
 /* ---- assembly -------------------------------------------------------------------------- */
 
-static void drop_comments(xmlNodePtr n)
-{
-    while (n) {
-        xmlNodePtr next = n->next;
-        if (n->type == XML_COMMENT_NODE || n->type == XML_PI_NODE) {
-            xmlUnlinkNode(n);
-            xmlFreeNode(n);
-        } else if (n->type == XML_ELEMENT_NODE) {
-            drop_comments(n->children);
-        }
-        n = next;
-    }
-}
-
 static rl_status fill(page *p, rl_error *err)
 {
     xmlNodePtr style = slot(p, "style");
@@ -704,18 +690,12 @@ rl_status rl_html_page(const cJSON *bundle, char **out, size_t *len, rl_error *e
         cJSON_Delete(b);
         return st;
     }
-    p.h.doc = xmlReadMemory(
-        (const char *)rl_asset_report_xml, (int)rl_asset_report_xml_len, "report.xml", "UTF-8",
-        XML_PARSE_NONET | XML_PARSE_NOBLANKS | XML_PARSE_NOERROR | XML_PARSE_NOWARNING);
-    p.root = p.h.doc ? xmlDocGetRootElement(p.h.doc) : NULL;
-    if (!p.root) {
-        st = rl_fail(err, RL_EINTERNAL, "report: the built-in template does not parse");
-    } else {
-        drop_comments(p.h.doc->children);
+    st = rl_html_load_template(&p.h, rl_asset_report_xml, rl_asset_report_xml_len, "report.xml",
+                               "report", &p.root, err);
+    if (st == RL_OK)
         st = fill(&p, err);
-        if (st == RL_OK)
-            st = rl_html_serialize(p.h.doc, out, len, err);
-    }
+    if (st == RL_OK)
+        st = rl_html_serialize(p.h.doc, out, len, err);
     xmlFreeDoc(p.h.doc);
     rl_report_caveats_free(&p.cav);
     cJSON_Delete(b);
