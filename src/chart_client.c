@@ -130,12 +130,7 @@ static size_t ecdf_keys(const ecdf *d, rl_chart_key *keys, char (*text)[48])
     for (size_t i = 0; i < d->n; i++) {
         rl_snprintf(text[i], sizeof text[i], "concurrency %lld (%zu request%s)",
                     (long long)d->s[i].conc, d->s[i].n_samples, d->s[i].n_samples == 1 ? "" : "s");
-        keys[i] = (rl_chart_key){text[i],
-                                 RL_CHART_KEY_LINE,
-                                 rl_chart_series_color(d->s[i].series),
-                                 rl_chart_series_shape(d->s[i].series),
-                                 false,
-                                 true};
+        keys[i] = rl_chart_series_key(text[i], d->s[i].series, false);
     }
     return d->n;
 }
@@ -324,12 +319,7 @@ static rl_status tput_read(const cJSON *bundle, tput *d, rl_error *err)
 static size_t tp_keys(rl_chart_key *keys)
 {
     for (int k = 0; k < TP_N; k++)
-        keys[k] = (rl_chart_key){tp_lines[k].name,
-                                 RL_CHART_KEY_LINE,
-                                 rl_chart_series_color((size_t)k),
-                                 rl_chart_series_shape((size_t)k),
-                                 tp_lines[k].dashed,
-                                 true};
+        keys[k] = rl_chart_series_key(tp_lines[k].name, (size_t)k, tp_lines[k].dashed);
     return TP_N;
 }
 

@@ -66,29 +66,18 @@ static rl_status cr_read_input(cmp_roof *r, size_t i, const rl_cmp_input *input,
     {
         if (r->n == CR_MAX_POINTS)
             break;
-        const char *id = rl_json_get_str(am, "id");
-        const cJSON *op = get(am, "operating_point");
-        const cJSON *model = rl_chart_model_by_id(b, id, NULL);
-        double tps = 0, bytes = 0;
-        if (!rl_json_get_num(op, "decode_tok_s", &tps) || !rl_chart_sane(tps))
-            continue;
-        const cJSON *bpt = get(model, "bytes_per_token");
-        uint64_t u;
-        if (!rl_json_get_num(bpt, "value", &bytes)) {
-            if (rl_json_get_u64(bpt, "value", &u))
-                bytes = (double)u;
-            else if (!rl_json_get_num(am, "bytes_per_token", &bytes))
-                bytes = 0;
-        }
-        if (!rl_chart_sane(bytes))
+        const cJSON *model;
+        double tps, bytes;
+        int64_t threads;
+        if (!rl_chart_analysis_point(b, am, NULL, &model, &tps, &bytes, &threads))
             continue;
         cr_pt *p = &r->pt[r->n];
         memset(p, 0, sizeof *p);
         p->input = i;
         p->bytes = bytes;
         p->tps = tps;
-        if (!rl_json_get_i64(op, "threads", &p->threads) || p->threads < 0)
-            p->threads = 0;
+        p->threads = threads;
+        const char *id = rl_json_get_str(am, "id");
         const char *nm = rl_json_get_str(model, "name");
         p->name = rl_chart_clean(nm ? nm : id, RL_CHART_CELL_CHARS);
         r->n++;
@@ -126,12 +115,7 @@ static rl_status cr_read_input(cmp_roof *r, size_t i, const rl_cmp_input *input,
 static void cr_keys(const cmp_roof *r, rl_chart_key *keys)
 {
     for (size_t i = 0; i < r->n_in; i++)
-        keys[i] = (rl_chart_key){r->in[i].key,
-                                 RL_CHART_KEY_LINE,
-                                 rl_chart_series_color(i),
-                                 rl_chart_series_shape(i),
-                                 false,
-                                 true};
+        keys[i] = rl_chart_series_key(r->in[i].key, i, false);
 }
 
 static double cr_legend_height(rl_chart_canvas *cv, void *ctx)

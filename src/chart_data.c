@@ -31,6 +31,12 @@ rl_chart_shape rl_chart_series_shape(size_t i)
     return sh[i % 4];
 }
 
+rl_chart_key rl_chart_series_key(const char *text, size_t i, bool dashed)
+{
+    return (rl_chart_key){
+        text, RL_CHART_KEY_LINE, rl_chart_series_color(i), rl_chart_series_shape(i), dashed, true};
+}
+
 bool rl_chart_sane(double v)
 {
     return isfinite(v) && v > 0 && v < 1e15;
@@ -84,6 +90,31 @@ const cJSON *rl_chart_model_by_id(const cJSON *bundle, const char *id, size_t *i
         i++;
     }
     return NULL;
+}
+
+bool rl_chart_analysis_point(const cJSON *bundle, const cJSON *am, size_t *index,
+                             const cJSON **model, double *tps, double *bytes, int64_t *threads)
+{
+    const char *id = rl_json_get_str(am, "id");
+    const cJSON *op = cJSON_GetObjectItemCaseSensitive(am, "operating_point");
+    *model = rl_chart_model_by_id(bundle, id, index);
+    *tps = 0;
+    *bytes = 0;
+    if (!rl_json_get_num(op, "decode_tok_s", tps) || !rl_chart_sane(*tps))
+        return false;
+    const cJSON *bpt = cJSON_GetObjectItemCaseSensitive(*model, "bytes_per_token");
+    uint64_t u;
+    if (!rl_json_get_num(bpt, "value", bytes)) {
+        if (rl_json_get_u64(bpt, "value", &u))
+            *bytes = (double)u;
+        else if (!rl_json_get_num(am, "bytes_per_token", bytes))
+            *bytes = 0;
+    }
+    if (!rl_chart_sane(*bytes))
+        return false;
+    if (!rl_json_get_i64(op, "threads", threads) || *threads < 0)
+        *threads = 0;
+    return true;
 }
 
 /* Is the code point at p (k bytes, valid UTF-8) one XML 1.0 allows in text? */

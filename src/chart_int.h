@@ -71,6 +71,12 @@ bool rl_chart_rate(const cJSON *rate, double *out);
 /* The bundle's models[] entry with this id, or NULL; *index (if not NULL) gets its position
  * (the series colour and marker follow it, so a model looks the same in every chart). */
 const cJSON *rl_chart_model_by_id(const cJSON *bundle, const char *id, size_t *index);
+/* One analysis.models[] entry as a roofline point: its models[] entry (*model, NULL when the id
+ * is unknown; *index as rl_chart_model_by_id), the operating point's decode tok/s, the bytes
+ * per token (the model's bytes_per_token.value, else the entry's own) and threads (0 when
+ * missing or negative). False, with nothing to plot, unless tok/s and bytes are sane. */
+bool rl_chart_analysis_point(const cJSON *bundle, const cJSON *am, size_t *index,
+                             const cJSON **model, double *tps, double *bytes, int64_t *threads);
 
 /* s (may be NULL: "") as text safe for an XML text node: bytes that are not UTF-8 and
  * characters XML 1.0 forbids (C0 controls, U+FFFE, U+FFFF) become U+FFFD, and more than
@@ -252,6 +258,8 @@ typedef struct {
 } rl_chart_key;
 double rl_chart_legend(rl_chart_canvas *cv, const rl_chart_key *keys, size_t n, double x, double y,
                        double w, bool draw);
+/* The legend entry of series i drawn as a line (solid or dashed) in its colour and marker. */
+rl_chart_key rl_chart_series_key(const char *text, size_t i, bool dashed);
 
 /* Stack labels at the right end of lines: ys[] are the wanted baselines (ends of lines),
  * spread apart to at least gap px and kept within [top, bottom]; out[] gets the positions. */

@@ -100,30 +100,18 @@ static rl_status roof_read(const cJSON *bundle, roof *r, rl_error *err)
             r->skipped++;
             continue;
         }
-        const char *id = rl_json_get_str(am, "id");
-        const cJSON *op = cJSON_GetObjectItemCaseSensitive(am, "operating_point");
         size_t series = r->n;
-        const cJSON *model = rl_chart_model_by_id(bundle, id, &series);
-        double tps = 0, bytes = 0;
-        if (!rl_json_get_num(op, "decode_tok_s", &tps) || !rl_chart_sane(tps))
-            continue;
-        const cJSON *bpt = cJSON_GetObjectItemCaseSensitive(model, "bytes_per_token");
-        uint64_t u;
-        if (!rl_json_get_num(bpt, "value", &bytes)) {
-            if (rl_json_get_u64(bpt, "value", &u))
-                bytes = (double)u;
-            else if (!rl_json_get_num(am, "bytes_per_token", &bytes))
-                bytes = 0;
-        }
-        if (!rl_chart_sane(bytes))
+        const cJSON *model;
+        double tps, bytes;
+        int64_t threads;
+        if (!rl_chart_analysis_point(bundle, am, &series, &model, &tps, &bytes, &threads))
             continue;
         roof_pt *p = &r->pt[r->n];
         memset(p, 0, sizeof *p);
         p->tps = tps;
         p->bytes = bytes;
         p->series = series;
-        if (!rl_json_get_i64(op, "threads", &p->threads) || p->threads < 0)
-            p->threads = 0;
+        p->threads = threads;
         bool b = false;
         if (rl_json_get_bool(am, "is_moe", &b) && b)
             p->moe = true;
@@ -132,6 +120,7 @@ static rl_status roof_read(const cJSON *bundle, roof *r, rl_error *err)
             p->moe = true;
         if (rl_json_get_bool(am, "gpu_offload", &b) && b)
             p->gpu = true;
+        const char *id = rl_json_get_str(am, "id");
         const char *nm = rl_json_get_str(model, "name");
         if (!nm)
             nm = rl_json_get_str(am, "name");

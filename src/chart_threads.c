@@ -110,12 +110,7 @@ static rl_status thr_read(const cJSON *bundle, thr *d, rl_error *err)
 static size_t thr_keys(const thr *d, rl_chart_key *keys)
 {
     for (size_t i = 0; i < d->n; i++) {
-        keys[i] = (rl_chart_key){d->s[i].label,
-                                 RL_CHART_KEY_LINE,
-                                 rl_chart_series_color(d->s[i].series),
-                                 rl_chart_series_shape(d->s[i].series),
-                                 false,
-                                 true};
+        keys[i] = rl_chart_series_key(d->s[i].label, d->s[i].series, false);
     }
     return d->n;
 }

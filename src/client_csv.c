@@ -101,11 +101,7 @@ rl_status rl_client_csv_write(const cJSON *b, const char *path, rl_error *err)
     rl_status st = rl_client_csv(b, &text, &len, err);
     if (st != RL_OK)
         return st;
-    if (strcmp(path, "-") == 0) {
-        st = rl_write_all(STDOUT_FILENO, text, len, "standard output", false, err);
-    } else {
-        st = rl_write_file(path, text, len, err);
-    }
+    st = rl_write_output(path, text, len, err);
     free(text);
     return st;
 }

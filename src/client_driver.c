@@ -6,6 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "rl_util.h"
+
 rl_client_result *rl_client_result_new(size_t job, unsigned attempt)
 {
     rl_client_result *r = calloc(1, sizeof *r);
@@ -35,12 +37,10 @@ rl_status rl_client_result_add(rl_client_result *res, int64_t t_ns, const char *
     if (len == 0)
         return RL_OK;
     if (res->n_chunks == res->chunks_cap) {
-        size_t cap = res->chunks_cap ? res->chunks_cap * 2 : 64;
-        rl_client_chunk *c = realloc(res->chunks, cap * sizeof *c);
+        rl_client_chunk *c = rl_grow(res->chunks, &res->chunks_cap, sizeof *c, 64);
         if (!c)
             return rl_fail(err, RL_EINTERNAL, "out of memory recording a response chunk");
         res->chunks = c;
-        res->chunks_cap = cap;
     }
     res->chunks[res->n_chunks++] =
         (rl_client_chunk){t_ns, len > UINT32_MAX ? UINT32_MAX : (uint32_t)len, tokens};

@@ -96,13 +96,6 @@ static rl_status parse(int argc, char **argv, opts *o, rl_error *err)
     return RL_OK;
 }
 
-static rl_status write_out(const char *path, const char *data, size_t len, rl_error *err)
-{
-    if (strcmp(path, "-") == 0)
-        return rl_write_all(1, data, len, "standard output", false, err);
-    return rl_write_file(path, data, len, err);
-}
-
 static rl_status run(int argc, char **argv, rl_error *err)
 {
     opts o = {0};
@@ -148,7 +141,7 @@ static rl_status run(int argc, char **argv, rl_error *err)
         free(text);
     }
     if (st == RL_OK && o.html) {
-        st = write_out(o.html, page, page_len, err);
+        st = rl_write_output(o.html, page, page_len, err);
         char safe[1024];
         if (st == RL_OK && !page_stdout)
             fprintf(stderr, "wrote %s\n", rl_tty_escape(o.html, safe, sizeof safe));

@@ -194,8 +194,7 @@ static rl_status add_dir(rl_cmp *c, const char *dir, rl_error *err)
             break;
         }
         if (n == cap) {
-            cap = cap ? cap * 2 : 64;
-            char **p = realloc(names, cap * sizeof *p);
+            char **p = rl_grow(names, &cap, sizeof *p, 64);
             if (!p) {
                 st = rl_fail(err, RL_EINTERNAL, "out of memory");
                 break;
@@ -298,12 +297,10 @@ static rl_status new_row(rl_cmp *c, const rl_cmp_row_spec *s, rl_cmp_row **out, 
         return rl_fail(err, RL_EINPUT, "more than %d rows to compare: compare fewer inputs",
                        RL_CMP_MAX_ROWS);
     if (c->n_rows == c->cap_rows) {
-        size_t cap = c->cap_rows ? c->cap_rows * 2 : 64;
-        rl_cmp_row *p = realloc(c->rows, cap * sizeof *p);
+        rl_cmp_row *p = rl_grow(c->rows, &c->cap_rows, sizeof *p, 64);
         if (!p)
             return rl_fail(err, RL_EINTERNAL, "out of memory");
         c->rows = p;
-        c->cap_rows = cap;
     }
     rl_cmp_row *r = &c->rows[c->n_rows++];
     memset(r, 0, sizeof *r);

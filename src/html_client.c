@@ -620,7 +620,7 @@ static void setup(rl_html *h, xmlNodePtr body, const cJSON *c)
 static rl_status charts(rl_html *h, xmlNodePtr body, const cJSON *b, rl_error *err)
 {
     static const struct {
-        rl_status (*fn)(const cJSON *, rl_chart *, rl_error *);
+        rl_html_chart_fn fn;
         const char *what;
     } list[] = {
         {rl_chart_client_ttft, "the TTFT distribution"},
@@ -629,26 +629,10 @@ static rl_status charts(rl_html *h, xmlNodePtr body, const cJSON *b, rl_error *e
     };
     xmlNodePtr missing = NULL;
     for (size_t i = 0; i < sizeof list / sizeof list[0]; i++) {
-        rl_chart c;
-        rl_error e = {RL_OK, ""};
-        memset(&c, 0, sizeof c);
-        rl_status st = list[i].fn(b, &c, &e);
-        if (st == RL_NOTHING) {
-            if (!missing)
-                missing = rl_html_el(h, body, "ul", "missing");
-            rl_html_el_textf(h, missing, "li", NULL, "No chart of %s: %s.", list[i].what,
-                             e.msg[0] ? e.msg : "nothing to plot");
-            continue;
-        }
-        if (st != RL_OK) {
-            rl_chart_free(&c);
-            *err = e;
-            return rl_prefix(err, "report: chart of %s", list[i].what);
-        }
-        xmlNodePtr fig = NULL;
-        st = rl_html_add_chart(h, body, &c, &fig, err);
-        rl_chart_free(&c);
-        if (st != RL_OK)
+        xmlNodePtr fig;
+        rl_status st = rl_html_chart_or_missing(h, body, body, &missing, list[i].fn, b,
+                                                list[i].what, &fig, err);
+        if (st != RL_OK && st != RL_NOTHING)
             return st;
     }
     return RL_OK;

@@ -589,18 +589,6 @@ static void inputs(cpage *p)
 
 /* ---- assembly ---------------------------------------------------------------------------- */
 
-static void drop_comments(xmlNodePtr n)
-{
-    while (n) {
-        xmlNodePtr next = n->next;
-        if (n->type == XML_COMMENT_NODE || n->type == XML_PI_NODE)
-            drop(n);
-        else if (n->type == XML_ELEMENT_NODE)
-            drop_comments(n->children);
-        n = next;
-    }
-}
-
 static rl_status fill(cpage *p, rl_error *err)
 {
     xmlNodePtr style = slot(p, "style");
@@ -626,18 +614,9 @@ static rl_status fill(cpage *p, rl_error *err)
         cJSON_Delete(j);
         return rl_fail(err, RL_EINTERNAL, "compare: out of memory");
     }
-    char *json = rl_html_json_for_script(j);
+    st = rl_html_embed_json(&p->h, slot(p, "compare"), j, "compare", err);
     cJSON_Delete(j);
-    xmlNodePtr script = slot(p, "compare");
-    if (!json || !script) {
-        free(json);
-        return rl_fail(err, RL_EINTERNAL, "compare: out of memory");
-    }
-    xmlNodeAddContent(script, BAD_CAST json);
-    free(json);
-    if (p->h.oom)
-        return rl_fail(err, RL_EINTERNAL, "compare: out of memory");
-    return RL_OK;
+    return st;
 }
 
 rl_status rl_html_compare(const rl_cmp *c, bool all_columns, char **out, size_t *len, rl_error *err)
@@ -648,19 +627,12 @@ rl_status rl_html_compare(const rl_cmp *c, bool all_columns, char **out, size_t 
     memset(&p, 0, sizeof p);
     p.c = c;
     p.all = all_columns;
-    p.h.doc = xmlReadMemory(
-        (const char *)rl_asset_compare_xml, (int)rl_asset_compare_xml_len, "compare.xml", "UTF-8",
-        XML_PARSE_NONET | XML_PARSE_NOBLANKS | XML_PARSE_NOERROR | XML_PARSE_NOWARNING);
-    p.root = p.h.doc ? xmlDocGetRootElement(p.h.doc) : NULL;
-    rl_status st;
-    if (!p.root) {
-        st = rl_fail(err, RL_EINTERNAL, "compare: the built-in template does not parse");
-    } else {
-        drop_comments(p.h.doc->children);
+    rl_status st = rl_html_load_template(&p.h, rl_asset_compare_xml, rl_asset_compare_xml_len,
+                                         "compare.xml", "compare", &p.root, err);
+    if (st == RL_OK)
         st = fill(&p, err);
-        if (st == RL_OK)
-            st = rl_html_serialize(p.h.doc, out, len, err);
-    }
+    if (st == RL_OK)
+        st = rl_html_serialize(p.h.doc, out, len, err);
     xmlFreeDoc(p.h.doc);
     return st;
 }

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include <libxml/HTMLtree.h>
+#include <libxml/parser.h>
 #include <libxml/xmlIO.h>
 
 #include "rl_json.h"
@@ -320,5 +321,47 @@ rl_status rl_html_serialize(xmlDocPtr doc, char **out, size_t *len, rl_error *er
     xmlOutputBufferClose(ob);
     *out = text;
     *len = n;
+    return RL_OK;
+}
+
+rl_status rl_html_embed_json(rl_html *h, xmlNodePtr script, const cJSON *j, const char *what,
+                             rl_error *err)
+{
+    char *json = rl_html_json_for_script(j);
+    if (!json || !script) {
+        free(json);
+        return rl_fail(err, RL_EINTERNAL, "%s: out of memory", what);
+    }
+    xmlNodeAddContent(script, BAD_CAST json);
+    free(json);
+    if (h->oom)
+        return rl_fail(err, RL_EINTERNAL, "%s: out of memory", what);
+    return RL_OK;
+}
+
+static void drop_comments(xmlNodePtr n)
+{
+    while (n) {
+        xmlNodePtr next = n->next;
+        if (n->type == XML_COMMENT_NODE || n->type == XML_PI_NODE) {
+            xmlUnlinkNode(n);
+            xmlFreeNode(n);
+        } else if (n->type == XML_ELEMENT_NODE) {
+            drop_comments(n->children);
+        }
+        n = next;
+    }
+}
+
+rl_status rl_html_load_template(rl_html *h, const unsigned char *xml, size_t len, const char *name,
+                                const char *what, xmlNodePtr *root, rl_error *err)
+{
+    h->doc = xmlReadMemory((const char *)xml, (int)len, name, "UTF-8",
+                           XML_PARSE_NONET | XML_PARSE_NOBLANKS | XML_PARSE_NOERROR |
+                               XML_PARSE_NOWARNING);
+    *root = h->doc ? xmlDocGetRootElement(h->doc) : NULL;
+    if (!*root)
+        return rl_fail(err, RL_EINTERNAL, "%s: the built-in template does not parse", what);
+    drop_comments(h->doc->children);
     return RL_OK;
 }

@@ -142,12 +142,10 @@ static void figures(page *p)
 
 /* ---- charts ---------------------------------------------------------------------------- */
 
-typedef rl_status (*chart_fn)(const cJSON *, rl_chart *, rl_error *);
-
 static rl_status charts(page *p, rl_error *err)
 {
     static const struct {
-        chart_fn fn;
+        rl_html_chart_fn fn;
         const char *what;
         rl_report_place place;
     } list[] = {
@@ -160,25 +158,11 @@ static rl_status charts(page *p, rl_error *err)
     xmlNodePtr host = slot(p, "chart-list");
     xmlNodePtr missing = NULL;
     for (size_t i = 0; i < sizeof list / sizeof list[0]; i++) {
-        rl_chart c;
-        rl_error e = {RL_OK, ""};
-        memset(&c, 0, sizeof c);
-        rl_status st = list[i].fn(p->b, &c, &e);
-        if (st == RL_NOTHING) {
-            if (!missing)
-                missing = rl_html_el(&p->h, slot(p, "charts-missing"), "ul", "missing");
-            rl_html_el_textf(&p->h, missing, "li", NULL, "No chart of %s: %s.", list[i].what,
-                             e.msg[0] ? e.msg : "nothing to plot");
+        xmlNodePtr fig;
+        rl_status st = rl_html_chart_or_missing(&p->h, host, slot(p, "charts-missing"), &missing,
+                                                list[i].fn, p->b, list[i].what, &fig, err);
+        if (st == RL_NOTHING)
             continue;
-        }
-        if (st != RL_OK) {
-            rl_chart_free(&c);
-            *err = e;
-            return rl_prefix(err, "report: chart of %s", list[i].what);
-        }
-        xmlNodePtr fig = NULL;
-        st = rl_html_add_chart(&p->h, host, &c, &fig, err);
-        rl_chart_free(&c);
         if (st != RL_OK)
             return st;
         caveats_at(p, fig, list[i].place);
@@ -649,20 +633,6 @@ static void provenance(page *p)
 
 /* ---- assembly -------------------------------------------------------------------------- */
 
-static void drop_comments(xmlNodePtr n)
-{
-    while (n) {
-        xmlNodePtr next = n->next;
-        if (n->type == XML_COMMENT_NODE || n->type == XML_PI_NODE) {
-            xmlUnlinkNode(n);
-            xmlFreeNode(n);
-        } else if (n->type == XML_ELEMENT_NODE) {
-            drop_comments(n->children);
-        }
-        n = next;
-    }
-}
-
 static rl_status fill(page *p, rl_error *err)
 {
     xmlNodePtr style = slot(p, "style");
@@ -700,17 +670,7 @@ static rl_status fill(page *p, rl_error *err)
                 RL_VERSION, str(tool, "name", "?"), str(tool, "version", "?"));
     set_text(p, slot(p, "footer"), foot);
 
-    char *json = rl_html_json_for_script(p->b);
-    xmlNodePtr script = slot(p, "bundle");
-    if (!json || !script) {
-        free(json);
-        return rl_fail(err, RL_EINTERNAL, "report: out of memory");
-    }
-    xmlNodeAddContent(script, BAD_CAST json);
-    free(json);
-    if (p->h.oom)
-        return rl_fail(err, RL_EINTERNAL, "report: out of memory");
-    return RL_OK;
+    return rl_html_embed_json(&p->h, slot(p, "bundle"), p->b, "report", err);
 }
 
 rl_status rl_html_page(const cJSON *bundle, char **out, size_t *len, rl_error *err)
@@ -730,18 +690,12 @@ rl_status rl_html_page(const cJSON *bundle, char **out, size_t *len, rl_error *e
         cJSON_Delete(b);
         return st;
     }
-    p.h.doc = xmlReadMemory(
-        (const char *)rl_asset_report_xml, (int)rl_asset_report_xml_len, "report.xml", "UTF-8",
-        XML_PARSE_NONET | XML_PARSE_NOBLANKS | XML_PARSE_NOERROR | XML_PARSE_NOWARNING);
-    p.root = p.h.doc ? xmlDocGetRootElement(p.h.doc) : NULL;
-    if (!p.root) {
-        st = rl_fail(err, RL_EINTERNAL, "report: the built-in template does not parse");
-    } else {
-        drop_comments(p.h.doc->children);
+    st = rl_html_load_template(&p.h, rl_asset_report_xml, rl_asset_report_xml_len, "report.xml",
+                               "report", &p.root, err);
+    if (st == RL_OK)
         st = fill(&p, err);
-        if (st == RL_OK)
-            st = rl_html_serialize(p.h.doc, out, len, err);
-    }
+    if (st == RL_OK)
+        st = rl_html_serialize(p.h.doc, out, len, err);
     xmlFreeDoc(p.h.doc);
     rl_report_caveats_free(&p.cav);
     cJSON_Delete(b);

@@ -363,3 +363,29 @@ rl_status rl_html_add_chart(rl_html *h, xmlNodePtr parent, const rl_chart *c, xm
     *fig = f;
     return RL_OK;
 }
+
+rl_status rl_html_chart_or_missing(rl_html *h, xmlNodePtr parent, xmlNodePtr missing_parent,
+                                   xmlNodePtr *missing, rl_html_chart_fn fn, const cJSON *bundle,
+                                   const char *what, xmlNodePtr *fig, rl_error *err)
+{
+    *fig = NULL;
+    rl_chart c;
+    rl_error e = {RL_OK, ""};
+    memset(&c, 0, sizeof c);
+    rl_status st = fn(bundle, &c, &e);
+    if (st == RL_NOTHING) {
+        if (!*missing)
+            *missing = rl_html_el(h, missing_parent, "ul", "missing");
+        rl_html_el_textf(h, *missing, "li", NULL, "No chart of %s: %s.", what,
+                         e.msg[0] ? e.msg : "nothing to plot");
+        return RL_NOTHING;
+    }
+    if (st != RL_OK) {
+        rl_chart_free(&c);
+        *err = e;
+        return rl_prefix(err, "report: chart of %s", what);
+    }
+    st = rl_html_add_chart(h, parent, &c, fig, err);
+    rl_chart_free(&c);
+    return st;
+}

@@ -25,6 +25,16 @@
 rl_status rl_html_add_chart(rl_html *h, xmlNodePtr parent, const rl_chart *c, xmlNodePtr *fig,
                             rl_error *err);
 
+/* A chart maker of chart.h (rl_chart_roofline, rl_chart_client_ttft, ...). */
+typedef rl_status (*rl_html_chart_fn)(const cJSON *bundle, rl_chart *c, rl_error *err);
+/* Make one chart of bundle with fn and append its figure to parent (*fig). When the chart has
+ * nothing to plot (RL_NOTHING) an item "No chart of WHAT: why." goes into the list *missing
+ * (a <ul class="missing"> made in missing_parent the first time) and RL_NOTHING is returned
+ * with *fig NULL; other failures of the chart are prefixed "report: chart of WHAT". */
+rl_status rl_html_chart_or_missing(rl_html *h, xmlNodePtr parent, xmlNodePtr missing_parent,
+                                   xmlNodePtr *missing, rl_html_chart_fn fn, const cJSON *bundle,
+                                   const char *what, xmlNodePtr *fig, rl_error *err);
+
 /* The id prefix of a chart id: "c-" + the id with every character outside [a-z0-9-] as '-' +
  * "-", into buf. */
 void rl_html_chart_prefix(const char *chart_id, char *buf, size_t cap);

@@ -539,6 +539,19 @@ static void fit_line(const rl_pred_fit *f, char *buf, size_t cap)
                 f->bw_lo_bytes_s / 1e9, f->bw_hi_bytes_s / 1e9, RL_PRED_INTERVAL);
 }
 
+/* A predicted point's bytes per token, tok/s and interval ends as text. */
+typedef struct {
+    char bytes[32], rate[32], low[32], high[32];
+} pt_text;
+
+static void point_text(const rl_pred_point *pt, pt_text *t)
+{
+    rl_fmt_mb(t->bytes, sizeof t->bytes, pt->bytes_per_token);
+    fmt_rate(t->rate, sizeof t->rate, pt->tok_s);
+    fmt_rate(t->low, sizeof t->low, pt->tok_s_low);
+    fmt_rate(t->high, sizeof t->high, pt->tok_s_high);
+}
+
 void rl_prediction_print(FILE *out, const rl_pred_fit *f, const char *bundle,
                          const rl_prediction *p, size_t n)
 {
@@ -562,12 +575,10 @@ void rl_prediction_print(FILE *out, const rl_pred_fit *f, const char *bundle,
                         "KV size unknown");
                 continue;
             }
-            char b[32], r[32], lo[32], hi[32];
-            rl_fmt_mb(b, sizeof b, pt->bytes_per_token);
-            fmt_rate(r, sizeof r, pt->tok_s);
-            fmt_rate(lo, sizeof lo, pt->tok_s_low);
-            fmt_rate(hi, sizeof hi, pt->tok_s_high);
-            fprintf(out, "  %8" PRIu64 "  %14s  %10s  %s to %s\n", pt->depth, b, r, lo, hi);
+            pt_text t;
+            point_text(pt, &t);
+            fprintf(out, "  %8" PRIu64 "  %14s  %10s  %s to %s\n", pt->depth, t.bytes, t.rate,
+                    t.low, t.high);
         }
         for (size_t k = 0; k < q->n_caveats; k++)
             fprintf(out, "  caveat (%s): %s\n", q->caveats[k].code, q->caveats[k].text);
@@ -606,12 +617,10 @@ void rl_prediction_markdown(FILE *out, const rl_pred_fit *f, const char *bundle,
                 fprintf(out, " | %" PRIu64 " | unknown | n/a | n/a |\n", pt->depth);
                 continue;
             }
-            char b[32], r[32], lo[32], hi[32];
-            rl_fmt_mb(b, sizeof b, pt->bytes_per_token);
-            fmt_rate(r, sizeof r, pt->tok_s);
-            fmt_rate(lo, sizeof lo, pt->tok_s_low);
-            fmt_rate(hi, sizeof hi, pt->tok_s_high);
-            fprintf(out, " | %" PRIu64 " | %s | %s | %s to %s |\n", pt->depth, b, r, lo, hi);
+            pt_text t;
+            point_text(pt, &t);
+            fprintf(out, " | %" PRIu64 " | %s | %s | %s to %s |\n", pt->depth, t.bytes, t.rate,
+                    t.low, t.high);
         }
     }
     bool any = false;

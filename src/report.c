@@ -174,15 +174,6 @@ rl_status rl_report_markdown(const cJSON *bundle, char **out, size_t *len, rl_er
 
 /* ---- files ----------------------------------------------------------------------------- */
 
-static rl_status write_out(const char *path, const char *text, size_t len, rl_error *err)
-{
-    if (strcmp(path, "-") == 0) {
-        rl_status st = rl_write_all(STDOUT_FILENO, text, len, "stdout", false, err);
-        return st;
-    }
-    return rl_write_file(path, text, len, err);
-}
-
 rl_status rl_report_write_html(const cJSON *bundle, const char *path, rl_error *err)
 {
     char *text;
@@ -190,7 +181,7 @@ rl_status rl_report_write_html(const cJSON *bundle, const char *path, rl_error *
     rl_status st = rl_report_html(bundle, &text, &len, err);
     if (st != RL_OK)
         return st;
-    st = write_out(path, text, len, err);
+    st = rl_write_output(path, text, len, err);
     free(text);
     return st;
 }
@@ -202,7 +193,7 @@ rl_status rl_report_write_markdown(const cJSON *bundle, const char *path, rl_err
     rl_status st = rl_report_markdown(bundle, &text, &len, err);
     if (st != RL_OK)
         return st;
-    st = write_out(path, text, len, err);
+    st = rl_write_output(path, text, len, err);
     free(text);
     return st;
 }

@@ -230,6 +230,13 @@ rl_status rl_write_file(const char *path, const void *data, size_t len, rl_error
     return rl_atomic_commit(&a, err);
 }
 
+rl_status rl_write_output(const char *path, const void *data, size_t len, rl_error *err)
+{
+    if (strcmp(path, "-") == 0)
+        return rl_write_all(STDOUT_FILENO, data, len, "standard output", false, err);
+    return rl_write_file(path, data, len, err);
+}
+
 rl_status rl_check_writable(const char *path, rl_error *err)
 {
     struct stat sb;

@@ -215,6 +215,19 @@ void *rl_calloc(size_t n, size_t size)
     return calloc(n, size);
 }
 
+void *rl_grow(void *p, size_t *cap, size_t elem, size_t first)
+{
+    if (*cap > SIZE_MAX / 2)
+        return NULL;
+    size_t n = *cap ? *cap * 2 : first;
+    if (n == 0 || elem == 0 || n > SIZE_MAX / elem)
+        return NULL;
+    void *q = realloc(p, n * elem);
+    if (q)
+        *cap = n;
+    return q;
+}
+
 char *rl_strdup(const char *s)
 {
     return s ? strdup(s) : NULL;

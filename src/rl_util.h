@@ -44,6 +44,9 @@ void rl_progress_done(void);
 
 /* malloc/calloc that return NULL on size overflow as well as on failure. */
 void *rl_calloc(size_t n, size_t size);
+/* An array of *cap elements of elem bytes at p grown to twice as many (first when *cap is 0):
+ * the new block, *cap updated; NULL (p and *cap untouched) on failure or size overflow. */
+void *rl_grow(void *p, size_t *cap, size_t elem, size_t first);
 char *rl_strdup(const char *s);
 char *rl_asprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 

@@ -221,6 +221,30 @@ static void test_calloc_overflow(void **state)
     free(p);
 }
 
+/* rl_grow: first size, then doubling; on overflow NULL with the array and its capacity kept
+ * (break it: drop the *cap > SIZE_MAX / 2 check and the last case fails). */
+static void test_grow(void **state)
+{
+    (void)state;
+    size_t cap = 0;
+    int *a = rl_grow(NULL, &cap, sizeof *a, 4);
+    assert_non_null(a);
+    assert_int_equal(cap, 4);
+    for (int i = 0; i < 4; i++)
+        a[i] = i + 1;
+    int *b = rl_grow(a, &cap, sizeof *b, 4);
+    assert_non_null(b);
+    assert_int_equal(cap, 8);
+    assert_int_equal(b[3], 4);
+    size_t big = SIZE_MAX / 2 + 2; /* doubled, it would wrap to 2 */
+    assert_null(rl_grow(b, &big, 1, 4));
+    assert_true(big == SIZE_MAX / 2 + 2);
+    size_t huge = SIZE_MAX / 8;
+    assert_null(rl_grow(b, &huge, 8, 4));
+    assert_true(huge == SIZE_MAX / 8);
+    free(b);
+}
+
 static const char *tmpdir(void)
 {
     const char *t = getenv("RL_TMP");
@@ -262,6 +286,13 @@ static void test_write_file(void **state)
     assert_int_equal(fread(buf, 1, sizeof buf, f), 6);
     fclose(f);
     assert_string_equal(buf, "world!");
+    assert_int_equal(rl_write_output(path, "output", 6, &e), RL_OK); /* not "-": the file */
+    f = fopen(path, "rb");
+    assert_non_null(f);
+    memset(buf, 0, sizeof buf);
+    assert_int_equal(fread(buf, 1, sizeof buf, f), 6);
+    fclose(f);
+    assert_string_equal(buf, "output");
     f = fopen(stranger, "rb");
     assert_non_null(f);
     memset(buf, 0, sizeof buf);
@@ -497,6 +528,7 @@ int main(void)
         cmocka_unit_test(test_opt_int_list),
         cmocka_unit_test(test_getopt),
         cmocka_unit_test(test_calloc_overflow),
+        cmocka_unit_test(test_grow),
         cmocka_unit_test(test_write_file),
         cmocka_unit_test(test_check_writable),
         cmocka_unit_test(test_open_regular),
