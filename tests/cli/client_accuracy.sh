@@ -19,6 +19,14 @@ export LLAMA_ROOFLINE_PROGRESS=off
 script="10 first"
 for i in $(seq 1 11); do script="$script $((10 + 20 * i)) chunk$i"; done
 noisy=0
+# The 1 ms target is the product build's. An ASan+UBSan build instruments every load and store
+# of the reading loop (several times slower): there the same pairing must hold within 5 ms,
+# which still catches a stamp taken late or a chunk paired with the wrong write.
+limit=1
+if grep -q __asan_init "$RL_BIN" 2>/dev/null; then
+  limit=5
+  echo "note: a sanitizer build: the limit is $limit ms, not 1"
+fi
 for conc in 1 8; do
   n=$((conc * 4))
   : >"$work/p.jsonl"
@@ -29,8 +37,8 @@ for conc in 1 8; do
   check "c=$conc: run" 0 $?
   json_check "c=$conc: $n requests ok" "$work/b.json" \
     "j['client']['points'][0]['requests']['ok']==$n"
-  if out=$(python3 "$RL_SRC/tests/lib/client-accuracy.py" "$work/chunks" "$work/log" --limit-ms 1 --label "c=$conc"); then
-    echo "$out"; echo "ok   c=$conc: p99 within 1 ms"
+  if out=$(python3 "$RL_SRC/tests/lib/client-accuracy.py" "$work/chunks" "$work/log" --limit-ms "$limit" --label "c=$conc"); then
+    echo "$out"; echo "ok   c=$conc: p99 within $limit ms"
   else
     echo "$out"
     probe=$(python3 "$RL_SRC/tests/lib/client-accuracy.py" --probe)
@@ -38,7 +46,7 @@ for conc in 1 8; do
       echo "note c=$conc: this machine oversleeps 1 ms sleeps by $probe ms at p99: too loaded to check 1 ms accuracy"
       noisy=1
     else
-      fail "c=$conc: p99 over 1 ms on a quiet machine (probe $probe ms)"
+      fail "c=$conc: p99 over $limit ms on a quiet machine (probe $probe ms)"
     fi
   fi
 done
