@@ -780,9 +780,10 @@ static void test_timeout(void **state)
     int64_t t0 = rl_proc_now_ns();
     assert_int_equal(run_driver(&o, p, 2, &t, &e), RL_OK);
     double took = (double)(rl_proc_now_ns() - t0) / 1e9;
-    if (!(took >= 0.5 && took < 3))
+    /* libcurl's timer may fire a millisecond early (seen: 0.499 s) */
+    if (!(took >= 0.45 && took < 3))
         fprintf(stderr, "the run took %.3f s\n", took);
-    assert_true(took >= 0.5 && took < 3);
+    assert_true(took >= 0.45 && took < 3);
     assert_false(t.res[0]->ok);
     assert_true(t.res[0]->timed_out);
     assert_string_equal(t.res[0]->error, "timed out after 0.5 s (0.3 s + 0.2 s to connect)");
