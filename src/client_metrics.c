@@ -127,8 +127,8 @@ static const char *const why_text[W_N] = {
     "no output chunk arrived",
     "the whole answer came in one delivery, so prefill and decode cannot be separated",
     "output tokens unknown (no usage from the server, no per-delta counts, no counter command)",
-    "first-delivery tokens unknown (no per-delta counts and no counter command to count the "
-    "first delivery's text)",
+    ("first-delivery tokens unknown (no per-delta counts and no counter command to count the "
+     "first delivery's text)"),
     "fewer than 2 tokens arrived after the first delivery",
     "the generation window is 0 ms",
     "prompt tokens unknown (no usage from the server and no counter command)",
