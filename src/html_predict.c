@@ -37,7 +37,24 @@ static void mb_cell(rl_html *h, xmlNodePtr tr, double bytes)
     td(h, tr, "num", a);
 }
 
-/* One row per measured model that has a short-context decode. */
+/* The GGUF label of bundle.models[] entry `id`, "" when unknown. */
+static const char *model_label(const cJSON *b, const char *id)
+{
+    const cJSON *m;
+    cJSON_ArrayForEach(m, get(b, "models"))
+    {
+        const char *mid = rl_json_get_str(m, "id");
+        if (mid && id && strcmp(mid, id) == 0) {
+            const char *l = rl_json_get_str(get(m, "gguf"), "label");
+            return l ? l : "";
+        }
+    }
+    return "";
+}
+
+/* One row per measured model that has a short-context decode, predicted as predict would
+ * (its format's fitted models when there are any, else the whole fit), a fitted model
+ * without itself in its format's rate (rl_pred_rate_without). */
 static void measured_rows(rl_html *h, xmlNodePtr tb, const cJSON *b, const rl_pred_fit *f)
 {
     const cJSON *m;
@@ -49,15 +66,25 @@ static void measured_rows(rl_html *h, xmlNodePtr tb, const cJSON *b, const rl_pr
             !rl_json_get_num(m, "bytes_per_token", &bytes) ||
             !rl_json_get_num(get(m, "operating_point"), "decode_tok_s", &meas))
             continue;
-        double pred = rl_pred_tok_s(f->bw_bytes_s, bytes);
+        /* a fitted model is predicted without itself: the other models of its format, or
+         * the fit over all when it is its format's only one */
+        rl_pred_rate r;
+        const char *label = model_label(b, rl_json_get_str(m, "id"));
+        bool fitted = false;
+        double gbs = 0;
+        rl_json_get_bool(m, "in_fit", &fitted);
+        if (fitted && rl_json_get_num(m, "decode_bw_GBs", &gbs))
+            rl_pred_rate_without(f, label, bytes, gbs * 1e9, &r);
+        else
+            rl_pred_rate_for(f, label, &r);
+        double pred = rl_pred_tok_s(r.bw, bytes);
         xmlNodePtr tr = rl_html_el(h, tb, "tr", NULL);
         td(h, tr, NULL, rl_report_model_name(b, rl_json_get_str(m, "id")));
         bool in_fit = false;
         rl_json_get_bool(m, "in_fit", &in_fit);
         td(h, tr, NULL, in_fit ? "measured, in the fit" : "measured, not in the fit");
         mb_cell(h, tr, bytes);
-        rate_cell(h, tr, pred, rl_pred_tok_s(f->bw_lo_bytes_s, bytes),
-                  rl_pred_tok_s(f->bw_hi_bytes_s, bytes));
+        rate_cell(h, tr, pred, rl_pred_tok_s(r.lo, bytes), rl_pred_tok_s(r.hi, bytes));
         char a[32];
         rl_report_fmt_num(meas, a, sizeof a);
         td(h, tr, "num", a);
@@ -132,9 +159,14 @@ void rl_html_predict(rl_html *h, xmlNodePtr root, const cJSON *b)
     rl_report_fmt_num(f.bw_hi_bytes_s / 1e9, hi, sizeof hi);
     xmlNodePtr lead = rl_html_el(h, host, "p", "lead");
     rl_html_textf(h, lead,
-                  "Predicted decode = %s GB/s (the fit) / bytes per token (%s). Interval: the "
-                  "fitted models' own effective bandwidths, %s to %s GB/s. Predictions are ",
-                  bw, f.conv == RL_AN_BYTES_STREAMED ? "streamed" : "resident", lo, hi);
+                  "Predicted decode = bandwidth / bytes per token (%s): the bandwidth is the "
+                  "fit over the measured models of the same format where there are any "
+                  "(formats whose kernels cost more compute run slower per byte), else the fit "
+                  "over all, %s GB/s. Interval: the fitted models' own effective bandwidths, %s "
+                  "to %s GB/s (a format's own when it has two or more). A measured model is "
+                  "predicted from the other models of its format, or from the fit over all when "
+                  "it is the only one. Predictions are ",
+                  f.conv == RL_AN_BYTES_STREAMED ? "streamed" : "resident", bw, lo, hi);
     rl_html_el_text(h, lead, "span", "kind kind-derived", "derived");
     rl_html_text(h, lead, "; measured rates are at each model's best thread count.");
     const char *cols[] = {"Model",           "Source",         "Bytes per token (MB)",

@@ -73,6 +73,82 @@ static bool label_listed(const char *list, const char *label)
     return false;
 }
 
+void rl_pred_fit_add_format(rl_pred_fit *f, const char *label, double bytes, double bw)
+{
+    if (!label || !*label || strlen(label) >= sizeof f->formats[0].label || !(bytes > 0) ||
+        !isfinite(bytes) || !(bw > 0) || !isfinite(bw))
+        return;
+    rl_pred_format *g = NULL;
+    for (size_t i = 0; i < f->n_formats && !g; i++)
+        if (strcmp(f->formats[i].label, label) == 0)
+            g = &f->formats[i];
+    if (!g) {
+        if (f->n_formats >= RL_PRED_MAX_FORMATS)
+            return;
+        g = &f->formats[f->n_formats++];
+        memset(g, 0, sizeof *g);
+        snprintf(g->label, sizeof g->label, "%s", label);
+        g->lo = g->hi = bw;
+    }
+    double x2 = 1.0 / (bytes * bytes);
+    g->n++;
+    g->sum_x2 += x2;
+    g->sum_bw_x2 += bw * x2;
+    if (bw < g->lo)
+        g->lo = bw;
+    if (bw > g->hi)
+        g->hi = bw;
+}
+
+static const rl_pred_format *format_of(const rl_pred_fit *f, const char *label)
+{
+    for (size_t i = 0; label && *label && i < f->n_formats; i++)
+        if (strcmp(f->formats[i].label, label) == 0)
+            return &f->formats[i];
+    return NULL;
+}
+
+/* r from a format's sums (n models left after any removal); false leaves r alone */
+static bool format_rate(const rl_pred_fit *f, const rl_pred_format *g, size_t n, double sum_x2,
+                        double sum_bw_x2, rl_pred_rate *r)
+{
+    if (n == 0 || !(sum_x2 > 0))
+        return false;
+    double bw = sum_bw_x2 / sum_x2;
+    if (!isfinite(bw) || !(bw > 0))
+        return false;
+    r->bw = bw;
+    r->source = "format";
+    r->n_models = n;
+    if (n >= 2) {
+        r->lo = g->lo < bw ? g->lo : bw;
+        r->hi = g->hi > bw ? g->hi : bw;
+    } else {
+        r->lo = bw * (f->bw_lo_bytes_s / f->bw_bytes_s);
+        r->hi = bw * (f->bw_hi_bytes_s / f->bw_bytes_s);
+    }
+    return true;
+}
+
+void rl_pred_rate_for(const rl_pred_fit *f, const char *label, rl_pred_rate *r)
+{
+    *r = (rl_pred_rate){f->bw_bytes_s, f->bw_lo_bytes_s, f->bw_hi_bytes_s, "fit", f->n_points};
+    const rl_pred_format *g = format_of(f, label);
+    if (g)
+        format_rate(f, g, g->n, g->sum_x2, g->sum_bw_x2, r);
+}
+
+void rl_pred_rate_without(const rl_pred_fit *f, const char *label, double bytes, double bw,
+                          rl_pred_rate *r)
+{
+    *r = (rl_pred_rate){f->bw_bytes_s, f->bw_lo_bytes_s, f->bw_hi_bytes_s, "fit", f->n_points};
+    const rl_pred_format *g = format_of(f, label);
+    if (!g || g->n < 2 || !(bytes > 0) || !isfinite(bytes) || !(bw > 0) || !isfinite(bw))
+        return;
+    double x2 = 1.0 / (bytes * bytes);
+    format_rate(f, g, g->n - 1, g->sum_x2 - x2, g->sum_bw_x2 - bw * x2, r);
+}
+
 rl_status rl_pred_fit_from_bundle(const cJSON *b, const char *name, rl_pred_fit *f, rl_error *err)
 {
     memset(f, 0, sizeof *f);
@@ -132,6 +208,7 @@ rl_status rl_pred_fit_from_bundle(const cJSON *b, const char *name, rl_pred_fit 
         size_t ll = strlen(f->labels);
         if (lab && *lab && !label_listed(f->labels, lab) && ll + strlen(lab) + 3 < sizeof f->labels)
             snprintf(f->labels + ll, sizeof f->labels - ll, "%s%s", ll ? ", " : "", lab);
+        rl_pred_fit_add_format(f, lab, bytes, e);
         const char *src =
             rl_json_get_str(cJSON_GetObjectItemCaseSensitive(bm, "bytes_per_token"), "source");
         if (src && strstr(src, "file size"))
@@ -405,6 +482,7 @@ rl_status rl_predict(const rl_pred_fit *f, const rl_gguf_model *m, const char *s
                        "know); no prediction",
                        rl_tty_escape(spec, safe, sizeof safe));
     }
+    rl_pred_rate_for(f, p->label, &p->rate);
     bool deep = false;
     for (size_t i = 0; i < n_depths; i++) {
         rl_pred_point *pt = &p->points[p->n_points++];
@@ -417,9 +495,9 @@ rl_status rl_predict(const rl_pred_fit *f, const rl_gguf_model *m, const char *s
             continue;
         double bytes = (double)pt->bytes_per_token;
         pt->available = true;
-        pt->tok_s = rl_pred_tok_s(f->bw_bytes_s, bytes);
-        pt->tok_s_low = rl_pred_tok_s(f->bw_lo_bytes_s, bytes);
-        pt->tok_s_high = rl_pred_tok_s(f->bw_hi_bytes_s, bytes);
+        pt->tok_s = rl_pred_tok_s(p->rate.bw, bytes);
+        pt->tok_s_low = rl_pred_tok_s(p->rate.lo, bytes);
+        pt->tok_s_high = rl_pred_tok_s(p->rate.hi, bytes);
     }
     rl_status st = caveats_for(f, m, p, deep, threads, err);
     if (st != RL_OK)
@@ -479,6 +557,21 @@ static cJSON *point_json(const rl_pred_point *pt)
     return o;
 }
 
+static cJSON *rate_json(const rl_pred_rate *r)
+{
+    cJSON *o = cJSON_CreateObject();
+    bool ok = o && rl_json_add_str(o, "source", r->source) &&
+              rl_json_add_u64(o, "n_models", r->n_models) &&
+              rl_json_add_num(o, "bw_GBs", r->bw / 1e9) &&
+              rl_json_add_num(o, "bw_low_GBs", r->lo / 1e9) &&
+              rl_json_add_num(o, "bw_high_GBs", r->hi / 1e9);
+    if (!ok) {
+        cJSON_Delete(o);
+        return NULL;
+    }
+    return o;
+}
+
 cJSON *rl_prediction_to_json(const rl_prediction *p)
 {
     cJSON *o = cJSON_CreateObject();
@@ -493,7 +586,8 @@ cJSON *rl_prediction_to_json(const rl_prediction *p)
               rl_json_add_u64(o, "weights_bytes", p->weights_bytes) &&
               rl_json_add_u64_or_null(o, "kv_bytes_per_token", p->kv_bytes_per_token,
                                       p->kv_bytes_per_token > 0) &&
-              cJSON_AddBoolToObject(o, "is_moe", p->is_moe);
+              cJSON_AddBoolToObject(o, "is_moe", p->is_moe) &&
+              rl_json_attach(o, "rate", rate_json(&p->rate));
     cJSON *pts = ok ? cJSON_AddArrayToObject(o, "points") : NULL;
     cJSON *cav = pts ? cJSON_AddArrayToObject(o, "caveats") : NULL;
     ok = ok && pts && cav;
@@ -539,6 +633,20 @@ static void fit_line(const rl_pred_fit *f, char *buf, size_t cap)
                 f->bw_lo_bytes_s / 1e9, f->bw_hi_bytes_s / 1e9, RL_PRED_INTERVAL);
 }
 
+/* Where a prediction's bandwidth came from. */
+static void rate_line(const rl_prediction *q, char *buf, size_t cap)
+{
+    const rl_pred_rate *r = &q->rate;
+    if (strcmp(r->source, "format") == 0)
+        rl_snprintf(buf, cap,
+                    "at %.2f GB/s: the fitted %s model%s alone (same format), interval %.2f to "
+                    "%.2f GB/s",
+                    r->bw / 1e9, q->label, r->n_models == 1 ? "" : "s", r->lo / 1e9, r->hi / 1e9);
+    else
+        rl_snprintf(buf, cap, "at %.2f GB/s: the fit over all %zu models (no fitted model is %s)",
+                    r->bw / 1e9, r->n_models, q->label[0] ? q->label : "of its format");
+}
+
 /* A predicted point's bytes per token, tok/s and interval ends as text. */
 typedef struct {
     char bytes[32], rate[32], low[32], high[32];
@@ -567,6 +675,8 @@ void rl_prediction_print(FILE *out, const rl_pred_fit *f, const char *bundle,
         rl_fmt_mb(wb, sizeof wb, q->weights_bytes);
         fprintf(out, "\n%s\n  %s, %s per token (%s)\n", rl_tty_escape(q->name, safe, sizeof safe),
                 rl_tty_escape(q->model, line, 256), wb, q->bytes_key);
+        rate_line(q, line, sizeof line);
+        fprintf(out, "  %s\n", line);
         fprintf(out, "  %8s  %14s  %10s  %s\n", "depth", "bytes/token", "tok/s", "interval");
         for (size_t k = 0; k < q->n_points; k++) {
             const rl_pred_point *pt = &q->points[k];
@@ -606,21 +716,26 @@ void rl_prediction_markdown(FILE *out, const rl_pred_fit *f, const char *bundle,
     fputs("## Predicted decode (derived)\n\nOn the machine of `", out);
     md_text(out, bundle);
     fprintf(out, "`: %s.\n\n", line);
-    fputs("| model | depth | bytes/token | predicted tok/s | interval |\n|---|--:|--:|--:|--:|\n",
+    fputs("| model | depth | bytes/token | predicted tok/s | interval | bandwidth from |\n"
+          "|---|--:|--:|--:|--:|---|\n",
           out);
     for (size_t i = 0; i < n; i++) {
+        char from[256];
+        rate_line(&p[i], from, sizeof from);
         for (size_t k = 0; k < p[i].n_points; k++) {
             const rl_pred_point *pt = &p[i].points[k];
             fputs("| ", out);
             md_text(out, p[i].name);
             if (!pt->available) {
-                fprintf(out, " | %" PRIu64 " | unknown | n/a | n/a |\n", pt->depth);
-                continue;
+                fprintf(out, " | %" PRIu64 " | unknown | n/a | n/a | ", pt->depth);
+            } else {
+                pt_text t;
+                point_text(pt, &t);
+                fprintf(out, " | %" PRIu64 " | %s | %s | %s to %s | ", pt->depth, t.bytes, t.rate,
+                        t.low, t.high);
             }
-            pt_text t;
-            point_text(pt, &t);
-            fprintf(out, " | %" PRIu64 " | %s | %s | %s to %s |\n", pt->depth, t.bytes, t.rate,
-                    t.low, t.high);
+            md_text(out, from);
+            fputs(" |\n", out);
         }
     }
     bool any = false;

@@ -16,6 +16,15 @@
  * decode x bytes). The spread of the machine's own models around the line is the spread a
  * new model can be expected in; it is not a statistical confidence interval.
  *
+ * Same format first: where decode is not purely memory-bound (few cores), each format's
+ * kernel sets its own effective bandwidth (measured on a 2-vCPU EPYC VM at 2 threads:
+ * Q4_0 26-30 GB/s, Q8_0 27, F16 31-43, Q4_1 16, at both 0.5B and 1.5B sizes: the rate
+ * follows the format, not the size). So when fitted models share the predicted model's
+ * label, BW is the through-origin fit over those models alone (sum bw_i/b_i^2 / sum 1/b_i^2,
+ * i.e. the same least squares as the fit, restricted), its interval their own smallest and
+ * largest effective bandwidth (one model: the all-model interval scaled to its rate). Any
+ * other model gets the all-model fit and the other_format caveat. rl_pred_rate_for decides.
+ *
  * Every prediction is kind "derived" and carries the caveats that apply:
  *   compute_bound     the bundle's verdict is compute-bound or not bandwidth-limited
  *   below_fit_range   fewer bytes than the smallest fitted model (small models are often
@@ -58,8 +67,17 @@
 #define RL_PRED_MAX_THREADS 64     /* distinct thread counts kept from the fit */
 #define RL_PRED_MAX_CAVEATS 12
 #define RL_PRED_MAX_MODELS 64
+#define RL_PRED_MAX_FORMATS 16
 #define RL_PRED_LOOSE_R2 RL_AN_LOOSE_FIT_R2
 #define RL_PRED_INTERVAL "the smallest and largest effective bandwidth of the fitted models"
+
+/* The fitted models of one GGUF label. */
+typedef struct {
+    char label[32];
+    size_t n;
+    double sum_x2, sum_bw_x2; /* sums of 1/b^2 and bw/b^2 (b bytes per token, bw bytes/s) */
+    double lo, hi;            /* their smallest and largest effective bandwidth, bytes/s */
+} rl_pred_format;
 
 typedef struct {
     double bw_bytes_s;                   /* the fit's slope */
@@ -74,7 +92,16 @@ typedef struct {
     size_t n_threads;
     char verdict[48]; /* analysis.verdict.label, "" when unavailable */
     char labels[128]; /* the fitted models' GGUF labels, ", "-separated ("" when unknown) */
+    rl_pred_format formats[RL_PRED_MAX_FORMATS];
+    size_t n_formats;
 } rl_pred_fit;
+
+/* The bandwidth one prediction divides by. */
+typedef struct {
+    double bw, lo, hi;  /* bytes/s */
+    const char *source; /* static: "format" (fitted models of its label) or "fit" (all) */
+    size_t n_models;    /* fitted models behind bw */
+} rl_pred_rate;
 
 typedef struct {
     const char *code; /* static */
@@ -97,6 +124,7 @@ typedef struct {
     uint64_t kv_bytes_per_token; /* 0: unknown */
     bool is_moe;
     rl_an_bytes_convention conv;
+    rl_pred_rate rate;
     rl_pred_point points[RL_PRED_MAX_DEPTHS];
     size_t n_points;
     rl_pred_caveat caveats[RL_PRED_MAX_CAVEATS];
@@ -111,6 +139,21 @@ double rl_pred_tok_s(double bw_bytes_s, double bytes_per_token);
 bool rl_pred_bytes_at_depth(uint64_t weights, uint64_t kv_per_token, uint64_t depth, uint64_t *out);
 
 /* ---- the fit of a bundle ------------------------------------------------------------ */
+
+/* The rate for a model of GGUF label `label` ("" or NULL: unknown): the fitted models of that
+ * label when there are any, else the all-model fit (see the method above). */
+void rl_pred_rate_for(const rl_pred_fit *f, const char *label, rl_pred_rate *r);
+/* The rate a measured model of the fit would have been predicted at without itself: its
+ * format's other fitted models (their interval: the format's own smallest and largest
+ * bandwidth, itself included, when two or more others remain; else the fit's scaled), or the
+ * fit over all when it is its format's only one. bytes and bw (bytes/s) are the model's own,
+ * as folded in by rl_pred_fit_add_format. The report's measured rows use it, so their
+ * measured-vs-predicted column is never a model predicting itself. */
+void rl_pred_rate_without(const rl_pred_fit *f, const char *label, double bytes, double bw,
+                          rl_pred_rate *r);
+/* Fold one fitted model (label, bytes per token, effective bandwidth in bytes/s) into f's
+ * per-format sums; labels past RL_PRED_MAX_FORMATS are left to the all-model fit. */
+void rl_pred_fit_add_format(rl_pred_fit *f, const char *label, double bytes, double bw);
 
 /* The fit, its interval, convention, thread counts and verdict from a bundle's analysis.
  * RL_EINPUT naming the bundle when it has no fit (with the reason the bundle gives). */
@@ -143,7 +186,8 @@ void rl_prediction_free(rl_prediction *p);
  *  "bytes_convention", "threads", "verdict", "interval"} */
 cJSON *rl_pred_fit_to_json(const rl_pred_fit *f);
 /* {"kind": "derived", "model", "name", "label", "bytes_convention", "weights_bytes",
- *  "kv_bytes_per_token", "is_moe", "points": [{"depth", "bytes_per_token", "tok_s",
+ *  "kv_bytes_per_token", "is_moe", "rate": {"source": "format" | "fit", "n_models",
+ *  "bw_GBs", "bw_low_GBs", "bw_high_GBs"}, "points": [{"depth", "bytes_per_token", "tok_s",
  *  "tok_s_low", "tok_s_high"} or {"depth", "available": false, "reason"}], "caveats":
  *  [{"code", "text"}]} */
 cJSON *rl_prediction_to_json(const rl_prediction *p);

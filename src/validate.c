@@ -885,8 +885,10 @@ static void check_client(const cJSON *c, probs *p)
     }
 }
 
-/* bundle.predictions (diagnose --predict, predict.h): its fit is the analysis's, and every
- * point's tok_s is bw / bytes_per_token with tok_s_low <= tok_s <= tok_s_high. */
+/* bundle.predictions (diagnose --predict, predict.h): its fit is the analysis's; each model's
+ * rate is the fit's (source "fit") or its own (source "format", from the fitted models of its
+ * label) with bw_low <= bw <= bw_high; every point's tok_s is the rate's bw / bytes_per_token
+ * (bundles from before the rate: the fit's) with tok_s_low <= tok_s <= tok_s_high. */
 static void check_predictions(const cJSON *b, probs *p)
 {
     const cJSON *pr = get(b, "predictions");
@@ -904,6 +906,28 @@ static void check_predictions(const cJSON *b, probs *p)
     size_t i = 0;
     for (const cJSON *m = get(pr, "models")->child; m; m = m->next, i++) {
         idx_path(mp, "predictions.models", i);
+        double rate = bw->valuedouble;
+        const cJSON *r = get(m, "rate");
+        if (r) {
+            const cJSON *src = get(r, "source"), *rb = get(r, "bw_GBs");
+            const cJSON *rl = get(r, "bw_low_GBs"), *rh = get(r, "bw_high_GBs");
+            bool fit_src = cJSON_IsString(src) && strcmp(src->valuestring, "fit") == 0;
+            bool fmt_src = cJSON_IsString(src) && strcmp(src->valuestring, "format") == 0;
+            if (!(fit_src || fmt_src) || !is_finite_num(rb) || !(rb->valuedouble > 0) ||
+                !is_finite_num(rl) || !is_finite_num(rh)) {
+                add(p, key_path(buf, mp, "rate"),
+                    "needs source \"fit\" or \"format\", bw_GBs > 0, bw_low_GBs and bw_high_GBs");
+                continue;
+            }
+            if (fit_src && !rel_close(rb->valuedouble, bw->valuedouble, REL_TOL))
+                add(p, key_path(buf, mp, "rate.bw_GBs"),
+                    "has source \"fit\" but is not predictions.fit.bw_GBs (%.17g)",
+                    bw->valuedouble);
+            if (!(rl->valuedouble <= rb->valuedouble * (1 + REL_TOL) &&
+                  rb->valuedouble <= rh->valuedouble * (1 + REL_TOL)))
+                add(p, key_path(buf, mp, "rate"), "bw_GBs is not within [bw_low_GBs, bw_high_GBs]");
+            rate = rb->valuedouble;
+        }
         size_t k = 0;
         const cJSON *pts = get(m, "points");
         for (const cJSON *pt = cJSON_IsArray(pts) ? pts->child : NULL; pt; pt = pt->next, k++) {
@@ -917,10 +941,10 @@ static void check_predictions(const cJSON *b, probs *p)
                 add(p, pp, "needs bytes_per_token > 0, tok_s, tok_s_low and tok_s_high");
                 continue;
             }
-            double want = bw->valuedouble * 1e9 / by->valuedouble;
+            double want = rate * 1e9 / by->valuedouble;
             if (!rel_close(t->valuedouble, want, REL_TOL))
                 add(p, key_path(buf, pp, "tok_s"),
-                    "is not predictions.fit.bw_GBs * 1e9 / bytes_per_token (%.17g)", want);
+                    "is not the rate's bw_GBs * 1e9 / bytes_per_token (%.17g)", want);
             if (!(lo->valuedouble <= t->valuedouble * (1 + REL_TOL) &&
                   t->valuedouble <= hi->valuedouble * (1 + REL_TOL)))
                 add(p, pp, "tok_s is not within [tok_s_low, tok_s_high]");

@@ -66,7 +66,36 @@ expect "threads caveat" "$out" "caveat \(threads\): The fitted models ran best a
 expect "moe caveat" "$out" "caveat \(moe\): A mixture of experts with the resident convention"
 expect "small-model caveat" "$out" "caveat \(below_fit_range\)"
 out=$("$RL_BIN" predict --bundle "$PI" --markdown synth:qwen2.5-0.5b:Q4_0); check "--markdown" 0 $?
-expect "markdown table" "$out" "^\| synth qwen2\.5-0\.5b Q4\\\\_0 \| 0 \| 358 MB \| 29\.9 \| 28\.3 to 33\.6 \|$"
+expect "markdown table" "$out" "^\| synth qwen2\.5-0\.5b Q4\\\\_0 \| 0 \| 358 MB \| 29\.9 \| 28\.3 to 33\.6 \| at 10\.69 GB/s: the fit over all 7 models \(no fitted model is Q4\\\\_0\) \|$"
+
+# ---- same format first: the Pi's one fitted Q8_0 model (m7) sets a Q8_0 model's rate, its
+# interval the fit's scaled to that rate; the five Q4_K_M models set a Q4_K_M's, their own
+# smallest and largest bandwidth the interval (the through-origin fit restricted to them)
+"$RL_BIN" predict --bundle "$PI" --json synth:qwen2.5-0.5b:Q8_0 >"$work/p8.json"
+check "predict a Q8_0 on the Pi" 0 $?
+python3 - "$PI" "$work/p8.json" <<'PY' && echo "ok   same-format rate: Q8_0 from the one fitted Q8_0" || fail "same-format rate"
+import json, sys
+b, p = (json.load(open(f)) for f in sys.argv[1:])
+fit = b["analysis"]["fit"]
+labels = {m["id"]: m["gguf"]["label"] for m in b["models"]}
+ins = [m for m in b["analysis"]["models"] if m.get("in_fit")]
+q8 = [m for m in ins if labels[m["id"]] == "Q8_0"]
+assert len(q8) == 1
+bw = q8[0]["decode_bw_GBs"] * 1e9
+bws = [m["decode_bw_GBs"] * 1e9 for m in ins]
+lo = min(min(bws), fit["bw_bytes_s"]) / fit["bw_bytes_s"] * bw
+hi = max(max(bws), fit["bw_bytes_s"]) / fit["bw_bytes_s"] * bw
+q = p["predictions"][0]
+r = q["rate"]
+assert r["source"] == "format" and r["n_models"] == 1, r
+assert abs(r["bw_GBs"] * 1e9 - bw) < 1e-3 and abs(r["bw_low_GBs"] * 1e9 - lo) < 1e-3 and abs(r["bw_high_GBs"] * 1e9 - hi) < 1e-3, r
+w = q["weights_bytes"]
+pt = q["points"][0]
+assert abs(pt["tok_s"] - bw / w) < 1e-9 and abs(pt["tok_s_low"] - lo / w) < 1e-9 and abs(pt["tok_s_high"] - hi / w) < 1e-9, pt
+assert "other_format" not in [c["code"] for c in q["caveats"]], q["caveats"]
+PY
+out=$("$RL_BIN" predict --bundle "$PI" synth:qwen2.5-0.5b:Q8_0); check "Q8_0 text" 0 $?
+expect "rate line" "$out" "^  at 10\.14 GB/s: the fitted Q8_0 model alone \(same format\), interval 9\.61 to 11\.40 GB/s$"
 
 # ---- a bundle without a fit (one model)
 python3 - "$PI" "$work/nofit.json" <<'PY'
@@ -97,6 +126,16 @@ check "diagnose --predict" 0 $?
 json_check "bundle.predictions" "$work/diag/bundle.json" \
   "j['predictions']['kind'] == 'derived' and [m['model'] for m in j['predictions']['models']] == ['synth:qwen2.5-1.5b:Q8_0', 'synth:tiny:F16'] and abs(j['predictions']['fit']['bw_GBs'] - j['analysis']['fit']['bw_GBs']) < 1e-12"
 "$RL_BIN" validate "$work/diag/bundle.json" "$work/diag/report.html" >/dev/null; check "validate" 0 $?
+json_check "rates: the Q8_0 from the fitted Q8_0, the F16 from the fit" "$work/diag/bundle.json" \
+  "[(m['rate']['source'], m['rate']['n_models']) for m in j['predictions']['models']] == [('format', 1), ('fit', 2)]"
+python3 - "$work/diag/bundle.json" "$work/badrate.json" <<'PY'
+import json, sys
+b = json.load(open(sys.argv[1]))
+b["predictions"]["models"][0]["rate"]["bw_GBs"] *= 1.5
+json.dump(b, open(sys.argv[2], "w"))
+PY
+out=$("$RL_BIN" validate "$work/badrate.json" 2>&1); check "validate: a rate that is not the points' divisor" 1 $?
+expect "validate names the point" "$out" "predictions\.models\[0\]\.points\[0\]\.tok_s: is not the rate's bw_GBs"
 python3 -c 'import json,sys,jsonschema; jsonschema.validate(json.load(open(sys.argv[1])), json.load(open(sys.argv[2])))' \
   "$work/diag/bundle.json" "$RL_SRC/schema/bundle.schema.json" && echo "ok   schema" || fail "schema"
 grep -q '<h2 id="h-what-to-expect">What to expect</h2>' "$work/diag/report.html" && echo "ok   report section" || fail "no What to expect"

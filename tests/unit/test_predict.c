@@ -97,7 +97,7 @@ static void test_fit_and_interval(void **state)
     m.sizes_known = true;
     m.streamed_bytes = 600000000;
     m.kv_bytes_per_token = 100000;
-    snprintf(m.label, sizeof m.label, "Q8_0");
+    /* no label: the all-model fit (a label's own rate: test_format_rate) */
     uint64_t depths[] = {0, 1000};
     rl_prediction p;
     assert_int_equal(rl_predict(&f, &m, "x.gguf", depths, 2, 0, &p, &e), RL_OK);
@@ -110,6 +110,8 @@ static void test_fit_and_interval(void **state)
     assert_int_equal(p.points[1].bytes_per_token, 700000000);
     assert_near(p.points[1].tok_s, 12e9 / 700e6, 1e-9);
     assert_string_equal(p.bytes_key, "streamed_bytes");
+    assert_string_equal(p.rate.source, "fit");
+    assert_int_equal(p.rate.n_models, 2);
     /* inside the fitted range, memory-bound: only the depth caveat */
     assert_int_equal(p.n_caveats, 1);
     assert_string_equal(p.caveats[0].code, "depth_bytes_only");
@@ -120,6 +122,99 @@ static void test_fit_and_interval(void **state)
     cJSON *pt = cJSON_GetArrayItem(cJSON_GetObjectItem(j, "points"), 0);
     assert_near(cJSON_GetObjectItem(pt, "tok_s")->valuedouble, 20.0, 1e-9);
     cJSON_Delete(j);
+    rl_prediction_free(&p);
+    cJSON_Delete(b);
+}
+
+/* Same format first: three fitted models, Q8_0 at 400 MB (11 GB/s) and 200 MB (10 GB/s), Q4_0
+ * at 800 MB (13 GB/s), the all-model fit 12 GB/s.
+ *   Q8_0: sum 1/b^2 = 1/16e16 + 1/4e16 = 0.3125e-16; sum bw/b^2 = 11e9 x 0.0625e-16 +
+ *         10e9 x 0.25e-16 = 3.1875e-7; bw = 3.1875e-7 / 0.3125e-16 = 10.2e9 B/s; interval its
+ *         own models, 10 to 11 GB/s. A 600 MB Q8_0: 17 tok/s (16.6667 to 18.3333).
+ *   Q4_0: one model, 13 GB/s; interval the fit's 10..13 around 12 scaled: 13 x 10/12 =
+ *         10.8333 to 13 x 13/12 = 14.0833 GB/s. A 1000 MB Q4_0: 13 tok/s (10.8333 to 14.0833).
+ *   Q4_1: none fitted: the fit, 12 GB/s, and the other_format caveat. */
+static void test_format_rate(void **state)
+{
+    (void)state;
+    const char *text =
+        "{\"models\": [{\"id\": \"a\", \"gguf\": {\"label\": \"Q8_0\"}}, {\"id\": \"b\", "
+        "\"gguf\": {\"label\": \"Q4_0\"}}, {\"id\": \"c\", \"gguf\": {\"label\": \"Q8_0\"}}],"
+        " \"analysis\": {\"fit\": {\"available\": true, \"bw_bytes_s\": 12e9, \"bw_GBs\": 12, "
+        "\"n_points\": 3, \"bytes_convention\": \"streamed\"}, \"models\": ["
+        "{\"id\": \"a\", \"in_fit\": true, \"bytes_per_token\": 400e6, \"decode_bw_GBs\": 11},"
+        "{\"id\": \"b\", \"in_fit\": true, \"bytes_per_token\": 800e6, \"decode_bw_GBs\": 13},"
+        "{\"id\": \"c\", \"in_fit\": true, \"bytes_per_token\": 200e6, \"decode_bw_GBs\": 10}]}}";
+    cJSON *b = cJSON_Parse(text);
+    assert_non_null(b);
+    rl_pred_fit f;
+    rl_error e = {RL_OK, ""};
+    assert_int_equal(rl_pred_fit_from_bundle(b, "b.json", &f, &e), RL_OK);
+    assert_int_equal(f.n_formats, 2);
+
+    rl_pred_rate r;
+    rl_pred_rate_for(&f, "Q8_0", &r);
+    assert_string_equal(r.source, "format");
+    assert_int_equal(r.n_models, 2);
+    assert_near(r.bw, 10.2e9, 1e-3);
+    assert_near(r.lo, 10e9, 1e-3);
+    assert_near(r.hi, 11e9, 1e-3);
+    rl_pred_rate_for(&f, "Q4_0", &r);
+    assert_int_equal(r.n_models, 1);
+    assert_near(r.bw, 13e9, 1e-3);
+    assert_near(r.lo, 13e9 * 10 / 12, 1e-3);
+    assert_near(r.hi, 13e9 * 13 / 12, 1e-3);
+    rl_pred_rate_for(&f, "Q4_1", &r);
+    assert_string_equal(r.source, "fit");
+    assert_near(r.bw, 12e9, 1e-3);
+    rl_pred_rate_for(&f, "", &r);
+    assert_string_equal(r.source, "fit");
+    /* without itself: Q8_0 model a leaves c alone, 10 GB/s, interval 10 x 10/12 to 10 x 13/12;
+     * Q4_0's only model falls back to the fit */
+    rl_pred_rate_without(&f, "Q8_0", 400e6, 11e9, &r);
+    assert_string_equal(r.source, "format");
+    assert_int_equal(r.n_models, 1);
+    assert_near(r.bw, 10e9, 1e-3);
+    assert_near(r.lo, 10e9 * 10 / 12, 1e-3);
+    assert_near(r.hi, 10e9 * 13 / 12, 1e-3);
+    rl_pred_rate_without(&f, "Q4_0", 800e6, 13e9, &r);
+    assert_string_equal(r.source, "fit");
+    assert_near(r.bw, 12e9, 1e-3);
+
+    rl_gguf_model m;
+    memset(&m, 0, sizeof m);
+    m.sizes_known = true;
+    m.streamed_bytes = 600000000;
+    snprintf(m.label, sizeof m.label, "Q8_0");
+    uint64_t d0 = 0;
+    rl_prediction p;
+    assert_int_equal(rl_predict(&f, &m, "q8.gguf", &d0, 1, 0, &p, &e), RL_OK);
+    assert_near(p.points[0].tok_s, 17.0, 1e-9);
+    assert_near(p.points[0].tok_s_low, 16.666666666667, 1e-9);
+    assert_near(p.points[0].tok_s_high, 18.333333333333, 1e-9);
+    assert_int_equal(p.n_caveats, 0);
+    cJSON *j = rl_prediction_to_json(&p);
+    cJSON *jr = cJSON_GetObjectItem(j, "rate");
+    assert_string_equal(cJSON_GetObjectItem(jr, "source")->valuestring, "format");
+    assert_near(cJSON_GetObjectItem(jr, "bw_GBs")->valuedouble, 10.2, 1e-12);
+    assert_int_equal(cJSON_GetObjectItem(jr, "n_models")->valueint, 2);
+    cJSON_Delete(j);
+    rl_prediction_free(&p);
+
+    m.streamed_bytes = 1000000000;
+    snprintf(m.label, sizeof m.label, "Q4_0");
+    assert_int_equal(rl_predict(&f, &m, "q4.gguf", &d0, 1, 0, &p, &e), RL_OK);
+    assert_near(p.points[0].tok_s, 13.0, 1e-9);
+    assert_near(p.points[0].tok_s_low, 10.833333333333, 1e-9);
+    assert_near(p.points[0].tok_s_high, 14.083333333333, 1e-9);
+    rl_prediction_free(&p);
+
+    m.streamed_bytes = 600000000; /* inside the fitted range: no range caveat */
+    snprintf(m.label, sizeof m.label, "Q4_1");
+    assert_int_equal(rl_predict(&f, &m, "q41.gguf", &d0, 1, 0, &p, &e), RL_OK);
+    assert_near(p.points[0].tok_s, 20.0, 1e-9);
+    assert_int_equal(p.n_caveats, 1);
+    assert_string_equal(p.caveats[0].code, "other_format");
     rl_prediction_free(&p);
     cJSON_Delete(b);
 }
@@ -283,6 +378,7 @@ int main(void)
         cmocka_unit_test(test_rpi5_by_hand),
         cmocka_unit_test(test_bytes_at_depth),
         cmocka_unit_test(test_fit_and_interval),
+        cmocka_unit_test(test_format_rate),
         cmocka_unit_test(test_caveats),
         cmocka_unit_test(test_no_fit),
         cmocka_unit_test(test_resident_convention),
