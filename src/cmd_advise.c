@@ -1,24 +1,13 @@
-/* cmd_advise.c: `llama-roofline advise`: options, then one of --list-cores, --plan, --measure
- * (sweep.h, then the measured advice into the bundle and the report) or the ranking from the
- * study's matrix for the cores detected here (cpu_detect.h, advise.h). Everything allocated
- * here is freed before run() returns. */
+/* cmd_advise.c: `llama-roofline advise`: the usage text and the options, then one call into
+ * advise_run.h: --plan, --measure, or the ranking from the study's matrix (--list-cores too).
+ * Nothing is allocated here. */
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 
-#include "advise.h"
-#include "bundle.h"
+#include "advise_run.h"
 #include "cmd.h"
-#include "gguf_model.h"
-#include "lbench.h"
-#include "report.h"
-#include "rl_file.h"
-#include "rl_json.h"
 #include "rl_opt.h"
-#include "rl_text.h"
 #include "rl_util.h"
-#include "rl_version.h"
-#include "sweep.h"
 
 static const char usage[] =
     "usage: llama-roofline advise [--core NAME] [--threads N] [--scale B] [--json|--markdown]\n"
@@ -123,27 +112,22 @@ static const struct option longopts[] = {
 #define MAX_FORMATS 16
 
 typedef struct {
-    const char *core, *cpuinfo, *plan, *out, *preset, *llama_bench, *llama_quantize, *dir;
-    bool list, json, md, measure, synth, help;
-    int threads[RL_SWEEP_MAX_LIST], n_threads;
-    double scale;
+    rl_advise_opts r; /* what advise_run.h runs */
+    bool measure, help;
     const char *models[RL_SWEEP_MAX_MODELS];
-    size_t n_models;
     char formats_buf[256];
     const char *formats[MAX_FORMATS];
-    int n_formats;
-    int n_prompt, n_gen, reps;
-    double timeout;
 } opts;
 
-static rl_status parse_formats(opts *o, const char *s, rl_error *err)
+static rl_status parse_formats(opts *a, const char *s, rl_error *err)
 {
-    if (strlen(s) >= sizeof o->formats_buf)
+    rl_advise_opts *o = &a->r;
+    if (strlen(s) >= sizeof a->formats_buf)
         return rl_fail(err, RL_EINPUT, "--formats: too long");
-    strcpy(o->formats_buf, s);
+    strcpy(a->formats_buf, s);
     o->n_formats = 0;
     char *save = NULL;
-    for (char *t = strtok_r(o->formats_buf, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
+    for (char *t = strtok_r(a->formats_buf, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
         if (o->n_formats >= MAX_FORMATS)
             return rl_fail(err, RL_EINPUT, "--formats: at most %d formats", MAX_FORMATS);
         for (const char *c = t; *c; c++)
@@ -151,22 +135,24 @@ static rl_status parse_formats(opts *o, const char *s, rl_error *err)
                   (*c >= '0' && *c <= '9') || *c == '_'))
                 return rl_fail(err, RL_EINPUT,
                                "--formats: '%s' is not a format name (letters, digits, _)", t);
-        o->formats[o->n_formats++] = t;
+        a->formats[o->n_formats++] = t;
     }
+    o->formats = a->formats;
     if (o->n_formats < 2)
         return rl_fail(err, RL_EINPUT, "--formats: give at least two formats, e.g. Q4_0,Q8_0");
     return RL_OK;
 }
 
-static rl_status parse(int argc, char **argv, opts *o, rl_error *err)
+static rl_status parse(int argc, char **argv, opts *a, rl_error *err)
 {
+    rl_advise_opts *o = &a->r;
     rl_opt_begin();
     int c;
     while ((c = rl_getopt(argc, argv, "t:o:m:h", longopts, err)) != -1) {
         rl_status st = RL_OK;
         switch (c) {
         case RL_OPT_ERROR: return RL_EINPUT;
-        case 'h': o->help = true; return RL_OK;
+        case 'h': a->help = true; return RL_OK;
         case OPT_CORE: o->core = optarg; break;
         case OPT_LIST: o->list = true; break;
         case 't':
@@ -181,15 +167,15 @@ static rl_status parse(int argc, char **argv, opts *o, rl_error *err)
         case OPT_JSON: o->json = true; break;
         case OPT_MD: o->md = true; break;
         case 'o': o->out = optarg; break;
-        case OPT_MEASURE: o->measure = true; break;
+        case OPT_MEASURE: a->measure = true; break;
         case 'm':
             if (o->n_models >= RL_SWEEP_MAX_MODELS)
                 return rl_fail(err, RL_EINPUT, "at most %d models", RL_SWEEP_MAX_MODELS);
-            o->models[o->n_models++] = optarg;
+            a->models[o->n_models++] = optarg;
             break;
         case OPT_SYNTH: o->synth = true; break;
         case OPT_PRESET: o->preset = optarg; break;
-        case OPT_FORMATS: st = parse_formats(o, optarg, err); break;
+        case OPT_FORMATS: st = parse_formats(a, optarg, err); break;
         case OPT_NP: st = rl_opt_int("--n-prompt", optarg, 1, 1 << 24, &o->n_prompt, err); break;
         case OPT_NG: st = rl_opt_int("--n-gen", optarg, 1, 1 << 24, &o->n_gen, err); break;
         case OPT_REPS: st = rl_opt_int("--reps", optarg, 1, 1000, &o->reps, err); break;
@@ -210,263 +196,44 @@ static rl_status parse(int argc, char **argv, opts *o, rl_error *err)
                        argv[optind]);
     if (o->json && o->md)
         return rl_fail(err, RL_EINPUT, "--json and --markdown exclude each other");
-    if (o->list + (o->plan != NULL) + o->measure > 1)
+    if (o->list + (o->plan != NULL) + a->measure > 1)
         return rl_fail(err, RL_EINPUT, "--list-cores, --plan and --measure exclude each other");
-    if (!o->measure && (o->n_models || o->synth))
+    if (!a->measure && (o->n_models || o->synth))
         return rl_fail(err, RL_EINPUT, "-m and --synth go with --measure");
-    if (o->measure && o->synth && o->n_models)
+    if (a->measure && o->synth && o->n_models)
         return rl_fail(err, RL_EINPUT, "--synth builds the files itself: give no -m with it");
-    if (!o->measure && o->n_threads > 1)
+    if (!a->measure && o->n_threads > 1)
         return rl_fail(
             err, RL_EINPUT,
             "--threads: give one thread count for the table (a list goes with --measure)");
-    if (o->measure && o->core)
+    if (a->measure && o->core)
         return rl_fail(err, RL_EINPUT, "--core names a matrix core: it does not go with --measure");
-    return RL_OK;
-}
-
-/* Write text to -o FILE (atomically) or stdout. */
-static rl_status emit(const opts *o, const char *text, rl_error *err)
-{
-    if (!text)
-        return rl_fail(err, RL_EINTERNAL, "out of memory");
-    if (o->out && strcmp(o->out, "-") != 0)
-        return rl_write_file(o->out, text, strlen(text), err);
-    fputs(text, stdout);
-    return RL_OK;
-}
-
-static rl_status emit_json(const opts *o, cJSON *j, rl_error *err)
-{
-    char *text = j ? rl_json_print(j) : NULL;
-    rl_sbuf b = {0};
-    if (text) {
-        rl_sbuf_printf(&b, "%s\n", text);
-        free(text);
-    }
-    char *t = rl_sbuf_take(&b);
-    rl_status st = emit(o, t, err);
-    free(t);
-    return st;
-}
-
-static rl_status do_plan(const opts *o, rl_error *err)
-{
-    rl_gguf_model m;
-    rl_status st = rl_gguf_model_load(o->plan, &m, err);
-    if (st != RL_OK) {
-        rl_gguf_model_free(&m);
-        return rl_prefix(err, "--plan: point it at the F16 or BF16 GGUF of the model to compare");
-    }
-    char *text = NULL;
-    st = rl_advise_plan(o->plan, m.label, o->md, &text, err);
-    rl_gguf_model_free(&m);
-    if (st == RL_OK)
-        st = emit(o, text, err);
-    free(text);
-    return st;
-}
-
-static rl_status do_rank(const opts *o, rl_error *err)
-{
-    rl_matrix mx;
-    rl_status st = rl_matrix_builtin(&mx, err);
-    if (st != RL_OK)
-        return st;
-    if (o->list) {
-        char *t = rl_advise_list_cores(&mx);
-        st = emit(o, t, err);
-        free(t);
-        rl_matrix_free(&mx);
-        return st;
-    }
-    rl_cpu_info cpu;
-    st = rl_cpu_detect_file(o->cpuinfo, &cpu, err);
-    rl_advice blocks[RL_CPU_MAX_CORES];
-    int n = 0;
-    int threads = o->n_threads ? o->threads[0] : 0;
-    if (st == RL_OK && o->core) {
-        st = rl_advise_core(&mx, o->core, o->scale, threads, RL_ADV_MIN_GROUP_MATRIX, &blocks[0],
-                            err);
-        if (st == RL_OK) {
-            rl_snprintf(blocks[0].why, sizeof blocks[0].why, "named with --core");
-            n = 1;
-        }
-    } else if (st == RL_OK) {
-        for (int i = 0; i < cpu.n_cores && st == RL_OK; i++) {
-            st = rl_advise_core(&mx, cpu.cores[i].core, o->scale, threads, RL_ADV_MIN_GROUP_MATRIX,
-                                &blocks[n], err);
-            if (st != RL_OK)
-                break;
-            rl_snprintf(blocks[n].label, sizeof blocks[n].label, "%s", cpu.cores[i].label);
-            rl_snprintf(blocks[n].why, sizeof blocks[n].why, "%s", cpu.cores[i].why);
-            blocks[n].evidence = cpu.cores[i].evidence;
-            n++;
-        }
-    }
-    if (st == RL_OK && o->json) {
-        cJSON *j = cJSON_CreateObject();
-        cJSON *tool = cJSON_AddObjectToObject(j, "tool");
-        cJSON_AddStringToObject(tool, "name", "llama-roofline");
-        cJSON_AddStringToObject(tool, "version", RL_VERSION);
-        cJSON_AddItemToObject(j, "detection", rl_cpu_info_to_json(&cpu));
-        cJSON *arr = cJSON_AddArrayToObject(j, "advice");
-        for (int i = 0; arr && i < n; i++)
-            cJSON_AddItemToArray(arr, rl_advice_to_json(&blocks[i]));
-        if (n == 0) {
-            cJSON *r = cJSON_AddObjectToObject(j, "recipe");
-            rl_json_add_str(r, "reason",
-                            "not measured, and not close to anything measured: no table");
-            cJSON *cmds = cJSON_AddArrayToObject(r, "commands");
-            cJSON_AddItemToArray(cmds,
-                                 cJSON_CreateString("llama-roofline advise --measure --synth"));
-            cJSON_AddItemToArray(
-                cmds, cJSON_CreateString("llama-roofline advise --measure -m A.gguf -m B.gguf"));
-            cJSON_AddItemToArray(cmds,
-                                 cJSON_CreateString("llama-roofline advise --plan model-f16.gguf"));
-        } else {
-            cJSON_AddNullToObject(j, "recipe");
-        }
-        st = emit_json(o, j, err);
-        cJSON_Delete(j);
-    } else if (st == RL_OK) {
-        char *t = rl_advise_text(&mx, &cpu, blocks, n, o->md);
-        st = emit(o, t, err);
-        free(t);
-    }
-    rl_matrix_free(&mx);
-    return st;
-}
-
-static rl_status do_measure(opts *o, rl_error *err)
-{
-    rl_advise_set set = {0};
-    rl_status st = RL_OK;
-    if (o->synth) {
-        char *bench = NULL, *quant = NULL;
-        st = rl_lbench_find(o->llama_bench, &bench, err);
-        if (st == RL_OK)
-            st = rl_advise_find_quantize(o->llama_quantize, bench, &quant, err);
-        if (st == RL_OK) {
-            const char *const *fm = o->n_formats ? o->formats : rl_advise_plan_formats;
-            int nf = o->n_formats ? o->n_formats : RL_ADV_PLAN_N;
-            st = rl_advise_synth_set(o->preset ? o->preset : RL_ADV_SYNTH_PRESET, fm, nf, quant,
-                                     &set, err);
-        }
-        free(bench);
-        free(quant);
-        for (int i = 0; st == RL_OK && i < set.n; i++)
-            o->models[o->n_models++] = set.paths[i];
-    }
-    if (st == RL_OK && o->n_models == 0)
-        st = rl_fail(err, RL_EINPUT,
-                     "--measure needs files: -m A.gguf -m B.gguf, or --synth to build them");
-    else if (st == RL_OK && o->n_models < 2)
-        st = rl_fail(err, RL_EINPUT,
-                     "--measure needs at least two files to compare. One file has no ranking.");
-    if (st != RL_OK) {
-        rl_advise_set_free(&set);
-        return st;
-    }
-    rl_sweep_opts so = {0};
-    so.command = "advise";
-    so.argv = rl_opt_typed(&so.argc);
-    so.models = o->models;
-    so.n_models = o->n_models;
-    memcpy(so.threads, o->threads, sizeof so.threads);
-    so.n_threads = o->n_threads;
-    so.n_prompt = o->n_prompt;
-    so.n_gen = o->n_gen;
-    so.reps = o->reps;
-    so.max_reps = o->reps;
-    so.timeout_s = o->timeout;
-    so.skip_membw = true; /* the advice compares formats; the ceiling is `run`'s business */
-    so.llama_bench = o->llama_bench;
-    so.out_dir = o->dir;
-    so.bytes = RL_AN_BYTES_STREAMED;
-    cJSON *bundle = NULL;
-    st = rl_sweep_execute(&so, &bundle, err);
-    rl_advise_set_free(&set);
-    if (!bundle)
-        return st;
-    rl_cpu_info cpu;
-    rl_error de;
-    rl_cpu_detect_file(o->cpuinfo, &cpu, &de);
-    rl_error ae = {RL_OK, ""};
-    rl_status ast = rl_advise_bundle(bundle, cpu.cpu, &ae);
-    char *path = rl_asprintf("%s/bundle.json", o->dir);
-    char *rpath = rl_asprintf("%s/" RL_REPORT_FILE, o->dir);
-    rl_error we = {RL_OK, ""};
-    rl_status wst = path && rpath ? rl_bundle_write(bundle, path, &we)
-                                  : rl_fail(&we, RL_EINTERNAL, "out of memory");
-    if (wst == RL_OK)
-        wst = rl_report_write_html(bundle, rpath, &we);
-    rl_status ost = RL_OK;
-    rl_error oe = {RL_OK, ""};
-    if (o->json) {
-        cJSON *j = cJSON_CreateObject();
-        cJSON *tool = cJSON_AddObjectToObject(j, "tool");
-        cJSON_AddStringToObject(tool, "name", "llama-roofline");
-        cJSON_AddStringToObject(tool, "version", RL_VERSION);
-        rl_json_add_str(j, "bundle", path ? path : "");
-        cJSON *arr = cJSON_AddArrayToObject(j, "advice");
-        const cJSON *adv = cJSON_GetObjectItemCaseSensitive(bundle, "advice");
-        if (arr && adv)
-            cJSON_AddItemToArray(arr, cJSON_Duplicate(adv, 1));
-        ost = emit_json(o, j, &oe);
-        cJSON_Delete(j);
-    } else {
-        char *t = rl_advise_measured_text(bundle, o->md);
-        ost = emit(o, t, &oe);
-        free(t);
-    }
-    if (wst == RL_OK) {
-        char sp[512], sr[512];
-        fprintf(o->json || (o->out && strcmp(o->out, "-")) ? stderr : stdout,
-                "\n  bundle: %s\n  report: %s\n", rl_tty_escape(path, sp, sizeof sp),
-                rl_tty_escape(rpath, sr, sizeof sr));
-    }
-    free(path);
-    free(rpath);
-    cJSON_Delete(bundle);
-    if (st != RL_OK)
-        return st; /* the sweep's own failure or interruption comes first */
-    if (wst != RL_OK) {
-        *err = we;
-        return wst;
-    }
-    if (ost != RL_OK) {
-        *err = oe;
-        return ost;
-    }
-    if (ast != RL_OK) {
-        *err = ae;
-        return ast;
-    }
     return RL_OK;
 }
 
 static rl_status run(int argc, char **argv, rl_error *err)
 {
-    opts o;
-    memset(&o, 0, sizeof o);
-    o.n_prompt = 128;
-    o.n_gen = 128;
-    o.reps = 3;
-    o.timeout = 3600;
-    o.dir = "llama-roofline-advise";
-    rl_status st = parse(argc, argv, &o, err);
+    opts a;
+    memset(&a, 0, sizeof a);
+    rl_advise_opts *o = &a.r;
+    o->n_prompt = 128;
+    o->n_gen = 128;
+    o->reps = 3;
+    o->timeout = 3600;
+    o->dir = "llama-roofline-advise";
+    o->models = a.models;
+    rl_status st = parse(argc, argv, &a, err);
     if (st != RL_OK)
         return st;
-    if (o.help) {
+    if (a.help) {
         fputs(usage, stdout);
         return RL_OK;
     }
-    if (o.plan)
-        return do_plan(&o, err);
-    if (o.measure)
-        return do_measure(&o, err);
-    return do_rank(&o, err);
+    if (o->plan)
+        return rl_advise_run_plan(o, err);
+    if (a.measure)
+        return rl_advise_run_measure(o, err);
+    return rl_advise_run_rank(o, err);
 }
 
 const rl_command rl_cmd_advise = {

@@ -18,12 +18,13 @@
  *
  * Same format first: where decode is not purely memory-bound (few cores), each format's
  * kernel sets its own effective bandwidth (measured on a 2-vCPU EPYC VM at 2 threads:
- * Q4_0 26-30 GB/s, Q8_0 27, F16 31-43, Q4_1 16, at both 0.5B and 1.5B sizes: the rate
- * follows the format, not the size). So when fitted models share the predicted model's
- * label, BW is the through-origin fit over those models alone (sum bw_i/b_i^2 / sum 1/b_i^2,
- * i.e. the same least squares as the fit, restricted), its interval their own smallest and
- * largest effective bandwidth (one model: the all-model interval scaled to its rate). Any
- * other model gets the all-model fit and the other_format caveat. rl_pred_rate_for decides.
+ * Q4_0 24-30 GB/s, Q8_0 25-30, F16 31-43, Q4_1 15-19, Q4_K_M 19-22; each quantized format at
+ * the same rate at 0.5B and 1.5B: the rate follows the format more than the size). So when
+ * fitted models share the predicted model's label, BW is the through-origin fit over those
+ * models alone (sum bw_i/b_i^2 / sum 1/b_i^2, i.e. the same least squares as the fit,
+ * restricted), its interval their own smallest and largest effective bandwidth (one model:
+ * the all-model interval scaled to its rate). Any other model gets the all-model fit and the
+ * other_format caveat. rl_pred_rate_for decides.
  *
  * Every prediction is kind "derived" and carries the caveats that apply:
  *   compute_bound     the bundle's verdict is compute-bound or not bandwidth-limited
