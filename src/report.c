@@ -59,6 +59,51 @@ static const cJSON *get(const cJSON *o, const char *key)
     return cJSON_GetObjectItemCaseSensitive(o, key);
 }
 
+/* "What to expect": bundle.predictions (diagnose --predict), as the HTML report's table. */
+static void md_predictions(rl_sbuf *b, const cJSON *bundle)
+{
+    const cJSON *pr = get(bundle, "predictions");
+    if (!cJSON_IsObject(pr) || cJSON_IsFalse(get(pr, "available")) ||
+        cJSON_GetArraySize(get(pr, "models")) == 0)
+        return;
+    rl_sbuf_printf(b, "\n**What to expect** (predicted, kind derived: bandwidth / bytes per "
+                      "token)\n\n| Model | Bytes/token (MB) | Predicted tok/s | Interval | "
+                      "Bandwidth from |\n|---|---:|---:|---:|---|\n");
+    const cJSON *m;
+    cJSON_ArrayForEach(m, get(pr, "models"))
+    {
+        const cJSON *pt = cJSON_GetArrayItem(get(m, "points"), 0), *r = get(m, "rate");
+        char by[48], v[48], lo[48], hi[48], bw[48];
+        rl_report_fmt_num(rl_json_num_or(pt, "bytes_per_token", NAN) / 1e6, by, sizeof by);
+        rl_report_fmt_num(rl_json_num_or(pt, "tok_s", NAN), v, sizeof v);
+        rl_report_fmt_num(rl_json_num_or(pt, "tok_s_low", NAN), lo, sizeof lo);
+        rl_report_fmt_num(rl_json_num_or(pt, "tok_s_high", NAN), hi, sizeof hi);
+        rl_report_fmt_num(
+            rl_json_num_or(r, "bw_GBs", rl_json_num_or(get(pr, "fit"), "bw_GBs", NAN)), bw,
+            sizeof bw);
+        const char *src = rl_json_get_str(r, "source");
+        rl_sbuf_printf(b, "| ");
+        md_text(b, rl_json_get_str(m, "name") ? rl_json_get_str(m, "name") : "?");
+        rl_sbuf_printf(b, " | %s | %s | %s to %s | %s GB/s, %s |\n", by, v, lo, hi, bw,
+                       src && strcmp(src, "format") == 0 ? "the fitted models of its format"
+                                                         : "the fit over all models");
+    }
+    bool first = true;
+    cJSON_ArrayForEach(m, get(pr, "models"))
+    {
+        const cJSON *c;
+        cJSON_ArrayForEach(c, get(m, "caveats"))
+        {
+            rl_sbuf_printf(b, "%s- ", first ? "\n" : "");
+            first = false;
+            md_text(b, rl_json_get_str(m, "name") ? rl_json_get_str(m, "name") : "?");
+            rl_sbuf_printf(b, ": ");
+            md_text(b, rl_json_get_str(c, "text") ? rl_json_get_str(c, "text") : "");
+            rl_sbuf_printf(b, "\n");
+        }
+    }
+}
+
 rl_status rl_report_markdown(const cJSON *bundle, char **out, size_t *len, rl_error *err)
 {
     *out = NULL;
@@ -124,6 +169,7 @@ rl_status rl_report_markdown(const cJSON *bundle, char **out, size_t *len, rl_er
                            rl_json_num_or(op, "threads", NAN), k, c, us);
         }
     }
+    md_predictions(&b, bundle);
     if (cav.n) {
         rl_sbuf_printf(&b, "\n**Caveats that apply**\n\n");
         for (size_t i = 0; i < cav.n; i++) {

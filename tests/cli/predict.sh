@@ -141,6 +141,19 @@ python3 -c 'import json,sys,jsonschema; jsonschema.validate(json.load(open(sys.a
 grep -q '<h2 id="h-what-to-expect">What to expect</h2>' "$work/diag/report.html" && echo "ok   report section" || fail "no What to expect"
 grep -q 'predicted (diagnose --predict): synth:qwen2.5-1.5b:Q8_0' "$work/diag/report.html" && echo "ok   report: predicted row" || fail "no predicted row"
 grep -q 'measured, in the fit' "$work/diag/report.html" && echo "ok   report: measured rows" || fail "no measured rows"
+"$RL_BIN" report --markdown "$work/diag/bundle.json" >"$work/diag.md"; check "report --markdown" 0 $?
+md_row=$(python3 - "$work/diag/bundle.json" <<'PY'
+import json, sys
+m = json.load(open(sys.argv[1]))["predictions"]["models"][0]
+pt = m["points"][0]
+def f(v):  # the report's numbers: 3 significant figures
+    return f"{v:.0f}" if v >= 100 else f"{v:.1f}" if v >= 10 else f"{v:.2f}"
+print(f"| synth qwen2\\.5-1\\.5b Q8\\\\_0 \\| {f(pt['bytes_per_token'] / 1e6)} \\| {f(pt['tok_s'])} \\| "
+      f"{f(pt['tok_s_low'])} to {f(pt['tok_s_high'])} \\| {f(m['rate']['bw_GBs'])} GB/s, the fitted models of its format \\|")
+PY
+)
+expect "report --markdown: What to expect" "$(cat "$work/diag.md")" "^\*\*What to expect\*\*"
+expect "report --markdown: the predicted row" "$(cat "$work/diag.md")" "^$md_row$"
 [ "$(cat "$work/cache/last-bundle")" = "$(realpath "$work/diag/bundle.json")" ] && echo "ok   last-bundle recorded" || fail "last-bundle: $(cat "$work/cache/last-bundle" 2>&1)"
 "$RL_BIN" predict synth:qwen2.5-1.5b:Q8_0 --json >"$work/rec.json"; check "predict without --bundle" 0 $?
 python3 - "$work/diag/bundle.json" "$work/rec.json" "$(realpath "$work/diag/bundle.json")" <<'PY' && echo "ok   predict from the recorded bundle equals diagnose's" || fail "recorded bundle prediction differs"
