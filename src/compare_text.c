@@ -85,14 +85,12 @@ static void cell(table *t, const char *s)
     if (t->oom)
         return;
     if (t->n == t->cap) {
-        size_t cap = t->cap ? t->cap * 2 : 64;
-        char **p = realloc(t->cells, cap * sizeof *p);
+        char **p = rl_grow(t->cells, &t->cap, sizeof *p, 64);
         if (!p) {
             t->oom = true;
             return;
         }
         t->cells = p;
-        t->cap = cap;
     }
     char *d = rl_strdup(s ? s : "");
     if (!d) {

@@ -295,14 +295,12 @@ static rl_status add_object(rl_lbench_set *set, size_t *cap, const char *text, s
                        RL_LBENCH_MAX_RECORDS);
     }
     if (set->n_records == *cap) {
-        size_t nc = *cap ? *cap * 2 : 8;
-        rl_lbench_record *nr = realloc(set->records, nc * sizeof *nr);
+        rl_lbench_record *nr = rl_grow(set->records, cap, sizeof *nr, 8);
         if (!nr) {
             cJSON_Delete(obj);
             return rl_fail(err, RL_EINTERNAL, "out of memory reading llama-bench output");
         }
         set->records = nr;
-        *cap = nc;
     }
     rl_error why = {RL_OK, ""};
     rl_status st = rl_lbench_record_from_json(obj, &set->records[set->n_records], &why);

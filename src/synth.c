@@ -525,14 +525,12 @@ static void add_tensor(table *tb, const rl_synth_config *c, const char *name, ui
     if (tb->st != RL_OK)
         return;
     if (tb->n == tb->cap) {
-        size_t cap = tb->cap ? tb->cap * 2 : 64;
-        rl_synth_tensor *q = realloc(tb->t, cap * sizeof *q);
+        rl_synth_tensor *q = rl_grow(tb->t, &tb->cap, sizeof *q, 64);
         if (!q) {
             tb->st = rl_fail(tb->err, RL_EINTERNAL, "out of memory");
             return;
         }
         tb->t = q;
-        tb->cap = cap;
     }
     rl_synth_tensor *t = &tb->t[tb->n++];
     memset(t, 0, sizeof *t);

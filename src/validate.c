@@ -35,14 +35,12 @@ static void add(probs *p, const char *path, const char *fmt, ...)
     if (p->oom)
         return;
     if (p->n == p->cap) {
-        size_t cap = p->cap ? p->cap * 2 : 16;
-        rl_validate_problem *it = realloc(p->items, cap * sizeof *it);
+        rl_validate_problem *it = rl_grow(p->items, &p->cap, sizeof *it, 16);
         if (!it) {
             p->oom = true;
             return;
         }
         p->items = it;
-        p->cap = cap;
     }
     char *ps = rl_strdup(path), *ms = rl_strdup(msg);
     if (!ps || !ms) {
