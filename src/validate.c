@@ -13,6 +13,7 @@
 #include "bundle.h"
 #include "fit.h"
 #include "legend.h"
+#include "predict.h"
 #include "rl_json.h"
 #include "rl_util.h"
 
@@ -885,7 +886,8 @@ static void check_client(const cJSON *c, probs *p)
 
 /* bundle.predictions (diagnose --predict, predict.h): its fit is the analysis's; each model's
  * rate is the fit's (source "fit") or its own (source "format", from the fitted models of its
- * label) with bw_low <= bw <= bw_high; every point's tok_s is the rate's bw / bytes_per_token
+ * label), recomputed from the analysis as predict does (rl_pred_rate_for), with
+ * bw_low <= bw <= bw_high; every point's tok_s is the rate's bw / bytes_per_token
  * (bundles from before the rate: the fit's) with tok_s_low <= tok_s <= tok_s_high. */
 static void check_predictions(const cJSON *b, probs *p)
 {
@@ -900,6 +902,9 @@ static void check_predictions(const cJSON *b, probs *p)
     }
     if (is_finite_num(abw) && !rel_close(bw->valuedouble, abw->valuedouble, REL_TOL))
         add(p, "predictions.fit.bw_GBs", "is not analysis.fit.bw_GBs (%.17g)", abw->valuedouble);
+    rl_pred_fit pf; /* what predict would divide by, from the bundle's own analysis */
+    rl_error pe = {RL_OK, ""};
+    bool have_fit = rl_pred_fit_from_bundle(b, "bundle", &pf, &pe) == RL_OK;
     char mp[VPATH], pp[VPATH], buf[VPATH];
     size_t i = 0;
     for (const cJSON *m = get(pr, "models")->child; m; m = m->next, i++) {
@@ -924,6 +929,19 @@ static void check_predictions(const cJSON *b, probs *p)
             if (!(rl->valuedouble <= rb->valuedouble * (1 + REL_TOL) &&
                   rb->valuedouble <= rh->valuedouble * (1 + REL_TOL)))
                 add(p, key_path(buf, mp, "rate"), "bw_GBs is not within [bw_low_GBs, bw_high_GBs]");
+            rl_pred_rate want;
+            const cJSON *lab = get(m, "label");
+            if (have_fit) {
+                rl_pred_rate_for(&pf, cJSON_IsString(lab) ? lab->valuestring : "", &want);
+                if (strcmp(want.source, src->valuestring) != 0)
+                    add(p, key_path(buf, mp, "rate.source"),
+                        "is \"%s\", but the analysis's fitted models make it \"%s\"",
+                        src->valuestring, want.source);
+                else if (!rel_close(rb->valuedouble, want.bw / 1e9, REL_TOL))
+                    add(p, key_path(buf, mp, "rate.bw_GBs"),
+                        "is not the through-origin fit over the fitted models of its %s (%.17g)",
+                        fmt_src ? "format" : "bundle", want.bw / 1e9);
+            }
             rate = rb->valuedouble;
         }
         size_t k = 0;

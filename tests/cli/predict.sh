@@ -136,6 +136,20 @@ json.dump(b, open(sys.argv[2], "w"))
 PY
 out=$("$RL_BIN" validate "$work/badrate.json" 2>&1); check "validate: a rate that is not the points' divisor" 1 $?
 expect "validate names the point" "$out" "predictions\.models\[0\]\.points\[0\]\.tok_s: is not the rate's bw_GBs"
+# a self-consistent prediction from the wrong bandwidth: the Q8_0 divided into the all-model fit
+python3 - "$work/diag/bundle.json" "$work/wrongsrc.json" <<'PY'
+import json, sys
+b = json.load(open(sys.argv[1]))
+m = b["predictions"]["models"][0]
+bw = b["predictions"]["fit"]["bw_GBs"]
+m["rate"].update(source="fit", bw_GBs=bw, bw_low_GBs=bw * 0.9, bw_high_GBs=bw * 1.1)
+for pt in m["points"]:
+    pt["tok_s"] = bw * 1e9 / pt["bytes_per_token"]
+    pt["tok_s_low"], pt["tok_s_high"] = pt["tok_s"] * 0.9, pt["tok_s"] * 1.1
+json.dump(b, open(sys.argv[2], "w"))
+PY
+out=$("$RL_BIN" validate "$work/wrongsrc.json" 2>&1); check "validate: a rate from the wrong source" 1 $?
+expect "validate names the source" "$out" "predictions\.models\[0\]\.rate\.source: is \"fit\", but the analysis's fitted models make it \"format\""
 python3 -c 'import json,sys,jsonschema; jsonschema.validate(json.load(open(sys.argv[1])), json.load(open(sys.argv[2])))' \
   "$work/diag/bundle.json" "$RL_SRC/schema/bundle.schema.json" && echo "ok   schema" || fail "schema"
 grep -q '<h2 id="h-what-to-expect">What to expect</h2>' "$work/diag/report.html" && echo "ok   report section" || fail "no What to expect"
