@@ -164,7 +164,8 @@ stop_in_time() { # description, signal, pid, expected message regex
   ms=$(( ($(date +%s%N) - t0) / 1000000 ))
   wait "$watchdog" 2>/dev/null; watchdog=
   check "$what: exit" 130 "$rc"
-  [ "$ms" -lt 1000 ] && echo "ok   $what: stopped in $ms ms" || fail "$what: took $ms ms (limit 1000)"
+  lim=$(interrupt_limit_ms)
+  [ "$ms" -lt "$lim" ] && echo "ok   $what: stopped in $ms ms (limit $lim)" || fail "$what: took $ms ms (limit $lim)"
   expect "$what: message" "$(cat "$work/int.err")" "$re"
 }
 

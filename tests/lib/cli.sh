@@ -29,6 +29,12 @@ bad() { # description, expected rc, regex for the message, args to `llama-roofli
   [ "$(wc -l <"$work/err")" = 1 ] || fail "$what: not one line: $err"
   expect "$what message" "$err" "$re"
 }
+interrupt_limit_ms() { # how long a Ctrl-C may take: the product's promise is one second;
+  # an ASan+UBSan build (every load and store instrumented, its report writing several times
+  # slower: ~0.4 s for run's interrupt path on a quiet 2-core VM, 1.15 s once seen under
+  # ctest -j2 next to other sanitizer tests) is held to two
+  if grep -q __asan_init "$RL_BIN" 2>/dev/null; then echo 2000; else echo 1000; fi
+}
 finish() {
   echo "$fails failed"
   [ "$fails" = 0 ]
