@@ -5,6 +5,7 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <signal.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -232,8 +233,10 @@ rl_status rl_write_file(const char *path, const void *data, size_t len, rl_error
 
 rl_status rl_write_output(const char *path, const void *data, size_t len, rl_error *err)
 {
-    if (strcmp(path, "-") == 0)
+    if (strcmp(path, "-") == 0) {
+        fflush(stdout); /* what was printed with stdio before stays before */
         return rl_write_all(STDOUT_FILENO, data, len, "standard output", false, err);
+    }
     return rl_write_file(path, data, len, err);
 }
 

@@ -54,8 +54,8 @@ rl_status rl_write_all(int fd, const void *data, size_t len, const char *name, b
 
 /* The whole of data to path through rl_atomic_*, completed even after Ctrl-C (results). */
 rl_status rl_write_file(const char *path, const void *data, size_t len, rl_error *err);
-/* An output a command was given: "-" is standard output (rl_write_all, not interruptible),
- * anything else a file (rl_write_file). */
+/* An output a command was given: "-" is standard output (stdio's buffer flushed first, then
+ * rl_write_all, not interruptible), anything else a file (rl_write_file). */
 rl_status rl_write_output(const char *path, const void *data, size_t len, rl_error *err);
 
 /* Fail early (RL_EOUTPUT naming path) when path is a directory or its directory is not
