@@ -58,6 +58,25 @@ cJSON *rl_bundle_new(const char *command, int argc, char *const *argv)
     return b;
 }
 
+const cJSON *rl_bundle_model(const cJSON *b, const char *id, size_t *index)
+{
+    if (!id)
+        return NULL;
+    const cJSON *m;
+    size_t i = 0;
+    cJSON_ArrayForEach(m, cJSON_GetObjectItemCaseSensitive(b, "models"))
+    {
+        const char *mid = rl_json_get_str(m, "id");
+        if (mid && strcmp(mid, id) == 0) {
+            if (index)
+                *index = i;
+            return m;
+        }
+        i++;
+    }
+    return NULL;
+}
+
 void rl_bundle_set_status(cJSON *b, const char *state, const char *reason)
 {
     cJSON *s = cJSON_CreateObject();

@@ -42,6 +42,9 @@ rl_status rl_bundle_load(const char *path, cJSON **out, rl_error *err);
 rl_status rl_bundle_check(const cJSON *b, const char *name, rl_error *err);
 /* Set "status": {"state": state, "reason": reason or absent}. */
 void rl_bundle_set_status(cJSON *b, const char *state, const char *reason);
+/* The bundle's models[] entry with this id, or NULL (id NULL too); *index (if not NULL) gets
+ * its position (charts colour a model by it, so it looks the same in every chart). */
+const cJSON *rl_bundle_model(const cJSON *b, const char *id, size_t *index);
 
 /* A measured rate from per-repetition samples: {"kind": "measured", "unit", "samples": [...],
  * "stats": {...}} or {"available": false, "reason"} when n is 0. NULL when out of memory. */

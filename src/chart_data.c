@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "bundle.h"
 #include "chart_int.h"
 #include "rl_json.h"
 #include "rl_text.h"
@@ -73,31 +74,12 @@ bool rl_chart_rate(const cJSON *rate, double *out)
     return true;
 }
 
-const cJSON *rl_chart_model_by_id(const cJSON *bundle, const char *id, size_t *index)
-{
-    if (!id)
-        return NULL;
-    const cJSON *m;
-    size_t i = 0;
-    cJSON_ArrayForEach(m, cJSON_GetObjectItemCaseSensitive(bundle, "models"))
-    {
-        const char *mid = rl_json_get_str(m, "id");
-        if (mid && strcmp(mid, id) == 0) {
-            if (index)
-                *index = i;
-            return m;
-        }
-        i++;
-    }
-    return NULL;
-}
-
 bool rl_chart_analysis_point(const cJSON *bundle, const cJSON *am, size_t *index,
                              const cJSON **model, double *tps, double *bytes, int64_t *threads)
 {
     const char *id = rl_json_get_str(am, "id");
     const cJSON *op = cJSON_GetObjectItemCaseSensitive(am, "operating_point");
-    *model = rl_chart_model_by_id(bundle, id, index);
+    *model = rl_bundle_model(bundle, id, index);
     *tps = 0;
     *bytes = 0;
     if (!rl_json_get_num(op, "decode_tok_s", tps) || !rl_chart_sane(*tps))

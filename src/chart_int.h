@@ -68,11 +68,8 @@ bool rl_chart_sane(double v);
 /* A rate object's value: stats.mean, else "mean" (imported rates without samples), else the
  * mean of the positive numbers in "samples"; false unless the result is sane. */
 bool rl_chart_rate(const cJSON *rate, double *out);
-/* The bundle's models[] entry with this id, or NULL; *index (if not NULL) gets its position
- * (the series colour and marker follow it, so a model looks the same in every chart). */
-const cJSON *rl_chart_model_by_id(const cJSON *bundle, const char *id, size_t *index);
 /* One analysis.models[] entry as a roofline point: its models[] entry (*model, NULL when the id
- * is unknown; *index as rl_chart_model_by_id), the operating point's decode tok/s, the bytes
+ * is unknown; *index as rl_bundle_model), the operating point's decode tok/s, the bytes
  * per token (the model's bytes_per_token.value, else the entry's own) and threads (0 when
  * missing or negative). False, with nothing to plot, unless tok/s and bytes are sane. */
 bool rl_chart_analysis_point(const cJSON *bundle, const cJSON *am, size_t *index,

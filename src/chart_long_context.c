@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "bundle.h"
 #include "chart_int.h"
 #include "rl_json.h"
 #include "rl_text.h"
@@ -54,7 +55,7 @@ static lc_series *series_for(lc *d, const cJSON *bundle, const char *id, rl_stat
     lc_series *s = &d->s[d->n++];
     memset(s, 0, sizeof *s);
     size_t series = d->n - 1;
-    const cJSON *m = rl_chart_model_by_id(bundle, id, &series);
+    const cJSON *m = rl_bundle_model(bundle, id, &series);
     const char *nm = rl_json_get_str(m, "name");
     s->series = series;
     s->id = rl_strdup(id);

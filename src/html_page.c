@@ -11,6 +11,7 @@
 #include <libxml/parser.h>
 #include <libxml/tree.h>
 
+#include "bundle.h"
 #include "chart.h"
 #include "html_client.h"
 #include "html_advice.h"
@@ -190,18 +191,6 @@ static void td_num(page *p, xmlNodePtr tr, const char *text)
     rl_html_el_text(&p->h, tr, "td", "num", text);
 }
 
-static const cJSON *bundle_model(const cJSON *b, const char *id)
-{
-    const cJSON *m;
-    cJSON_ArrayForEach(m, get(b, "models"))
-    {
-        const char *mid = rl_json_get_str(m, "id");
-        if (id && mid && strcmp(mid, id) == 0)
-            return m;
-    }
-    return NULL;
-}
-
 static void models_table(page *p)
 {
     const cJSON *an = get(p->b, "analysis");
@@ -231,7 +220,7 @@ static void models_table(page *p)
     {
         char a[48], c[48];
         const char *id = str(m, "id", "");
-        const cJSON *bm = bundle_model(p->b, id);
+        const cJSON *bm = rl_bundle_model(p->b, id, NULL);
         xmlNodePtr tr = rl_html_el(&p->h, tb, "tr", NULL);
         xmlNodePtr name = rl_html_el(&p->h, tr, "td", NULL);
         rl_html_text(&p->h, name, str(m, "name", id));

@@ -5,6 +5,7 @@
 #include <stdbool.h>
 #include <string.h>
 
+#include "bundle.h"
 #include "predict.h"
 #include "report_text.h"
 #include "rl_json.h"
@@ -37,21 +38,6 @@ static void mb_cell(rl_html *h, xmlNodePtr tr, double bytes)
     td(h, tr, "num", a);
 }
 
-/* The GGUF label of bundle.models[] entry `id`, "" when unknown. */
-static const char *model_label(const cJSON *b, const char *id)
-{
-    const cJSON *m;
-    cJSON_ArrayForEach(m, get(b, "models"))
-    {
-        const char *mid = rl_json_get_str(m, "id");
-        if (mid && id && strcmp(mid, id) == 0) {
-            const char *l = rl_json_get_str(get(m, "gguf"), "label");
-            return l ? l : "";
-        }
-    }
-    return "";
-}
-
 /* One row per measured model that has a short-context decode, predicted as predict would
  * (its format's fitted models when there are any, else the whole fit), a fitted model
  * without itself in its format's rate (rl_pred_rate_without). */
@@ -69,7 +55,8 @@ static void measured_rows(rl_html *h, xmlNodePtr tb, const cJSON *b, const rl_pr
         /* a fitted model is predicted without itself: the other models of its format, or
          * the fit over all when it is its format's only one */
         rl_pred_rate r;
-        const char *label = model_label(b, rl_json_get_str(m, "id"));
+        const char *label = rl_json_get_str(
+            get(rl_bundle_model(b, rl_json_get_str(m, "id"), NULL), "gguf"), "label");
         bool fitted = false;
         double gbs = 0;
         rl_json_get_bool(m, "in_fit", &fitted);

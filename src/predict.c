@@ -46,18 +46,6 @@ static int int_cmp(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
-static const cJSON *model_by_id(const cJSON *b, const char *id)
-{
-    const cJSON *m;
-    cJSON_ArrayForEach(m, cJSON_GetObjectItemCaseSensitive(b, "models"))
-    {
-        const char *mid = rl_json_get_str(m, "id");
-        if (mid && id && strcmp(mid, id) == 0)
-            return m;
-    }
-    return NULL;
-}
-
 /* label appears as a whole item of the ", "-separated list */
 static bool label_listed(const char *list, const char *label)
 {
@@ -203,7 +191,7 @@ rl_status rl_pred_fit_from_bundle(const cJSON *b, const char *name, rl_pred_fit 
             if (!seen && f->n_threads < RL_PRED_MAX_THREADS)
                 f->threads[f->n_threads++] = (int)t;
         }
-        const cJSON *bm = model_by_id(b, rl_json_get_str(am, "id"));
+        const cJSON *bm = rl_bundle_model(b, rl_json_get_str(am, "id"), NULL);
         const char *lab = rl_json_get_str(cJSON_GetObjectItemCaseSensitive(bm, "gguf"), "label");
         size_t ll = strlen(f->labels);
         if (lab && *lab && !label_listed(f->labels, lab) && ll + strlen(lab) + 3 < sizeof f->labels)

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "bundle.h"
 #include "ggml_types.h"
 #include "gguf_text.h"
 #include "html_client.h"
@@ -65,14 +66,8 @@ const char *rl_report_model_name(const cJSON *b, const char *id)
     const char *n = rl_json_get_str(rl_report_an_model(b, id), "name");
     if (n)
         return n;
-    const cJSON *m;
-    cJSON_ArrayForEach(m, get(b, "models"))
-    {
-        const char *mid = rl_json_get_str(m, "id");
-        if (id && mid && strcmp(id, mid) == 0 && rl_json_get_str(m, "name"))
-            return rl_json_get_str(m, "name");
-    }
-    return id ? id : "?";
+    n = rl_json_get_str(rl_bundle_model(b, id, NULL), "name");
+    return n ? n : id ? id : "?";
 }
 
 /* "a, b and c" of the display names of the ids in arr (an array of model id strings). */
