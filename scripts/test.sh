@@ -31,7 +31,7 @@ run_suite() { # build-dir, extra cmake args...
 }
 
 step "format (clang-format, config in .clang-format)"
-clang-format --dry-run --Werror src/*.c src/*.h tests/unit/*.c tests/unit/*.h tests/fuzz/*.c
+clang-format --dry-run --Werror $(find src -name '*.[ch]') tests/unit/*.c tests/unit/*.h tests/fuzz/*.c
 echo "formatted"
 
 step "release build and tests"

@@ -14,12 +14,12 @@
 
 #include <curl/curl.h>
 
-#include "cmd.h"
-#include "rl_file.h"
-#include "rl_opt.h"
-#include "rl_text.h"
-#include "rl_util.h"
-#include "rl_version.h"
+#include "cmd/cmd.h"
+#include "base/rl_file.h"
+#include "base/rl_opt.h"
+#include "base/rl_text.h"
+#include "base/rl_util.h"
+#include "base/rl_version.h"
 
 /* The command table, in the order --help lists them: one line per command. */
 // clang-format off

@@ -12,10 +12,10 @@
 
 #include <cjson/cJSON.h>
 
-#include "gguf.h"
-#include "gguf_json.h"
-#include "gguf_model.h"
-#include "gguf_text.h"
+#include "model/gguf.h"
+#include "model/gguf_json.h"
+#include "model/gguf_model.h"
+#include "model/gguf_text.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -9,7 +9,8 @@
 
 #include <cjson/cJSON.h>
 
-#include "import.h"
+#include "analyse/analysis_bundle.h"
+#include "bundle/import.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
@@ -20,6 +21,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     rl_error e = {RL_OK, ""};
     cJSON *b = NULL;
     rl_status st = rl_import_text((const char *)data, size, "fuzz.json", &o, &b, &e);
+    if (st == RL_OK) {
+        st = rl_bundle_analyze_import(b, "fuzz.json", &e);
+        if (st != RL_OK) {
+            cJSON_Delete(b);
+            b = NULL;
+        }
+    }
     if (st == RL_OK) {
         if (!b)
             abort();

@@ -11,9 +11,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "ggml_types.h"
-#include "gguf.h"
-#include "gguf_model.h"
+#include "model/ggml_types.h"
+#include "model/gguf.h"
+#include "model/gguf_model.h"
 
 typedef struct {
     unsigned char *p;

@@ -14,10 +14,10 @@
 
 #include <cmocka.h>
 
-#include "advise.h"
-#include "advise_matrix.h"
-#include "bundle.h"
-#include "rl_json.h"
+#include "analyse/advise.h"
+#include "analyse/advise_matrix.h"
+#include "bundle/bundle.h"
+#include "base/rl_json.h"
 
 #define assert_near(a, b, tol) assert_true(fabs((double)(a) - (double)(b)) <= (tol))
 

@@ -11,7 +11,7 @@
 
 #include <cmocka.h>
 
-#include "analysis.h"
+#include "analyse/analysis.h"
 
 #define assert_near(a, b, tol) assert_true(fabs((double)(a) - (double)(b)) <= (tol))
 #define MAX_RUNS 16

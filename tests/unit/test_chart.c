@@ -17,8 +17,8 @@
 #include <libxml/parser.h>
 #include <libxml/tree.h>
 
-#include "chart.h"
-#include "rl_text.h"
+#include "render/chart/chart.h"
+#include "base/rl_text.h"
 
 /* ---- the hand-made bundle ---------------------------------------------------------------- */
 

@@ -14,7 +14,7 @@
 
 #include <cmocka.h>
 
-#include "client_count.h"
+#include "client/client_count.h"
 
 static void test_calibrate(void **state)
 {

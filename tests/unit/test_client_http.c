@@ -42,13 +42,13 @@
 
 #include <curl/curl.h>
 
-#include "client_driver.h"
-#include "client_http.h"
-#include "proc.h"
-#include "rl_json.h"
-#include "rl_text.h"
-#include "rl_util.h"
-#include "stats.h"
+#include "client/client_driver.h"
+#include "client/client_http.h"
+#include "base/proc.h"
+#include "base/rl_json.h"
+#include "base/rl_text.h"
+#include "base/rl_util.h"
+#include "base/stats.h"
 
 /* ---- the scripted server -------------------------------------------------------------- */
 

@@ -12,9 +12,9 @@
 
 #include <cmocka.h>
 
-#include "client_metrics.h"
-#include "html_client.h"
-#include "rl_json.h"
+#include "client/client_metrics.h"
+#include "render/html_client.h"
+#include "base/rl_json.h"
 
 #include "../fixtures/client/fixture.c"
 

@@ -12,10 +12,10 @@
 
 #include <cmocka.h>
 
-#include "client_csv.h"
-#include "client_fm.h"
-#include "client_prompts.h"
-#include "rl_json.h"
+#include "client/client_csv.h"
+#include "client/client_fm.h"
+#include "client/client_prompts.h"
+#include "base/rl_json.h"
 
 static void test_profiles(void **state)
 {

@@ -16,7 +16,7 @@
 
 #include <cmocka.h>
 
-#include "client_sched.h"
+#include "client/client_sched.h"
 
 #define MS 1000000LL
 

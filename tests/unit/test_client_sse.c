@@ -22,7 +22,7 @@
 
 #include <cmocka.h>
 
-#include "client_sse.h"
+#include "client/client_sse.h"
 
 /* Events collected as "type|data" records, each followed by "\n--\n". */
 typedef struct {

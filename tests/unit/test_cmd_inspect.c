@@ -14,7 +14,7 @@
 
 #include <cmocka.h>
 
-#include "cmd.h"
+#include "cmd/cmd.h"
 
 /* Run inspect with the given words (argv[0] "inspect" is added); its stdout into *out. */
 static rl_status run_inspect(char **out, rl_error *err, int n, ...)

@@ -26,7 +26,7 @@
 
 #include <cmocka.h>
 
-#include "compare.h"
+#include "analyse/compare.h"
 
 static rl_cmp_cell cell_of(const double *x, size_t n)
 {

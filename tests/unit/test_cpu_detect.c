@@ -14,7 +14,7 @@
 
 #include <cmocka.h>
 
-#include "cpu_detect.h"
+#include "measure/cpu_detect.h"
 
 static void detect(const char *name, rl_cpu_info *out)
 {

@@ -21,8 +21,8 @@
 
 #include <cmocka.h>
 
-#include "model_find.h"
-#include "synth_ladder.h"
+#include "model/model_find.h"
+#include "model/synth_ladder.h"
 
 static char root[4096];
 

@@ -8,7 +8,7 @@
 
 #include <cmocka.h>
 
-#include "fit.h"
+#include "base/fit.h"
 
 #define assert_near(a, b, tol) assert_true(fabs((double)(a) - (double)(b)) <= (tol))
 

@@ -8,7 +8,7 @@
 
 #include <cmocka.h>
 
-#include "ggml_types.h"
+#include "model/ggml_types.h"
 
 static void expect_type(uint32_t id, const char *name, uint32_t blck, uint32_t size)
 {

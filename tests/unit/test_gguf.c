@@ -14,9 +14,9 @@
 
 #include <cmocka.h>
 
-#include "ggml_types.h"
-#include "gguf.h"
-#include "rl_text.h"
+#include "model/ggml_types.h"
+#include "model/gguf.h"
+#include "base/rl_text.h"
 
 /* ---- test-only GGUF writer ----------------------------------------------------------- */
 

@@ -13,8 +13,8 @@
 
 #include <cmocka.h>
 
-#include "gguf_json.h"
-#include "gguf_model.h"
+#include "model/gguf_json.h"
+#include "model/gguf_model.h"
 
 #include "gguf_testw.h"
 

@@ -16,9 +16,9 @@
 
 #include <cmocka.h>
 
-#include "gguf_remote.h"
-#include "rl_file.h"
-#include "rl_util.h"
+#include "model/gguf_remote.h"
+#include "base/rl_file.h"
+#include "base/rl_util.h"
 
 static void test_is_url(void **state)
 {

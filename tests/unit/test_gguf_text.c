@@ -17,8 +17,8 @@
 
 #include <cmocka.h>
 
-#include "gguf_model.h"
-#include "gguf_text.h"
+#include "model/gguf_model.h"
+#include "model/gguf_text.h"
 
 #include "gguf_testw.h"
 

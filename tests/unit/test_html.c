@@ -29,13 +29,13 @@
 #include <libxml/parser.h>
 #include <libxml/tree.h>
 
-#include "bundle.h"
-#include "chart.h"
-#include "html_doc.h"
-#include "html_svg.h"
-#include "report.h"
-#include "rl_file.h"
-#include "rl_text.h"
+#include "bundle/bundle.h"
+#include "render/chart/chart.h"
+#include "render/html_doc.h"
+#include "render/html_svg.h"
+#include "render/report.h"
+#include "base/rl_file.h"
+#include "base/rl_text.h"
 
 static cJSON *fixture(const char *name)
 {

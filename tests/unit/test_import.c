@@ -16,9 +16,32 @@
 
 #include <cmocka.h>
 
-#include "import.h"
-#include "rl_file.h"
-#include "rl_json.h"
+#include "analyse/analysis_bundle.h"
+#include "bundle/import.h"
+#include "base/rl_file.h"
+#include "base/rl_json.h"
+
+/* import then analyse, as `llama-roofline import` does */
+static rl_status import_text(const char *text, size_t len, const char *file,
+                             const rl_import_opts *o, cJSON **out, rl_error *err)
+{
+    rl_status st = rl_import_text(text, len, file, o, out, err);
+    if (st == RL_OK && (st = rl_bundle_analyze_import(*out, file, err)) != RL_OK) {
+        cJSON_Delete(*out);
+        *out = NULL;
+    }
+    return st;
+}
+
+static rl_status import_file(const char *path, const rl_import_opts *o, cJSON **out, rl_error *err)
+{
+    rl_status st = rl_import_file(path, o, out, err);
+    if (st == RL_OK && (st = rl_bundle_analyze_import(*out, path, err)) != RL_OK) {
+        cJSON_Delete(*out);
+        *out = NULL;
+    }
+    return st;
+}
 
 #define assert_near(a, b, tol) assert_true(fabs((double)(a) - (double)(b)) <= (tol))
 
@@ -52,7 +75,7 @@ static cJSON *import_src(const char *rel, const char *name, int argc, char *cons
     rl_import_opts o = {name, argc, argv};
     rl_error e = {RL_OK, ""};
     cJSON *b = NULL;
-    rl_status st = rl_import_file(p, &o, &b, &e);
+    rl_status st = import_file(p, &o, &b, &e);
     free(p);
     if (st != RL_OK)
         fail_msg("import %s: %s", rel, e.msg);
@@ -73,7 +96,7 @@ static void refused(const char *text, size_t len, const char *fragment)
     rl_import_opts o = {NULL, 0, NULL};
     rl_error e = {RL_OK, ""};
     cJSON *b = (cJSON *)1;
-    rl_status st = rl_import_text(text, len, "in/put.json", &o, &b, &e);
+    rl_status st = import_text(text, len, "in/put.json", &o, &b, &e);
     if (st != RL_EINPUT)
         fail_msg("accepted (status %d) what should be refused for '%s'", (int)st, fragment);
     assert_null(b);
@@ -314,7 +337,7 @@ static void test_fit_35_73(void **state)
     rl_import_opts o = {NULL, 0, NULL};
     rl_error e = {RL_OK, ""};
     cJSON *b = NULL;
-    if (rl_import_text(text, n, "paper12.json", &o, &b, &e) != RL_OK)
+    if (import_text(text, n, "paper12.json", &o, &b, &e) != RL_OK)
         fail_msg("%s", e.msg);
     assert_fit(b, 35.73, 0.9801, 7);
     assert_near(num(get(get(b, "analysis"), "fit"), "bw_GBs"), 35.726443236517696, 1e-9);
@@ -464,7 +487,7 @@ static void test_lbench_outputs(void **state)
     assert_true(n < cap);
     rl_import_opts o = {"mixed", 0, NULL};
     rl_error e = {RL_OK, ""};
-    if (rl_import_text(text, n, "mixed.jsonl", &o, &b, &e) != RL_OK)
+    if (import_text(text, n, "mixed.jsonl", &o, &b, &e) != RL_OK)
         fail_msg("%s", e.msg);
     check_structure(b);
     assert_string_equal(str(get(b, "source"), "name"), "mixed");
@@ -513,7 +536,7 @@ static void test_conventions(void **state)
     rl_import_opts o = {NULL, 0, NULL};
     rl_error e = {RL_OK, ""};
     cJSON *b = NULL;
-    if (rl_import_text(streamed, strlen(streamed), "d.json", &o, &b, &e) != RL_OK)
+    if (import_text(streamed, strlen(streamed), "d.json", &o, &b, &e) != RL_OK)
         fail_msg("%s", e.msg);
     const cJSON *an = get(b, "analysis");
     assert_string_equal(str(an, "bytes_convention"), "streamed");

@@ -17,8 +17,8 @@
 #include <sys/time.h>
 #include <unistd.h>
 
-#include "lbench.h"
-#include "rl_util.h"
+#include "measure/lbench.h"
+#include "base/rl_util.h"
 
 /* ---- helpers ------------------------------------------------------------------------------ */
 

@@ -14,7 +14,7 @@
 
 #include <cmocka.h>
 
-#include "membw.h"
+#include "measure/membw.h"
 
 static const size_t lengths[] = {0,   1,   2,   3,   7,   8,    9,    15,        16,  17,
                                  31,  32,  33,  63,  64,  65,   127,  128,       129, 255,

@@ -15,7 +15,7 @@
 
 #include <cmocka.h>
 
-#include "model_paths.h"
+#include "model/model_paths.h"
 
 static char root[4096];
 

@@ -14,8 +14,8 @@
 
 #include <cmocka.h>
 
-#include "predict.h"
-#include "rl_util.h"
+#include "analyse/predict.h"
+#include "base/rl_util.h"
 
 #define assert_near(a, b, tol) assert_true(fabs((double)(a) - (double)(b)) <= (tol))
 

@@ -25,7 +25,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "proc.h"
+#include "base/proc.h"
 
 /* Run `sh -c script` with opts (argv replaced); asserts the status. */
 static void run_sh(const char *script, rl_proc_opts *o, rl_proc_result *res, rl_status want)

@@ -17,12 +17,12 @@
 
 #include <cmocka.h>
 
-#include "rl_error.h"
-#include "rl_file.h"
-#include "rl_json.h"
-#include "rl_opt.h"
-#include "rl_text.h"
-#include "rl_util.h"
+#include "base/rl_error.h"
+#include "base/rl_file.h"
+#include "base/rl_json.h"
+#include "base/rl_opt.h"
+#include "base/rl_text.h"
+#include "base/rl_util.h"
 
 static void test_exit_codes(void **state)
 {

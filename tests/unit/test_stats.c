@@ -10,7 +10,7 @@
 
 #include <cmocka.h>
 
-#include "stats.h"
+#include "base/stats.h"
 
 #define assert_near(a, b, tol) assert_true(fabs((double)(a) - (double)(b)) <= (tol))
 

@@ -18,14 +18,14 @@
 
 #include <cmocka.h>
 
-#include "ggml_types.h"
-#include "gguf.h"
-#include "gguf_model.h"
-#include "half.h"
-#include "synth.h"
-#include "synth_gen.h"
-#include "synth_write.h"
-#include "cmd.h"
+#include "model/ggml_types.h"
+#include "model/gguf.h"
+#include "model/gguf_model.h"
+#include "base/half.h"
+#include "model/synth.h"
+#include "model/synth_gen.h"
+#include "model/synth_write.h"
+#include "cmd/cmd.h"
 
 static char tmpdir[512];
 

@@ -13,7 +13,7 @@
 
 #include <cmocka.h>
 
-#include "sysinfo.h"
+#include "measure/sysinfo.h"
 
 static char root[512];
 

@@ -18,8 +18,8 @@
 
 #include <cmocka.h>
 
-#include "bundle.h"
-#include "validate.h"
+#include "bundle/bundle.h"
+#include "analyse/validate.h"
 
 static cJSON *load_src(const char *rel)
 {

@@ -1,0 +1,1077 @@
+/* validate.c: the semantic checks of a bundle (validate.h lists them). Paths are built in
+ * fixed buffers on the stack (a longer path is cut, never overrun); every problem is copied
+ * into the caller's list. Nothing here changes the bundle. */
+#include "analyse/validate.h"
+
+#include <math.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "bundle/bundle.h"
+#include "base/fit.h"
+#include "bundle/legend.h"
+#include "analyse/predict.h"
+#include "base/rl_json.h"
+#include "base/rl_util.h"
+
+#define VPATH 512
+#define REL_TOL 1e-9
+#define R2_TOL 1e-9
+
+typedef rl_validate_problems probs;
+
+static void add(probs *p, const char *path, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+static void add(probs *p, const char *path, const char *fmt, ...)
+{
+    char msg[512];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    if (p->oom)
+        return;
+    if (p->n == p->cap) {
+        rl_validate_problem *it = rl_grow(p->items, &p->cap, sizeof *it, 16);
+        if (!it) {
+            p->oom = true;
+            return;
+        }
+        p->items = it;
+    }
+    char *ps = rl_strdup(path), *ms = rl_strdup(msg);
+    if (!ps || !ms) {
+        free(ps);
+        free(ms);
+        p->oom = true;
+        return;
+    }
+    p->items[p->n].path = ps;
+    p->items[p->n].msg = ms;
+    p->n++;
+}
+
+void rl_validate_problems_free(rl_validate_problems *out)
+{
+    for (size_t i = 0; i < out->n; i++) {
+        free(out->items[i].path);
+        free(out->items[i].msg);
+    }
+    free(out->items);
+    memset(out, 0, sizeof *out);
+}
+
+const rl_validate_problem *rl_validate_find(const rl_validate_problems *p, const char *path)
+{
+    for (size_t i = 0; i < p->n; i++)
+        if (strcmp(p->items[i].path, path) == 0)
+            return &p->items[i];
+    return NULL;
+}
+
+/* Append s to buf (of VPATH bytes) at *len, cutting what does not fit. */
+static void put(char *buf, size_t *len, const char *s)
+{
+    size_t n = strlen(s);
+    if (n > VPATH - 1 - *len)
+        n = VPATH - 1 - *len;
+    memcpy(buf + *len, s, n);
+    *len += n;
+    buf[*len] = '\0';
+}
+
+/* parent.key (key alone at the top level) and parent[i]; buf may not be parent. */
+static const char *key_path(char *buf, const char *parent, const char *key)
+{
+    size_t len = 0;
+    buf[0] = '\0';
+    put(buf, &len, parent);
+    if (*parent)
+        put(buf, &len, ".");
+    put(buf, &len, key);
+    return buf;
+}
+
+static const char *idx_path(char *buf, const char *parent, size_t i)
+{
+    char ix[32];
+    size_t len = 0;
+    sprintf(ix, "[%zu]", i);
+    buf[0] = '\0';
+    put(buf, &len, parent);
+    put(buf, &len, ix);
+    return buf;
+}
+
+static const cJSON *get(const cJSON *o, const char *key)
+{
+    return cJSON_GetObjectItemCaseSensitive(o, key);
+}
+
+static bool is_finite_num(const cJSON *v)
+{
+    return cJSON_IsNumber(v) && isfinite(v->valuedouble);
+}
+
+static bool is_int(const cJSON *v)
+{
+    return is_finite_num(v) && v->valuedouble == floor(v->valuedouble);
+}
+
+/* {"available": false, ...}. */
+static bool unavailable(const cJSON *o)
+{
+    return cJSON_IsObject(o) && cJSON_IsFalse(get(o, "available"));
+}
+
+static bool rel_close(double a, double b, double tol)
+{
+    double scale = fmax(fabs(a), fabs(b));
+    return fabs(a - b) <= tol * scale || a == b;
+}
+
+/* The four kinds: the legend's (legend.h), the one list the docs print. */
+static bool known_kind(const char *k)
+{
+    return rl_legend_kind_known(k);
+}
+
+/* ---- kinds: a walk over the metric sections ---- */
+
+/* Subtrees that are not metrics: kept verbatim or descriptive. */
+static bool skipped_key(const char *key)
+{
+    static const char
+        *const skip[] = {"environment", "llama_cpp", "tool",     "source", "status",
+                         "gguf",        "records",   "imported", "argv",   "units",
+                         "bench_args",  "client" /* check_client walks its metrics */};
+    for (size_t i = 0; i < sizeof skip / sizeof skip[0]; i++)
+        if (strcmp(key, skip[i]) == 0)
+            return true;
+    return false;
+}
+
+/* exempt: this object itself need not have a kind (the top level, a model, a run). */
+static void walk_kinds(const cJSON *o, const char *path, bool inherited, bool exempt, probs *p)
+{
+    char buf[VPATH];
+    if (cJSON_IsArray(o)) {
+        size_t i = 0;
+        for (const cJSON *e = o->child; e; e = e->next, i++)
+            walk_kinds(e, idx_path(buf, path, i), inherited, false, p);
+        return;
+    }
+    if (!cJSON_IsObject(o))
+        return;
+    const cJSON *avail = get(o, "available");
+    if (cJSON_IsFalse(avail)) {
+        const char *reason = rl_json_get_str(o, "reason");
+        if (!reason || !*reason)
+            add(p, key_path(buf, path, "reason"),
+                "unavailable without a reason: {\"available\": false} needs a non-empty "
+                "\"reason\"");
+        return;
+    }
+    const cJSON *kind = get(o, "kind");
+    bool has_kind = false;
+    if (kind) {
+        if (!cJSON_IsString(kind))
+            add(p, key_path(buf, path, "kind"), "\"kind\" is not a string");
+        else if (!known_kind(kind->valuestring))
+            add(p, key_path(buf, path, "kind"),
+                "unknown kind \"%.80s\" (measured, proxy, derived or controlled)",
+                kind->valuestring);
+        else
+            has_kind = true;
+    }
+    if (!kind && !inherited && !exempt) {
+        for (const cJSON *c = o->child; c; c = c->next)
+            if ((cJSON_IsNumber(c) || (cJSON_IsArray(c) && cJSON_IsNumber(c->child))) &&
+                c->string && !skipped_key(c->string)) {
+                add(p, key_path(buf, path, "kind"),
+                    "carries numbers (\"%.60s\") but has no \"kind\" (measured, proxy, derived "
+                    "or controlled) and is not {\"available\": false, \"reason\"}",
+                    c->string);
+                break;
+            }
+    }
+    for (const cJSON *c = o->child; c; c = c->next) {
+        if (!c->string || skipped_key(c->string))
+            continue;
+        walk_kinds(c, key_path(buf, path, c->string), inherited || has_kind, false, p);
+    }
+}
+
+static void check_kinds(const cJSON *b, probs *p)
+{
+    char buf[VPATH], rb[VPATH];
+    for (const cJSON *c = b->child; c; c = c->next) {
+        if (!c->string || skipped_key(c->string))
+            continue;
+        if (strcmp(c->string, "models") == 0 && cJSON_IsArray(c)) {
+            size_t i = 0;
+            for (const cJSON *m = c->child; m; m = m->next, i++) {
+                idx_path(buf, "models", i);
+                if (!cJSON_IsObject(m))
+                    continue;
+                for (const cJSON *k = m->child; k; k = k->next) {
+                    if (!k->string || skipped_key(k->string))
+                        continue;
+                    char kp[VPATH];
+                    key_path(kp, buf, k->string);
+                    if (strcmp(k->string, "runs") == 0 && cJSON_IsArray(k)) {
+                        size_t j = 0;
+                        for (const cJSON *r = k->child; r; r = r->next, j++)
+                            walk_kinds(r, idx_path(rb, kp, j), false, true, p);
+                    } else {
+                        walk_kinds(k, kp, false, false, p);
+                    }
+                }
+            }
+            continue;
+        }
+        walk_kinds(c, c->string, false, false, p);
+    }
+}
+
+/* ---- top level ---- */
+
+static bool utc_ok(const char *s)
+{
+    static const char pat[] = "dddd-dd-ddTdd:dd:ddZ";
+    if (strlen(s) != sizeof pat - 1)
+        return false;
+    for (size_t i = 0; pat[i]; i++)
+        if (pat[i] == 'd' ? (s[i] < '0' || s[i] > '9') : s[i] != pat[i])
+            return false;
+    return true;
+}
+
+static bool in_list(const char *s, const char *const *list, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        if (strcmp(s, list[i]) == 0)
+            return true;
+    return false;
+}
+
+static void check_top(const cJSON *b, probs *p)
+{
+    rl_error err = {RL_OK, ""};
+    if (rl_bundle_check(b, "bundle", &err) != RL_OK)
+        add(p, "schema", "%s", err.msg + strlen("bundle: "));
+    static const char *const strs[] = {"command", "created_utc", "updated_utc"};
+    for (size_t i = 0; i < 3; i++) {
+        const cJSON *v = get(b, strs[i]);
+        if (!v)
+            add(p, strs[i], "required key missing");
+        else if (!cJSON_IsString(v))
+            add(p, strs[i], "not a string");
+        else if (i > 0 && !utc_ok(v->valuestring))
+            add(p, strs[i], "not a UTC time YYYY-MM-DDTHH:MM:SSZ");
+    }
+    const cJSON *tool = get(b, "tool");
+    if (!cJSON_IsObject(tool))
+        add(p, "tool", tool ? "not an object" : "required key missing");
+    else {
+        if (!rl_json_get_str(tool, "name"))
+            add(p, "tool.name", "missing or not a string");
+        if (!rl_json_get_str(tool, "version"))
+            add(p, "tool.version", "missing or not a string");
+    }
+    const cJSON *st = get(b, "status");
+    static const char *const states[] = {"running", "complete", "interrupted", "failed"};
+    if (!cJSON_IsObject(st))
+        add(p, "status", st ? "not an object" : "required key missing");
+    else {
+        const char *s = rl_json_get_str(st, "state");
+        if (!s || !in_list(s, states, 4))
+            add(p, "status.state", "missing or not one of running, complete, interrupted, failed");
+    }
+    const cJSON *argv = get(b, "argv");
+    if (argv) {
+        if (!cJSON_IsArray(argv))
+            add(p, "argv", "not an array");
+        else {
+            size_t i = 0;
+            char buf[VPATH];
+            for (const cJSON *a = argv->child; a; a = a->next, i++)
+                if (!cJSON_IsString(a))
+                    add(p, idx_path(buf, "argv", i), "not a string");
+        }
+    }
+    static const char *const objs[] = {"source",    "environment", "settings",
+                                       "llama_cpp", "membw",       "analysis"};
+    for (size_t i = 0; i < sizeof objs / sizeof objs[0]; i++) {
+        const cJSON *v = get(b, objs[i]);
+        if (v && !cJSON_IsObject(v))
+            add(p, objs[i], "not an object");
+    }
+    static const char *const arrs[] = {"models", "warnings", "run_warnings"};
+    for (size_t i = 0; i < 3; i++) {
+        const cJSON *v = get(b, arrs[i]);
+        if (v && !cJSON_IsArray(v))
+            add(p, arrs[i], "not an array");
+    }
+}
+
+/* ---- models and runs ---- */
+
+static void check_rate(const cJSON *r, const char *path, probs *p)
+{
+    char buf[VPATH], sp[VPATH];
+    if (!cJSON_IsObject(r)) {
+        add(p, path, "not an object");
+        return;
+    }
+    if (unavailable(r))
+        return; /* its reason: check_kinds */
+    const char *unit = rl_json_get_str(r, "unit");
+    if (!unit || strcmp(unit, "tok/s") != 0)
+        add(p, key_path(buf, path, "unit"), "a rate's unit must be \"tok/s\", not %s%.40s%s",
+            unit ? "\"" : "", unit ? unit : "missing", unit ? "\"" : "");
+    const cJSON *samples = get(r, "samples");
+    if (unavailable(samples)) { /* imported: the source's mean */
+        const cJSON *mean = get(r, "mean");
+        if (!is_finite_num(mean) || mean->valuedouble <= 0)
+            add(p, key_path(buf, path, "mean"),
+                "a rate without samples needs a positive finite \"mean\"");
+        const cJSON *sd = get(r, "sd");
+        if (sd && !unavailable(sd) && (!is_finite_num(sd) || sd->valuedouble < 0))
+            add(p, key_path(buf, path, "sd"), "not a finite number >= 0 nor unavailable");
+        return;
+    }
+    key_path(sp, path, "samples");
+    if (!cJSON_IsArray(samples) || cJSON_GetArraySize(samples) == 0) {
+        add(p, sp,
+            "a measured rate needs a non-empty array of samples (or samples unavailable "
+            "with a mean)");
+        return;
+    }
+    size_t n = 0;
+    bool all_ok = true;
+    double sum = 0, mn = INFINITY, mx = -INFINITY;
+    for (const cJSON *s = samples->child; s; s = s->next, n++) {
+        if (!is_finite_num(s) || s->valuedouble <= 0) {
+            add(p, idx_path(buf, sp, n), "a sample must be a positive finite number");
+            all_ok = false;
+            continue;
+        }
+        sum += s->valuedouble;
+        mn = fmin(mn, s->valuedouble);
+        mx = fmax(mx, s->valuedouble);
+    }
+    if (!all_ok)
+        return;
+    double mean = sum / (double)n, ss = 0;
+    for (const cJSON *s = samples->child; s; s = s->next)
+        ss += (s->valuedouble - mean) * (s->valuedouble - mean);
+    char stp[VPATH];
+    key_path(stp, path, "stats");
+    const cJSON *st = get(r, "stats");
+    if (!cJSON_IsObject(st) || unavailable(st)) {
+        add(p, stp, "a rate with samples needs its available stats");
+        return;
+    }
+    const cJSON *sn = get(st, "n");
+    if (!is_int(sn) || sn->valuedouble != (double)n)
+        add(p, key_path(buf, stp, "n"), "stats.n is not the number of samples (%zu)", n);
+    const cJSON *sm = get(st, "mean");
+    if (!is_finite_num(sm) || !rel_close(sm->valuedouble, mean, REL_TOL))
+        add(p, key_path(buf, stp, "mean"), "stats.mean is not the mean of the samples (%.17g)",
+            mean);
+    const cJSON *smin = get(st, "min"), *smax = get(st, "max");
+    if (smin && (!is_finite_num(smin) || !rel_close(smin->valuedouble, mn, REL_TOL)))
+        add(p, key_path(buf, stp, "min"), "stats.min is not the smallest sample (%.17g)", mn);
+    if (smax && (!is_finite_num(smax) || !rel_close(smax->valuedouble, mx, REL_TOL)))
+        add(p, key_path(buf, stp, "max"), "stats.max is not the largest sample (%.17g)", mx);
+    const cJSON *sd = get(st, "sd");
+    if (n >= 2) {
+        double want = sqrt(ss / (double)(n - 1));
+        if (!is_finite_num(sd) || (!rel_close(sd->valuedouble, want, REL_TOL) &&
+                                   fabs(sd->valuedouble - want) > REL_TOL * fabs(mean)))
+            add(p, key_path(buf, stp, "sd"),
+                "stats.sd is not the sample standard deviation of the samples (%.17g)", want);
+    } else if (sd && !unavailable(sd)) {
+        add(p, key_path(buf, stp, "sd"),
+            "one sample cannot show spread: stats.sd must be unavailable");
+    }
+    const cJSON *ci = get(st, "ci95");
+    if (ci && !unavailable(ci)) {
+        const cJSON *lo = get(ci, "low"), *hi = get(ci, "high");
+        if (!is_finite_num(lo) || !is_finite_num(hi))
+            add(p, key_path(buf, stp, "ci95"), "ci95 needs finite low and high");
+        else if (is_finite_num(sm) &&
+                 !(lo->valuedouble <= sm->valuedouble && sm->valuedouble <= hi->valuedouble))
+            add(p, key_path(buf, stp, "ci95"), "ci95 [%.6g, %.6g] does not hold the mean %.6g",
+                lo->valuedouble, hi->valuedouble, sm->valuedouble);
+    }
+}
+
+/* The samples of one rate come from its records: one per samples_ns entry of every record of
+ * that kind (decode: n_gen > 0 and n_prompt 0; prefill: n_prompt > 0 and n_gen 0) at the run's
+ * depth, or one for a record that has only its average (rl_bundle_lbench_rate). */
+static void check_sample_count(const cJSON *rate, const cJSON *recs, bool decode, double depth,
+                               const char *path, probs *p)
+{
+    const cJSON *samples = get(rate, "samples");
+    if (!cJSON_IsArray(samples))
+        return;
+    size_t want = 0;
+    for (const cJSON *rec = recs->child; rec; rec = rec->next) {
+        const cJSON *np = get(rec, "n_prompt"), *ng = get(rec, "n_gen"), *nd = get(rec, "n_depth");
+        double vp = is_finite_num(np) ? np->valuedouble : 0;
+        double vg = is_finite_num(ng) ? ng->valuedouble : 0;
+        double vd = is_finite_num(nd) ? nd->valuedouble : 0;
+        bool kind = decode ? vg > 0 && vp == 0 : vp > 0 && vg == 0;
+        if (!cJSON_IsObject(rec) || !kind || vd != depth)
+            continue;
+        const cJSON *ns = get(rec, "samples_ns");
+        int len = cJSON_IsArray(ns) ? cJSON_GetArraySize(ns) : 0;
+        want += len > 0 ? (size_t)len : 1;
+    }
+    size_t have = (size_t)cJSON_GetArraySize(samples);
+    char buf[VPATH];
+    if (want > 0 && have != want)
+        add(p, key_path(buf, path, "samples"),
+            "%zu samples, but the run's %s records hold %zu samples_ns values", have,
+            decode ? "decode" : "prefill", want);
+}
+
+static void check_run(const cJSON *r, const char *path, probs *p)
+{
+    char buf[VPATH], rp[VPATH];
+    if (!cJSON_IsObject(r)) {
+        add(p, path, "not an object");
+        return;
+    }
+    const cJSON *th = get(r, "threads"), *dp = get(r, "depth");
+    bool th_ok = is_int(th) && th->valuedouble >= 1, dp_ok = is_int(dp) && dp->valuedouble >= 0;
+    if (!th_ok)
+        add(p, key_path(buf, path, "threads"), "missing or not an integer >= 1");
+    if (!dp_ok)
+        add(p, key_path(buf, path, "depth"), "missing or not an integer >= 0");
+    static const char *const states[] = {"running", "ok",      "failed",
+                                         "crashed", "timeout", "interrupted"};
+    const char *status = rl_json_get_str(r, "status");
+    if (!status || !in_list(status, states, 6))
+        add(p, key_path(buf, path, "status"),
+            "missing or not one of running, ok, failed, crashed, timeout, interrupted");
+    bool ok = status && strcmp(status, "ok") == 0;
+    const cJSON *dec = get(r, "decode");
+    if (ok && (!dec || unavailable(dec)))
+        add(p, key_path(buf, path, "decode"), "a run with status ok has no decode rate");
+    if (dec)
+        check_rate(dec, key_path(buf, path, "decode"), p);
+    const cJSON *pre = get(r, "prefill");
+    if (pre)
+        check_rate(pre, key_path(buf, path, "prefill"), p);
+    const cJSON *recs = get(r, "records");
+    key_path(rp, path, "records");
+    if (!recs) {
+        if (ok)
+            add(p, rp, "a run with status ok has no records");
+        return;
+    }
+    if (!cJSON_IsArray(recs)) {
+        add(p, rp, "not an array");
+        return;
+    }
+    size_t i = 0, n_decode = 0;
+    for (const cJSON *rec = recs->child; rec; rec = rec->next, i++) {
+        char ip[VPATH];
+        idx_path(ip, rp, i);
+        if (!cJSON_IsObject(rec)) {
+            add(p, ip, "a llama-bench record is not an object");
+            continue;
+        }
+        const cJSON *nt = get(rec, "n_threads"), *nd = get(rec, "n_depth");
+        const cJSON *ng = get(rec, "n_gen");
+        if (is_finite_num(ng) && ng->valuedouble > 0)
+            n_decode++;
+        if (nt && th_ok && (!is_int(nt) || nt->valuedouble != th->valuedouble))
+            add(p, key_path(buf, ip, "n_threads"),
+                "the record's n_threads is not the run's threads (%.0f)", th->valuedouble);
+        if (nd && dp_ok && (!is_int(nd) || nd->valuedouble != dp->valuedouble))
+            add(p, key_path(buf, ip, "n_depth"),
+                "the record's n_depth is not the run's depth (%.0f)", dp->valuedouble);
+    }
+    if (ok && i > 0 && n_decode == 0)
+        add(p, rp, "a run with status ok has records but no decode record (n_gen > 0)");
+    if (i > 0 && dp_ok) {
+        check_sample_count(dec, recs, true, dp->valuedouble, key_path(buf, path, "decode"), p);
+        check_sample_count(pre, recs, false, dp->valuedouble, key_path(buf, path, "prefill"), p);
+    }
+}
+
+/* The model ids, for look-ups; NULL entries for models without a string id. */
+typedef struct {
+    const char **ids;
+    size_t n;
+} idset;
+
+static bool has_id(const idset *s, const char *id)
+{
+    for (size_t i = 0; i < s->n; i++)
+        if (s->ids[i] && strcmp(s->ids[i], id) == 0)
+            return true;
+    return false;
+}
+
+static void check_models(const cJSON *models, idset *ids, probs *p)
+{
+    char mp[VPATH], buf[VPATH], rp[VPATH];
+    size_t i = 0;
+    for (const cJSON *m = models->child; m; m = m->next, i++) {
+        idx_path(mp, "models", i);
+        if (!cJSON_IsObject(m)) {
+            add(p, mp, "not an object");
+            continue;
+        }
+        const char *id = rl_json_get_str(m, "id");
+        if (!id || !*id)
+            add(p, key_path(buf, mp, "id"), "missing, empty or not a string");
+        else {
+            for (size_t k = 0; k < i; k++)
+                if (ids->ids[k] && strcmp(ids->ids[k], id) == 0) {
+                    add(p, key_path(buf, mp, "id"),
+                        "duplicate model id \"%.60s\" (also models[%zu])", id, k);
+                    break;
+                }
+            ids->ids[i] = id;
+        }
+        if (!rl_json_get_str(m, "name"))
+            add(p, key_path(buf, mp, "name"), "missing or not a string");
+        const cJSON *bpt = get(m, "bytes_per_token");
+        if (bpt && !unavailable(bpt)) {
+            const cJSON *v = get(bpt, "value");
+            const char *unit = rl_json_get_str(bpt, "unit");
+            if (!is_finite_num(v) || v->valuedouble <= 0)
+                add(p, key_path(buf, mp, "bytes_per_token.value"),
+                    "missing or not a positive number");
+            if (get(bpt, "unit") && (!unit || strcmp(unit, "bytes") != 0))
+                add(p, key_path(buf, mp, "bytes_per_token.unit"), "must be \"bytes\"");
+        }
+        const cJSON *runs = get(m, "runs");
+        key_path(rp, mp, "runs");
+        if (!cJSON_IsArray(runs)) {
+            add(p, rp, runs ? "not an array" : "required key missing");
+            continue;
+        }
+        size_t j = 0;
+        for (const cJSON *r = runs->child; r; r = r->next, j++)
+            check_run(r, idx_path(buf, rp, j), p);
+    }
+    ids->n = i;
+}
+
+/* ---- warnings ---- */
+
+static void check_warnings(const cJSON *ws, const char *path, const idset *ids, probs *p)
+{
+    if (!cJSON_IsArray(ws))
+        return; /* reported by check_top / check_analysis */
+    char wp[VPATH], buf[VPATH], ap[VPATH];
+    size_t i = 0;
+    for (const cJSON *w = ws->child; w; w = w->next, i++) {
+        idx_path(wp, path, i);
+        if (!cJSON_IsObject(w)) {
+            add(p, wp, "a warning is not an object");
+            continue;
+        }
+        const char *code = rl_json_get_str(w, "code");
+        bool code_ok = code && *code;
+        for (const char *c = code; code_ok && *c; c++)
+            if (!((*c >= 'a' && *c <= 'z') || (*c >= '0' && *c <= '9') || *c == '_'))
+                code_ok = false;
+        if (!code_ok)
+            add(p, key_path(buf, wp, "code"), "missing or not [a-z0-9_]+");
+        const char *text = rl_json_get_str(w, "text");
+        if (!text || !*text)
+            add(p, key_path(buf, wp, "text"), "missing or empty");
+        const cJSON *at = get(w, "applies_to");
+        key_path(ap, wp, "applies_to");
+        if (!cJSON_IsArray(at)) {
+            add(p, ap, "missing or not an array of model ids");
+            continue;
+        }
+        size_t k = 0;
+        for (const cJSON *a = at->child; a; a = a->next, k++) {
+            if (!cJSON_IsString(a))
+                add(p, idx_path(buf, ap, k), "not a string");
+            else if (!has_id(ids, a->valuestring))
+                add(p, idx_path(buf, ap, k), "no model has the id \"%.60s\"", a->valuestring);
+        }
+    }
+}
+
+/* ---- analysis ---- */
+
+static void check_fit(const cJSON *an, probs *p)
+{
+    const cJSON *fit = get(an, "fit");
+    if (!fit || unavailable(fit) || !cJSON_IsObject(fit))
+        return;
+    const cJSON *ams = get(an, "models");
+    size_t cap = cJSON_IsArray(ams) ? (size_t)cJSON_GetArraySize(ams) : 0;
+    double *x = rl_calloc(cap ? cap : 1, sizeof *x), *y = rl_calloc(cap ? cap : 1, sizeof *y);
+    if (!x || !y) {
+        free(x);
+        free(y);
+        p->oom = true;
+        return;
+    }
+    size_t n = 0, i = 0, n_fitted = 0;
+    bool pts_ok = true;
+    char buf[VPATH], mp[VPATH];
+    for (const cJSON *m = cJSON_IsArray(ams) ? ams->child : NULL; m; m = m->next, i++) {
+        if (!cJSON_IsTrue(get(m, "in_fit")))
+            continue;
+        n_fitted++;
+        idx_path(mp, "analysis.models", i);
+        const cJSON *bpt = get(m, "bytes_per_token");
+        const cJSON *op = get(m, "operating_point");
+        const cJSON *tok = cJSON_IsObject(op) ? get(op, "decode_tok_s") : NULL;
+        if (!is_finite_num(bpt) || bpt->valuedouble <= 0) {
+            add(p, key_path(buf, mp, "bytes_per_token"),
+                "a fitted model needs a positive bytes_per_token");
+            pts_ok = false;
+        } else if (!is_finite_num(tok) || tok->valuedouble <= 0) {
+            add(p, key_path(buf, mp, "operating_point.decode_tok_s"),
+                "a fitted model needs a positive decode rate");
+            pts_ok = false;
+        } else {
+            x[n] = bpt->valuedouble;
+            y[n] = tok->valuedouble;
+            n++;
+        }
+    }
+    const cJSON *np = get(fit, "n_points");
+    if (!is_int(np) || np->valuedouble != (double)n_fitted)
+        add(p, "analysis.fit.n_points",
+            "n_points is not the number of fitted models (analysis.models[] with in_fit "
+            "true: %zu)",
+            n_fitted);
+    const cJSON *bw = get(fit, "bw_bytes_s"), *gbs = get(fit, "bw_GBs"), *r2 = get(fit, "r2");
+    if (!is_finite_num(bw))
+        add(p, "analysis.fit.bw_bytes_s", "missing or not a finite number");
+    if (!is_finite_num(gbs))
+        add(p, "analysis.fit.bw_GBs", "missing or not a finite number");
+    else if (is_finite_num(bw) && !rel_close(gbs->valuedouble * 1e9, bw->valuedouble, REL_TOL))
+        add(p, "analysis.fit.bw_GBs", "bw_GBs is not bw_bytes_s / 1e9 (%.17g)",
+            bw->valuedouble / 1e9);
+    rl_fit_result fr;
+    rl_error err = {RL_OK, ""};
+    if (pts_ok && n > 0 && rl_fit_roofline(x, y, n, NULL, &fr, &err) == RL_OK) {
+        if (is_finite_num(bw) && !rel_close(bw->valuedouble, fr.bw_bytes_s, REL_TOL))
+            add(p, "analysis.fit.bw_bytes_s",
+                "bw_bytes_s is not the fit of the fitted models' operating points "
+                "(sum(x y) / sum(x^2) = %.17g)",
+                fr.bw_bytes_s);
+        if (fr.has_r2) {
+            if (!is_finite_num(r2) || fabs(r2->valuedouble - fr.r2) > R2_TOL)
+                add(p, "analysis.fit.r2", "r2 is not that of the fit (%.17g)", fr.r2);
+        } else if (r2 && !unavailable(r2)) {
+            add(p, "analysis.fit.r2", "every point has the same rate: r2 must be unavailable");
+        }
+    }
+    free(x);
+    free(y);
+}
+
+static void check_analysis(const cJSON *an, const idset *ids, probs *p)
+{
+    char mp[VPATH], buf[VPATH];
+    const char *kind = rl_json_get_str(an, "kind");
+    if (!kind || strcmp(kind, "derived") != 0)
+        add(p, "analysis.kind", "the analysis must be of kind \"derived\"");
+    if (!get(an, "fit"))
+        add(p, "analysis.fit", "required key missing");
+    check_fit(an, p);
+    const cJSON *ceil = get(an, "ceiling");
+    const cJSON *ceil_gbs = cJSON_IsObject(ceil) && !unavailable(ceil) ? get(ceil, "GBs") : NULL;
+    const cJSON *ams = get(an, "models");
+    if (ams && !cJSON_IsArray(ams))
+        add(p, "analysis.models", "not an array");
+    size_t i = 0;
+    for (const cJSON *m = cJSON_IsArray(ams) ? ams->child : NULL; m; m = m->next, i++) {
+        idx_path(mp, "analysis.models", i);
+        if (!cJSON_IsObject(m)) {
+            add(p, mp, "not an object");
+            continue;
+        }
+        const char *id = rl_json_get_str(m, "id");
+        if (!id || !has_id(ids, id))
+            add(p, key_path(buf, mp, "id"), "does not name a model of models[]");
+        const cJSON *bpt = get(m, "bytes_per_token"), *op = get(m, "operating_point");
+        const cJSON *tok = cJSON_IsObject(op) && !unavailable(op) ? get(op, "decode_tok_s") : NULL;
+        const cJSON *dbw = get(m, "decode_bw_GBs");
+        if (is_finite_num(dbw) && is_finite_num(bpt) && is_finite_num(tok) &&
+            !rel_close(dbw->valuedouble, bpt->valuedouble * tok->valuedouble / 1e9, REL_TOL))
+            add(p, key_path(buf, mp, "decode_bw_GBs"),
+                "decode_bw_GBs is not bytes_per_token * decode_tok_s / 1e9 (%.17g)",
+                bpt->valuedouble * tok->valuedouble / 1e9);
+        const cJSON *u = get(m, "utilisation");
+        if (!cJSON_IsObject(u) || unavailable(u))
+            continue;
+        const cJSON *pct = get(u, "util_pct"), *cg = get(u, "ceiling_GBs");
+        char up[VPATH];
+        key_path(up, mp, "utilisation");
+        if (!is_finite_num(cg) || cg->valuedouble <= 0) {
+            add(p, key_path(buf, up, "ceiling_GBs"), "missing or not a positive number");
+            continue;
+        }
+        if (is_finite_num(ceil_gbs) && !rel_close(cg->valuedouble, ceil_gbs->valuedouble, REL_TOL))
+            add(p, key_path(buf, up, "ceiling_GBs"), "not the analysis ceiling (%.17g GB/s)",
+                ceil_gbs->valuedouble);
+        if (!is_finite_num(dbw))
+            add(p, key_path(buf, mp, "decode_bw_GBs"),
+                "a utilisation needs the model's decode_bw_GBs");
+        else if (!is_finite_num(pct) ||
+                 !rel_close(pct->valuedouble, 100.0 * dbw->valuedouble / cg->valuedouble, REL_TOL))
+            add(p, key_path(buf, up, "util_pct"),
+                "util_pct is not 100 * decode_bw_GBs / ceiling_GBs (%.17g)",
+                100.0 * dbw->valuedouble / cg->valuedouble);
+    }
+    const cJSON *ws = get(an, "warnings");
+    if (ws && !cJSON_IsArray(ws))
+        add(p, "analysis.warnings", "not an array");
+    check_warnings(ws, "analysis.warnings", ids, p);
+}
+
+/* ---- client: the streaming benchmark (docs/BUNDLE.md "client") ---- */
+
+/* Every point: requests add up, each metric has a kind and the legend's unit or a reason,
+ * every summary agrees with its samples, no distribution has more values than ok requests,
+ * goodput counts fit; records one per measured request. The kinds of the settings, the token
+ * calibration and every point's metrics are walked as everywhere else. */
+static void check_client(const cJSON *c, probs *p)
+{
+    char buf[VPATH], pp[VPATH], mp[VPATH], sp[VPATH];
+    if (!cJSON_IsObject(c)) {
+        add(p, "client", "not an object");
+        return;
+    }
+    walk_kinds(get(c, "settings"), "client.settings", false, false, p);
+    walk_kinds(get(get(c, "tokens"), "calibration"), "client.tokens.calibration", false, false, p);
+    const cJSON *pts = get(c, "points");
+    if (!cJSON_IsArray(pts)) {
+        add(p, "client.points", pts ? "not an array" : "required key missing");
+        return;
+    }
+    size_t i = 0;
+    for (const cJSON *pt = pts->child; pt; pt = pt->next, i++) {
+        idx_path(pp, "client.points", i);
+        if (!cJSON_IsObject(pt)) {
+            add(p, pp, "not an object");
+            continue;
+        }
+        for (const cJSON *k = pt->child; k; k = k->next)
+            if (k->string && strcmp(k->string, "records") != 0 &&
+                strcmp(k->string, "metrics") != 0 && cJSON_IsObject(k))
+                walk_kinds(k, key_path(buf, pp, k->string), false, false, p);
+        const cJSON *rq = get(pt, "requests");
+        static const char *const cnt[] = {"measured", "ok", "failed", "attempts"};
+        double v[4] = {0};
+        bool counts = true;
+        for (size_t j = 0; j < 4; j++) {
+            const cJSON *x = get(rq, cnt[j]);
+            char rp[VPATH];
+            key_path(rp, pp, "requests");
+            if (!is_int(x) || x->valuedouble < 0) {
+                add(p, key_path(buf, rp, cnt[j]), "missing or not a whole number >= 0");
+                counts = false;
+            } else {
+                v[j] = x->valuedouble;
+            }
+        }
+        if (counts && v[1] + v[2] != v[0])
+            add(p, key_path(buf, pp, "requests"),
+                "ok (%.0f) + failed (%.0f) is not measured (%.0f)", v[1], v[2], v[0]);
+        if (counts && v[3] < v[0])
+            add(p, key_path(buf, pp, "requests.attempts"),
+                "fewer attempts (%.0f) than measured requests (%.0f)", v[3], v[0]);
+        const cJSON *recs = get(pt, "records");
+        if (!cJSON_IsArray(recs))
+            add(p, key_path(buf, pp, "records"), recs ? "not an array" : "required key missing");
+        else if (counts && (double)cJSON_GetArraySize(recs) != v[0])
+            add(p, key_path(buf, pp, "records"), "%d records for %.0f measured requests",
+                cJSON_GetArraySize(recs), v[0]);
+        const cJSON *g = get(pt, "goodput");
+        const cJSON *good = get(g, "good");
+        if (counts && is_finite_num(good) && good->valuedouble > v[1])
+            add(p, key_path(buf, pp, "goodput.good"), "more good requests (%.0f) than ok (%.0f)",
+                good->valuedouble, v[1]);
+        const cJSON *ms = get(pt, "metrics");
+        key_path(mp, pp, "metrics");
+        if (!cJSON_IsObject(ms)) {
+            add(p, mp, ms ? "not an object" : "required key missing");
+            continue;
+        }
+        walk_kinds(ms, mp, false, true, p);
+        for (const cJSON *m = ms->child; m; m = m->next) {
+            if (!m->string || !cJSON_IsObject(m) || unavailable(m))
+                continue; /* an unavailable one's reason: walk_kinds */
+            key_path(sp, mp, m->string);
+            const char *kind = rl_json_get_str(m, "kind"), *unit = rl_json_get_str(m, "unit");
+            if (!kind)
+                add(p, key_path(buf, sp, "kind"),
+                    "a client metric needs a kind or {\"available\": false, \"reason\"}");
+            char lp[VPATH];
+            key_path(lp, "client.points[].metrics", m->string);
+            for (size_t r = 0; r < rl_legend_count(); r++) {
+                const rl_legend_row *row = rl_legend_at(r);
+                if (strcmp(row->path, lp) != 0)
+                    continue;
+                if (!unit || strcmp(unit, row->unit) != 0)
+                    add(p, key_path(buf, sp, "unit"), "unit %s%.40s%s, the legend says \"%s\"",
+                        unit ? "\"" : "", unit ? unit : "missing", unit ? "\"" : "", row->unit);
+                if (kind && strcmp(kind, row->kind) != 0)
+                    add(p, key_path(buf, sp, "kind"), "kind \"%.40s\", the legend says \"%s\"",
+                        kind, row->kind);
+            }
+            const cJSON *smp = get(m, "samples"), *sum = get(m, "summary");
+            if (!smp && !sum) {
+                if (!is_finite_num(get(m, "value")))
+                    add(p, key_path(buf, sp, "value"), "neither samples nor a finite value");
+                continue;
+            }
+            const cJSON *sn = get(sum, "n"), *smean = get(sum, "mean");
+            if (!is_int(sn) || !is_finite_num(smean)) {
+                add(p, key_path(buf, sp, "summary"), "needs a whole n and a finite mean");
+                continue;
+            }
+            if (counts && sn->valuedouble > v[1] && strcmp(m->string, "chunk_gap") != 0)
+                add(p, key_path(buf, sp, "summary.n"), "%.0f values from %.0f ok requests",
+                    sn->valuedouble, v[1]);
+            if (unavailable(smp))
+                continue; /* too many to keep: the summary alone */
+            if (!cJSON_IsArray(smp)) {
+                add(p, key_path(buf, sp, "samples"), "not an array nor unavailable");
+                continue;
+            }
+            size_t n = 0;
+            double total = 0, mn = INFINITY, mx = -INFINITY;
+            bool finite = true;
+            for (const cJSON *x = smp->child; x; x = x->next, n++) {
+                finite = finite && is_finite_num(x);
+                if (finite) {
+                    total += x->valuedouble;
+                    mn = fmin(mn, x->valuedouble);
+                    mx = fmax(mx, x->valuedouble);
+                }
+            }
+            if (!finite) {
+                add(p, key_path(buf, sp, "samples"), "a sample is not a finite number");
+                continue;
+            }
+            if (sn->valuedouble != (double)n)
+                add(p, key_path(buf, sp, "summary.n"),
+                    "summary.n is not the number of samples (%zu)", n);
+            else if (n > 0 && !rel_close(smean->valuedouble, total / (double)n, REL_TOL))
+                add(p, key_path(buf, sp, "summary.mean"),
+                    "summary.mean is not the mean of the samples (%.17g)", total / (double)n);
+            const cJSON *smin = get(sum, "min"), *smax = get(sum, "max");
+            if (n > 0 && (!is_finite_num(smin) || !rel_close(smin->valuedouble, mn, REL_TOL)))
+                add(p, key_path(buf, sp, "summary.min"), "summary.min is not the smallest sample");
+            if (n > 0 && (!is_finite_num(smax) || !rel_close(smax->valuedouble, mx, REL_TOL)))
+                add(p, key_path(buf, sp, "summary.max"), "summary.max is not the largest sample");
+        }
+    }
+}
+
+/* bundle.predictions (diagnose --predict, predict.h): its fit is the analysis's; each model's
+ * rate is the fit's (source "fit") or its own (source "format", from the fitted models of its
+ * label), recomputed from the analysis as predict does (rl_pred_rate_for), with
+ * bw_low <= bw <= bw_high; every point's tok_s is the rate's bw / bytes_per_token
+ * (bundles from before the rate: the fit's) with tok_s_low <= tok_s <= tok_s_high. */
+static void check_predictions(const cJSON *b, probs *p)
+{
+    const cJSON *pr = get(b, "predictions");
+    if (!pr || unavailable(pr))
+        return;
+    const cJSON *fit = get(pr, "fit"), *bw = get(fit, "bw_GBs");
+    const cJSON *abw = get(get(get(b, "analysis"), "fit"), "bw_GBs");
+    if (!cJSON_IsObject(pr) || !cJSON_IsArray(get(pr, "models")) || !is_finite_num(bw)) {
+        add(p, "predictions", "needs a fit with bw_GBs and a models array");
+        return;
+    }
+    if (is_finite_num(abw) && !rel_close(bw->valuedouble, abw->valuedouble, REL_TOL))
+        add(p, "predictions.fit.bw_GBs", "is not analysis.fit.bw_GBs (%.17g)", abw->valuedouble);
+    rl_pred_fit pf; /* what predict would divide by, from the bundle's own analysis */
+    rl_error pe = {RL_OK, ""};
+    bool have_fit = rl_pred_fit_from_bundle(b, "bundle", &pf, &pe) == RL_OK;
+    char mp[VPATH], pp[VPATH], buf[VPATH];
+    size_t i = 0;
+    for (const cJSON *m = get(pr, "models")->child; m; m = m->next, i++) {
+        idx_path(mp, "predictions.models", i);
+        double rate = bw->valuedouble;
+        const cJSON *r = get(m, "rate");
+        if (r) {
+            const cJSON *src = get(r, "source"), *rb = get(r, "bw_GBs");
+            const cJSON *rl = get(r, "bw_low_GBs"), *rh = get(r, "bw_high_GBs");
+            bool fit_src = cJSON_IsString(src) && strcmp(src->valuestring, "fit") == 0;
+            bool fmt_src = cJSON_IsString(src) && strcmp(src->valuestring, "format") == 0;
+            if (!(fit_src || fmt_src) || !is_finite_num(rb) || !(rb->valuedouble > 0) ||
+                !is_finite_num(rl) || !is_finite_num(rh)) {
+                add(p, key_path(buf, mp, "rate"),
+                    "needs source \"fit\" or \"format\", bw_GBs > 0, bw_low_GBs and bw_high_GBs");
+                continue;
+            }
+            if (fit_src && !rel_close(rb->valuedouble, bw->valuedouble, REL_TOL))
+                add(p, key_path(buf, mp, "rate.bw_GBs"),
+                    "has source \"fit\" but is not predictions.fit.bw_GBs (%.17g)",
+                    bw->valuedouble);
+            if (!(rl->valuedouble <= rb->valuedouble * (1 + REL_TOL) &&
+                  rb->valuedouble <= rh->valuedouble * (1 + REL_TOL)))
+                add(p, key_path(buf, mp, "rate"), "bw_GBs is not within [bw_low_GBs, bw_high_GBs]");
+            rl_pred_rate want;
+            const cJSON *lab = get(m, "label");
+            if (have_fit) {
+                rl_pred_rate_for(&pf, cJSON_IsString(lab) ? lab->valuestring : "", &want);
+                if (strcmp(want.source, src->valuestring) != 0)
+                    add(p, key_path(buf, mp, "rate.source"),
+                        "is \"%s\", but the analysis's fitted models make it \"%s\"",
+                        src->valuestring, want.source);
+                else if (!rel_close(rb->valuedouble, want.bw / 1e9, REL_TOL))
+                    add(p, key_path(buf, mp, "rate.bw_GBs"),
+                        "is not the through-origin fit over the fitted models of its %s (%.17g)",
+                        fmt_src ? "format" : "bundle", want.bw / 1e9);
+            }
+            rate = rb->valuedouble;
+        }
+        size_t k = 0;
+        const cJSON *pts = get(m, "points");
+        for (const cJSON *pt = cJSON_IsArray(pts) ? pts->child : NULL; pt; pt = pt->next, k++) {
+            if (unavailable(pt))
+                continue;
+            idx_path(pp, key_path(buf, mp, "points"), k);
+            const cJSON *by = get(pt, "bytes_per_token"), *t = get(pt, "tok_s");
+            const cJSON *lo = get(pt, "tok_s_low"), *hi = get(pt, "tok_s_high");
+            if (!is_finite_num(by) || by->valuedouble <= 0 || !is_finite_num(t) ||
+                !is_finite_num(lo) || !is_finite_num(hi)) {
+                add(p, pp, "needs bytes_per_token > 0, tok_s, tok_s_low and tok_s_high");
+                continue;
+            }
+            double want = rate * 1e9 / by->valuedouble;
+            if (!rel_close(t->valuedouble, want, REL_TOL))
+                add(p, key_path(buf, pp, "tok_s"),
+                    "is not the rate's bw_GBs * 1e9 / bytes_per_token (%.17g)", want);
+            if (!(lo->valuedouble <= t->valuedouble * (1 + REL_TOL) &&
+                  t->valuedouble <= hi->valuedouble * (1 + REL_TOL)))
+                add(p, pp, "tok_s is not within [tok_s_low, tok_s_high]");
+        }
+    }
+}
+
+/* ---- advice (advise --measure) ---- */
+
+/* The measured advice: kind derived; each table's rows fastest first, each row's model an
+ * existing model, its decode a valid rate whose stats.mean is tok_s, streamed_GBs = tok_s x
+ * streamed_MiB x 2^20 / 1e9, vs_best_pct = 100 x (tok_s / fastest - 1), tied = within 5% of
+ * the fastest; ranking and fastest name the rows in order. */
+static void check_advice(const cJSON *adv, const idset *ids, probs *p)
+{
+    char tp[VPATH], rp[VPATH], buf[VPATH];
+    if (!cJSON_IsObject(adv)) {
+        add(p, "advice", "not an object");
+        return;
+    }
+    const char *kind = rl_json_get_str(adv, "kind");
+    if (!kind || strcmp(kind, "derived") != 0)
+        add(p, "advice.kind", "not \"derived\"");
+    const cJSON *tables = get(adv, "tables");
+    if (unavailable(tables))
+        return;
+    if (!cJSON_IsArray(tables)) {
+        add(p, "advice.tables", "neither an array nor unavailable");
+        return;
+    }
+    size_t ti = 0;
+    for (const cJSON *t = tables->child; t; t = t->next, ti++) {
+        idx_path(tp, "advice.tables", ti);
+        if (!is_int(get(t, "threads")) || get(t, "threads")->valuedouble < 1)
+            add(p, key_path(buf, tp, "threads"), "not a whole number >= 1");
+        const cJSON *rows = get(t, "rows"), *ranking = get(t, "ranking");
+        if (!cJSON_IsArray(rows) || !cJSON_GetArraySize(rows)) {
+            add(p, key_path(buf, tp, "rows"), "not a non-empty array");
+            continue;
+        }
+        double first = rl_json_num_or(rows->child, "tok_s", NAN), prev = INFINITY;
+        size_t ri = 0;
+        for (const cJSON *r = rows->child; r; r = r->next, ri++) {
+            idx_path(rp, key_path(buf, tp, "rows"), ri);
+            const char *id = rl_json_get_str(r, "model_id");
+            if (!id || !has_id(ids, id))
+                add(p, key_path(buf, rp, "model_id"), "names no model of this bundle");
+            const cJSON *dec = get(r, "decode");
+            if (dec)
+                check_rate(dec, key_path(buf, rp, "decode"), p);
+            else
+                add(p, key_path(buf, rp, "decode"), "required key missing");
+            double tok, mean, mib, gbs, vs;
+            if (!rl_json_get_num(r, "tok_s", &tok) || !(tok > 0)) {
+                add(p, key_path(buf, rp, "tok_s"), "not a positive number");
+                continue;
+            }
+            if (tok > prev)
+                add(p, key_path(buf, rp, "tok_s"), "rows are not sorted fastest first");
+            prev = tok;
+            if (rl_json_get_num(get(dec, "stats"), "mean", &mean) && !rel_close(tok, mean, REL_TOL))
+                add(p, key_path(buf, rp, "tok_s"), "is not decode.stats.mean (%.17g)", mean);
+            if (rl_json_get_num(r, "streamed_MiB", &mib) &&
+                (!rl_json_get_num(r, "streamed_GBs", &gbs) ||
+                 !rel_close(gbs, tok * mib * 1048576.0 / 1e9, REL_TOL)))
+                add(p, key_path(buf, rp, "streamed_GBs"),
+                    "is not tok_s x streamed_MiB x 2^20 / 1e9 (%.17g)",
+                    tok * mib * 1048576.0 / 1e9);
+            if (!rl_json_get_num(r, "vs_best_pct", &vs) ||
+                fabs(vs - 100.0 * (tok / first - 1.0)) > 1e-9 * (1 + fabs(vs)))
+                add(p, key_path(buf, rp, "vs_best_pct"), "is not 100 x (tok_s / fastest - 1)");
+            bool tied = tok >= 0.95 * first;
+            if (!cJSON_IsBool(get(r, "tied")) || cJSON_IsTrue(get(r, "tied")) != tied)
+                add(p, key_path(buf, rp, "tied"), "is not (tok_s >= 0.95 x fastest)");
+            const cJSON *rk = cJSON_GetArrayItem(ranking, (int)ri);
+            const char *fmt = rl_json_get_str(r, "format");
+            if (!fmt || !cJSON_IsString(rk) || strcmp(rk->valuestring, fmt) != 0)
+                add(p, key_path(buf, tp, "ranking"), "does not list the rows' formats in order");
+        }
+        const char *fastest = rl_json_get_str(t, "fastest");
+        const char *f0 = rl_json_get_str(rows->child, "format");
+        if (!fastest || !f0 || strcmp(fastest, f0) != 0)
+            add(p, key_path(buf, tp, "fastest"), "is not the first row's format");
+    }
+}
+
+rl_status rl_validate(const cJSON *b, rl_validate_problems *out)
+{
+    if (!cJSON_IsObject(b)) {
+        add(out, "", "the bundle is not a JSON object");
+        return out->oom ? RL_EINTERNAL : RL_OK;
+    }
+    check_top(b, out);
+    check_kinds(b, out);
+    const cJSON *models = get(b, "models");
+    size_t nm = cJSON_IsArray(models) ? (size_t)cJSON_GetArraySize(models) : 0;
+    idset ids = {rl_calloc(nm ? nm : 1, sizeof(const char *)), 0};
+    if (!ids.ids)
+        return RL_EINTERNAL;
+    if (cJSON_IsArray(models))
+        check_models(models, &ids, out);
+    const cJSON *an = get(b, "analysis");
+    if (cJSON_IsObject(an))
+        check_analysis(an, &ids, out);
+    check_warnings(get(b, "warnings"), "warnings", &ids, out);
+    check_warnings(get(b, "run_warnings"), "run_warnings", &ids, out);
+    if (get(b, "client"))
+        check_client(get(b, "client"), out);
+    if (get(b, "advice"))
+        check_advice(get(b, "advice"), &ids, out);
+    check_predictions(b, out);
+    free(ids.ids);
+    return out->oom ? RL_EINTERNAL : RL_OK;
+}

@@ -1,0 +1,383 @@
+/* rl_file.c: atomic writes, interrupt-aware write loops, regular-file reads. See rl_file.h. */
+#include "base/rl_file.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/statvfs.h>
+#include <unistd.h>
+
+#include "base/rl_util.h"
+
+/* Registry of live temporary files for the second-Ctrl-C path. Each slot holds a pointer to a
+ * string owned by an rl_atomic; the handler only reads them. */
+#define N_SLOTS 8
+static char *volatile slots[N_SLOTS];
+
+static int slot_take(char *tmp)
+{
+    for (int i = 0; i < N_SLOTS; i++)
+        if (!slots[i]) {
+            slots[i] = tmp;
+            return i;
+        }
+    return -1;
+}
+
+static void slot_release(int i)
+{
+    if (i >= 0 && i < N_SLOTS)
+        slots[i] = NULL;
+}
+
+void rl_file_cleanup_signal(void)
+{
+    for (int i = 0; i < N_SLOTS; i++) {
+        char *p = slots[i];
+        if (p)
+            unlink(p);
+    }
+}
+
+/* Directory part of path ("." when none), malloc'd. */
+static char *dir_of(const char *path)
+{
+    const char *slash = strrchr(path, '/');
+    if (!slash)
+        return rl_strdup(".");
+    if (slash == path)
+        return rl_strdup("/");
+    return rl_asprintf("%.*s", (int)(slash - path), path);
+}
+
+static mode_t file_mode(void)
+{
+    /* The mode a plain open(O_CREAT, 0666) would give: read the umask without racing threads
+     * (it is set back at once). */
+    static mode_t mode;
+    static int known;
+    if (!known) {
+        mode_t u = umask(022);
+        umask(u);
+        mode = 0666 & ~u;
+        known = 1;
+    }
+    return mode;
+}
+
+static rl_status out_fail(rl_error *err, const char *path, int e, const char *hint)
+{
+    return rl_fail(err, RL_EOUTPUT, "cannot write %s: %s (%s)", path, strerror(e), hint);
+}
+
+rl_status rl_atomic_open(const char *path, rl_atomic *a, rl_error *err)
+{
+    memset(a, 0, sizeof *a);
+    a->fd = -1;
+    a->slot = -1;
+    struct stat sb;
+    if (stat(path, &sb) == 0) {
+        if (S_ISDIR(sb.st_mode))
+            return rl_fail(err, RL_EOUTPUT, "cannot write %s: it is a directory", path);
+        if (S_ISCHR(sb.st_mode) || S_ISFIFO(sb.st_mode)) {
+            a->fd = open(path, O_WRONLY | O_CLOEXEC);
+            if (a->fd < 0)
+                return out_fail(err, path, errno, "choose a writable path");
+            a->direct = true;
+            a->path = rl_strdup(path);
+            if (!a->path) {
+                rl_atomic_abort(a);
+                return rl_fail(err, RL_EINTERNAL, "out of memory");
+            }
+            return RL_OK;
+        }
+    }
+    char *dir = dir_of(path);
+    const char *base = strrchr(path, '/');
+    base = base ? base + 1 : path;
+    a->path = rl_strdup(path);
+    a->tmp = dir ? rl_asprintf("%s/.%.64s.XXXXXX", dir, base) : NULL;
+    free(dir);
+    if (!a->path || !a->tmp) {
+        rl_atomic_abort(a);
+        return rl_fail(err, RL_EINTERNAL, "out of memory");
+    }
+    a->fd = mkostemp(a->tmp, O_CLOEXEC); /* O_CREAT | O_EXCL with a unique name */
+    if (a->fd < 0) {
+        int e = errno;
+        free(a->tmp);
+        a->tmp = NULL;
+        rl_atomic_abort(a);
+        return out_fail(err, path, e, "choose a writable path");
+    }
+    a->slot = slot_take(a->tmp);
+    if (fchmod(a->fd, file_mode()) != 0) {
+        int e = errno;
+        rl_atomic_abort(a);
+        return out_fail(err, path, e, "choose a writable path");
+    }
+    return RL_OK;
+}
+
+rl_status rl_write_all(int fd, const void *data, size_t len, const char *name, bool interruptible,
+                       rl_error *err)
+{
+    const char *p = data;
+    while (len > 0) {
+        if (interruptible && rl_interrupted)
+            return rl_fail(err, RL_EINTERRUPTED, "interrupted while writing %s", name);
+        ssize_t w = write(fd, p, len > (1u << 30) ? (1u << 30) : len);
+        if (w < 0) {
+            if (errno == EINTR)
+                continue; /* the loop head checks the flag when the write may stop */
+            return out_fail(err, name, errno, "free some space or choose another path");
+        }
+        p += w;
+        len -= (size_t)w;
+    }
+    return RL_OK;
+}
+
+rl_status rl_atomic_write(rl_atomic *a, const void *data, size_t len, rl_error *err)
+{
+    if (a->fd < 0)
+        return rl_fail(err, RL_EINTERNAL, "write to a closed file");
+    return rl_write_all(a->fd, data, len, a->path, !a->finish, err);
+}
+
+static void fsync_dir(const char *path)
+{
+    char *dir = dir_of(path);
+    if (!dir)
+        return;
+    int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (fd >= 0) {
+        fsync(fd); /* best effort: some file systems refuse fsync on directories */
+        close(fd);
+    }
+    free(dir);
+}
+
+rl_status rl_atomic_commit(rl_atomic *a, rl_error *err)
+{
+    if (a->fd < 0 || !a->path) {
+        rl_atomic_abort(a);
+        return rl_fail(err, RL_EINTERNAL, "commit of a closed file");
+    }
+    rl_status st = RL_OK;
+    if (a->direct) {
+        if (close(a->fd) != 0 && errno != EINTR)
+            st = out_fail(err, a->path, errno, "choose a writable path");
+        a->fd = -1;
+        rl_atomic_abort(a);
+        return st;
+    }
+    if (fsync(a->fd) != 0 && errno != EINVAL)
+        st = out_fail(err, a->path, errno, "free some space or choose another path");
+    int rc = close(a->fd);
+    a->fd = -1;
+    if (st == RL_OK && rc != 0 && errno != EINTR)
+        st = out_fail(err, a->path, errno, "free some space or choose another path");
+    if (st == RL_OK && rename(a->tmp, a->path) != 0)
+        st = out_fail(err, a->path, errno, "choose a writable path");
+    if (st != RL_OK) {
+        rl_atomic_abort(a);
+        return st;
+    }
+    slot_release(a->slot);
+    a->slot = -1;
+    free(a->tmp);
+    a->tmp = NULL;
+    fsync_dir(a->path);
+    free(a->path);
+    a->path = NULL;
+    return RL_OK;
+}
+
+void rl_atomic_abort(rl_atomic *a)
+{
+    if (a->fd >= 0) {
+        close(a->fd);
+        a->fd = -1;
+    }
+    if (a->tmp) {
+        unlink(a->tmp);
+        slot_release(a->slot);
+        a->slot = -1;
+        free(a->tmp);
+        a->tmp = NULL;
+    }
+    free(a->path);
+    a->path = NULL;
+}
+
+rl_status rl_write_file(const char *path, const void *data, size_t len, rl_error *err)
+{
+    rl_atomic a;
+    rl_status st = rl_atomic_open(path, &a, err);
+    if (st != RL_OK)
+        return st;
+    a.finish = true; /* a result file is saved even after Ctrl-C */
+    st = rl_atomic_write(&a, data, len, err);
+    if (st != RL_OK) {
+        rl_atomic_abort(&a);
+        return st;
+    }
+    return rl_atomic_commit(&a, err);
+}
+
+rl_status rl_write_output(const char *path, const void *data, size_t len, rl_error *err)
+{
+    if (strcmp(path, "-") == 0) {
+        fflush(stdout); /* what was printed with stdio before stays before */
+        return rl_write_all(STDOUT_FILENO, data, len, "standard output", false, err);
+    }
+    return rl_write_file(path, data, len, err);
+}
+
+rl_status rl_check_writable(const char *path, rl_error *err)
+{
+    struct stat sb;
+    if (stat(path, &sb) == 0 && S_ISDIR(sb.st_mode))
+        return rl_fail(err, RL_EOUTPUT, "cannot write %s: it is a directory", path);
+    char *dir = dir_of(path);
+    if (!dir)
+        return rl_fail(err, RL_EINTERNAL, "out of memory");
+    rl_status st = RL_OK;
+    if (access(dir, W_OK) != 0)
+        st = rl_fail(err, RL_EOUTPUT,
+                     "cannot write %s: directory %s is not writable or does not exist (choose a "
+                     "writable path)",
+                     path, dir);
+    free(dir);
+    return st;
+}
+
+rl_status rl_mkdir_p(const char *dir, const char *hint, rl_error *err)
+{
+    if (!*dir)
+        return rl_fail(err, RL_EOUTPUT, "cannot create a directory with an empty name (%s)", hint);
+    char *p = rl_strdup(dir);
+    if (!p)
+        return rl_fail(err, RL_EINTERNAL, "out of memory");
+    for (char *s = p + 1;; s++) {
+        if (*s == '/' || *s == '\0') {
+            char c = *s;
+            *s = '\0';
+            if (mkdir(p, 0777) != 0 && errno != EEXIST) {
+                int e = errno;
+                rl_fail(err, RL_EOUTPUT, "cannot create %s: %s (%s)", p, strerror(e), hint);
+                free(p);
+                return RL_EOUTPUT;
+            }
+            *s = c;
+            if (!c)
+                break;
+        }
+    }
+    free(p);
+    struct stat sb;
+    if (stat(dir, &sb) != 0 || !S_ISDIR(sb.st_mode))
+        return rl_fail(err, RL_EOUTPUT, "cannot use %s: not a directory (%s)", dir, hint);
+    return RL_OK;
+}
+
+bool rl_free_space(int fd, uint64_t *avail)
+{
+    struct statvfs vfs;
+    if (fstatvfs(fd, &vfs) != 0)
+        return false;
+    uint64_t b;
+    if (__builtin_mul_overflow((uint64_t)vfs.f_bavail, (uint64_t)vfs.f_frsize, &b))
+        b = UINT64_MAX;
+    *avail = b;
+    return true;
+}
+
+char *rl_cache_root(const char *cache_env, const char *home)
+{
+    if (cache_env && *cache_env)
+        return rl_strdup(cache_env);
+    if (home && *home)
+        return rl_asprintf("%s/.cache/llama-roofline", home);
+    return NULL;
+}
+
+rl_status rl_file_open_regular(const char *path, FILE **out, uint64_t *size, rl_error *err)
+{
+    *out = NULL;
+    int fd;
+    do
+        fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
+    while (fd < 0 && errno == EINTR && !rl_interrupted);
+    if (fd < 0) {
+        if (rl_interrupted)
+            return rl_fail(err, RL_EINTERRUPTED, "interrupted while opening %s", path);
+        if (errno == ENOENT)
+            return rl_fail(err, RL_EINPUT, "%s: no such file", path);
+        return rl_fail(err, RL_EINPUT, "%s: cannot open: %s", path, strerror(errno));
+    }
+    struct stat sb;
+    if (fstat(fd, &sb) != 0) {
+        int e = errno;
+        close(fd);
+        return rl_fail(err, RL_EINPUT, "%s: %s", path, strerror(e));
+    }
+    if (!S_ISREG(sb.st_mode)) {
+        close(fd);
+        const char *what = S_ISDIR(sb.st_mode)    ? "a directory"
+                           : S_ISFIFO(sb.st_mode) ? "a pipe (FIFO)"
+                           : S_ISSOCK(sb.st_mode) ? "a socket"
+                                                  : "a device";
+        return rl_fail(err, RL_EINPUT, "%s: is %s, not a regular file (give a file)", path, what);
+    }
+    int fl = fcntl(fd, F_GETFL);
+    if (fl >= 0)
+        fcntl(fd, F_SETFL, fl & ~O_NONBLOCK);
+    FILE *f = fdopen(fd, "rb");
+    if (!f) {
+        close(fd);
+        return rl_fail(err, RL_EINTERNAL, "out of memory");
+    }
+    *out = f;
+    if (size)
+        *size = (uint64_t)sb.st_size;
+    return RL_OK;
+}
+
+rl_status rl_file_read_all(const char *path, size_t max, char **data, size_t *len, rl_error *err)
+{
+    FILE *f;
+    uint64_t size;
+    *data = NULL;
+    *len = 0;
+    rl_status st = rl_file_open_regular(path, &f, &size, err);
+    if (st != RL_OK)
+        return st;
+    if (size > max) {
+        fclose(f);
+        return rl_fail(err, RL_EINPUT, "%s: %llu bytes is more than the %zu this reads", path,
+                       (unsigned long long)size, max);
+    }
+    char *buf = malloc((size_t)size + 1);
+    if (!buf) {
+        fclose(f);
+        return rl_fail(err, RL_EINTERNAL, "out of memory");
+    }
+    size_t got = fread(buf, 1, (size_t)size, f);
+    int bad = ferror(f);
+    fclose(f);
+    if (bad || got != size) {
+        free(buf);
+        return rl_fail(err, RL_EINPUT, "%s: read failed or the file changed while read", path);
+    }
+    buf[got] = '\0';
+    *data = buf;
+    *len = got;
+    return RL_OK;
+}

@@ -1,0 +1,245 @@
+/* rl_json.c: cJSON helpers (exact big integers, null-or-value, UTF-8 repair, typed reads,
+ * atomic JSON files). See rl_json.h. */
+#include "base/rl_json.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/rl_file.h"
+#include "base/rl_text.h"
+#include "base/rl_util.h"
+
+bool rl_json_attach(cJSON *o, const char *key, cJSON *item)
+{
+    if (!item)
+        return false;
+    if (!cJSON_AddItemToObject(o, key, item)) {
+        cJSON_Delete(item);
+        return false;
+    }
+    return true;
+}
+
+cJSON *rl_json_u64(uint64_t v)
+{
+    if (v <= RL_JSON_MAX_EXACT)
+        return cJSON_CreateNumber((double)v);
+    char digits[24];
+    snprintf(digits, sizeof digits, "%llu", (unsigned long long)v);
+    return cJSON_CreateRaw(digits);
+}
+
+bool rl_json_add_u64(cJSON *o, const char *key, uint64_t v)
+{
+    return rl_json_attach(o, key, rl_json_u64(v));
+}
+
+bool rl_json_add_i64(cJSON *o, const char *key, int64_t v)
+{
+    if (v >= 0)
+        return rl_json_add_u64(o, key, (uint64_t)v);
+    if ((uint64_t)(-(v + 1)) < RL_JSON_MAX_EXACT)
+        return rl_json_attach(o, key, cJSON_CreateNumber((double)v));
+    char digits[24];
+    snprintf(digits, sizeof digits, "%lld", (long long)v);
+    return rl_json_attach(o, key, cJSON_CreateRaw(digits));
+}
+
+bool rl_json_add_num(cJSON *o, const char *key, double v)
+{
+    return rl_json_attach(o, key, isfinite(v) ? cJSON_CreateNumber(v) : cJSON_CreateNull());
+}
+
+bool rl_json_add_u64_or_null(cJSON *o, const char *key, uint64_t v, bool known)
+{
+    return known ? rl_json_add_u64(o, key, v) : rl_json_attach(o, key, cJSON_CreateNull());
+}
+
+bool rl_json_add_num_or_null(cJSON *o, const char *key, double v, bool known)
+{
+    return known ? rl_json_add_num(o, key, v) : rl_json_attach(o, key, cJSON_CreateNull());
+}
+
+bool rl_json_add_tristate(cJSON *o, const char *key, int v)
+{
+    return rl_json_attach(o, key, v < 0 ? cJSON_CreateNull() : cJSON_CreateBool(v != 0));
+}
+
+cJSON *rl_json_str(const char *s)
+{
+    if (!s)
+        s = "";
+    size_t n = strlen(s);
+    if (rl_utf8_valid(s, n))
+        return cJSON_CreateString(s);
+    if (n > (SIZE_MAX - 1) / 3)
+        return NULL;
+    char *fixed = malloc(n * 3 + 1); /* each bad byte becomes the 3-byte U+FFFD */
+    if (!fixed)
+        return NULL;
+    const unsigned char *p = (const unsigned char *)s;
+    size_t o = 0;
+    for (size_t i = 0; i < n;) {
+        size_t k = rl_utf8_seq(p + i, n - i);
+        if (k == 0) {
+            memcpy(fixed + o, "\xEF\xBF\xBD", 3);
+            o += 3;
+            i++;
+        } else {
+            memcpy(fixed + o, p + i, k);
+            o += k;
+            i += k;
+        }
+    }
+    fixed[o] = '\0';
+    cJSON *item = cJSON_CreateString(fixed);
+    free(fixed);
+    return item;
+}
+
+bool rl_json_add_str(cJSON *o, const char *key, const char *s)
+{
+    return rl_json_attach(o, key, rl_json_str(s));
+}
+
+bool rl_json_add_str_or_null(cJSON *o, const char *key, const char *s)
+{
+    return s && *s ? rl_json_add_str(o, key, s) : rl_json_attach(o, key, cJSON_CreateNull());
+}
+
+cJSON *rl_json_unavailable(const char *reason)
+{
+    cJSON *u = cJSON_CreateObject();
+    if (u && (!cJSON_AddFalseToObject(u, "available") || !rl_json_add_str(u, "reason", reason))) {
+        cJSON_Delete(u);
+        return NULL;
+    }
+    return u;
+}
+
+bool rl_json_add_unavailable(cJSON *o, const char *key, const char *reason)
+{
+    return rl_json_attach(o, key, rl_json_unavailable(reason));
+}
+
+bool rl_json_get_u64(const cJSON *o, const char *key, uint64_t *out)
+{
+    const cJSON *it = cJSON_GetObjectItemCaseSensitive(o, key);
+    if (cJSON_IsNumber(it)) {
+        double d = it->valuedouble;
+        if (!(d >= 0) || d > (double)RL_JSON_MAX_EXACT || d != floor(d))
+            return false;
+        *out = (uint64_t)d;
+        return true;
+    }
+    if (cJSON_IsRaw(it) && it->valuestring)
+        return rl_parse_u64(it->valuestring, out);
+    return false;
+}
+
+bool rl_json_get_i64(const cJSON *o, const char *key, int64_t *out)
+{
+    const cJSON *it = cJSON_GetObjectItemCaseSensitive(o, key);
+    if (!cJSON_IsNumber(it))
+        return false;
+    double d = it->valuedouble;
+    if (!(fabs(d) <= (double)RL_JSON_MAX_EXACT) || d != floor(d))
+        return false;
+    *out = (int64_t)d;
+    return true;
+}
+
+bool rl_json_get_num(const cJSON *o, const char *key, double *out)
+{
+    const cJSON *it = cJSON_GetObjectItemCaseSensitive(o, key);
+    if (!cJSON_IsNumber(it) || !isfinite(it->valuedouble))
+        return false;
+    *out = it->valuedouble;
+    return true;
+}
+
+bool rl_json_get_bool(const cJSON *o, const char *key, bool *out)
+{
+    const cJSON *it = cJSON_GetObjectItemCaseSensitive(o, key);
+    if (!cJSON_IsBool(it))
+        return false;
+    *out = cJSON_IsTrue(it);
+    return true;
+}
+
+const char *rl_json_get_str(const cJSON *o, const char *key)
+{
+    const cJSON *it = cJSON_GetObjectItemCaseSensitive(o, key);
+    return cJSON_IsString(it) ? it->valuestring : NULL;
+}
+
+double rl_json_num_or(const cJSON *o, const char *key, double dflt)
+{
+    double v;
+    return rl_json_get_num(o, key, &v) ? v : dflt;
+}
+
+const cJSON *rl_json_available(const cJSON *o, const char *key)
+{
+    const cJSON *it = cJSON_GetObjectItemCaseSensitive(o, key);
+    bool a = false;
+    return cJSON_IsObject(it) && rl_json_get_bool(it, "available", &a) && a ? it : NULL;
+}
+
+char *rl_json_print(const cJSON *item)
+{
+    char *text = cJSON_Print(item);
+    if (!text)
+        return NULL;
+    size_t n = strlen(text);
+    char *out = realloc(text, n + 2);
+    if (!out) {
+        free(text);
+        return NULL;
+    }
+    out[n] = '\n';
+    out[n + 1] = '\0';
+    return out;
+}
+
+rl_status rl_json_write_file(const char *path, const cJSON *item, rl_error *err)
+{
+    char *text = rl_json_print(item);
+    if (!text)
+        return rl_fail(err, RL_EINTERNAL, "out of memory");
+    rl_status st = rl_write_file(path, text, strlen(text), err);
+    free(text);
+    return st;
+}
+
+rl_status rl_json_parse(const char *name, const char *text, size_t len, cJSON **out, rl_error *err)
+{
+    *out = NULL;
+    const char *end = NULL;
+    cJSON *root = cJSON_ParseWithLengthOpts(text, len, &end, 0);
+    if (!root) {
+        size_t at = end && end >= text ? (size_t)(end - text) : 0;
+        if (len == 0)
+            return rl_fail(err, RL_EINPUT, "%s: empty file, not JSON", name);
+        return rl_fail(err, RL_EINPUT,
+                       "%s: not valid JSON (syntax error near byte %zu: truncated or not JSON)",
+                       name, at);
+    }
+    *out = root;
+    return RL_OK;
+}
+
+rl_status rl_json_read_file(const char *path, size_t max_bytes, cJSON **out, rl_error *err)
+{
+    char *text;
+    size_t len;
+    *out = NULL;
+    rl_status st = rl_file_read_all(path, max_bytes, &text, &len, err);
+    if (st != RL_OK)
+        return st;
+    st = rl_json_parse(path, text, len, out, err);
+    free(text);
+    return st;
+}

@@ -1,0 +1,68 @@
+/* rl_json.h: the one set of cJSON helpers every module writes and reads JSON with.
+ *
+ * Writing: unknown values become JSON null or an explicit {"available": false, "reason": ...};
+ * integers above 2^53 (file offsets, byte counts of huge files) are written exactly, as raw
+ * decimal digits, never through a double; strings that are not UTF-8 (file names) are
+ * repaired byte by byte with U+FFFD. cJSON prints numbers in the C locale.
+ * Reading: typed look-ups that refuse the wrong type instead of guessing.
+ *
+ * Ownership: the add helpers attach new items to the caller's object (owned by it) and return
+ * false when out of memory; rl_json_print returns a malloc'd string the caller frees;
+ * rl_json_read_file returns a cJSON tree the caller frees with cJSON_Delete. */
+#ifndef RL_JSON_H
+#define RL_JSON_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include <cjson/cJSON.h>
+
+#include "base/rl_error.h"
+
+/* Largest integer a double holds exactly. */
+#define RL_JSON_MAX_EXACT 9007199254740992ull
+
+cJSON *rl_json_u64(uint64_t v); /* a number, or raw digits above 2^53 */
+bool rl_json_add_u64(cJSON *o, const char *key, uint64_t v);
+bool rl_json_add_i64(cJSON *o, const char *key, int64_t v);
+bool rl_json_add_num(cJSON *o, const char *key, double v); /* non-finite -> null */
+/* v when known, else null. */
+bool rl_json_add_u64_or_null(cJSON *o, const char *key, uint64_t v, bool known);
+bool rl_json_add_num_or_null(cJSON *o, const char *key, double v, bool known);
+/* true/false for 1/0, null for a negative (unknown) value. */
+bool rl_json_add_tristate(cJSON *o, const char *key, int v);
+/* The string, or null when s is NULL or empty. Invalid UTF-8 is repaired. */
+bool rl_json_add_str_or_null(cJSON *o, const char *key, const char *s);
+/* The string (empty allowed); invalid UTF-8 bytes each become U+FFFD. */
+bool rl_json_add_str(cJSON *o, const char *key, const char *s);
+cJSON *rl_json_str(const char *s);
+/* Attach item under key; false (and item freed) when item is NULL or out of memory. */
+bool rl_json_attach(cJSON *o, const char *key, cJSON *item);
+/* A new {"available": false, "reason": reason} (caller owns); NULL when out of memory. */
+cJSON *rl_json_unavailable(const char *reason);
+/* {"available": false, "reason": reason} under key. */
+bool rl_json_add_unavailable(cJSON *o, const char *key, const char *reason);
+
+/* Typed reads: false when the key is missing or of another type. rl_json_get_u64 accepts a
+ * non-negative integral number (exact up to 2^53) or raw digits. */
+bool rl_json_get_u64(const cJSON *o, const char *key, uint64_t *out);
+bool rl_json_get_i64(const cJSON *o, const char *key, int64_t *out);
+bool rl_json_get_num(const cJSON *o, const char *key, double *out);
+bool rl_json_get_bool(const cJSON *o, const char *key, bool *out);
+const char *rl_json_get_str(const cJSON *o, const char *key); /* NULL unless a string */
+/* The number under key, or dflt when missing or not a finite number. */
+double rl_json_num_or(const cJSON *o, const char *key, double dflt);
+/* The object under key when it says {"available": true, ...}; NULL when absent or unavailable. */
+const cJSON *rl_json_available(const cJSON *o, const char *key);
+
+/* Pretty-printed text with a final newline (caller frees); NULL when out of memory. */
+char *rl_json_print(const cJSON *item);
+/* Write item to path atomically (rl_file.h); RL_EOUTPUT naming path on failure. */
+rl_status rl_json_write_file(const char *path, const cJSON *item, rl_error *err);
+/* Parse len bytes of JSON text; RL_EINPUT naming name and the byte offset of a syntax error. */
+rl_status rl_json_parse(const char *name, const char *text, size_t len, cJSON **out, rl_error *err);
+/* Read and parse a JSON file of at most max_bytes; RL_EINPUT naming the file and the byte
+ * offset of a syntax error. */
+rl_status rl_json_read_file(const char *path, size_t max_bytes, cJSON **out, rl_error *err);
+
+#endif

@@ -1,0 +1,32 @@
+/* rl_opt.h: the one way a command reads its options: libc's getopt_long, with the messages
+ * and the conventions every command shares (docs/CLI.md):
+ *   --name VALUE and --name=VALUE, -x VALUE and -xVALUE; options and operands may be mixed;
+ *   "--" ends the options; -h/--help is an option like any other (a value that happens to be
+ *   "-h" is a value); an unknown option or a missing value is RL_EINPUT with one line naming
+ *   it and pointing at `llama-roofline VERB --help`.
+ * Allocates nothing. */
+#ifndef RL_OPT_H
+#define RL_OPT_H
+
+#include <getopt.h>
+
+#include "base/rl_error.h"
+
+/* Returned by rl_getopt when it has filled err (unknown option or missing value). */
+#define RL_OPT_ERROR (-2)
+
+/* The command line as typed, for the record (bundles keep it): main saves the command's argv
+ * before getopt_long reorders the copy the command parses. The array is main's; NULL and 0
+ * before main saved one. */
+void rl_opt_save_typed(int argc, char *const *argv);
+char *const *rl_opt_typed(int *argc);
+
+/* Start a new parse of argv (resets getopt's state). */
+void rl_opt_begin(void);
+/* One getopt_long step: the option's value (as getopt_long returns it), -1 at the end of the
+ * options (operands start at optind), or RL_OPT_ERROR with err filled. argv[0] is the verb.
+ * shortopts must not start with ':' or '+' (added here). */
+int rl_getopt(int argc, char **argv, const char *shortopts, const struct option *longopts,
+              rl_error *err);
+
+#endif

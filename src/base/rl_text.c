@@ -1,0 +1,251 @@
+/* rl_text.c: locale-proof number formatting and terminal-safe strings. See rl_text.h. */
+#include "base/rl_text.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static locale_t c_loc;
+
+locale_t rl_c_locale(void)
+{
+    /* Created once; races are harmless because main calls rl_locale_init before any thread
+     * starts, and a second newlocale would only leak one object. */
+    if (!c_loc)
+        c_loc = newlocale(LC_ALL_MASK, "C", (locale_t)0);
+    return c_loc;
+}
+
+void rl_locale_init(void)
+{
+    setlocale(LC_ALL, "");
+    locale_t c = rl_c_locale();
+    if (c)
+        uselocale(c);
+}
+
+int rl_vsnprintf(char *buf, size_t cap, const char *fmt, va_list ap)
+{
+    locale_t c = rl_c_locale();
+    locale_t old = c ? uselocale(c) : (locale_t)0;
+    int n = vsnprintf(buf, cap, fmt, ap);
+    if (old)
+        uselocale(old);
+    return n;
+}
+
+int rl_snprintf(char *buf, size_t cap, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    int n = rl_vsnprintf(buf, cap, fmt, ap);
+    va_end(ap);
+    return n;
+}
+
+void rl_fmt_size(char *buf, size_t cap, uint64_t bytes)
+{
+    double b = (double)bytes;
+    if (bytes < 1000)
+        rl_snprintf(buf, cap, "%llu bytes", (unsigned long long)bytes);
+    else if (b < 1e6)
+        rl_snprintf(buf, cap, "%.1f kB", b / 1e3);
+    else if (b < 1e9)
+        rl_snprintf(buf, cap, "%.1f MB", b / 1e6);
+    else if (b < 1e12)
+        rl_snprintf(buf, cap, "%.2f GB", b / 1e9);
+    else
+        rl_snprintf(buf, cap, "%.2f TB", b / 1e12);
+}
+
+void rl_fmt_mb(char *buf, size_t cap, uint64_t bytes)
+{
+    double mb = (double)bytes / 1e6;
+    rl_snprintf(buf, cap, "%.*f MB", mb >= 10 ? 0 : mb >= 1 ? 1 : 3, mb);
+}
+
+void rl_fmt_mib(char *buf, size_t cap, uint64_t bytes)
+{
+    const uint64_t mib = 1024 * 1024;
+    double v = (double)bytes / (double)mib;
+    if (bytes % mib == 0)
+        rl_snprintf(buf, cap, "%llu MiB", (unsigned long long)(bytes / mib));
+    else
+        rl_snprintf(buf, cap, "%.*f MiB", v >= 10 ? 1 : 3, v);
+}
+
+void rl_fmt_count(char *buf, size_t cap, uint64_t n)
+{
+    double v = (double)n;
+    if (n >= 1000000000ull)
+        rl_snprintf(buf, cap, "%.2f B", v / 1e9);
+    else if (n >= 1000000ull)
+        rl_snprintf(buf, cap, "%.2f M", v / 1e6);
+    else if (n >= 1000ull)
+        rl_snprintf(buf, cap, "%.2f K", v / 1e3);
+    else
+        rl_snprintf(buf, cap, "%llu", (unsigned long long)n);
+}
+
+size_t rl_utf8_seq(const unsigned char *s, size_t n)
+{
+    if (n == 0)
+        return 0;
+    unsigned c = s[0];
+    if (c < 0x80)
+        return 1;
+    size_t need;
+    uint32_t cp, min;
+    if ((c & 0xE0) == 0xC0)
+        need = 1, cp = c & 0x1F, min = 0x80;
+    else if ((c & 0xF0) == 0xE0)
+        need = 2, cp = c & 0x0F, min = 0x800;
+    else if ((c & 0xF8) == 0xF0)
+        need = 3, cp = c & 0x07, min = 0x10000;
+    else
+        return 0;
+    if (n <= need)
+        return 0;
+    for (size_t k = 1; k <= need; k++) {
+        unsigned cc = s[k];
+        if ((cc & 0xC0) != 0x80)
+            return 0;
+        cp = cp << 6 | (cc & 0x3F);
+    }
+    if (cp < min || cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF))
+        return 0;
+    return need + 1;
+}
+
+bool rl_utf8_valid(const char *s, size_t n)
+{
+    if (!s)
+        return false;
+    const unsigned char *p = (const unsigned char *)s;
+    for (size_t i = 0; i < n;) {
+        size_t k = rl_utf8_seq(p + i, n - i);
+        if (k == 0)
+            return false;
+        i += k;
+    }
+    return true;
+}
+
+const char *rl_tty_escape_n(const char *s, size_t n, char *buf, size_t cap)
+{
+    if (cap == 0)
+        return buf;
+    size_t o = 0;
+    const unsigned char *p = (const unsigned char *)(s ? s : "");
+    if (!s)
+        n = 0;
+    for (size_t i = 0; i < n;) {
+        char esc[8];
+        const char *piece;
+        size_t plen, k = rl_utf8_seq(p + i, n - i);
+        if (k == 1 && p[i] >= 0x20 && p[i] != 0x7f) {
+            piece = (const char *)p + i, plen = 1;
+        } else if (k == 1) {
+            switch (p[i]) {
+            case '\n': piece = "\\n"; break;
+            case '\r': piece = "\\r"; break;
+            case '\t': piece = "\\t"; break;
+            case 0x1b: piece = "\\e"; break;
+            default: snprintf(esc, sizeof esc, "\\x%02x", p[i]), piece = esc;
+            }
+            plen = strlen(piece);
+        } else if (k == 2 && p[i] == 0xC2 && p[i + 1] < 0xA0) {
+            snprintf(esc, sizeof esc, "\\u%04x", p[i + 1]); /* C1 control U+0080..U+009F */
+            piece = esc, plen = strlen(esc);
+        } else if (k > 1) {
+            piece = (const char *)p + i, plen = k;
+        } else {
+            snprintf(esc, sizeof esc, "\\x%02x", p[i]);
+            piece = esc, plen = strlen(esc), k = 1;
+        }
+        if (o + plen >= cap)
+            break;
+        memcpy(buf + o, piece, plen);
+        o += plen;
+        i += k;
+    }
+    buf[o] = '\0';
+    return buf;
+}
+
+const char *rl_tty_escape(const char *s, char *buf, size_t cap)
+{
+    return rl_tty_escape_n(s, s ? strlen(s) : 0, buf, cap);
+}
+
+char *rl_tty_escape_dup(const char *s)
+{
+    size_t n = s ? strlen(s) : 0;
+    if (n > (SIZE_MAX - 1) / 6)
+        return NULL;
+    size_t cap = n * 6 + 1; /* "\u009f" is the longest escape of one byte pair: 6 per byte */
+    char *buf = malloc(cap);
+    if (buf)
+        rl_tty_escape_n(s, n, buf, cap);
+    return buf;
+}
+
+void rl_sbuf_reserve(rl_sbuf *b, size_t extra)
+{
+    if (b->oom || b->len + extra + 1 <= b->cap)
+        return;
+    if (extra > SIZE_MAX / 2 - b->len) {
+        b->oom = true;
+        return;
+    }
+    size_t cap = b->cap ? b->cap : 256;
+    while (cap < b->len + extra + 1)
+        cap *= 2;
+    char *p = realloc(b->p, cap);
+    if (!p) {
+        b->oom = true;
+        return;
+    }
+    b->p = p;
+    b->cap = cap;
+}
+
+void rl_sbuf_put(rl_sbuf *b, const char *s, size_t n)
+{
+    rl_sbuf_reserve(b, n);
+    if (b->oom)
+        return;
+    memcpy(b->p + b->len, s, n);
+    b->len += n;
+    b->p[b->len] = '\0';
+}
+
+void rl_sbuf_printf(rl_sbuf *b, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    int n = rl_vsnprintf(NULL, 0, fmt, ap);
+    va_end(ap);
+    if (n < 0) {
+        b->oom = true;
+        return;
+    }
+    rl_sbuf_reserve(b, (size_t)n);
+    if (b->oom)
+        return;
+    va_start(ap, fmt);
+    rl_vsnprintf(b->p + b->len, (size_t)n + 1, fmt, ap);
+    va_end(ap);
+    b->len += (size_t)n;
+}
+
+char *rl_sbuf_take(rl_sbuf *b)
+{
+    char *p = b->oom ? NULL : b->p;
+    if (b->oom)
+        free(b->p);
+    b->p = NULL;
+    b->len = b->cap = 0;
+    return p;
+}

@@ -1,0 +1,246 @@
+/* advise_run.c: the three things `llama-roofline advise` does once its options are parsed:
+ * --plan (llama-quantize commands for an F16/BF16 source), the ranking from the built-in
+ * matrix for the cores detected here (or --list-cores), and --measure (a sweep over the given
+ * or synth-built files, the measured advice into the bundle and the report). See
+ * advise_run.h. Everything allocated here is freed before each function returns. */
+#include "cmd/advise_run.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "analyse/advise.h"
+#include "measure/advise_synth.h"
+#include "bundle/bundle.h"
+#include "model/gguf_model.h"
+#include "measure/lbench.h"
+#include "render/report.h"
+#include "base/rl_file.h"
+#include "base/rl_json.h"
+#include "base/rl_opt.h"
+#include "base/rl_text.h"
+#include "base/rl_util.h"
+#include "base/rl_version.h"
+#include "cmd/sweep.h"
+
+/* Write text to -o FILE (atomically) or stdout. */
+static rl_status emit(const rl_advise_opts *o, const char *text, rl_error *err)
+{
+    if (!text)
+        return rl_fail(err, RL_EINTERNAL, "out of memory");
+    return rl_write_output(o->out ? o->out : "-", text, strlen(text), err);
+}
+
+static rl_status emit_json(const rl_advise_opts *o, cJSON *j, rl_error *err)
+{
+    char *text = j ? rl_json_print(j) : NULL;
+    rl_sbuf b = {0};
+    if (text) {
+        rl_sbuf_printf(&b, "%s\n", text);
+        free(text);
+    }
+    char *t = rl_sbuf_take(&b);
+    rl_status st = emit(o, t, err);
+    free(t);
+    return st;
+}
+
+rl_status rl_advise_run_plan(const rl_advise_opts *o, rl_error *err)
+{
+    rl_gguf_model m;
+    rl_status st = rl_gguf_model_load(o->plan, &m, err);
+    if (st != RL_OK) {
+        rl_gguf_model_free(&m);
+        return rl_prefix(err, "--plan: point it at the F16 or BF16 GGUF of the model to compare");
+    }
+    char *text = NULL;
+    st = rl_advise_plan(o->plan, m.label, o->md, &text, err);
+    rl_gguf_model_free(&m);
+    if (st == RL_OK)
+        st = emit(o, text, err);
+    free(text);
+    return st;
+}
+
+rl_status rl_advise_run_rank(const rl_advise_opts *o, rl_error *err)
+{
+    rl_matrix mx;
+    rl_status st = rl_matrix_builtin(&mx, err);
+    if (st != RL_OK)
+        return st;
+    if (o->list) {
+        char *t = rl_advise_list_cores(&mx);
+        st = emit(o, t, err);
+        free(t);
+        rl_matrix_free(&mx);
+        return st;
+    }
+    rl_cpu_info cpu;
+    st = rl_cpu_detect_file(o->cpuinfo, &cpu, err);
+    rl_advice blocks[RL_CPU_MAX_CORES];
+    int n = 0;
+    int threads = o->n_threads ? o->threads[0] : 0;
+    if (st == RL_OK && o->core) {
+        st = rl_advise_core(&mx, o->core, o->scale, threads, RL_ADV_MIN_GROUP_MATRIX, &blocks[0],
+                            err);
+        if (st == RL_OK) {
+            rl_snprintf(blocks[0].why, sizeof blocks[0].why, "named with --core");
+            n = 1;
+        }
+    } else if (st == RL_OK) {
+        for (int i = 0; i < cpu.n_cores && st == RL_OK; i++) {
+            st = rl_advise_core(&mx, cpu.cores[i].core, o->scale, threads, RL_ADV_MIN_GROUP_MATRIX,
+                                &blocks[n], err);
+            if (st != RL_OK)
+                break;
+            rl_snprintf(blocks[n].label, sizeof blocks[n].label, "%s", cpu.cores[i].label);
+            rl_snprintf(blocks[n].why, sizeof blocks[n].why, "%s", cpu.cores[i].why);
+            blocks[n].evidence = cpu.cores[i].evidence;
+            n++;
+        }
+    }
+    if (st == RL_OK && o->json) {
+        cJSON *j = cJSON_CreateObject();
+        cJSON *tool = cJSON_AddObjectToObject(j, "tool");
+        cJSON_AddStringToObject(tool, "name", "llama-roofline");
+        cJSON_AddStringToObject(tool, "version", RL_VERSION);
+        cJSON_AddItemToObject(j, "detection", rl_cpu_info_to_json(&cpu));
+        cJSON *arr = cJSON_AddArrayToObject(j, "advice");
+        for (int i = 0; arr && i < n; i++)
+            cJSON_AddItemToArray(arr, rl_advice_to_json(&blocks[i]));
+        if (n == 0) {
+            cJSON *r = cJSON_AddObjectToObject(j, "recipe");
+            rl_json_add_str(r, "reason",
+                            "not measured, and not close to anything measured: no table");
+            cJSON *cmds = cJSON_AddArrayToObject(r, "commands");
+            cJSON_AddItemToArray(cmds,
+                                 cJSON_CreateString("llama-roofline advise --measure --synth"));
+            cJSON_AddItemToArray(
+                cmds, cJSON_CreateString("llama-roofline advise --measure -m A.gguf -m B.gguf"));
+            cJSON_AddItemToArray(cmds,
+                                 cJSON_CreateString("llama-roofline advise --plan model-f16.gguf"));
+        } else {
+            cJSON_AddNullToObject(j, "recipe");
+        }
+        st = emit_json(o, j, err);
+        cJSON_Delete(j);
+    } else if (st == RL_OK) {
+        char *t = rl_advise_text(&mx, &cpu, blocks, n, o->md);
+        st = emit(o, t, err);
+        free(t);
+    }
+    rl_matrix_free(&mx);
+    return st;
+}
+
+rl_status rl_advise_run_measure(const rl_advise_opts *o, rl_error *err)
+{
+    rl_advise_set set = {0};
+    rl_status st = RL_OK;
+    const char *models[RL_SWEEP_MAX_MODELS];
+    size_t n_models = 0;
+    for (size_t i = 0; i < o->n_models && n_models < RL_SWEEP_MAX_MODELS; i++)
+        models[n_models++] = o->models[i];
+    if (o->synth) {
+        char *bench = NULL, *quant = NULL;
+        st = rl_lbench_find(o->llama_bench, &bench, err);
+        if (st == RL_OK)
+            st = rl_advise_find_quantize(o->llama_quantize, bench, &quant, err);
+        if (st == RL_OK) {
+            const char *const *fm = o->n_formats ? o->formats : rl_advise_plan_formats;
+            int nf = o->n_formats ? o->n_formats : RL_ADV_PLAN_N;
+            st = rl_advise_synth_set(o->preset ? o->preset : RL_ADV_SYNTH_PRESET, fm, nf, quant,
+                                     &set, err);
+        }
+        free(bench);
+        free(quant);
+        for (int i = 0; st == RL_OK && i < set.n && n_models < RL_SWEEP_MAX_MODELS; i++)
+            models[n_models++] = set.paths[i];
+    }
+    if (st == RL_OK && n_models == 0)
+        st = rl_fail(err, RL_EINPUT,
+                     "--measure needs files: -m A.gguf -m B.gguf, or --synth to build them");
+    else if (st == RL_OK && n_models < 2)
+        st = rl_fail(err, RL_EINPUT,
+                     "--measure needs at least two files to compare. One file has no ranking.");
+    if (st != RL_OK) {
+        rl_advise_set_free(&set);
+        return st;
+    }
+    rl_sweep_opts so = {0};
+    so.command = "advise";
+    so.argv = rl_opt_typed(&so.argc);
+    so.models = models;
+    so.n_models = n_models;
+    memcpy(so.threads, o->threads, sizeof so.threads);
+    so.n_threads = o->n_threads;
+    so.n_prompt = o->n_prompt;
+    so.n_gen = o->n_gen;
+    so.reps = o->reps;
+    so.max_reps = o->reps;
+    so.timeout_s = o->timeout;
+    so.skip_membw = true; /* the advice compares formats; the ceiling is `run`'s business */
+    so.llama_bench = o->llama_bench;
+    so.out_dir = o->dir;
+    so.bytes = RL_AN_BYTES_STREAMED;
+    cJSON *bundle = NULL;
+    st = rl_sweep_execute(&so, &bundle, err);
+    rl_advise_set_free(&set);
+    if (!bundle)
+        return st;
+    rl_cpu_info cpu;
+    rl_error de;
+    rl_cpu_detect_file(o->cpuinfo, &cpu, &de);
+    rl_error ae = {RL_OK, ""};
+    rl_status ast = rl_advise_bundle(bundle, cpu.cpu, &ae);
+    char *path = rl_asprintf("%s/bundle.json", o->dir);
+    char *rpath = rl_asprintf("%s/" RL_REPORT_FILE, o->dir);
+    rl_error we = {RL_OK, ""};
+    rl_status wst = path && rpath ? rl_bundle_write(bundle, path, &we)
+                                  : rl_fail(&we, RL_EINTERNAL, "out of memory");
+    if (wst == RL_OK)
+        wst = rl_report_write_html(bundle, rpath, &we);
+    rl_status ost = RL_OK;
+    rl_error oe = {RL_OK, ""};
+    if (o->json) {
+        cJSON *j = cJSON_CreateObject();
+        cJSON *tool = cJSON_AddObjectToObject(j, "tool");
+        cJSON_AddStringToObject(tool, "name", "llama-roofline");
+        cJSON_AddStringToObject(tool, "version", RL_VERSION);
+        rl_json_add_str(j, "bundle", path ? path : "");
+        cJSON *arr = cJSON_AddArrayToObject(j, "advice");
+        const cJSON *adv = cJSON_GetObjectItemCaseSensitive(bundle, "advice");
+        if (arr && adv)
+            cJSON_AddItemToArray(arr, cJSON_Duplicate(adv, 1));
+        ost = emit_json(o, j, &oe);
+        cJSON_Delete(j);
+    } else {
+        char *t = rl_advise_measured_text(bundle, o->md);
+        ost = emit(o, t, &oe);
+        free(t);
+    }
+    if (wst == RL_OK) {
+        char sp[512], sr[512];
+        fprintf(o->json || (o->out && strcmp(o->out, "-")) ? stderr : stdout,
+                "\n  bundle: %s\n  report: %s\n", rl_tty_escape(path, sp, sizeof sp),
+                rl_tty_escape(rpath, sr, sizeof sr));
+    }
+    free(path);
+    free(rpath);
+    cJSON_Delete(bundle);
+    if (st != RL_OK)
+        return st; /* the sweep's own failure or interruption comes first */
+    if (wst != RL_OK) {
+        *err = we;
+        return wst;
+    }
+    if (ost != RL_OK) {
+        *err = oe;
+        return ost;
+    }
+    if (ast != RL_OK) {
+        *err = ae;
+        return ast;
+    }
+    return RL_OK;
+}

@@ -1,0 +1,784 @@
+/* client_run.c: the measuring session of `llama-roofline client` (seed 001), behind
+ * cmd_client.c's options. Loads the prompts, probes fm and calibrates the token counter when
+ * asked, then measures each operating point through the command driver (client_cmd.c) or the
+ * HTTP driver (client_http.c) under the scheduler (client_sched.c). The bundle is rewritten
+ * after every finished request by a writer thread (so a slow disk never delays the timestamps
+ * of requests in flight), and once more, synchronously, after each point and at the end. Then
+ * -o DIR renders DIR/report.html, --csv and --chunks export, and a text summary goes to stdout.
+ * Everything allocated here is freed before rl_client_run_session returns. */
+#include <errno.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "bundle/bundle.h"
+#include "client/client_count.h"
+#include "client/client_csv.h"
+#include "client/client_driver.h"
+#include "client/client_fm.h"
+#include "client/client_http.h"
+#include "client/client_metrics.h"
+#include "client/client_prompts.h"
+#include "cmd/client_run.h"
+#include "client/client_sched.h"
+#include "base/proc.h"
+#include "render/report.h"
+#include "base/rl_file.h"
+#include "base/rl_json.h"
+#include "base/rl_opt.h"
+#include "base/rl_text.h"
+#include "base/rl_util.h"
+#include "measure/sysinfo.h"
+
+#define MAX_REQUESTS 100000        /* prompts x runs per operating point */
+#define RL_CLIENT_EVERY_WRITE 1000 /* requests of a point rewritten one by one */
+
+/* ---- the bundle writer thread ---------------------------------------------------------- */
+
+typedef struct {
+    pthread_t th;
+    bool started;
+    pthread_mutex_t mu;
+    pthread_cond_t cv;
+    char *pending; /* newest text not written yet */
+    bool busy, quit;
+    const char *path;
+    rl_status st;
+    rl_error err;
+} writer;
+
+static void *writer_main(void *arg)
+{
+    writer *w = arg;
+    pthread_mutex_lock(&w->mu);
+    for (;;) {
+        while (!w->pending && !w->quit)
+            pthread_cond_wait(&w->cv, &w->mu);
+        if (!w->pending)
+            break;
+        char *text = w->pending;
+        w->pending = NULL;
+        w->busy = true;
+        pthread_mutex_unlock(&w->mu);
+        rl_error e;
+        rl_status st = rl_write_file(w->path, text, strlen(text), &e);
+        free(text);
+        pthread_mutex_lock(&w->mu);
+        w->busy = false;
+        if (st != RL_OK && w->st == RL_OK) {
+            w->st = st;
+            w->err = e;
+        }
+        pthread_cond_broadcast(&w->cv);
+    }
+    pthread_mutex_unlock(&w->mu);
+    return NULL;
+}
+
+static void writer_post(writer *w, char *text)
+{
+    pthread_mutex_lock(&w->mu);
+    free(w->pending);
+    w->pending = text;
+    pthread_cond_broadcast(&w->cv);
+    pthread_mutex_unlock(&w->mu);
+}
+
+/* Wait until nothing is pending or being written. */
+static void writer_drain(writer *w)
+{
+    pthread_mutex_lock(&w->mu);
+    while (w->pending || w->busy)
+        pthread_cond_wait(&w->cv, &w->mu);
+    pthread_mutex_unlock(&w->mu);
+}
+
+static void writer_stop(writer *w)
+{
+    if (!w->started)
+        return;
+    pthread_mutex_lock(&w->mu);
+    w->quit = true;
+    pthread_cond_broadcast(&w->cv);
+    pthread_mutex_unlock(&w->mu);
+    pthread_join(w->th, NULL);
+    free(w->pending);
+    w->pending = NULL;
+    w->started = false;
+}
+
+/* ---- the measurement ------------------------------------------------------------------- */
+
+typedef struct {
+    rl_client_opts *a;
+    cJSON *bundle;
+    cJSON *points; /* the client section's array (owned by bundle) */
+    writer w;
+    rl_client_prompts prompts;
+    rl_client_plan plan;
+    size_t concurrency;
+    size_t point; /* index in points */
+    rl_client_run *run;
+    int64_t point_start_ns;
+    int64_t last_post_ns;
+    size_t warmups;
+    rl_client_counter counter;
+    bool have_counter;
+    bool http;
+    FILE *chunks;
+} client_ctx;
+
+/* The JSON of the current point from the results so far; NULL when out of memory. */
+static cJSON *point_json(client_ctx *c, rl_error *err)
+{
+    rl_client_run_sort(c->run);
+    size_t n;
+    rl_client_result *const *res = rl_client_run_results(c->run, &n);
+    int64_t start = 0, end = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (!start || res[i]->send_ns < start)
+            start = res[i]->send_ns;
+        if (res[i]->end_ns > end)
+            end = res[i]->end_ns;
+    }
+    rl_client_point p = {0};
+    p.concurrency = c->concurrency;
+    p.request_rate = c->a->rate;
+    p.ramp_up_ms = c->a->ramp;
+    p.start_ns = start;
+    p.end_ns = end;
+    p.results = (const rl_client_result *const *)res;
+    p.n_results = n;
+    p.prompt_ids = (const char *const *)c->prompts.ids;
+    p.n_prompts = c->prompts.n;
+    p.warmup = (size_t)c->a->warmup;
+    cJSON *j = rl_client_point_json(&p, &c->a->slo, err);
+    /* how the reading thread ran while it stamped chunks (proc.h) */
+    if (j && !cJSON_AddStringToObject(j, "reader_priority", rl_proc_reader_priority_note())) {
+        cJSON_Delete(j);
+        j = NULL;
+        rl_fail(err, RL_EINTERNAL, "out of memory");
+    }
+    if (!j || !c->a->capture)
+        return j;
+    /* --capture-output: each record gets its answer text (records follow the results) */
+    cJSON *recs = cJSON_GetObjectItemCaseSensitive(j, "records");
+    if (cJSON_GetArraySize(recs) == (int)n) {
+        size_t i = 0;
+        cJSON *r;
+        cJSON_ArrayForEach(r, recs)
+        {
+            rl_json_add_str(r, "output", res[i]->output ? res[i]->output : "");
+            i++;
+        }
+    }
+    return j;
+}
+
+/* Put the current point into the bundle; with post, hand the printed bundle to the writer. */
+static rl_status update_point(client_ctx *c, bool sync, rl_error *err)
+{
+    cJSON *j = point_json(c, err);
+    if (!j)
+        return err->status ? err->status : rl_fail(err, RL_EINTERNAL, "out of memory");
+    if (cJSON_GetArraySize(c->points) > (int)c->point)
+        cJSON_ReplaceItemInArray(c->points, (int)c->point, j);
+    else
+        cJSON_AddItemToArray(c->points, j);
+    char now[32];
+    rl_bundle_utc_now(now, sizeof now);
+    cJSON_ReplaceItemInObject(c->bundle, "updated_utc", cJSON_CreateString(now));
+    char *text = rl_json_print(c->bundle);
+    if (!text)
+        return rl_fail(err, RL_EINTERNAL, "out of memory printing the bundle");
+    writer_post(&c->w, text);
+    if (sync) {
+        writer_drain(&c->w);
+        if (c->w.st != RL_OK) {
+            *err = c->w.err;
+            return c->w.st;
+        }
+    }
+    return RL_OK;
+}
+
+static const char *p50_text(const cJSON *point, const char *metric, const char *key, char *buf,
+                            size_t cap)
+{
+    const cJSON *m = cJSON_GetObjectItemCaseSensitive(
+        cJSON_GetObjectItemCaseSensitive(point, "metrics"), metric);
+    const cJSON *s = key ? cJSON_GetObjectItemCaseSensitive(m, key) : m;
+    double v;
+    if (!rl_json_get_num(s, key ? "p50" : "value", &v))
+        return "-";
+    rl_snprintf(buf, cap, "%.1f", v);
+    return buf;
+}
+
+/* One line for the point: live while it runs, final at the end. */
+static void point_line(client_ctx *c, bool final)
+{
+    const cJSON *pt = cJSON_GetArrayItem(c->points, (int)c->point);
+    size_t n;
+    rl_client_run_results(c->run, &n);
+    char t1[32], t2[32], t3[32];
+    char line[256];
+    rl_snprintf(line, sizeof line,
+                "c=%zu  %zu/%zu done  %zu failed  TTFT p50 %s ms  TPOT p50 %s ms  decode %s "
+                "tok/s%s",
+                c->concurrency, n, rl_client_run_total(c->run), rl_client_run_failed(c->run),
+                p50_text(pt, "ttft", "summary", t1, sizeof t1),
+                p50_text(pt, "tpot", "summary", t2, sizeof t2),
+                p50_text(pt, "decode_throughput", NULL, t3, sizeof t3),
+                c->warmups < (size_t)c->a->warmup ? "  (warming up)" : "");
+    if (final) {
+        rl_progress_done();
+        char safe[512];
+        fprintf(stderr, "%s\n", rl_tty_escape(line, safe, sizeof safe));
+    } else {
+        rl_progress("%s", line);
+    }
+}
+
+static void on_result(void *ud, const rl_client_run *run, const rl_client_result *res)
+{
+    client_ctx *c = ud;
+    if (!res) {
+        c->warmups++;
+        point_line(c, false);
+        return;
+    }
+    /* every finished request rewrites the bundle; past RL_CLIENT_EVERY_WRITE requests in a
+     * point (each rewrite costs O(n)) at most once a second, and always at the point's end */
+    size_t n;
+    rl_client_run_results(run, &n);
+    int64_t now = rl_proc_now_ns();
+    if (n > RL_CLIENT_EVERY_WRITE && now - c->last_post_ns < 1000000000LL)
+        return;
+    c->last_post_ns = now;
+    rl_error e;
+    if (update_point(c, false, &e) == RL_OK)
+        point_line(c, false);
+}
+
+/* --chunks: one JSON line per request of the point just measured. */
+static rl_status write_chunks(client_ctx *c, rl_error *err)
+{
+    if (!c->chunks)
+        return RL_OK;
+    size_t n;
+    rl_client_result *const *res = rl_client_run_results(c->run, &n);
+    for (size_t i = 0; i < n; i++) {
+        const rl_client_result *r = res[i];
+        rl_sbuf b = {0};
+        cJSON *id = rl_json_str(c->prompts.ids[r->prompt < c->prompts.n ? r->prompt : 0]);
+        char *ids = id ? cJSON_PrintUnformatted(id) : NULL;
+        cJSON_Delete(id);
+        rl_sbuf_printf(&b,
+                       "{\"concurrency\": %zu, \"prompt\": %s, \"run\": %u, \"attempts\": %u, "
+                       "\"ok\": %s, \"send_ns\": %lld, \"end_ns\": %lld, \"merged\": %llu, "
+                       "\"chunks\": [",
+                       c->concurrency, ids ? ids : "null", rl_client_run_number(c->run, i),
+                       r->attempt, r->ok ? "true" : "false", (long long)r->send_ns,
+                       (long long)r->end_ns, (unsigned long long)r->chunks_merged);
+        free(ids);
+        for (size_t k = 0; k < r->n_chunks; k++)
+            rl_sbuf_printf(&b, "%s[%lld, %u]", k ? ", " : "", (long long)r->chunks[k].t_ns,
+                           r->chunks[k].bytes);
+        rl_sbuf_put(&b, "]}\n", 3);
+        char *text = rl_sbuf_take(&b);
+        if (!text)
+            return rl_fail(err, RL_EINTERNAL, "out of memory writing --chunks");
+        bool ok = fputs(text, c->chunks) >= 0;
+        free(text);
+        if (!ok)
+            return rl_fail(err, RL_EOUTPUT, "cannot write the --chunks file: %s", strerror(errno));
+    }
+    fflush(c->chunks);
+    return RL_OK;
+}
+
+/* The endpoint posted to without user name, password, query or fragment (a key in the URL
+ * never reaches the bundle, the report or the terminal); malloc'd, NULL when the URL does not
+ * parse or memory is short. */
+static char *shown_url(const rl_client_opts *a)
+{
+    char *shown = NULL;
+    rl_error ue;
+    rl_client_api api = a->api && strcmp(a->api, "completions") == 0 ? RL_CLIENT_API_COMPLETIONS
+                                                                     : RL_CLIENT_API_CHAT;
+    if (!a->url || rl_client_http_endpoint(a->url, api, true, &shown, &ue) != RL_OK)
+        return NULL;
+    return shown;
+}
+
+/* The bundle's argv as typed, with the --url value replaced by its shown form. */
+static void scrub_argv(cJSON *bundle, const rl_client_opts *a)
+{
+    cJSON *argv = cJSON_GetObjectItemCaseSensitive(bundle, "argv"), *v;
+    if (!a->url || !cJSON_IsArray(argv))
+        return;
+    char *shown = shown_url(a);
+    const char *rep = shown ? shown : "(URL not shown)";
+    size_t ul = strlen(a->url);
+    cJSON_ArrayForEach(v, argv)
+    {
+        if (!cJSON_IsString(v))
+            continue;
+        const char *t = v->valuestring;
+        const char *eq = strchr(t, '=');
+        bool whole = strcmp(t, a->url) == 0;
+        bool joined =
+            strncmp(t, "--", 2) == 0 && eq && strlen(eq + 1) == ul && !strcmp(eq + 1, a->url);
+        if (!whole && !joined)
+            continue;
+        char *nv = whole ? rl_asprintf("%s", rep) : rl_asprintf("%.*s=%s", (int)(eq - t), t, rep);
+        if (nv) {
+            cJSON_SetValuestring(v, nv);
+            free(nv);
+        }
+    }
+    free(shown);
+}
+
+/* The client section without points; NULL when out of memory. */
+static cJSON *client_section(client_ctx *c, const rl_client_fm_caps *caps, const char *fm_bin)
+{
+    rl_client_opts *a = c->a;
+    cJSON *cl = cJSON_CreateObject(), *drv = cJSON_CreateObject(), *set = cJSON_CreateObject();
+    cJSON *conc = cJSON_CreateArray(), *pr = cJSON_CreateObject(), *slo = cJSON_CreateObject();
+    bool ok = cl && drv && set && conc && pr && slo;
+    if (ok && !c->http) {
+        ok = rl_json_add_str(drv, "type", "command") && rl_json_add_str(drv, "command", a->cmd);
+    } else if (ok) {
+        char *shown = shown_url(a);
+        ok = rl_json_add_str(drv, "type", "http") &&
+             rl_json_add_str(drv, "url", shown ? shown : "(not a valid URL)") &&
+             rl_json_add_str(drv, "api", a->api ? a->api : "chat") &&
+             rl_json_add_str_or_null(drv, "model", a->model) &&
+             (!a->key_env || rl_json_add_str(drv, "api_key_env", a->key_env));
+        free(shown);
+    }
+    for (int i = 0; ok && i < a->n_conc; i++)
+        ok = cJSON_AddItemToArray(conc, cJSON_CreateNumber(a->conc[i]));
+    ok = ok && rl_json_add_str(pr, "source", c->prompts.source) &&
+         rl_json_add_str(pr, "name", c->prompts.name) && rl_json_add_u64(pr, "n", c->prompts.n);
+    ok = ok && rl_json_add_num_or_null(slo, "ttft_ms", a->slo.ttft_ms, a->slo.ttft_ms > 0) &&
+         rl_json_add_num_or_null(slo, "tpot_ms", a->slo.tpot_ms, a->slo.tpot_ms > 0) &&
+         rl_json_add_num_or_null(slo, "e2e_ms", a->slo.e2e_ms, a->slo.e2e_ms > 0);
+    ok = ok && rl_json_add_str(set, "kind", "controlled") &&
+         rl_json_add_i64(set, "warmup", a->warmup) && rl_json_add_i64(set, "runs", a->runs) &&
+         rl_json_add_i64(set, "retry", a->retry) && rl_json_add_num(set, "timeout_s", a->timeout) &&
+         rl_json_add_num_or_null(set, "max_tokens", a->max_tokens, a->max_tokens > 0);
+    if (ok) {
+        cJSON_AddItemToObject(set, "concurrency", conc);
+        conc = NULL;
+    }
+    ok = ok && rl_json_add_num_or_null(set, "request_rate", a->rate, a->rate > 0) &&
+         rl_json_add_num_or_null(set, "ramp_up_ms", a->ramp, a->ramp > 0) &&
+         cJSON_AddBoolToObject(set, "fail_fast", a->fail_fast) &&
+         cJSON_AddBoolToObject(set, "capture_output", a->capture);
+    if (ok) {
+        cJSON_AddItemToObject(set, "prompts", pr);
+        cJSON_AddItemToObject(set, "slo", slo);
+        pr = slo = NULL;
+    }
+    if (ok) {
+        cJSON_AddItemToObject(cl, "driver", drv);
+        drv = NULL;
+    }
+    ok = ok && rl_json_attach(cl, "tokens", rl_client_tokens_json(NULL, "none"));
+    if (ok && caps)
+        ok = rl_json_attach(cl, "capabilities", rl_client_fm_json(caps, fm_bin));
+    if (ok) {
+        cJSON_AddItemToObject(cl, "settings", set);
+        set = NULL;
+    }
+    ok = ok && rl_json_attach(cl, "prompts", rl_client_prompts_json(&c->prompts)) &&
+         rl_json_attach(cl, "points", cJSON_CreateArray());
+    cJSON_Delete(drv);
+    cJSON_Delete(set);
+    cJSON_Delete(conc);
+    cJSON_Delete(pr);
+    cJSON_Delete(slo);
+    if (!ok) {
+        cJSON_Delete(cl);
+        return NULL;
+    }
+    return cl;
+}
+
+/* The tokens object at the end: the counter's, else what the transport gave. */
+static void set_tokens(client_ctx *c)
+{
+    cJSON *cl = cJSON_GetObjectItemCaseSensitive(c->bundle, "client");
+    const char *src = "none";
+    if (c->http) {
+        const cJSON *pt;
+        cJSON_ArrayForEach(pt, c->points)
+        {
+            const cJSON *r;
+            cJSON_ArrayForEach(r, cJSON_GetObjectItemCaseSensitive(pt, "records"))
+            {
+                const char *s = rl_json_get_str(r, "token_source");
+                if (s && strcmp(src, "none") == 0)
+                    src = strcmp(s, "usage") == 0 ? "usage" : "per-delta";
+            }
+        }
+    }
+    cJSON *t = rl_client_tokens_json(c->have_counter ? &c->counter : NULL, src);
+    if (t)
+        cJSON_ReplaceItemInObject(cl, "tokens", t);
+}
+
+/* Measure one operating point. */
+static rl_status measure_point(client_ctx *c, const char *api_key, rl_error *err)
+{
+    c->run = rl_client_run_new(&c->plan, on_result, c);
+    if (!c->run)
+        return rl_fail(err, RL_EINTERNAL, "out of memory planning the requests");
+    c->warmups = 0;
+    c->point_start_ns = rl_proc_now_ns();
+    rl_status st = update_point(c, true, err);
+    if (st != RL_OK)
+        return st;
+    point_line(c, false);
+    rl_client_sched s = rl_client_run_sched(c->run);
+    if (!c->http) {
+        rl_client_cmd_cfg cfg = {c->a->cmd, c->concurrency};
+        st = rl_client_cmd_run(&cfg, &s, err);
+    } else {
+        rl_client_http_cfg cfg = {0};
+        cfg.url = c->a->url;
+        cfg.model = c->a->model;
+        cfg.api_key = api_key;
+        cfg.api = c->a->api && strcmp(c->a->api, "completions") == 0 ? RL_CLIENT_API_COMPLETIONS
+                                                                     : RL_CLIENT_API_CHAT;
+        cfg.concurrency = c->concurrency;
+        st = rl_client_http_run(&cfg, &s, err);
+    }
+    writer_drain(&c->w);
+    /* token counts: only now, so counting never delays requests in flight */
+    if (st == RL_OK && c->have_counter) {
+        size_t n;
+        rl_client_result *const *res = rl_client_run_results(c->run, &n);
+        st = rl_client_counter_settle(&c->counter, res, n, (const char *const *)c->prompts.texts,
+                                      c->prompts.lens, err);
+    }
+    rl_error e2;
+    rl_status wst = update_point(c, true, &e2);
+    point_line(c, true);
+    rl_error e3;
+    rl_status cst = write_chunks(c, &e3);
+    if (st == RL_OK && wst != RL_OK) {
+        *err = e2;
+        st = wst;
+    }
+    if (st == RL_OK && cst != RL_OK) {
+        *err = e3;
+        st = cst;
+    }
+    return st;
+}
+
+/* The text summary: stdout, or stderr when stdout carries the CSV (--csv -). */
+static void print_summary(FILE *out, client_ctx *c, const char *bundle_path, const char *page)
+{
+    char safe[1024];
+    char *shown = c->http ? shown_url(c->a) : NULL;
+    fprintf(out, "\nclient: %s\n",
+            rl_tty_escape(c->http ? (shown ? shown : "(URL not shown)") : c->a->cmd, safe,
+                          sizeof safe));
+    free(shown);
+    const cJSON *pt;
+    cJSON_ArrayForEach(pt, c->points)
+    {
+        const cJSON *req = cJSON_GetObjectItemCaseSensitive(pt, "requests");
+        uint64_t conc = 0, okn = 0, meas = 0, failed = 0;
+        rl_json_get_u64(pt, "concurrency", &conc);
+        rl_json_get_u64(req, "ok", &okn);
+        rl_json_get_u64(req, "measured", &meas);
+        rl_json_get_u64(req, "failed", &failed);
+        char t1[32], t2[32], t3[32], t4[32];
+        fprintf(out,
+                "  c=%llu: %llu/%llu ok, %llu failed; TTFT p50 %s ms, E2E p50 %s ms, TPOT p50 %s "
+                "ms, decode %s tok/s\n",
+                (unsigned long long)conc, (unsigned long long)okn, (unsigned long long)meas,
+                (unsigned long long)failed, p50_text(pt, "ttft", "summary", t1, sizeof t1),
+                p50_text(pt, "e2e", "summary", t2, sizeof t2),
+                p50_text(pt, "tpot", "summary", t3, sizeof t3),
+                p50_text(pt, "decode_throughput", NULL, t4, sizeof t4));
+        /* the first failure's reason, escaped */
+        const cJSON *r;
+        cJSON_ArrayForEach(r, cJSON_GetObjectItemCaseSensitive(pt, "records"))
+        {
+            bool ok = true;
+            if (rl_json_get_bool(r, "ok", &ok) && !ok) {
+                const char *e = rl_json_get_str(r, "error");
+                fprintf(out, "    first failure: %s\n",
+                        rl_tty_escape(e ? e : "?", safe, sizeof safe));
+                break;
+            }
+        }
+    }
+    const cJSON *tok = cJSON_GetObjectItemCaseSensitive(
+        cJSON_GetObjectItemCaseSensitive(c->bundle, "client"), "tokens");
+    const cJSON *cal = cJSON_GetObjectItemCaseSensitive(tok, "calibration");
+    const char *why = rl_json_get_str(cal, "reason");
+    if (why)
+        fprintf(out, "  tokens: unavailable: %s\n", rl_tty_escape(why, safe, sizeof safe));
+    fprintf(out, "wrote %s\n", rl_tty_escape(bundle_path, safe, sizeof safe));
+    if (page)
+        fprintf(out, "wrote %s\n", rl_tty_escape(page, safe, sizeof safe));
+}
+
+/* Did every measured request fail because the shell could not find or run the program? */
+static bool all_missing(client_ctx *c)
+{
+    size_t total = 0, missing = 0;
+    const cJSON *pt;
+    cJSON_ArrayForEach(pt, c->points)
+    {
+        const cJSON *r;
+        cJSON_ArrayForEach(r, cJSON_GetObjectItemCaseSensitive(pt, "records"))
+        {
+            const char *e = rl_json_get_str(r, "error");
+            total++;
+            missing += e && (strncmp(e, "exit 127", 8) == 0 || strncmp(e, "exit 126", 8) == 0);
+        }
+    }
+    return total > 0 && missing == total;
+}
+
+static size_t total_ok(client_ctx *c)
+{
+    size_t n = 0;
+    const cJSON *pt;
+    cJSON_ArrayForEach(pt, c->points)
+    {
+        uint64_t k = 0;
+        rl_json_get_u64(cJSON_GetObjectItemCaseSensitive(pt, "requests"), "ok", &k);
+        n += k;
+    }
+    return n;
+}
+
+static rl_status from_bundle(const rl_client_opts *a, rl_error *err)
+{
+    cJSON *b = NULL;
+    rl_status st = rl_bundle_load(a->from, &b, err);
+    if (st == RL_OK)
+        st = rl_client_csv_write(b, a->csv, err);
+    cJSON_Delete(b);
+    return st;
+}
+/* ---- the session ------------------------------------------------------------------------ */
+
+rl_status rl_client_run_session(const rl_client_opts *o, rl_error *err)
+{
+    rl_client_opts a = *o; /* a copy: the defaults and fm's counter below fill it in */
+    rl_status st = RL_OK;
+    if (a.from)
+        return from_bundle(&a, err);
+    if (a.n_conc == 0) {
+        a.conc[0] = 1;
+        a.n_conc = 1;
+    }
+    const char *api_key = NULL;
+    if (a.key_env) {
+        api_key = getenv(a.key_env);
+        if (!api_key || !*api_key) {
+            char safe[128];
+            return rl_fail(err, RL_EINPUT,
+                           "--api-key-env: the environment variable %s is not set or empty",
+                           rl_tty_escape(a.key_env, safe, sizeof safe));
+        }
+    }
+
+    client_ctx c = {0};
+    c.a = &a;
+    c.http = a.url != NULL;
+    if (a.prompts_file)
+        st = rl_client_prompts_file(a.prompts_file, &c.prompts, err);
+    else
+        st = rl_client_prompts_profile(a.profile ? a.profile : "short-chat", &c.prompts, err);
+    if (st != RL_OK)
+        return st;
+
+    if (c.prompts.n * (size_t)a.runs > MAX_REQUESTS) {
+        rl_client_prompts_free(&c.prompts);
+        return rl_fail(err, RL_EINPUT,
+                       "%zu prompts x --runs %d is more than %d requests per operating point: "
+                       "lower --runs",
+                       c.prompts.n, a.runs, MAX_REQUESTS);
+    }
+
+    /* where the bundle goes; checked before anything is measured */
+    char *bundle_path = NULL, *page = NULL;
+    if (!a.json && !a.out_dir)
+        a.out_dir = "llama-roofline-out";
+    if (a.out_dir) {
+        st = rl_mkdir_p(a.out_dir, "choose a writable -o directory", err);
+        bundle_path = rl_asprintf("%s/bundle.json", a.out_dir);
+        page = rl_asprintf("%s/%s", a.out_dir, RL_REPORT_FILE);
+    } else {
+        bundle_path = rl_strdup(a.json);
+    }
+    if (st == RL_OK && (!bundle_path || (a.out_dir && !page)))
+        st = rl_fail(err, RL_EINTERNAL, "out of memory");
+    if (st == RL_OK)
+        st = rl_check_writable(bundle_path, err);
+    if (st == RL_OK && a.csv && strcmp(a.csv, "-") != 0)
+        st = rl_check_writable(a.csv, err);
+    if (st == RL_OK && a.chunks) {
+        c.chunks = fopen(a.chunks, "w");
+        if (!c.chunks) {
+            char safe[512];
+            st = rl_fail(err, RL_EOUTPUT, "cannot write %s: %s (choose a writable --chunks path)",
+                         rl_tty_escape(a.chunks, safe, sizeof safe), strerror(errno));
+        }
+    }
+
+    /* fm's capabilities and the token counter */
+    rl_client_fm_caps caps;
+    bool have_caps = false;
+    char fm_bin[512] = "";
+    char *fm_counter = NULL;
+    if (st == RL_OK && !c.http &&
+        (a.fm_help ? (rl_snprintf(fm_bin, sizeof fm_bin, "%s", a.fm_help), true)
+                   : rl_client_fm_detect(a.cmd, fm_bin, sizeof fm_bin))) {
+        st = rl_client_fm_probe(fm_bin, a.timeout < 15 ? a.timeout : 15, &caps, err);
+        have_caps = st == RL_OK;
+        if (have_caps && !a.count_cmd && caps.token_count_command)
+            a.count_cmd = fm_counter =
+                rl_asprintf("%s %s --quiet", fm_bin, caps.token_count_command);
+    }
+    if (st == RL_OK && a.count_cmd) {
+        rl_progress("client: calibrating the token counter");
+        st = rl_client_counter_init(&c.counter, a.count_cmd, a.timeout, c.prompts.n, err);
+        c.have_counter = st == RL_OK;
+        rl_progress_done();
+    }
+
+    /* the bundle */
+    if (st == RL_OK) {
+        int targc = 0;
+        char *const *targv = rl_opt_typed(&targc);
+        c.bundle = rl_bundle_new("client", targc, targv);
+        if (c.bundle)
+            scrub_argv(c.bundle, &a);
+        rl_sysinfo si;
+        rl_sysinfo_collect(&si);
+        cJSON *cl = c.bundle ? client_section(&c, have_caps ? &caps : NULL, fm_bin) : NULL;
+        if (!c.bundle || !rl_json_attach(c.bundle, "environment", rl_sysinfo_to_json(&si)) ||
+            !rl_json_attach(c.bundle, "client", cl))
+            st = rl_fail(err, RL_EINTERNAL, "out of memory building the bundle");
+        else
+            c.points = cJSON_GetObjectItemCaseSensitive(cl, "points");
+    }
+    if (st == RL_OK) {
+        c.w.path = bundle_path;
+        pthread_mutex_init(&c.w.mu, NULL);
+        pthread_cond_init(&c.w.cv, NULL);
+        if (pthread_create(&c.w.th, NULL, writer_main, &c.w) != 0)
+            st = rl_fail(err, RL_EINTERNAL, "cannot start the bundle writer thread");
+        else
+            c.w.started = true;
+    }
+
+    /* the operating points */
+    c.plan.prompts = (const char *const *)c.prompts.texts;
+    c.plan.prompt_lens = c.prompts.lens;
+    c.plan.max_tokens = c.prompts.max_tokens;
+    c.plan.n_prompts = c.prompts.n;
+    c.plan.runs = (unsigned)a.runs;
+    c.plan.warmup = (unsigned)a.warmup;
+    c.plan.retry = (unsigned)a.retry;
+    c.plan.timeout = a.timeout;
+    c.plan.max_tokens_default = a.max_tokens;
+    c.plan.request_rate = a.rate;
+    c.plan.ramp_up_ms = a.ramp;
+    c.plan.fail_fast = a.fail_fast;
+    bool stopped = false;
+    for (int i = 0; st == RL_OK && i < a.n_conc && !stopped; i++) {
+        c.concurrency = (size_t)a.conc[i];
+        c.plan.concurrency = c.concurrency;
+        c.point = (size_t)i;
+        st = measure_point(&c, api_key, err);
+        stopped = rl_client_run_stopped(c.run);
+        rl_client_run_free(c.run);
+        c.run = NULL;
+    }
+
+    /* the end: final bundle, report, exports, summary */
+    if (c.bundle && c.w.started) {
+        set_tokens(&c);
+        rl_error saved = *err;
+        const char *state = st == RL_EINTERRUPTED ? "interrupted"
+                            : st != RL_OK         ? "failed"
+                            : stopped             ? "failed"
+                                                  : "complete";
+        rl_bundle_set_status(c.bundle, state,
+                             st != RL_OK ? err->msg
+                             : stopped   ? "--fail-fast: stopped at the first failed request"
+                                         : NULL);
+        writer_drain(&c.w);
+        writer_stop(&c.w);
+        rl_error we;
+        rl_status wst = rl_bundle_write(c.bundle, bundle_path, &we);
+        if (wst == RL_OK && c.w.st != RL_OK) {
+            wst = c.w.st;
+            we = c.w.err;
+        }
+        if (wst != RL_OK && (st == RL_OK || st == RL_EINTERRUPTED)) {
+            st = wst;
+            saved = we;
+        }
+        bool measured = st == RL_OK || st == RL_EINTERRUPTED;
+        bool have_page = false;
+        if (measured && page && st == RL_OK) {
+            rl_error re;
+            if (rl_report_write_html(c.bundle, page, &re) == RL_OK)
+                have_page = true;
+            else
+                fprintf(stderr, "llama-roofline client: warning: no report: %s\n", re.msg);
+        }
+        if (measured && a.csv) {
+            rl_error ce;
+            rl_status cst = rl_client_csv_write(c.bundle, a.csv, &ce);
+            if (cst != RL_OK && st == RL_OK) {
+                st = cst;
+                saved = ce;
+            }
+        }
+        if (measured)
+            print_summary(a.csv && strcmp(a.csv, "-") == 0 ? stderr : stdout, &c, bundle_path,
+                          have_page ? page : NULL);
+        *err = saved;
+        if (st == RL_OK && all_missing(&c))
+            st = rl_fail(err, RL_EMISSING,
+                         "every request failed because the shell could not run the command "
+                         "(exit 127/126): check the program in --cmd");
+        else if (st == RL_OK && stopped)
+            st = rl_fail(err, RL_NOTHING,
+                         "--fail-fast: stopped at the first failed request "
+                         "(the bundle keeps what was measured)");
+        else if (st == RL_OK && total_ok(&c) == 0)
+            st = rl_fail(err, RL_NOTHING,
+                         "no request succeeded: see the errors in the summary and the bundle");
+    }
+    if (c.w.started)
+        writer_stop(&c.w);
+    if (c.chunks)
+        fclose(c.chunks);
+    rl_client_run_free(c.run);
+    if (c.have_counter || c.counter.command)
+        rl_client_counter_free(&c.counter);
+    free(fm_counter);
+    cJSON_Delete(c.bundle);
+    rl_client_prompts_free(&c.prompts);
+    free(bundle_path);
+    free(page);
+    return st;
+}

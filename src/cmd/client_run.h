@@ -1,0 +1,37 @@
+/* client_run.h: the measuring session of `llama-roofline client` (seed 001): the parsed
+ * options in, a client bundle (and optionally a report, CSV, chunk times and a text summary)
+ * out. cmd_client.c parses the flags into rl_client_opts and calls rl_client_run_session.
+ *
+ * Ownership: the options' strings belong to the caller and must outlive the call; the session
+ * copies the struct, never writes to the caller's, and frees everything it allocates before
+ * it returns. */
+#ifndef RL_CLIENT_RUN_H
+#define RL_CLIENT_RUN_H
+
+#include <stdbool.h>
+
+#include "client/client_metrics.h"
+#include "base/rl_error.h"
+
+#define RL_CLIENT_MAX_POINTS 64 /* operating points of one session (--sweep-concurrency) */
+
+/* The options of `llama-roofline client`, as docs/CLI.md and its usage text describe them.
+ * NULL strings and zero numbers mean "not given"; n_conc 0 means concurrency 1. */
+typedef struct {
+    const char *cmd, *url, *model, *api, *key_env, *count_cmd, *fm_help;
+    const char *profile, *prompts_file, *out_dir, *json, *csv, *chunks, *from;
+    int conc[RL_CLIENT_MAX_POINTS], n_conc;
+    double rate, ramp, timeout;
+    rl_client_slo slo;
+    int warmup, runs, retry, max_tokens;
+    bool fail_fast, capture;
+} rl_client_opts;
+
+/* Measure every operating point of o and write its outputs; with o->from, measure nothing and
+ * write o->csv from that bundle. Returns RL_OK when at least one request succeeded, RL_NOTHING
+ * when none did or --fail-fast stopped the run, RL_EMISSING when the shell could not run the
+ * command for any request, RL_EINTERRUPTED on Ctrl-C (the bundle keeps what was measured),
+ * and the status of the first input, output or internal error otherwise. */
+rl_status rl_client_run_session(const rl_client_opts *o, rl_error *err);
+
+#endif

@@ -1,0 +1,241 @@
+/* cmd_advise.c: `llama-roofline advise`: the usage text and the options, then one call into
+ * advise_run.h: --plan, --measure, or the ranking from the study's matrix (--list-cores too).
+ * Nothing is allocated here. */
+#include <stdio.h>
+#include <string.h>
+
+#include "cmd/advise_run.h"
+#include "cmd/cmd.h"
+#include "base/rl_opt.h"
+#include "base/rl_util.h"
+
+static const char usage[] =
+    "usage: llama-roofline advise [--core NAME] [--threads N] [--scale B] [--json|--markdown]\n"
+    "                             [-o FILE]\n"
+    "       llama-roofline advise --list-cores\n"
+    "       llama-roofline advise --plan F16.gguf\n"
+    "       llama-roofline advise --measure (-m GGUF -m GGUF... | --synth) [options]\n"
+    "\n"
+    "Which quantization format to run on this CPU. Without --measure nothing is run: the\n"
+    "answer comes from a published format study (data/format_matrix.csv, compiled in): one\n"
+    "table per core x thread count x model scale, never averaged across cores, with the\n"
+    "evidence level for this machine (the machine measured, the same core design, a close\n"
+    "relative labelled EXTRAPOLATED, or nothing: then only the recipe for measuring here).\n"
+    "Formats within 5% are tied; speed is compared at matched bytes (the spread inside the\n"
+    "largest group of formats streaming within 3% of the same bytes).\n"
+    "\n"
+    "options:\n"
+    "  --core NAME          use this matrix core instead of detecting (see --list-cores)\n"
+    "  --list-cores         the cores the matrix holds, with scales and thread counts\n"
+    "  --threads N          the table at N threads (nearest measured); with --measure a list\n"
+    "                       of thread counts, e.g. 1,2,4 (default: run's default sweep)\n"
+    "  --scale B            model size in billions of parameters (nearest measured; default\n"
+    "                       the smallest)\n"
+    "  --cpuinfo FILE       detect from a saved /proc/cpuinfo instead of this machine's\n"
+    "  --plan GGUF          the formats worth comparing from this F16/BF16 source, as\n"
+    "                       llama-quantize commands (an already-quantized source: exit 2)\n"
+    "  --json               JSON on stdout: {detection, advice: [one block per core, ranking\n"
+    "                       fastest first]}\n"
+    "  --markdown           Markdown (for an issue comment) instead of text\n"
+    "  -o, --output FILE    write the text, JSON or Markdown to FILE instead of stdout\n"
+    "\n"
+    "measuring here (--measure):\n"
+    "  -m, --model GGUF     a file to measure (repeat; at least two)\n"
+    "  --synth              build the set instead: a synthetic F16 of --preset quantized by\n"
+    "                       the real llama-quantize into --formats, cached under\n"
+    "                       ~/.cache/llama-roofline/quantized (no download)\n"
+    "  --preset NAME        synth preset (default qwen2.5-0.5b; `synth --list`)\n"
+    "  --formats LIST       formats for --synth, e.g. Q4_0,Q8_0,F16 (default: Q4_0, IQ4_NL,\n"
+    "                       IQ4_XS, Q3_K_M, Q4_K_M, Q6_K, Q8_0)\n"
+    "  --n-prompt N, --n-gen N, --reps N, --timeout SEC\n"
+    "                       llama-bench settings (defaults 128, 128, 3, 3600)\n"
+    "  --llama-bench PATH   the llama-bench binary or its directory\n"
+    "  --llama-quantize PATH  the llama-quantize binary or its directory (default: beside\n"
+    "                       llama-bench)\n"
+    "  --dir DIR            where bundle.json and report.html go (default\n"
+    "                       llama-roofline-advise); the bundle is written after every\n"
+    "                       llama-bench record, so Ctrl-C keeps what was measured\n"
+    "  -h, --help           show this text\n"
+    "\n"
+    "exit codes: 0 advice printed (also for unknown silicon: the recipe); 1 --measure decoded\n"
+    "nothing; 2 bad input (an unknown --core, a bad number, fewer than two files, a quantized\n"
+    "--plan source); 3 llama-bench or llama-quantize not found; 4 an output cannot be written;\n"
+    "130 interrupted (the bundle keeps what was measured).\n";
+
+enum {
+    OPT_CORE = 256,
+    OPT_LIST,
+    OPT_SCALE,
+    OPT_CPUINFO,
+    OPT_PLAN,
+    OPT_JSON,
+    OPT_MD,
+    OPT_MEASURE,
+    OPT_SYNTH,
+    OPT_PRESET,
+    OPT_FORMATS,
+    OPT_NP,
+    OPT_NG,
+    OPT_REPS,
+    OPT_TIMEOUT,
+    OPT_LB,
+    OPT_LQ,
+    OPT_DIR
+};
+
+static const struct option longopts[] = {
+    {"core", required_argument, NULL, OPT_CORE},
+    {"list-cores", no_argument, NULL, OPT_LIST},
+    {"threads", required_argument, NULL, 't'},
+    {"scale", required_argument, NULL, OPT_SCALE},
+    {"cpuinfo", required_argument, NULL, OPT_CPUINFO},
+    {"plan", required_argument, NULL, OPT_PLAN},
+    {"json", no_argument, NULL, OPT_JSON},
+    {"markdown", no_argument, NULL, OPT_MD},
+    {"output", required_argument, NULL, 'o'},
+    {"measure", no_argument, NULL, OPT_MEASURE},
+    {"model", required_argument, NULL, 'm'},
+    {"synth", no_argument, NULL, OPT_SYNTH},
+    {"preset", required_argument, NULL, OPT_PRESET},
+    {"formats", required_argument, NULL, OPT_FORMATS},
+    {"n-prompt", required_argument, NULL, OPT_NP},
+    {"n-gen", required_argument, NULL, OPT_NG},
+    {"reps", required_argument, NULL, OPT_REPS},
+    {"timeout", required_argument, NULL, OPT_TIMEOUT},
+    {"llama-bench", required_argument, NULL, OPT_LB},
+    {"llama-quantize", required_argument, NULL, OPT_LQ},
+    {"dir", required_argument, NULL, OPT_DIR},
+    {"help", no_argument, NULL, 'h'},
+    {NULL, 0, NULL, 0},
+};
+
+#define MAX_FORMATS 16
+
+typedef struct {
+    rl_advise_opts r; /* what advise_run.h runs */
+    bool measure, help;
+    const char *models[RL_SWEEP_MAX_MODELS];
+    char formats_buf[256];
+    const char *formats[MAX_FORMATS];
+} opts;
+
+static rl_status parse_formats(opts *a, const char *s, rl_error *err)
+{
+    rl_advise_opts *o = &a->r;
+    if (strlen(s) >= sizeof a->formats_buf)
+        return rl_fail(err, RL_EINPUT, "--formats: too long");
+    strcpy(a->formats_buf, s);
+    o->n_formats = 0;
+    char *save = NULL;
+    for (char *t = strtok_r(a->formats_buf, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
+        if (o->n_formats >= MAX_FORMATS)
+            return rl_fail(err, RL_EINPUT, "--formats: at most %d formats", MAX_FORMATS);
+        for (const char *c = t; *c; c++)
+            if (!((*c >= 'A' && *c <= 'Z') || (*c >= 'a' && *c <= 'z') ||
+                  (*c >= '0' && *c <= '9') || *c == '_'))
+                return rl_fail(err, RL_EINPUT,
+                               "--formats: '%s' is not a format name (letters, digits, _)", t);
+        a->formats[o->n_formats++] = t;
+    }
+    o->formats = a->formats;
+    if (o->n_formats < 2)
+        return rl_fail(err, RL_EINPUT, "--formats: give at least two formats, e.g. Q4_0,Q8_0");
+    return RL_OK;
+}
+
+static rl_status parse(int argc, char **argv, opts *a, rl_error *err)
+{
+    rl_advise_opts *o = &a->r;
+    rl_opt_begin();
+    int c;
+    while ((c = rl_getopt(argc, argv, "t:o:m:h", longopts, err)) != -1) {
+        rl_status st = RL_OK;
+        switch (c) {
+        case RL_OPT_ERROR: return RL_EINPUT;
+        case 'h': a->help = true; return RL_OK;
+        case OPT_CORE: o->core = optarg; break;
+        case OPT_LIST: o->list = true; break;
+        case 't':
+            st = rl_opt_int_list("--threads", optarg, 1, 4096, o->threads, RL_SWEEP_MAX_LIST,
+                                 &o->n_threads, true, err);
+            break;
+        case OPT_SCALE:
+            st = rl_opt_double("--scale", optarg, 0, true, 10000, &o->scale, err);
+            break;
+        case OPT_CPUINFO: o->cpuinfo = optarg; break;
+        case OPT_PLAN: o->plan = optarg; break;
+        case OPT_JSON: o->json = true; break;
+        case OPT_MD: o->md = true; break;
+        case 'o': o->out = optarg; break;
+        case OPT_MEASURE: a->measure = true; break;
+        case 'm':
+            if (o->n_models >= RL_SWEEP_MAX_MODELS)
+                return rl_fail(err, RL_EINPUT, "at most %d models", RL_SWEEP_MAX_MODELS);
+            a->models[o->n_models++] = optarg;
+            break;
+        case OPT_SYNTH: o->synth = true; break;
+        case OPT_PRESET: o->preset = optarg; break;
+        case OPT_FORMATS: st = parse_formats(a, optarg, err); break;
+        case OPT_NP: st = rl_opt_int("--n-prompt", optarg, 1, 1 << 24, &o->n_prompt, err); break;
+        case OPT_NG: st = rl_opt_int("--n-gen", optarg, 1, 1 << 24, &o->n_gen, err); break;
+        case OPT_REPS: st = rl_opt_int("--reps", optarg, 1, 1000, &o->reps, err); break;
+        case OPT_TIMEOUT:
+            st = rl_opt_double("--timeout", optarg, 1, false, 86400, &o->timeout, err);
+            break;
+        case OPT_LB: o->llama_bench = optarg; break;
+        case OPT_LQ: o->llama_quantize = optarg; break;
+        case OPT_DIR: o->dir = optarg; break;
+        default: st = rl_fail(err, RL_EINTERNAL, "option table out of step");
+        }
+        if (st != RL_OK)
+            return st;
+    }
+    if (optind < argc)
+        return rl_fail(err, RL_EINPUT,
+                       "unexpected '%s': advise takes no operands (see advise --help)",
+                       argv[optind]);
+    if (o->json && o->md)
+        return rl_fail(err, RL_EINPUT, "--json and --markdown exclude each other");
+    if (o->list + (o->plan != NULL) + a->measure > 1)
+        return rl_fail(err, RL_EINPUT, "--list-cores, --plan and --measure exclude each other");
+    if (!a->measure && (o->n_models || o->synth))
+        return rl_fail(err, RL_EINPUT, "-m and --synth go with --measure");
+    if (a->measure && o->synth && o->n_models)
+        return rl_fail(err, RL_EINPUT, "--synth builds the files itself: give no -m with it");
+    if (!a->measure && o->n_threads > 1)
+        return rl_fail(
+            err, RL_EINPUT,
+            "--threads: give one thread count for the table (a list goes with --measure)");
+    if (a->measure && o->core)
+        return rl_fail(err, RL_EINPUT, "--core names a matrix core: it does not go with --measure");
+    return RL_OK;
+}
+
+static rl_status run(int argc, char **argv, rl_error *err)
+{
+    opts a;
+    memset(&a, 0, sizeof a);
+    rl_advise_opts *o = &a.r;
+    o->n_prompt = 128;
+    o->n_gen = 128;
+    o->reps = 3;
+    o->timeout = 3600;
+    o->dir = "llama-roofline-advise";
+    o->models = a.models;
+    rl_status st = parse(argc, argv, &a, err);
+    if (st != RL_OK)
+        return st;
+    if (a.help) {
+        fputs(usage, stdout);
+        return RL_OK;
+    }
+    if (o->plan)
+        return rl_advise_run_plan(o, err);
+    if (a.measure)
+        return rl_advise_run_measure(o, err);
+    return rl_advise_run_rank(o, err);
+}
+
+const rl_command rl_cmd_advise = {
+    "advise", "which quantization format for this CPU: published evidence, or measured here", usage,
+    run};

@@ -1,0 +1,282 @@
+/* cmd_client.c: `llama-roofline client`: what a user of a streaming model sees (seed 001).
+ * Options, usage text and one call to the measuring session (client_run.h), which loads the
+ * prompts, measures each operating point, keeps the bundle and writes the outputs.
+ * Nothing is allocated here. */
+#include <stdio.h>
+#include <string.h>
+
+#include "cmd/client_run.h"
+#include "cmd/cmd.h"
+#include "base/rl_opt.h"
+#include "base/rl_text.h"
+#include "base/rl_util.h"
+
+static const char usage[] =
+    "usage: llama-roofline client (--cmd 'COMMAND' | --url URL) [options]\n"
+    "\n"
+    "Measure what a user of a streaming model sees: time to first token (TTFT, a proxy: the\n"
+    "first chunk), end-to-end latency, time per output token, chunk gaps, throughput and\n"
+    "goodput against SLOs, at one or more concurrency operating points (seed 001). Every\n"
+    "metric carries its kind (measured, proxy, derived, controlled) or the reason it is\n"
+    "unavailable. The bundle is rewritten after every finished request: Ctrl-C keeps what was\n"
+    "measured.\n"
+    "\n"
+    "what to measure:\n"
+    "  --cmd 'COMMAND'        a command that reads the prompt on stdin and streams the answer\n"
+    "                         to stdout, run with /bin/sh -c (`fm respond`, `ollama run M`)\n"
+    "  --url URL              an OpenAI-compatible streaming endpoint (SSE), e.g.\n"
+    "                         http://127.0.0.1:8080/v1/chat/completions\n"
+    "  --model NAME           \"model\" of the HTTP request (default: left out)\n"
+    "  --api chat|completions the HTTP API (default chat)\n"
+    "  --api-key-env NAME     send the key in environment variable NAME as a Bearer token\n"
+    "                         (never written anywhere)\n"
+    "  --max-tokens N         answer length limit sent over HTTP, 1 to 1000000 (default: the\n"
+    "                         server's); a prompt file's max_tokens wins\n"
+    "tokens (command driver):\n"
+    "  --count-tokens-cmd 'C' a counter: reads text on stdin, prints one whole number; its\n"
+    "                         framing overhead is calibrated on \"a\", \"a a\", \"a a a\" and\n"
+    "                         subtracted only when the step is consistent\n"
+    "  --fm-help-cmd BIN      read fm's capabilities from `BIN --help` and `BIN respond --help`\n"
+    "                         (automatic when COMMAND starts with fm); its count-tokens is the\n"
+    "                         counter unless --count-tokens-cmd is given\n"
+    "prompts:\n"
+    "  --profile NAME         short-chat (default), long-generation, extraction,\n"
+    "                         summarisation, code, or mixed (one of each)\n"
+    "  --prompts FILE.jsonl   one {\"id\": ..., \"prompt\": ..., \"max_tokens\": ...} per line\n"
+    "operating points:\n"
+    "  --concurrency N        requests in flight, 1 to 1024 (default 1)\n"
+    "  --sweep-concurrency L  one operating point per value, e.g. 1,2,4 (sorted, de-duplicated)\n"
+    "  --request-rate RPS     admit requests at fixed intervals of 1/RPS s (no randomness),\n"
+    "                         0.001 to 10000; still at most N in flight\n"
+    "  --ramp-up-ms MS        with --request-rate: the first interval is 4/RPS, shrinking\n"
+    "                         linearly to 1/RPS over MS ms, 1 to 3600000\n"
+    "  --warmup N             unmeasured requests (first prompt, one at a time) before each\n"
+    "                         point, 0 to 100 (default 1)\n"
+    "  --runs N               repeat the prompt set N times, 1 to 10000 (default 1)\n"
+    "  --retry N              retry a failed request up to N times, 0 to 10 (default 0), after\n"
+    "                         500 ms, 1 s, 2 s, then 4 s; a retried success is one sample\n"
+    "  --timeout SEC          per request attempt, 0.001 to 86400 (default 60)\n"
+    "  --fail-fast            stop at the first failed request (the bundle is still written)\n"
+    "  --capture-output       keep each answer's text in the bundle's records\n"
+    "  --slo-ttft-ms MS, --slo-tpot-ms MS, --slo-e2e-ms MS\n"
+    "                         service-level objectives for goodput (a request missing the\n"
+    "                         metric is not good)\n"
+    "output:\n"
+    "  -o, --output DIR       write DIR/bundle.json and DIR/report.html (default\n"
+    "                         llama-roofline-out unless --json is given)\n"
+    "  --json FILE            write the bundle to FILE only (no report)\n"
+    "  --csv FILE             one row per request (\"-\": stdout)\n"
+    "  --chunks FILE          every chunk's CLOCK_MONOTONIC time, one JSON line per request\n"
+    "  --from BUNDLE          measure nothing: read a client bundle and write --csv from it\n"
+    "  -h, --help             show this text\n"
+    "\n"
+    "A terminal shows a live line per operating point (done/failed, p50 TTFT, p50 TPOT, tok/s);\n"
+    "LLAMA_ROOFLINE_PROGRESS=lines prints plain lines instead, =off nothing.\n"
+    "\n"
+    "exit codes: 0 at least one request succeeded; 1 none did, or --fail-fast stopped the run;\n"
+    "2 bad input; 3 the command's program was not found for any request (shell status 127/126)\n"
+    "or the HTTP driver is not built; 4 an output cannot be written; 5 internal error; 130\n"
+    "interrupted (the bundle keeps every finished request).\n";
+
+enum {
+    OPT_CMD = 256,
+    OPT_URL,
+    OPT_MODEL,
+    OPT_API,
+    OPT_KEYENV,
+    OPT_MAXTOK,
+    OPT_COUNT,
+    OPT_FMHELP,
+    OPT_PROFILE,
+    OPT_PROMPTS,
+    OPT_CONC,
+    OPT_SWEEP,
+    OPT_RATE,
+    OPT_RAMP,
+    OPT_WARMUP,
+    OPT_RUNS,
+    OPT_RETRY,
+    OPT_TIMEOUT,
+    OPT_FAILFAST,
+    OPT_CAPTURE,
+    OPT_SLO_TTFT,
+    OPT_SLO_TPOT,
+    OPT_SLO_E2E,
+    OPT_JSON,
+    OPT_CSV,
+    OPT_CHUNKS,
+    OPT_FROM
+};
+
+static const struct option longopts[] = {
+    {"cmd", required_argument, NULL, OPT_CMD},
+    {"url", required_argument, NULL, OPT_URL},
+    {"model", required_argument, NULL, OPT_MODEL},
+    {"api", required_argument, NULL, OPT_API},
+    {"api-key-env", required_argument, NULL, OPT_KEYENV},
+    {"max-tokens", required_argument, NULL, OPT_MAXTOK},
+    {"count-tokens-cmd", required_argument, NULL, OPT_COUNT},
+    {"fm-help-cmd", required_argument, NULL, OPT_FMHELP},
+    {"profile", required_argument, NULL, OPT_PROFILE},
+    {"prompts", required_argument, NULL, OPT_PROMPTS},
+    {"concurrency", required_argument, NULL, OPT_CONC},
+    {"sweep-concurrency", required_argument, NULL, OPT_SWEEP},
+    {"request-rate", required_argument, NULL, OPT_RATE},
+    {"ramp-up-ms", required_argument, NULL, OPT_RAMP},
+    {"warmup", required_argument, NULL, OPT_WARMUP},
+    {"runs", required_argument, NULL, OPT_RUNS},
+    {"retry", required_argument, NULL, OPT_RETRY},
+    {"timeout", required_argument, NULL, OPT_TIMEOUT},
+    {"fail-fast", no_argument, NULL, OPT_FAILFAST},
+    {"capture-output", no_argument, NULL, OPT_CAPTURE},
+    {"slo-ttft-ms", required_argument, NULL, OPT_SLO_TTFT},
+    {"slo-tpot-ms", required_argument, NULL, OPT_SLO_TPOT},
+    {"slo-e2e-ms", required_argument, NULL, OPT_SLO_E2E},
+    {"output", required_argument, NULL, 'o'},
+    {"json", required_argument, NULL, OPT_JSON},
+    {"csv", required_argument, NULL, OPT_CSV},
+    {"chunks", required_argument, NULL, OPT_CHUNKS},
+    {"from", required_argument, NULL, OPT_FROM},
+    {"help", no_argument, NULL, 'h'},
+    {NULL, 0, NULL, 0},
+};
+
+static rl_status parse(int argc, char **argv, rl_client_opts *a, bool *help, rl_error *err)
+{
+    rl_opt_begin();
+    int c;
+    bool have_conc = false;
+    while ((c = rl_getopt(argc, argv, "o:h", longopts, err)) != -1) {
+        rl_status st = RL_OK;
+        int one;
+        switch (c) {
+        case RL_OPT_ERROR: return RL_EINPUT;
+        case 'h': *help = true; return RL_OK;
+        case OPT_CMD: a->cmd = optarg; break;
+        case OPT_URL: a->url = optarg; break;
+        case OPT_MODEL: a->model = optarg; break;
+        case OPT_API:
+            if (strcmp(optarg, "chat") != 0 && strcmp(optarg, "completions") != 0)
+                st = rl_fail(err, RL_EINPUT, "--api wants chat or completions");
+            a->api = optarg;
+            break;
+        case OPT_KEYENV: a->key_env = optarg; break;
+        case OPT_MAXTOK:
+            st = rl_opt_int("--max-tokens", optarg, 1, 1000000, &a->max_tokens, err);
+            break;
+        case OPT_COUNT: a->count_cmd = optarg; break;
+        case OPT_FMHELP: a->fm_help = optarg; break;
+        case OPT_PROFILE: a->profile = optarg; break;
+        case OPT_PROMPTS: a->prompts_file = optarg; break;
+        case OPT_CONC:
+            st = rl_opt_int("--concurrency", optarg, 1, 1024, &one, err);
+            if (st == RL_OK) {
+                if (a->n_conc > 0 && !have_conc)
+                    return rl_fail(err, RL_EINPUT,
+                                   "--concurrency and --sweep-concurrency exclude each other");
+                a->conc[0] = one;
+                a->n_conc = 1;
+                have_conc = true;
+            }
+            break;
+        case OPT_SWEEP:
+            if (have_conc)
+                return rl_fail(err, RL_EINPUT,
+                               "--concurrency and --sweep-concurrency exclude each other");
+            st = rl_opt_int_list("--sweep-concurrency", optarg, 1, 1024, a->conc,
+                                 RL_CLIENT_MAX_POINTS, &a->n_conc, true, err);
+            break;
+        case OPT_RATE:
+            st = rl_opt_double("--request-rate", optarg, 0.001, false, 10000, &a->rate, err);
+            break;
+        case OPT_RAMP:
+            st = rl_opt_double("--ramp-up-ms", optarg, 1, false, 3600000, &a->ramp, err);
+            break;
+        case OPT_WARMUP: st = rl_opt_int("--warmup", optarg, 0, 100, &a->warmup, err); break;
+        case OPT_RUNS: st = rl_opt_int("--runs", optarg, 1, 10000, &a->runs, err); break;
+        case OPT_RETRY: st = rl_opt_int("--retry", optarg, 0, 10, &a->retry, err); break;
+        case OPT_TIMEOUT:
+            st = rl_opt_double("--timeout", optarg, 0.001, false, 86400, &a->timeout, err);
+            break;
+        case OPT_FAILFAST: a->fail_fast = true; break;
+        case OPT_CAPTURE: a->capture = true; break;
+        case OPT_SLO_TTFT:
+            st = rl_opt_double("--slo-ttft-ms", optarg, 0, true, 1e9, &a->slo.ttft_ms, err);
+            break;
+        case OPT_SLO_TPOT:
+            st = rl_opt_double("--slo-tpot-ms", optarg, 0, true, 1e9, &a->slo.tpot_ms, err);
+            break;
+        case OPT_SLO_E2E:
+            st = rl_opt_double("--slo-e2e-ms", optarg, 0, true, 1e9, &a->slo.e2e_ms, err);
+            break;
+        case 'o': a->out_dir = optarg; break;
+        case OPT_JSON: a->json = optarg; break;
+        case OPT_CSV: a->csv = optarg; break;
+        case OPT_CHUNKS: a->chunks = optarg; break;
+        case OPT_FROM: a->from = optarg; break;
+        default: st = rl_fail(err, RL_EINTERNAL, "option table out of step");
+        }
+        if (st != RL_OK)
+            return st;
+    }
+    if (optind < argc) {
+        char safe[128];
+        return rl_fail(err, RL_EINPUT,
+                       "client takes no operand '%s': give the command with --cmd 'COMMAND'",
+                       rl_tty_escape(argv[optind], safe, sizeof safe));
+    }
+    const char *empty = a->cmd && !*a->cmd               ? "--cmd"
+                        : a->url && !*a->url             ? "--url"
+                        : a->out_dir && !*a->out_dir     ? "--output"
+                        : a->json && !*a->json           ? "--json"
+                        : a->csv && !*a->csv             ? "--csv"
+                        : a->chunks && !*a->chunks       ? "--chunks"
+                        : a->count_cmd && !*a->count_cmd ? "--count-tokens-cmd"
+                                                         : NULL;
+    if (empty)
+        return rl_fail(err, RL_EINPUT, "%s needs a value", empty);
+    if (a->from) {
+        if (!a->csv)
+            return rl_fail(err, RL_EINPUT, "--from BUNDLE needs --csv FILE (what to write)");
+        if (a->cmd || a->url)
+            return rl_fail(err, RL_EINPUT, "--from measures nothing: give no --cmd or --url");
+        return RL_OK;
+    }
+    if (!a->cmd == !a->url)
+        return rl_fail(err, RL_EINPUT,
+                       a->cmd ? "--cmd and --url exclude each other: give one"
+                              : "nothing to measure: give --cmd 'COMMAND' or --url URL");
+    if (a->cmd && (a->model || a->api || a->key_env || a->max_tokens))
+        return rl_fail(err, RL_EINPUT,
+                       "--model, --api, --api-key-env and --max-tokens are for --url only");
+    if (a->url && a->fm_help)
+        return rl_fail(err, RL_EINPUT, "--fm-help-cmd is for --cmd only");
+    if (a->ramp > 0 && a->rate <= 0)
+        return rl_fail(err, RL_EINPUT, "--ramp-up-ms paces a request rate: give --request-rate");
+    if (a->profile && a->prompts_file)
+        return rl_fail(err, RL_EINPUT, "--profile and --prompts exclude each other");
+    if (a->out_dir && a->json)
+        return rl_fail(err, RL_EINPUT,
+                       "-o DIR and --json FILE exclude each other (-o writes DIR/bundle.json)");
+    return RL_OK;
+}
+
+static rl_status run(int argc, char **argv, rl_error *err)
+{
+    rl_client_opts a = {0};
+    a.warmup = 1;
+    a.runs = 1;
+    a.timeout = 60;
+    bool help = false;
+    rl_status st = parse(argc, argv, &a, &help, err);
+    if (st != RL_OK)
+        return st;
+    if (help) {
+        fputs(usage, stdout);
+        return RL_OK;
+    }
+    return rl_client_run_session(&a, err);
+}
+
+const rl_command rl_cmd_client = {
+    "client", "measure a streaming model as its users see it (TTFT, TPOT, goodput)", usage, run};

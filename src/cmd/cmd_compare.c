@@ -1,0 +1,167 @@
+/* cmd_compare.c: `llama-roofline compare`: options, the inputs (compare.h), the terminal table
+ * or Markdown (compare_text.h) on stdout, the page (html_compare.h) with -o, and the exit code
+ * rules of --strict and --fail-on-regression. Everything allocated is freed before run()
+ * returns. */
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cmd/cmd.h"
+#include "analyse/compare.h"
+#include "render/compare_text.h"
+#include "render/html_compare.h"
+#include "base/rl_file.h"
+#include "base/rl_opt.h"
+#include "base/rl_text.h"
+#include "base/rl_util.h"
+
+static const char usage[] =
+    "usage: llama-roofline compare A B [C ...] [-o compare.html] [--markdown] [--baseline N|PATH]\n"
+    "                              [--strict] [--fail-on-regression PCT] [--all-columns]\n"
+    "\n"
+    "Compare bundles: two machines, two llama.cpp builds, before and after a change. Inputs are\n"
+    "bundle.json files, reports (report.html embeds its bundle) or directories of them; the\n"
+    "first is the baseline. Rows are matched on model identity (the tensor-type map and size\n"
+    "from the GGUF header, not the file name) and settings (threads, depth, n_prompt, n_gen).\n"
+    "Each row shows every input's mean with its 95% CI, the ratio and delta to the baseline, and\n"
+    "a verdict from the raw samples: Welch's two-sided t-test, faster or slower when p < 0.05\n"
+    "and the change is at least 2% of the baseline mean, else within noise; fewer than 2\n"
+    "samples: not tested; imported data without samples: not tested. Differences of\n"
+    "environment and settings are listed as warnings.\n"
+    "\n"
+    "Also compared, each in its own group: a `client` bundle's operating points (keyed by\n"
+    "driver, concurrency, request rate and prompt set: TTFT, E2E, TPOT and chunk gap, lower is\n"
+    "better; per-request decode and output tok/s; throughput, requests/s and goodput as one\n"
+    "value: not tested) and an `advise --measure` bundle's advice rows (threads, format, model:\n"
+    "decode). Inputs holding different sections get a note, not an error.\n"
+    "\n"
+    "options:\n"
+    "  -o, --output FILE          also write the comparison page (self-contained HTML; '-' for\n"
+    "                             stdout, then the table is not printed)\n"
+    "  --markdown                 print Markdown (for issue comments) instead of the table\n"
+    "  --baseline N|PATH          the baseline: input number N (from 1) or an input's path\n"
+    "  --strict                   exit 1 when the suites differ (settings or models)\n"
+    "  --fail-on-regression PCT   exit 1 when a row is \"slower\" by more than PCT percent\n"
+    "                             (decimal, 0 to 100)\n"
+    "  --all-columns              every key column, every fact, and rows on one side only\n"
+    "  -h, --help                 show this text\n"
+    "\n"
+    "exit codes: 0 compared; 1 --strict and the suites differ, or --fail-on-regression and a\n"
+    "row regressed; 2 bad input (a missing, truncated or foreign file, a directory without\n"
+    "bundles, fewer than two inputs, a bad option); 4 the page cannot be written; 5 internal\n"
+    "error.\n";
+
+static const struct option longopts[] = {
+    {"output", required_argument, NULL, 'o'},
+    {"markdown", no_argument, NULL, 'M'},
+    {"baseline", required_argument, NULL, 'B'},
+    {"strict", no_argument, NULL, 'S'},
+    {"fail-on-regression", required_argument, NULL, 'F'},
+    {"all-columns", no_argument, NULL, 'A'},
+    {"help", no_argument, NULL, 'h'},
+    {NULL, 0, NULL, 0},
+};
+
+typedef struct {
+    const char *html, *baseline;
+    bool markdown, strict, all, help, fail_set;
+    double fail_pct;
+} opts;
+
+static rl_status parse(int argc, char **argv, opts *o, rl_error *err)
+{
+    rl_opt_begin();
+    int c;
+    while ((c = rl_getopt(argc, argv, "o:h", longopts, err)) != -1) {
+        switch (c) {
+        case RL_OPT_ERROR: return RL_EINPUT;
+        case 'h': o->help = true; return RL_OK;
+        case 'o': o->html = optarg; break;
+        case 'M': o->markdown = true; break;
+        case 'B': o->baseline = optarg; break;
+        case 'S': o->strict = true; break;
+        case 'A': o->all = true; break;
+        case 'F': {
+            rl_status st =
+                rl_opt_double("--fail-on-regression", optarg, 0, false, 100, &o->fail_pct, err);
+            if (st != RL_OK)
+                return st;
+            o->fail_set = true;
+            break;
+        }
+        default: return rl_fail(err, RL_EINTERNAL, "option table out of step");
+        }
+    }
+    return RL_OK;
+}
+
+static rl_status run(int argc, char **argv, rl_error *err)
+{
+    opts o = {0};
+    rl_status st = parse(argc, argv, &o, err);
+    if (st != RL_OK)
+        return st;
+    if (o.help) {
+        fputs(usage, stdout);
+        return RL_OK;
+    }
+    if (optind >= argc)
+        return rl_fail(err, RL_EINPUT,
+                       "no input: give two or more bundles, reports or directories of them "
+                       "(see compare --help)");
+    bool page_stdout = o.html && strcmp(o.html, "-") == 0;
+    if (page_stdout && o.markdown)
+        return rl_fail(err, RL_EINPUT, "the page and the Markdown cannot both go to stdout");
+    rl_cmp c;
+    rl_cmp_init(&c);
+    for (int i = optind; st == RL_OK && i < argc; i++)
+        st = rl_cmp_add_operand(&c, argv[i], err);
+    if (st == RL_OK && c.n_inputs < 2)
+        st = rl_fail(err, RL_EINPUT,
+                     "compare needs at least two inputs (bundles, reports or directories of "
+                     "them); got %zu",
+                     c.n_inputs);
+    if (st == RL_OK && o.baseline)
+        st = rl_cmp_set_baseline(&c, o.baseline, err);
+    if (st == RL_OK && o.html && !page_stdout)
+        st = rl_check_writable(o.html, err);
+    if (st == RL_OK)
+        st = rl_cmp_run(&c, err);
+    char *page = NULL;
+    size_t page_len = 0;
+    if (st == RL_OK && o.html)
+        st = rl_html_compare(&c, o.all, &page, &page_len, err);
+    if (st == RL_OK && !page_stdout) {
+        char *text = rl_cmp_text(&c, o.markdown, o.all);
+        if (!text)
+            st = rl_fail(err, RL_EINTERNAL, "out of memory");
+        else
+            st = rl_write_all(1, text, strlen(text), "standard output", false, err);
+        free(text);
+    }
+    if (st == RL_OK && o.html) {
+        st = rl_write_output(o.html, page, page_len, err);
+        char safe[1024];
+        if (st == RL_OK && !page_stdout)
+            fprintf(stderr, "wrote %s\n", rl_tty_escape(o.html, safe, sizeof safe));
+    }
+    free(page);
+    if (st == RL_OK) {
+        size_t reg = o.fail_set ? rl_cmp_regressions(&c, o.fail_pct) : 0;
+        if (reg > 0)
+            st = rl_fail(err, RL_NOTHING,
+                         "regression: %zu row%s slower than the baseline by more than %g%% "
+                         "(--fail-on-regression)",
+                         reg, reg == 1 ? "" : "s", o.fail_pct);
+        else if (o.strict && (c.suite_mismatch || c.rows_not_everywhere))
+            st = rl_fail(err, RL_NOTHING,
+                         "suite mismatch: the inputs differ in settings or models (--strict; "
+                         "the warnings say what differs)");
+    }
+    rl_cmp_free(&c);
+    return st;
+}
+
+const rl_command rl_cmd_compare = {
+    "compare", "compare bundles: what changed beyond noise, across machines or builds", usage, run};

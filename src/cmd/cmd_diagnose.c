@@ -1,0 +1,194 @@
+/* cmd_diagnose.c: `llama-roofline diagnose [GGUF|DIR...]`: the zero-configuration answer.
+ * The usage text and the options (rl_opt); the models (diagnose_models.h); then one sweep
+ * (sweep.h) with the streamed bytes convention, the predictions asked for (predict.h) and the
+ * report. Everything allocated here is freed before run() returns. */
+#include <stdio.h>
+#include <string.h>
+
+#include "cmd/cmd.h"
+#include "cmd/diagnose_models.h"
+#include "measure/membw.h"
+#include "analyse/predict.h"
+#include "render/report.h"
+#include "base/rl_opt.h"
+#include "base/rl_util.h"
+#include "cmd/sweep.h"
+#include "measure/sysinfo.h"
+
+static const char usage[] =
+    "usage: llama-roofline diagnose [options] [GGUF|DIR...]\n"
+    "\n"
+    "What limits token generation here, with nothing to set up: the memory read ceiling,\n"
+    "llama-bench over a thread sweep on a few models, the fit decode tok/s = BW_eff /\n"
+    "bytes_per_token (bytes: the tensors decode streams) and the verdict, in DIR/bundle.json.\n"
+    "\n"
+    "Models: the GGUF files named and the *.gguf files in each DIR named. With none, three\n"
+    "spanning the size range found two levels below $LLAMA_MODELS (':'-separated), ./models,\n"
+    "~/models, ~/.cache/llama.cpp, ~/.cache/lm-studio/models, ~/.lmstudio/models or\n"
+    "/usr/share/llama.cpp/models; if none, or with --synth, Qwen2.5-0.5B-shaped synthetic\n"
+    "models at Q4_0, Q8_0 and F16 (2.3 GB, kept in ~/.cache/llama-roofline/synth).\n"
+    "\n"
+    "options:\n"
+    "  --synth             measure the synthetic ladder (then give no models)\n"
+    "  --quick             the first two default thread counts, -n 64, one repetition, a\n"
+    "                      short ceiling measurement\n"
+    "  -t, --threads LIST  thread counts, each 1 to 4096 (default: 1, half the physical\n"
+    "                      cores, all physical, all logical)\n"
+    "  --reps N            repetitions per test, 1 to 1000 (default 3; 1 with --quick)\n"
+    "  --peak-bw GBS       use GBS (above 0, at most 100000) as the ceiling, no measurement\n"
+    "  --skip-membw        no ceiling (then no utilisation and no verdict)\n"
+    "  --file-bytes        count resident bytes (llama-bench model_size, else the file size)\n"
+    "  --gpu-layers N      -ngl, 0 to 100000 (default 0)\n"
+    "  --timeout SEC       per llama-bench invocation, 1 to 86400 (default 3600)\n"
+    "  --llama-bench PATH  llama-bench or its directory (default: $LLAMA_BENCH, PATH, then\n"
+    "                      the build of scripts/llama-cpp.sh)\n"
+    "  -o, --output DIR    where bundle.json goes (default llama-roofline-out)\n"
+    "  --predict MODEL     also predict MODEL (a GGUF, a URL or synth:PRESET:TYPE) from the\n"
+    "                      fit: the report's \"what to expect\" table (repeatable)\n"
+    "  --resume            continue the interrupted diagnose in DIR (give no models)\n"
+    "  -h, --help          show this text\n"
+    "\n"
+    "exit codes: 0 measured; 1 no decode rate from any model; 2 bad input (an option, a\n"
+    "missing or corrupt GGUF, no model among those named); 3 llama-bench not found; 4 the\n"
+    "output or the synth cache cannot be written; 5 internal error; 130 interrupted (the\n"
+    "bundle keeps what was measured; --resume continues).\n";
+
+enum { OPT_SYNTH = 256, OPT_QUICK, OPT_REPS, OPT_PEAK, OPT_SKIP, OPT_FILE_BYTES, OPT_NGL };
+enum { OPT_TIMEOUT = OPT_NGL + 1, OPT_LB, OPT_RESUME, OPT_PREDICT };
+
+static const struct option longopts[] = {
+    {"synth", no_argument, NULL, OPT_SYNTH},
+    {"quick", no_argument, NULL, OPT_QUICK},
+    {"threads", required_argument, NULL, 't'},
+    {"reps", required_argument, NULL, OPT_REPS},
+    {"peak-bw", required_argument, NULL, OPT_PEAK},
+    {"skip-membw", no_argument, NULL, OPT_SKIP},
+    {"file-bytes", no_argument, NULL, OPT_FILE_BYTES},
+    {"gpu-layers", required_argument, NULL, OPT_NGL},
+    {"timeout", required_argument, NULL, OPT_TIMEOUT},
+    {"llama-bench", required_argument, NULL, OPT_LB},
+    {"output", required_argument, NULL, 'o'},
+    {"resume", no_argument, NULL, OPT_RESUME},
+    {"predict", required_argument, NULL, OPT_PREDICT},
+    {"help", no_argument, NULL, 'h'},
+    {NULL, 0, NULL, 0},
+};
+
+typedef struct {
+    rl_sweep_opts o;
+    bool synth, quick, help, reps_given;
+    const char *predict[RL_PRED_MAX_MODELS];
+    size_t n_predict;
+} diag_args;
+
+static rl_status parse(int argc, char **argv, diag_args *a, rl_error *err)
+{
+    rl_sweep_opts *o = &a->o;
+    rl_opt_begin();
+    int c;
+    while ((c = rl_getopt(argc, argv, "t:o:h", longopts, err)) != -1) {
+        rl_status st = RL_OK;
+        switch (c) {
+        case RL_OPT_ERROR: return RL_EINPUT;
+        case 'h': a->help = true; return RL_OK;
+        case OPT_SYNTH: a->synth = true; break;
+        case OPT_QUICK: a->quick = true; break;
+        case 't':
+            st = rl_opt_int_list("--threads", optarg, 1, 4096, o->threads, RL_SWEEP_MAX_LIST,
+                                 &o->n_threads, true, err);
+            break;
+        case OPT_REPS:
+            a->reps_given = true;
+            st = rl_opt_int("--reps", optarg, 1, 1000, &o->reps, err);
+            break;
+        case OPT_PEAK: st = rl_membw_parse_peak_bw(optarg, &o->peak_bw, err); break;
+        case OPT_SKIP: o->skip_membw = true; break;
+        case OPT_FILE_BYTES: o->bytes = RL_AN_BYTES_RESIDENT; break;
+        case OPT_NGL:
+            st = rl_opt_int("--gpu-layers", optarg, 0, 100000, &o->n_gpu_layers, err);
+            break;
+        case OPT_TIMEOUT:
+            st = rl_opt_double("--timeout", optarg, 1, false, 86400, &o->timeout_s, err);
+            break;
+        case OPT_LB: o->llama_bench = optarg; break;
+        case 'o': o->out_dir = optarg; break;
+        case OPT_RESUME: o->resume = true; break;
+        case OPT_PREDICT:
+            if (a->n_predict >= RL_PRED_MAX_MODELS)
+                return rl_fail(err, RL_EINPUT, "--predict: at most %d models", RL_PRED_MAX_MODELS);
+            a->predict[a->n_predict++] = optarg;
+            break;
+        default: st = rl_fail(err, RL_EINTERNAL, "option table out of step");
+        }
+        if (st != RL_OK)
+            return st;
+    }
+    bool operands = optind < argc;
+    if (o->peak_bw > 0 && o->skip_membw)
+        return rl_fail(err, RL_EINPUT, "--peak-bw and --skip-membw contradict each other");
+    if (!*o->out_dir)
+        return rl_fail(err, RL_EINPUT, "--output needs a directory");
+    if (o->resume && (operands || a->synth))
+        return rl_fail(err, RL_EINPUT,
+                       "--resume takes the models from the bundle in %s: give no models or --synth",
+                       o->out_dir);
+    if (a->synth && operands)
+        return rl_fail(err, RL_EINPUT, "--synth measures the synthetic ladder: give no models");
+    return RL_OK;
+}
+
+static rl_status run(int argc, char **argv, rl_error *err)
+{
+    diag_args a = {0};
+    rl_sweep_opts *o = &a.o;
+    o->command = "diagnose";
+    o->n_prompt = 128;
+    o->n_gen = 128;
+    o->reps = 3;
+    o->timeout_s = 3600;
+    o->out_dir = "llama-roofline-out";
+    o->bytes = RL_AN_BYTES_STREAMED;
+    rl_status st = parse(argc, argv, &a, err);
+    if (st != RL_OK || a.help) {
+        if (st == RL_OK)
+            fputs(usage, stdout);
+        return st;
+    }
+    if (a.quick) {
+        o->n_gen = 64;
+        o->quick_membw = true;
+        o->reps = a.reps_given ? o->reps : 1;
+    }
+    if (!o->resume && !o->n_threads) {
+        rl_sysinfo si;
+        rl_sysinfo_collect(&si);
+        o->n_threads = rl_membw_default_threads(si.logical_cores > 0 ? si.logical_cores : 1,
+                                                si.physical_cores, o->threads, RL_SWEEP_MAX_LIST);
+        if (a.quick && o->n_threads > 2)
+            o->n_threads = 2;
+    }
+    rl_model_paths models = {0};
+    if ((st = rl_pred_check_models(a.predict, a.n_predict, err)) == RL_OK && !o->resume &&
+        (st = rl_diagnose_models(argc - optind, argv + optind, a.synth, o->llama_bench, o->out_dir,
+                                 &models, err)) == RL_OK)
+        fprintf(stderr,
+                "diagnose: plan: %zu models x %d thread counts, %d repetition%s of -p %d -n %d\n",
+                models.n, o->n_threads, o->reps, o->reps == 1 ? "" : "s", o->n_prompt, o->n_gen);
+    cJSON *bundle = NULL;
+    if (st == RL_OK) {
+        o->models = (const char *const *)models.paths;
+        o->n_models = models.n;
+        o->argv = rl_opt_typed(&o->argc);
+        st = rl_sweep_execute(o, &bundle, err);
+    }
+    if (bundle)
+        st = rl_pred_after_diagnose(bundle, o->out_dir, a.predict, a.n_predict, st, err);
+    st = rl_report_after_measure("diagnose", bundle, o->out_dir, st, err);
+    cJSON_Delete(bundle);
+    rl_model_paths_free(&models);
+    return st;
+}
+
+const rl_command rl_cmd_diagnose = {
+    "diagnose", "start here: find or make models, measure, fit, say what limits decode", usage,
+    run};

@@ -1,0 +1,113 @@
+/* cmd_import.c: `llama-roofline import FILE -o BUNDLE`: options, one call to the importer
+ * (import.h), the atomic write of the bundle and the summary. Everything allocated here is
+ * freed before run() returns. */
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "analyse/analysis_bundle.h"
+#include "bundle/bundle.h"
+#include "cmd/cmd.h"
+#include "bundle/import.h"
+#include "render/report.h"
+#include "base/rl_opt.h"
+#include "base/rl_text.h"
+#include "base/rl_util.h"
+
+static const char usage[] =
+    "usage: llama-roofline import FILE -o BUNDLE [--name NAME]\n"
+    "\n"
+    "Turn results measured elsewhere into a llama-roofline bundle and analyse them: a\n"
+    "roofline.json of the published llama-roofline (schema_version 1), or llama-bench's own\n"
+    "output (-o json or -o jsonl, any number of models, thread counts and depths). The kind\n"
+    "is told by the content, not by the file name.\n"
+    "What the input does not hold is marked unavailable, never made up: a roofline.json keeps\n"
+    "only each run's mean rate and standard deviation, so its rates have no samples; raw\n"
+    "llama-bench output has no memory ceiling, so utilisation and the verdict are unavailable.\n"
+    "\n"
+    "options:\n"
+    "  -o, --output BUNDLE   where the bundle goes (required; written atomically)\n"
+    "  --name NAME           a label for these results, kept as source.name\n"
+    "  -h, --help            show this text\n"
+    "\n"
+    "example:\n"
+    "  llama-roofline import roofline.json -o pi5/bundle.json --name 'Raspberry Pi 5'\n"
+    "  llama-bench -m a.gguf -m b.gguf -t 1,4 -o jsonl >runs.jsonl\n"
+    "  llama-roofline import runs.jsonl -o bundle.json\n"
+    "\n"
+    "exit codes: 0 imported; 2 bad input (not one of the two kinds, truncated, a value of the\n"
+    "wrong type or out of range, too large; the message names the file and the key), a bad\n"
+    "option; 4 the bundle cannot be written; 5 out of memory.\n";
+
+enum { OPT_NAME = 256 };
+
+static const struct option longopts[] = {
+    {"output", required_argument, NULL, 'o'},
+    {"name", required_argument, NULL, OPT_NAME},
+    {"help", no_argument, NULL, 'h'},
+    {NULL, 0, NULL, 0},
+};
+
+/* The same file by device and inode (false when either cannot be read). */
+static bool same_file(const char *a, const char *b)
+{
+    struct stat sa, sb;
+    return stat(a, &sa) == 0 && stat(b, &sb) == 0 && sa.st_dev == sb.st_dev &&
+           sa.st_ino == sb.st_ino;
+}
+
+/* The options; *input stays NULL after -h (the usage is printed). */
+static rl_status parse(int argc, char **argv, rl_import_opts *o, const char **input,
+                       const char **output, rl_error *err)
+{
+    rl_opt_begin();
+    int c;
+    while ((c = rl_getopt(argc, argv, "o:h", longopts, err)) != -1) {
+        switch (c) {
+        case RL_OPT_ERROR: return RL_EINPUT;
+        case 'h': fputs(usage, stdout); return RL_OK;
+        case 'o': *output = optarg; break;
+        case OPT_NAME: o->name = optarg; break;
+        default: return rl_fail(err, RL_EINTERNAL, "option table out of step");
+        }
+    }
+    if (optind >= argc)
+        return rl_fail(err, RL_EINPUT, "no input: give the file to import (see import --help)");
+    if (optind + 1 < argc) {
+        char safe[256];
+        return rl_fail(err, RL_EINPUT, "one input file at a time: '%s' is a second one",
+                       rl_tty_escape(argv[optind + 1], safe, sizeof safe));
+    }
+    if (!*output || !**output)
+        return rl_fail(err, RL_EINPUT, "-o BUNDLE is required: where to write the bundle");
+    if (same_file(argv[optind], *output))
+        return rl_fail(err, RL_EINPUT,
+                       "the input is also the output; write the bundle to another file");
+    *input = argv[optind];
+    return RL_OK;
+}
+
+static rl_status run(int argc, char **argv, rl_error *err)
+{
+    const char *output = NULL, *input = NULL;
+    rl_import_opts o = {NULL, 0, NULL};
+    o.argv = rl_opt_typed(&o.argc); /* the command line as typed */
+    rl_status st = parse(argc, argv, &o, &input, &output, err);
+    if (st == RL_OK && input) {
+        cJSON *b = NULL;
+        st = rl_import_file(input, &o, &b, err);
+        if (st == RL_OK)
+            st = rl_bundle_analyze_import(b, input, err);
+        if (st == RL_OK)
+            st = rl_bundle_write(b, output, err);
+        if (st == RL_OK)
+            rl_report_print_summary(stdout, b, output);
+        cJSON_Delete(b);
+    }
+    return st;
+}
+
+const rl_command rl_cmd_import = {
+    "import", "turn a published roofline.json or llama-bench output into a bundle", usage, run};

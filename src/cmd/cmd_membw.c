@@ -1,0 +1,192 @@
+/* cmd_membw.c: `llama-roofline membw`, the memory read-bandwidth ceiling (owner: membw).
+ * Parses the flags, runs rl_membw_measure (or records a --peak-bw ceiling), prints a per-thread
+ * table or the JSON object, and optionally writes the JSON to a file. Allocations are local and
+ * freed before returning. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cmd/cmd.h"
+#include "measure/membw.h"
+#include "base/rl_file.h"
+#include "base/rl_json.h"
+#include "base/rl_opt.h"
+#include "base/rl_text.h"
+#include "base/rl_util.h"
+
+static const char usage[] =
+    "usage: llama-roofline membw [options]\n"
+    "\n"
+    "Measure the memory read-bandwidth ceiling: the fastest rate this machine streams bytes\n"
+    "from RAM, which bounds token generation. Three read-only kernels (sum, xor, dot) run\n"
+    "over a sweep of thread counts (1, half the physical cores, all physical, all logical),\n"
+    "one pinned thread per core, in whichever of the two widest SIMD variants the CPU\n"
+    "supports streams faster in a short trial. copy is measured but never sets the ceiling\n"
+    "(write-allocate traffic). Run it on an idle machine.\n"
+    "GB/s = 1e9 bytes/s.\n"
+    "\n"
+    "options:\n"
+    "  --json             print the result as one JSON object instead of the table\n"
+    "  --quick            short run: smaller working set, 3 shorter repetitions\n"
+    "  --membw-mb MB      working set in MiB (default: max(512, 4 x last-level cache), capped\n"
+    "                     at RAM/8; at least 64)\n"
+    "  --reps N           repetitions per kernel and thread count (default 7, quick 3)\n"
+    "  --threads LIST     thread counts to sweep, e.g. 1,4,8\n"
+    "  --peak-bw GBS      do not measure: record GBS as the ceiling (kind \"controlled\")\n"
+    "  --isa NAME         force a kernel variant: avx512, avx2, sse2, neon or c\n"
+    "  -o, --output PATH  also write the JSON object to PATH\n"
+    "  -h, --help         show this help\n"
+    "\n"
+    "A ceiling whose repetitions disagree by more than 25% (median vs best) is reported as\n"
+    "unstable: rerun on a quiet machine or pass --peak-bw.\n";
+
+typedef struct {
+    bool json, quick, have_peak;
+    double peak;
+    const char *output;
+    rl_membw_opts mo;
+    bool raised;
+} membw_args;
+
+enum { OPT_JSON = 256, OPT_QUICK, OPT_MB, OPT_REPS, OPT_THREADS, OPT_PEAK, OPT_ISA };
+
+static const struct option longopts[] = {
+    {"json", no_argument, NULL, OPT_JSON},
+    {"quick", no_argument, NULL, OPT_QUICK},
+    {"membw-mb", required_argument, NULL, OPT_MB},
+    {"reps", required_argument, NULL, OPT_REPS},
+    {"threads", required_argument, NULL, OPT_THREADS},
+    {"peak-bw", required_argument, NULL, OPT_PEAK},
+    {"isa", required_argument, NULL, OPT_ISA},
+    {"output", required_argument, NULL, 'o'},
+    {"help", no_argument, NULL, 'h'},
+    {NULL, 0, NULL, 0},
+};
+
+/* RL_OK with *help set when -h was given. */
+static rl_status parse_args(int argc, char **argv, const rl_sysinfo *si, membw_args *a, bool *help,
+                            rl_error *err)
+{
+    memset(a, 0, sizeof *a);
+    a->mo.isa = -1;
+    int cpus[RL_SYSINFO_MAX_CPUS];
+    int logical = rl_sysinfo_cpu_order(cpus, RL_SYSINFO_MAX_CPUS, NULL);
+    if (logical <= 0)
+        logical = si->logical_cores > 0 ? si->logical_cores : 1;
+    rl_opt_begin();
+    int c;
+    while ((c = rl_getopt(argc, argv, "o:h", longopts, err)) != -1) {
+        rl_status st = RL_OK;
+        rl_isa isa;
+        switch (c) {
+        case RL_OPT_ERROR: return RL_EINPUT;
+        case 'h': *help = true; return RL_OK;
+        case OPT_JSON: a->json = true; break;
+        case OPT_QUICK: a->quick = a->mo.quick = true; break;
+        case OPT_MB:
+            st =
+                rl_membw_parse_mb(optarg, si->ram_bytes, &a->mo.working_set_bytes, &a->raised, err);
+            break;
+        case OPT_REPS: st = rl_membw_parse_reps(optarg, &a->mo.reps, err); break;
+        case OPT_THREADS:
+            st = rl_membw_parse_threads(optarg, logical, a->mo.threads, RL_MEMBW_MAX_COUNTS,
+                                        &a->mo.n_threads, err);
+            break;
+        case OPT_PEAK:
+            st = rl_membw_parse_peak_bw(optarg, &a->peak, err);
+            a->have_peak = st == RL_OK;
+            break;
+        case OPT_ISA:
+            if (!rl_isa_parse(optarg, &isa))
+                st = rl_fail(err, RL_EINPUT, "--isa wants avx512, avx2, sse2, neon or c, got '%s'",
+                             optarg);
+            else if (!rl_isa_supported(isa))
+                st = rl_fail(err, RL_EINPUT, "--isa %s: this CPU or build cannot run it", optarg);
+            else
+                a->mo.isa = (int)isa;
+            break;
+        case 'o':
+            if (!*optarg)
+                st = rl_fail(err, RL_EINPUT, "--output needs a file path");
+            a->output = optarg;
+            break;
+        default: st = rl_fail(err, RL_EINTERNAL, "option table out of step");
+        }
+        if (st != RL_OK)
+            return st;
+    }
+    if (optind < argc)
+        return rl_fail(err, RL_EINPUT,
+                       "membw takes no file or word '%s' (see llama-roofline membw --help)",
+                       argv[optind]);
+    return RL_OK;
+}
+
+static rl_status run(int argc, char **argv, rl_error *err)
+{
+    rl_sysinfo si;
+    rl_sysinfo_collect(&si);
+    membw_args a;
+    bool help = false;
+    rl_status st = parse_args(argc, argv, &si, &a, &help, err);
+    if (st != RL_OK)
+        return st;
+    if (help) {
+        fputs(usage, stdout);
+        return RL_OK;
+    }
+    if (a.output && (st = rl_check_writable(a.output, err)) != RL_OK)
+        return st;
+    if (a.raised)
+        fprintf(stderr, "note: --membw-mb raised to the 64 MiB floor\n");
+
+    rl_membw_result res;
+    st = rl_membw_ceiling(&a.mo, a.have_peak ? a.peak : 0, &si, &res, err);
+    if (st != RL_OK && st != RL_EINTERRUPTED) {
+        rl_membw_result_free(&res);
+        return st;
+    }
+    rl_error saved = *err;
+    if (st == RL_EINTERRUPTED && res.n_runs == 0) {
+        rl_membw_result_free(&res);
+        return st;
+    }
+
+    char *text = NULL;
+    if (a.json || a.output) {
+        cJSON *j = rl_membw_to_json(&res, &si);
+        text = j ? rl_json_print(j) : NULL;
+        cJSON_Delete(j);
+        if (!text) {
+            rl_membw_result_free(&res);
+            return rl_fail(err, RL_EINTERNAL, "out of memory");
+        }
+    }
+    if (a.json)
+        fputs(text, stdout);
+    else
+        rl_membw_print(stdout, &res, &si, a.mo.working_set_bytes != 0);
+    if (a.json && res.fallback_note[0])
+        fprintf(stderr, "note: %s\n", res.fallback_note);
+    if (a.json && res.unstable)
+        fprintf(stderr, "warning: %s\n", res.warning);
+    if (a.json && !res.complete && !res.controlled)
+        fprintf(stderr, "warning: incomplete result (interrupted)\n");
+    fflush(stdout);
+    rl_status wst = RL_OK;
+    if (a.output) {
+        wst = rl_write_file(a.output, text, strlen(text), err);
+        if (wst == RL_OK && !a.json)
+            printf("wrote %s\n", a.output);
+    }
+    free(text);
+    rl_membw_result_free(&res);
+    if (wst != RL_OK)
+        return wst;
+    if (st == RL_EINTERRUPTED)
+        *err = saved;
+    return st;
+}
+
+const rl_command rl_cmd_membw = {"membw", "measure the memory read-bandwidth ceiling", usage, run};

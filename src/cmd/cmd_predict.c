@@ -1,0 +1,274 @@
+/* cmd_predict.c: `llama-roofline predict MODEL... [--bundle B]`: the decode rate a model would
+ * reach on the machine a bundle measured, from the bundle's fit and the model's header (local,
+ * by URL, or a synth preset planned in memory). This file reads the options, lists the
+ * models, and hands each to predict.h; everything allocated is freed before run() returns. */
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cjson/cJSON.h>
+
+#include "bundle/bundle.h"
+#include "cmd/cmd.h"
+#include "model/model_paths.h"
+#include "analyse/predict.h"
+#include "base/rl_json.h"
+#include "base/rl_opt.h"
+#include "base/rl_text.h"
+#include "base/rl_util.h"
+
+static const char usage[] =
+    "usage: llama-roofline predict [options] MODEL...\n"
+    "\n"
+    "The decode rate (tok/s) MODEL would reach on the machine of a bundle, before running or\n"
+    "even downloading it: the bundle's fitted bandwidth over the model's bytes per token\n"
+    "(counted as the fit counted them: streamed or resident), plus the KV cache's bytes at\n"
+    "each depth. A prediction (kind: derived), with an interval and the caveats that apply.\n"
+    "Same format first: a model whose GGUF label some fitted models share is divided into\n"
+    "those models' own bandwidth (on few cores each format's kernel sets its own rate); any\n"
+    "other into the fit over all models, with the other_format caveat.\n"
+    "\n"
+    "MODEL: a GGUF file or a directory of them, a URL (only its header is fetched, with range\n"
+    "requests), or synth:PRESET:TYPE (a synth preset's exact shapes at TYPE, nothing written).\n"
+    "\n"
+    "options:\n"
+    "  --bundle B       the bundle (bundle.json or report.html) of the machine (default: the\n"
+    "                   last one `diagnose` wrote, recorded in "
+    "~/.cache/llama-roofline/last-bundle)\n"
+    "  --depth LIST     context depths in tokens, 0 to 16777216, at most 16 (default 0)\n"
+    "  --preset NAME    a synth preset (repeatable; see synth --list), with --type\n"
+    "  --type LIST      synth weight types for every --preset (F32, F16, BF16, Q8_0, Q4_0)\n"
+    "  -t, --threads N  the thread count you will run at: a caveat when the fit's models ran\n"
+    "                   best at others (1 to 4096)\n"
+    "  --json           one JSON object: the fit and a prediction per model\n"
+    "  --markdown       a Markdown table\n"
+    "  -h, --help       show this text\n"
+    "\n"
+    "Interval: the model's bytes over the smallest and the largest effective bandwidth among\n"
+    "the fitted models themselves, or of its format's when two or more share it (not a\n"
+    "statistical confidence interval).\n"
+    "\n"
+    "examples:\n"
+    "  llama-roofline predict --preset qwen2.5-1.5b --type Q8_0,Q4_0 --depth 0,4096\n"
+    "  llama-roofline predict https://huggingface.co/ORG/REPO/resolve/main/model-Q4_K_M.gguf\n"
+    "  llama-roofline predict --bundle out/bundle.json models/ --json\n"
+    "\n"
+    "exit codes: 0 every model predicted; 2 bad input (no bundle or no fit in it, a model\n"
+    "that cannot be read: the others are still predicted); 4 the output could not be written;\n"
+    "5 internal error; 130 interrupted.\n";
+
+enum { OPT_BUNDLE = 256, OPT_DEPTH, OPT_PRESET, OPT_TYPE, OPT_JSON, OPT_MD };
+
+static const struct option longopts[] = {
+    {"bundle", required_argument, NULL, OPT_BUNDLE},
+    {"depth", required_argument, NULL, OPT_DEPTH},
+    {"preset", required_argument, NULL, OPT_PRESET},
+    {"type", required_argument, NULL, OPT_TYPE},
+    {"threads", required_argument, NULL, 't'},
+    {"json", no_argument, NULL, OPT_JSON},
+    {"markdown", no_argument, NULL, OPT_MD},
+    {"help", no_argument, NULL, 'h'},
+    {NULL, 0, NULL, 0},
+};
+
+typedef struct {
+    const char *bundle;
+    uint64_t depths[RL_PRED_MAX_DEPTHS];
+    size_t n_depths;
+    const char *presets[RL_PRED_MAX_MODELS];
+    size_t n_presets;
+    const char *types;
+    int threads;
+    bool json, markdown, help;
+} pred_args;
+
+static rl_status parse(int argc, char **argv, pred_args *a, rl_error *err)
+{
+    int depths[RL_PRED_MAX_DEPTHS], nd = 0;
+    rl_opt_begin();
+    for (int c; (c = rl_getopt(argc, argv, "t:h", longopts, err)) != -1;) {
+        rl_status st = RL_OK;
+        switch (c) {
+        case RL_OPT_ERROR: return RL_EINPUT;
+        case 'h': a->help = true; return RL_OK;
+        case OPT_BUNDLE: a->bundle = optarg; break;
+        case OPT_DEPTH:
+            st = rl_opt_int_list("--depth", optarg, 0, RL_PRED_MAX_DEPTH, depths,
+                                 RL_PRED_MAX_DEPTHS, &nd, true, err);
+            break;
+        case OPT_PRESET:
+            if (a->n_presets >= RL_PRED_MAX_MODELS)
+                return rl_fail(err, RL_EINPUT, "--preset: at most %d", RL_PRED_MAX_MODELS);
+            a->presets[a->n_presets++] = optarg;
+            break;
+        case OPT_TYPE: a->types = optarg; break;
+        case 't': st = rl_opt_int("--threads", optarg, 1, 4096, &a->threads, err); break;
+        case OPT_JSON: a->json = true; break;
+        case OPT_MD: a->markdown = true; break;
+        default: st = rl_fail(err, RL_EINTERNAL, "option table out of step");
+        }
+        if (st != RL_OK)
+            return st;
+    }
+    if (a->json && a->markdown)
+        return rl_fail(err, RL_EINPUT, "--json and --markdown: choose one");
+    if (a->n_presets && !a->types)
+        return rl_fail(err, RL_EINPUT, "--preset needs --type (one or more of %s, comma-separated)",
+                       "F32, F16, BF16, Q8_0, Q4_0");
+    if (a->types && !a->n_presets)
+        return rl_fail(err, RL_EINPUT, "--type applies to --preset: give a --preset");
+    if (nd == 0)
+        depths[nd++] = 0;
+    for (int i = 0; i < nd; i++)
+        a->depths[i] = (uint64_t)depths[i];
+    a->n_depths = (size_t)nd;
+    if (optind >= argc && !a->n_presets)
+        return rl_fail(err, RL_EINPUT,
+                       "nothing to predict: give a GGUF file, a URL, synth:PRESET:TYPE or "
+                       "--preset with --type (see llama-roofline predict --help)");
+    return RL_OK;
+}
+
+/* Every model named: operands (directories expanded), then each preset at each type. */
+static rl_status list_models(int argc, char **argv, const pred_args *a, rl_model_paths *l,
+                             rl_error *pending, rl_status *worst, rl_error *err)
+{
+    for (int i = optind; i < argc; i++) {
+        rl_error e = {RL_OK, ""};
+        rl_status s = strncmp(argv[i], "synth:", 6) == 0 ? rl_model_paths_add_file(l, argv[i], &e)
+                                                         : rl_model_paths_add(l, argv[i], &e);
+        if (s == RL_EINTERNAL) {
+            *err = e;
+            return s;
+        }
+        if (s != RL_OK) {
+            if (pending->msg[0])
+                fprintf(stderr, "llama-roofline predict: error: %s\n", pending->msg);
+            *pending = e;
+            *worst = RL_EINPUT;
+        }
+    }
+    for (size_t i = 0; i < a->n_presets; i++) {
+        const char *t = a->types;
+        while (*t) {
+            size_t n = strcspn(t, ",");
+            char *spec = rl_asprintf("synth:%s:%.*s", a->presets[i], (int)n, t);
+            rl_status s = spec ? rl_model_paths_add_file(l, spec, err)
+                               : rl_fail(err, RL_EINTERNAL, "out of memory");
+            free(spec);
+            if (s != RL_OK)
+                return s;
+            t += n + (t[n] == ',');
+        }
+    }
+    if (l->n > RL_PRED_MAX_MODELS)
+        return rl_fail(err, RL_EINPUT, "%zu models: give at most %d", l->n, RL_PRED_MAX_MODELS);
+    return RL_OK;
+}
+
+static rl_status output(const pred_args *a, const rl_pred_fit *f, const char *bundle,
+                        const rl_prediction *p, size_t n, rl_error *err)
+{
+    if (a->json) {
+        cJSON *o = cJSON_CreateObject();
+        bool ok = o && rl_json_add_str(o, "kind", "derived") &&
+                  rl_json_add_str(o, "bundle", bundle) &&
+                  rl_json_attach(o, "fit", rl_pred_fit_to_json(f));
+        cJSON *arr = ok ? cJSON_AddArrayToObject(o, "predictions") : NULL;
+        ok = ok && arr;
+        for (size_t i = 0; ok && i < n; i++) {
+            cJSON *x = rl_prediction_to_json(&p[i]);
+            ok = x && cJSON_AddItemToArray(arr, x);
+            if (!ok)
+                cJSON_Delete(x);
+        }
+        char *text = ok ? rl_json_print(o) : NULL;
+        cJSON_Delete(o);
+        if (!text)
+            return rl_fail(err, RL_EINTERNAL, "out of memory");
+        fputs(text, stdout);
+        free(text);
+    } else if (a->markdown) {
+        rl_prediction_markdown(stdout, f, bundle, p, n);
+    } else {
+        rl_prediction_print(stdout, f, bundle, p, n);
+    }
+    if (fflush(stdout) != 0 || ferror(stdout))
+        return rl_fail(err, RL_EOUTPUT, "cannot write to standard output");
+    return RL_OK;
+}
+
+static rl_status run(int argc, char **argv, rl_error *err)
+{
+    pred_args a = {0};
+    rl_status st = parse(argc, argv, &a, err);
+    if (st != RL_OK || a.help) {
+        if (st == RL_OK)
+            fputs(usage, stdout);
+        return st;
+    }
+    char *dflt = NULL;
+    if (!a.bundle && (st = rl_pred_default_bundle(&dflt, err)) != RL_OK)
+        return st;
+    const char *bpath = a.bundle ? a.bundle : dflt;
+    cJSON *b = NULL;
+    rl_pred_fit f;
+    st = rl_bundle_load(bpath, &b, err);
+    if (st == RL_OK)
+        st = rl_pred_fit_from_bundle(b, bpath, &f, err);
+    cJSON_Delete(b);
+    rl_model_paths l = {0};
+    rl_error pending = {RL_OK, ""};
+    rl_status worst = RL_OK;
+    if (st == RL_OK)
+        st = list_models(argc, argv, &a, &l, &pending, &worst, err);
+    rl_prediction *p = st == RL_OK && l.n ? rl_calloc(l.n, sizeof *p) : NULL;
+    if (st == RL_OK && l.n && !p)
+        st = rl_fail(err, RL_EINTERNAL, "out of memory");
+    size_t n = 0;
+    for (size_t i = 0; st == RL_OK && i < l.n; i++) {
+        if (rl_interrupted) {
+            st = rl_fail(err, RL_EINTERRUPTED, "interrupted");
+            break;
+        }
+        rl_gguf_model m;
+        rl_error e = {RL_OK, ""};
+        rl_status s = rl_pred_load_model(l.paths[i], stderr, &m, &e);
+        if (s == RL_OK)
+            s = rl_predict(&f, &m, l.paths[i], a.depths, a.n_depths, a.threads, &p[n], &e);
+        rl_gguf_model_free(&m);
+        if (s == RL_OK) {
+            n++;
+        } else if (s == RL_EINTERNAL || s == RL_EINTERRUPTED) {
+            *err = e;
+            st = s;
+        } else {
+            if (pending.msg[0])
+                fprintf(stderr, "llama-roofline predict: error: %s\n", pending.msg);
+            pending = e;
+            worst = RL_EINPUT;
+        }
+    }
+    if (st == RL_OK && n > 0)
+        st = output(&a, &f, bpath, p, n, err);
+    if (st == RL_OK && worst != RL_OK) {
+        *err = pending;
+        st = worst;
+    } else if (pending.msg[0]) {
+        fprintf(stderr, "llama-roofline predict: error: %s\n", pending.msg);
+    }
+    for (size_t i = 0; i < n; i++)
+        rl_prediction_free(&p[i]);
+    free(p);
+    rl_model_paths_free(&l);
+    free(dflt);
+    return st;
+}
+
+const rl_command rl_cmd_predict = {
+    "predict",
+    "expected decode tok/s of a model (file, URL or synth preset) on a measured machine",
+    usage,
+    run,
+};

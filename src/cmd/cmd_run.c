@@ -1,0 +1,207 @@
+/* cmd_run.c: `llama-roofline run`: options, one call to the sweep (sweep.h), the summary.
+ * Everything allocated here is freed before run() returns. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cmd/cmd.h"
+#include "model/gguf_remote.h"
+#include "measure/membw.h"
+#include "render/report.h"
+#include "base/rl_opt.h"
+#include "base/rl_text.h"
+#include "base/rl_util.h"
+#include "cmd/sweep.h"
+
+static const char usage[] =
+    "usage: llama-roofline run -m GGUF [-m GGUF...] [options]\n"
+    "\n"
+    "Measure decode and prefill with llama.cpp's llama-bench over a thread sweep (and KV-cache\n"
+    "depths), measure the memory read ceiling, fit decode tok/s = BW_eff / bytes_per_token\n"
+    "through the origin, and keep everything in DIR/bundle.json, written after every\n"
+    "llama-bench record (Ctrl-C keeps what was measured; --resume continues), then render it\n"
+    "as DIR/report.html (see `llama-roofline report`).\n"
+    "Bytes per token are the resident bytes: llama-bench's model_size, else the file size.\n"
+    "\n"
+    "options:\n"
+    "  -m, --model GGUF       a model to measure (repeat for more; at least two for a fit)\n"
+    "  -t, --threads LIST     thread counts, e.g. 1,2,4 (default: 1, half the physical cores,\n"
+    "                         all physical, all logical)\n"
+    "  --depth LIST           KV-cache depths for decode, e.g. 0,512,2048 (default 0)\n"
+    "  --n-prompt N           prompt tokens, 1 to 16777216 (default 128; 0 is refused: some\n"
+    "                         builds report a spuriously low generation rate with -p 0)\n"
+    "  --n-gen N              generated tokens, 1 to 16777216 (default 128)\n"
+    "  --reps N               repetitions per llama-bench test, 1 to 1000 (default 3)\n"
+    "  --target-ci PCT        repeat in batches of --reps until the decode 95% CI half-width\n"
+    "                         is under PCT % of the mean (0.1 to 100), or --max-reps is hit\n"
+    "  --max-reps N           at most N repetitions per run with --target-ci (default 30)\n"
+    "  --gpu-layers N         -ngl for llama-bench, 0 to 100000 (default 0: the RAM ceiling\n"
+    "                         does not apply to offloaded layers)\n"
+    "  --bench-arg ARG        appended verbatim to llama-bench's command line (repeatable)\n"
+    "  --timeout SEC          per llama-bench invocation, 1 to 86400 (default 3600)\n"
+    "  --peak-bw GBS          do not measure the ceiling: use GBS (kind \"controlled\")\n"
+    "  --skip-membw           no ceiling (no utilisation and no verdict)\n"
+    "  --quick-membw          a short ceiling measurement\n"
+    "  --llama-bench PATH     the llama-bench binary or its directory (default: $LLAMA_BENCH,\n"
+    "                         PATH, then the build of scripts/llama-cpp.sh)\n"
+    "  -o, --output DIR       where bundle.json and report.html go (default\n"
+    "                         llama-roofline-out)\n"
+    "  --resume               continue the interrupted run in DIR: its settings and models,\n"
+    "                         skipping what is done\n"
+    "  -h, --help             show this text\n"
+    "\n"
+    "exit codes: 0 measured; 1 no model produced a decode rate; 2 bad input (an option, an\n"
+    "unreadable GGUF, a foreign or corrupt bundle to resume, left untouched); 3 llama-bench\n"
+    "not found; 4 the output directory cannot be written; 5 internal error; 130 interrupted\n"
+    "(the bundle keeps every completed record).\n";
+
+enum {
+    OPT_DEPTH = 256,
+    OPT_NP,
+    OPT_NG,
+    OPT_REPS,
+    OPT_NGL,
+    OPT_BARG,
+    OPT_TIMEOUT,
+    OPT_PEAK,
+    OPT_SKIP,
+    OPT_QUICK,
+    OPT_LB,
+    OPT_RESUME,
+    OPT_TCI,
+    OPT_MAXR
+};
+
+static const struct option longopts[] = {
+    {"model", required_argument, NULL, 'm'},
+    {"threads", required_argument, NULL, 't'},
+    {"depth", required_argument, NULL, OPT_DEPTH},
+    {"n-prompt", required_argument, NULL, OPT_NP},
+    {"n-gen", required_argument, NULL, OPT_NG},
+    {"reps", required_argument, NULL, OPT_REPS},
+    {"gpu-layers", required_argument, NULL, OPT_NGL},
+    {"bench-arg", required_argument, NULL, OPT_BARG},
+    {"timeout", required_argument, NULL, OPT_TIMEOUT},
+    {"peak-bw", required_argument, NULL, OPT_PEAK},
+    {"skip-membw", no_argument, NULL, OPT_SKIP},
+    {"quick-membw", no_argument, NULL, OPT_QUICK},
+    {"llama-bench", required_argument, NULL, OPT_LB},
+    {"output", required_argument, NULL, 'o'},
+    {"resume", no_argument, NULL, OPT_RESUME},
+    {"target-ci", required_argument, NULL, OPT_TCI},
+    {"max-reps", required_argument, NULL, OPT_MAXR},
+    {"help", no_argument, NULL, 'h'},
+    {NULL, 0, NULL, 0},
+};
+
+#define MAX_TOKENS (1 << 24)
+
+static rl_status parse(int argc, char **argv, rl_sweep_opts *o, const char **models,
+                       const char **bargs, bool *help, rl_error *err)
+{
+    rl_opt_begin();
+    int c;
+    while ((c = rl_getopt(argc, argv, "m:t:o:h", longopts, err)) != -1) {
+        rl_status st = RL_OK;
+        switch (c) {
+        case RL_OPT_ERROR: return RL_EINPUT;
+        case 'h': *help = true; return RL_OK;
+        case 'm':
+            if (o->n_models >= RL_SWEEP_MAX_MODELS)
+                return rl_fail(err, RL_EINPUT, "at most %d models", RL_SWEEP_MAX_MODELS);
+            models[o->n_models++] = optarg;
+            st = rl_remote_refuse_url("-m", optarg, err);
+            break;
+        case 't':
+            st = rl_opt_int_list("--threads", optarg, 1, 4096, o->threads, RL_SWEEP_MAX_LIST,
+                                 &o->n_threads, true, err);
+            break;
+        case OPT_DEPTH:
+            st = rl_opt_int_list("--depth", optarg, 0, MAX_TOKENS, o->depths, RL_SWEEP_MAX_LIST,
+                                 &o->n_depths, true, err);
+            break;
+        case OPT_NP:
+            if (strcmp(optarg, "0") == 0)
+                return rl_fail(err, RL_EINPUT,
+                               "--n-prompt 0 is refused: some llama.cpp builds report a "
+                               "spuriously low generation rate with -p 0; give 1 or more");
+            st = rl_opt_int("--n-prompt", optarg, 1, MAX_TOKENS, &o->n_prompt, err);
+            break;
+        case OPT_NG: st = rl_opt_int("--n-gen", optarg, 1, MAX_TOKENS, &o->n_gen, err); break;
+        case OPT_REPS: st = rl_opt_int("--reps", optarg, 1, 1000, &o->reps, err); break;
+        case OPT_NGL:
+            st = rl_opt_int("--gpu-layers", optarg, 0, 100000, &o->n_gpu_layers, err);
+            break;
+        case OPT_BARG:
+            if (o->n_bench_args >= 64)
+                return rl_fail(err, RL_EINPUT, "at most 64 --bench-arg values");
+            bargs[o->n_bench_args++] = optarg;
+            break;
+        case OPT_TIMEOUT:
+            st = rl_opt_double("--timeout", optarg, 1, false, 86400, &o->timeout_s, err);
+            break;
+        case OPT_PEAK: st = rl_membw_parse_peak_bw(optarg, &o->peak_bw, err); break;
+        case OPT_SKIP: o->skip_membw = true; break;
+        case OPT_QUICK: o->quick_membw = true; break;
+        case OPT_LB: o->llama_bench = optarg; break;
+        case 'o': o->out_dir = optarg; break;
+        case OPT_RESUME: o->resume = true; break;
+        case OPT_TCI:
+            st = rl_opt_double("--target-ci", optarg, 0.1, false, 100, &o->target_ci_pct, err);
+            break;
+        case OPT_MAXR: st = rl_opt_int("--max-reps", optarg, 1, 1000, &o->max_reps, err); break;
+        default: st = rl_fail(err, RL_EINTERNAL, "option table out of step");
+        }
+        if (st != RL_OK)
+            return st;
+    }
+    if (optind < argc)
+        return rl_fail(err, RL_EINPUT, "unexpected '%s': give models with -m (see run --help)",
+                       argv[optind]);
+    if (o->target_ci_pct > 0 && o->max_reps < o->reps)
+        return rl_fail(err, RL_EINPUT, "--max-reps %d is below --reps %d", o->max_reps, o->reps);
+    if (o->peak_bw > 0 && o->skip_membw)
+        return rl_fail(err, RL_EINPUT, "--peak-bw and --skip-membw contradict each other");
+    if (!*o->out_dir)
+        return rl_fail(err, RL_EINPUT, "--output needs a directory");
+    if (o->resume && o->n_models)
+        return rl_fail(err, RL_EINPUT,
+                       "--resume takes the models from the bundle in %s: give no -m", o->out_dir);
+    if (!o->resume && o->n_models == 0)
+        return rl_fail(err, RL_EINPUT, "no model: give one or more -m GGUF (see run --help)");
+    return RL_OK;
+}
+
+static rl_status run(int argc, char **argv, rl_error *err)
+{
+    const char *models[RL_SWEEP_MAX_MODELS], *bargs[64];
+    rl_sweep_opts o = {0};
+    o.command = "run";
+    o.n_prompt = 128;
+    o.n_gen = 128;
+    o.reps = 3;
+    o.max_reps = 30;
+    o.timeout_s = 3600;
+    o.out_dir = "llama-roofline-out";
+    o.bytes = RL_AN_BYTES_RESIDENT;
+    bool help = false;
+    rl_status st = parse(argc, argv, &o, models, bargs, &help, err);
+    if (st != RL_OK)
+        return st;
+    if (help) {
+        fputs(usage, stdout);
+        return RL_OK;
+    }
+    o.models = models;
+    o.bench_args = bargs;
+    o.argv = rl_opt_typed(&o.argc);
+    cJSON *bundle = NULL;
+    st = rl_sweep_execute(&o, &bundle, err);
+    st = rl_report_after_measure("run", bundle, o.out_dir, st, err);
+    cJSON_Delete(bundle);
+    return st;
+}
+
+const rl_command rl_cmd_run = {
+    "run", "measure llama-bench over threads and depths, fit the roofline, write a bundle", usage,
+    run};

@@ -1,0 +1,103 @@
+/* cmd_validate.c: `llama-roofline validate FILE...`: each file read with rl_bundle_load (a
+ * bundle or a report), checked by rl_validate (validate.h), one line per problem and a summary
+ * line per file on stdout. Everything allocated here is freed before run() returns. */
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "bundle/bundle.h"
+#include "cmd/cmd.h"
+#include "base/rl_opt.h"
+#include "base/rl_text.h"
+#include "analyse/validate.h"
+
+static const char usage[] =
+    "usage: llama-roofline validate FILE...\n"
+    "\n"
+    "Check bundles (bundle.json) and reports (report.html, which carry their bundle) beyond\n"
+    "their JSON Schema: required keys and types, the schema version, a kind (measured, proxy,\n"
+    "derived, controlled) or an unavailable reason on every object that carries numbers,\n"
+    "statistics that agree with their samples, runs that agree with their llama-bench\n"
+    "records, a fit that agrees with its points, utilisation with its ceiling, units, counts,\n"
+    "unique model ids and warnings that name existing models. docs/CLI.md lists every check.\n"
+    "\n"
+    "Prints one line per problem, FILE: PATH: message (PATH a JSON path such as\n"
+    "models[1].runs[0].decode.stats.mean), then one summary line per file.\n"
+    "\n"
+    "options:\n"
+    "  -h, --help   show this text\n"
+    "\n"
+    "example:\n"
+    "  llama-roofline validate run/bundle.json run/report.html\n"
+    "\n"
+    "exit codes: 0 every file is valid; 1 a file has problems; 2 a file cannot be read, is not\n"
+    "JSON or not a llama-roofline bundle or report (checking stops there), a bad option;\n"
+    "5 out of memory.\n";
+
+static const struct option longopts[] = {
+    {"help", no_argument, NULL, 'h'},
+    {NULL, 0, NULL, 0},
+};
+
+/* Validate one file: *n_problems set; RL_EINPUT when it cannot be read as a bundle. */
+static rl_status validate_file(const char *path, size_t *n_problems, rl_error *err)
+{
+    cJSON *b = NULL;
+    rl_status st = rl_bundle_load(path, &b, err);
+    if (st != RL_OK)
+        return st;
+    rl_validate_problems p = {0};
+    st = rl_validate(b, &p);
+    cJSON_Delete(b);
+    if (st != RL_OK) {
+        rl_validate_problems_free(&p);
+        return rl_fail(err, st, "out of memory validating %s", path);
+    }
+    char *file = rl_tty_escape_dup(path);
+    for (size_t i = 0; i < p.n; i++) {
+        char *where = rl_tty_escape_dup(p.items[i].path);
+        char *msg = rl_tty_escape_dup(p.items[i].msg);
+        printf("%s: %s: %s\n", file ? file : "?", where && *where ? where : "(top level)",
+               msg ? msg : "?");
+        free(where);
+        free(msg);
+    }
+    if (p.n == 0)
+        printf("%s: valid\n", file ? file : "?");
+    else
+        printf("%s: %zu problem%s\n", file ? file : "?", p.n, p.n == 1 ? "" : "s");
+    free(file);
+    *n_problems = p.n;
+    rl_validate_problems_free(&p);
+    return RL_OK;
+}
+
+static rl_status run(int argc, char **argv, rl_error *err)
+{
+    rl_opt_begin();
+    int c;
+    while ((c = rl_getopt(argc, argv, "h", longopts, err)) != -1) {
+        switch (c) {
+        case RL_OPT_ERROR: return RL_EINPUT;
+        case 'h': fputs(usage, stdout); return RL_OK;
+        default: return rl_fail(err, RL_EINTERNAL, "option table out of step");
+        }
+    }
+    if (optind >= argc)
+        return rl_fail(err, RL_EINPUT,
+                       "no input: give the bundles or reports to check (see validate --help)");
+    size_t bad = 0;
+    for (int i = optind; i < argc; i++) {
+        size_t n = 0;
+        rl_status st = validate_file(argv[i], &n, err);
+        if (st != RL_OK) {
+            fflush(stdout);
+            return st;
+        }
+        bad += n > 0;
+    }
+    fflush(stdout);
+    return bad ? RL_NOTHING : RL_OK;
+}
+
+const rl_command rl_cmd_validate = {
+    "validate", "check bundles and reports: kinds, statistics, fit, units, counts", usage, run};

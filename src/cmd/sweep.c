@@ -1,0 +1,670 @@
+/* sweep.c: the ceiling, the llama-bench sweep and the analysis, saved into a bundle as they
+ * happen. See sweep.h. */
+#include "cmd/sweep.h"
+
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+
+#include "analyse/analysis_bundle.h"
+#include "bundle/bundle.h"
+#include "model/gguf_json.h"
+#include "model/gguf_model.h"
+#include "measure/lbench.h"
+#include "measure/membw.h"
+#include "base/proc.h"
+#include "base/rl_file.h"
+#include "base/rl_json.h"
+#include "base/rl_text.h"
+#include "base/rl_util.h"
+#include "measure/sysinfo.h"
+
+static cJSON *int_array(const int *v, int n)
+{
+    return cJSON_CreateIntArray(v, n);
+}
+
+static void set_item(cJSON *o, const char *key, cJSON *item)
+{
+    if (!item)
+        return;
+    if (cJSON_GetObjectItemCaseSensitive(o, key))
+        cJSON_ReplaceItemInObjectCaseSensitive(o, key, item);
+    else
+        cJSON_AddItemToObject(o, key, item);
+}
+
+static cJSON *settings_json(const rl_sweep_opts *o, const int *threads, int nt, const int *depths,
+                            int nd)
+{
+    cJSON *s = cJSON_CreateObject();
+    if (!s)
+        return NULL;
+    cJSON_AddStringToObject(s, "kind", "controlled");
+    cJSON_AddItemToObject(s, "threads", int_array(threads, nt));
+    cJSON_AddItemToObject(s, "depths", int_array(depths, nd));
+    cJSON_AddNumberToObject(s, "n_prompt", o->n_prompt);
+    cJSON_AddNumberToObject(s, "n_gen", o->n_gen);
+    cJSON_AddNumberToObject(s, "reps", o->reps);
+    cJSON_AddNumberToObject(s, "n_gpu_layers", o->n_gpu_layers);
+    cJSON *ba = cJSON_AddArrayToObject(s, "bench_args");
+    for (size_t i = 0; ba && i < o->n_bench_args; i++)
+        cJSON_AddItemToArray(ba, rl_json_str(o->bench_args[i]));
+    cJSON_AddNumberToObject(s, "timeout_s", o->timeout_s);
+    if (o->target_ci_pct > 0) {
+        cJSON_AddNumberToObject(s, "target_ci_pct", o->target_ci_pct);
+        cJSON_AddNumberToObject(s, "max_reps", o->max_reps);
+    }
+    cJSON_AddStringToObject(s, "bytes_convention", rl_an_bytes_name(o->bytes));
+    return s;
+}
+
+/* Read the settings back from a bundle being resumed. */
+static rl_status settings_from(const cJSON *s, rl_sweep_opts *o, int *threads, int *nt, int *depths,
+                               int *nd, rl_error *err)
+{
+    int64_t v;
+    const cJSON *t = cJSON_GetObjectItemCaseSensitive(s, "threads");
+    const cJSON *d = cJSON_GetObjectItemCaseSensitive(s, "depths");
+    *nt = *nd = 0;
+    const cJSON *it;
+    cJSON_ArrayForEach(it, t) if (cJSON_IsNumber(it) && it->valueint >= 1 &&
+                                  *nt < RL_SWEEP_MAX_LIST) threads[(*nt)++] = it->valueint;
+    cJSON_ArrayForEach(it, d) if (cJSON_IsNumber(it) && it->valueint >= 0 &&
+                                  *nd < RL_SWEEP_MAX_LIST) depths[(*nd)++] = it->valueint;
+    if (*nt == 0 || *nd == 0)
+        return rl_fail(err, RL_EINPUT, "the bundle to resume has no thread or depth settings");
+    if (rl_json_get_i64(s, "n_prompt", &v) && v > 0 && v < (1 << 24))
+        o->n_prompt = (int)v;
+    if (rl_json_get_i64(s, "n_gen", &v) && v > 0 && v < (1 << 24))
+        o->n_gen = (int)v;
+    if (rl_json_get_i64(s, "reps", &v) && v > 0 && v <= 1000)
+        o->reps = (int)v;
+    if (rl_json_get_i64(s, "n_gpu_layers", &v) && v >= 0 && v < 100000)
+        o->n_gpu_layers = (int)v;
+    double pct;
+    if (rl_json_get_num(s, "target_ci_pct", &pct) && pct > 0 && pct <= 100 &&
+        rl_json_get_i64(s, "max_reps", &v) && v >= o->reps && v <= 1000) {
+        o->target_ci_pct = pct;
+        o->max_reps = (int)v;
+    }
+    return RL_OK;
+}
+
+/* ---- one llama-bench invocation ---------------------------------------------------------- */
+
+typedef struct {
+    rl_lbench_feeder *feeder;
+    cJSON *records; /* the run's "records" array */
+    cJSON *bundle;
+    const char *path;
+    rl_status write_st;
+    rl_error write_err;
+    rl_status feed_st;
+    rl_error feed_err;
+} run_ctx;
+
+static void save_new_records(run_ctx *c, size_t n_new)
+{
+    const rl_lbench_set *set = rl_lbench_feeder_set(c->feeder);
+    for (size_t i = set->n_records - n_new; i < set->n_records; i++)
+        cJSON_AddItemToArray(c->records, cJSON_Duplicate(set->records[i].raw, 1));
+    if (n_new && c->write_st == RL_OK)
+        c->write_st = rl_bundle_write(c->bundle, c->path, &c->write_err);
+}
+
+static void on_output(void *ud, int stream, const char *data, size_t n, double t)
+{
+    (void)t;
+    run_ctx *c = ud;
+    if (stream != RL_PROC_STDOUT || c->feed_st != RL_OK)
+        return;
+    size_t n_new = 0;
+    c->feed_st = rl_lbench_feed(c->feeder, data, n, &n_new, &c->feed_err);
+    save_new_records(c, n_new);
+}
+
+static const char *signal_name(int sig)
+{
+    switch (sig) {
+    case SIGSEGV: return "SIGSEGV";
+    case SIGABRT: return "SIGABRT";
+    case SIGKILL: return "SIGKILL";
+    case SIGTERM: return "SIGTERM";
+    case SIGBUS: return "SIGBUS";
+    case SIGILL: return "SIGILL";
+    case SIGFPE: return "SIGFPE";
+    case SIGINT: return "SIGINT";
+    default: return "a signal";
+    }
+}
+
+/* The run's rates from every record it holds (all its invocations), recomputed. */
+static void set_rates(cJSON *run, int d)
+{
+    cJSON *records = cJSON_GetObjectItemCaseSensitive(run, "records");
+    size_t n = (size_t)cJSON_GetArraySize(records);
+    rl_lbench_set set = {0};
+    set.records = rl_calloc(n ? n : 1, sizeof *set.records);
+    const cJSON *raw;
+    cJSON_ArrayForEach(raw, records)
+    {
+        rl_error e;
+        cJSON *dup = set.records ? cJSON_Duplicate(raw, 1) : NULL;
+        if (dup && rl_lbench_record_from_json(dup, &set.records[set.n_records], &e) == RL_OK)
+            set.n_records++;
+    }
+    set_item(
+        run, "decode",
+        rl_bundle_lbench_rate(set.records, set.n_records, RL_LBENCH_DECODE, d, "no decode record"));
+    set_item(run, "prefill",
+             rl_bundle_lbench_rate(set.records, set.n_records, RL_LBENCH_PREFILL, d,
+                                   "no prefill record"));
+    rl_lbench_set_free(&set);
+}
+
+/* Run llama-bench once with reps repetitions; appends its records to the run's and recomputes
+ * the run's rates. The first invocation (!append) sets the run's status, error and process
+ * fields; a later one (more repetitions for --target-ci) leaves them and reports its own
+ * outcome in *ok and reason. RL_EINTERRUPTED when interrupted, RL_EOUTPUT when the bundle
+ * cannot be written, else RL_OK however llama-bench ended. */
+static rl_status bench_once(const char *bin, const rl_sweep_opts *o, const char *model, int t,
+                            int d, int reps, bool append, cJSON *run, cJSON *bundle,
+                            const char *path, bool *ok, char *reason, size_t reason_cap,
+                            rl_error *err)
+{
+    rl_lbench_params p = {
+        model, t, o->n_prompt, o->n_gen, reps, d, o->n_gpu_layers, o->bench_args, o->n_bench_args};
+    char **argv = NULL;
+    rl_status st = rl_lbench_argv(bin, &p, &argv, err);
+    if (st != RL_OK)
+        return st;
+    cJSON *av = cJSON_CreateArray();
+    for (size_t i = 0; av && argv[i]; i++)
+        cJSON_AddItemToArray(av, rl_json_str(argv[i]));
+    cJSON *records = append ? cJSON_GetObjectItemCaseSensitive(run, "records") : NULL;
+    if (!append) {
+        set_item(run, "argv", av);
+        records = cJSON_CreateArray();
+        set_item(run, "records", records);
+    } else {
+        cJSON_Delete(av); /* the first invocation's command line stands for the run */
+    }
+    run_ctx c = {
+        rl_lbench_feeder_new(), records, bundle, path, RL_OK, {RL_OK, ""}, RL_OK, {RL_OK, ""}};
+    if (!c.feeder || !records) {
+        rl_lbench_argv_free(argv);
+        rl_lbench_feeder_free(c.feeder);
+        return rl_fail(err, RL_EINTERNAL, "out of memory");
+    }
+    rl_proc_opts po = {0};
+    po.argv = (const char *const *)argv;
+    po.timeout = o->timeout_s;
+    po.on_output = on_output;
+    po.ud = &c;
+    rl_proc_result pr;
+    rl_status pst = rl_proc_run(&po, &pr, err);
+    rl_lbench_argv_free(argv);
+    if (pst != RL_OK && pst != RL_EINTERRUPTED) {
+        rl_lbench_feeder_free(c.feeder);
+        return pst; /* RL_EMISSING: the binary vanished */
+    }
+    size_t n_new = 0;
+    rl_error fin = {RL_OK, ""};
+    rl_status fst = c.feed_st == RL_OK ? rl_lbench_feed_finish(c.feeder, &n_new, &fin) : c.feed_st;
+    if (c.feed_st == RL_OK)
+        save_new_records(&c, n_new);
+    rl_lbench_set set = {0};
+    rl_lbench_feeder_take(c.feeder, &set);
+    rl_lbench_feeder_free(c.feeder);
+
+    char *errtext = rl_proc_kept_text(&pr.err);
+    char summary[512];
+    rl_lbench_stderr_summary(errtext ? errtext : "", errtext ? strlen(errtext) : 0, summary,
+                             sizeof summary);
+    free(errtext);
+    bool has_decode = false;
+    for (size_t i = 0; i < set.n_records; i++)
+        has_decode |= set.records[i].kind == RL_LBENCH_DECODE && set.records[i].n_depth == d;
+
+    const char *status = "ok";
+    reason[0] = '\0';
+    if (pst == RL_EINTERRUPTED || pr.interrupted) {
+        status = "interrupted";
+        rl_snprintf(reason, reason_cap, "interrupted after %.1f s", pr.elapsed);
+    } else if (pr.timed_out) {
+        status = "timeout";
+        rl_snprintf(reason, reason_cap,
+                    "llama-bench timed out after %.0f s and was stopped (raise --timeout)",
+                    o->timeout_s);
+    } else if (pr.term_signal) {
+        status = "crashed";
+        rl_snprintf(reason, reason_cap, "llama-bench was killed by %s: %s",
+                    signal_name(pr.term_signal), summary);
+    } else if (pr.exit_code != 0) {
+        status = "failed";
+        rl_snprintf(reason, reason_cap, "llama-bench exited %d: %s", pr.exit_code, summary);
+    } else if (!has_decode) {
+        status = "failed";
+        rl_snprintf(reason, reason_cap, "llama-bench printed no decode record: %s",
+                    fst != RL_OK ? fin.msg : "the output held prefill only");
+    }
+    *ok = strcmp(status, "ok") == 0;
+    if (!append) {
+        set_item(run, "status", cJSON_CreateString(status));
+        if (reason[0])
+            set_item(run, "error", rl_json_str(reason));
+        set_item(run, "exit_code",
+                 pr.exit_code >= 0 ? cJSON_CreateNumber(pr.exit_code) : cJSON_CreateNull());
+        if (pr.term_signal)
+            set_item(run, "signal", cJSON_CreateNumber(pr.term_signal));
+        set_item(run, "stderr_summary", rl_json_str(summary));
+    }
+    double before = 0, bytes_before = 0;
+    rl_json_get_num(run, "elapsed_s", &before);
+    rl_json_get_num(run, "stdout_bytes", &bytes_before);
+    set_item(run, "elapsed_s", cJSON_CreateNumber((append ? before : 0) + pr.elapsed));
+    set_item(run, "stdout_bytes",
+             rl_json_u64((append ? (uint64_t)bytes_before : 0) + pr.out.total));
+    set_rates(run, d);
+    rl_proc_result_free(&pr);
+    rl_lbench_set_free(&set);
+    if (c.write_st != RL_OK) {
+        *err = c.write_err;
+        return c.write_st;
+    }
+    return pst == RL_EINTERRUPTED ? rl_fail(err, RL_EINTERRUPTED, "interrupted") : RL_OK;
+}
+
+/* Half-width of the decode 95% CI as a percentage of its mean; < 0 when unavailable. */
+static double decode_ci_pct(const cJSON *run)
+{
+    const cJSON *st =
+        cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(run, "decode"), "stats");
+    const cJSON *ci = cJSON_GetObjectItemCaseSensitive(st, "ci95");
+    double mean, hi;
+    if (!rl_json_get_num(st, "mean", &mean) || !rl_json_get_num(ci, "high", &hi) || mean <= 0)
+        return -1;
+    return 100.0 * (hi - mean) / mean;
+}
+
+/* One run: llama-bench with --reps; then, with --target-ci, more invocations in batches of
+ * --reps until the decode CI half-width is under the target or --max-reps is reached, and a
+ * "target_ci" object saying which happened. */
+static rl_status measure_run(const char *bin, const rl_sweep_opts *o, const char *model, int t,
+                             int d, cJSON *run, cJSON *bundle, const char *path, rl_error *err)
+{
+    bool ok = false;
+    char reason[768];
+    rl_status st = bench_once(bin, o, model, t, d, o->reps, false, run, bundle, path, &ok, reason,
+                              sizeof reason, err);
+    if (st != RL_OK || !ok || o->target_ci_pct <= 0)
+        return st;
+    int done = o->reps, invocations = 1;
+    const char *stopped = NULL;
+    char why[800] = "";
+    double pct = decode_ci_pct(run);
+    while (st == RL_OK) {
+        pct = decode_ci_pct(run);
+        if (pct >= 0 && pct <= o->target_ci_pct) {
+            stopped = "reached";
+            break;
+        }
+        if (done >= o->max_reps) {
+            stopped = "max_reps";
+            break;
+        }
+        int batch = o->reps < o->max_reps - done ? o->reps : o->max_reps - done;
+        rl_progress("  t=%d depth %d: decode CI +/-%.1f%%, %d more repetitions", t, d, pct, batch);
+        st = bench_once(bin, o, model, t, d, batch, true, run, bundle, path, &ok, reason,
+                        sizeof reason, err);
+        invocations++;
+        if (st == RL_OK && !ok) {
+            stopped = "batch_failed";
+            rl_snprintf(why, sizeof why, "a batch of repetitions failed: %s", reason);
+            break;
+        }
+        done += batch;
+    }
+    cJSON *tc = cJSON_CreateObject();
+    if (tc) {
+        cJSON_AddStringToObject(tc, "kind", "controlled");
+        cJSON_AddNumberToObject(tc, "target_pct", o->target_ci_pct);
+        cJSON_AddNumberToObject(tc, "max_reps", o->max_reps);
+        cJSON_AddNumberToObject(tc, "reps", done);
+        cJSON_AddNumberToObject(tc, "invocations", invocations);
+        pct = decode_ci_pct(run);
+        rl_json_add_num_or_null(tc, "half_width_pct", pct, pct >= 0);
+        cJSON_AddStringToObject(tc, "stopped", stopped ? stopped : "interrupted");
+        cJSON_AddBoolToObject(tc, "reached", stopped && strcmp(stopped, "reached") == 0);
+        if (why[0])
+            rl_json_add_str(tc, "reason", why);
+        set_item(run, "target_ci", tc);
+    }
+    return st;
+}
+
+static cJSON *find_run(cJSON *runs, int t, int d)
+{
+    cJSON *r;
+    cJSON_ArrayForEach(r, runs)
+    {
+        int64_t rt, rd;
+        if (rl_json_get_i64(r, "threads", &rt) && rl_json_get_i64(r, "depth", &rd) && rt == t &&
+            rd == d)
+            return r;
+    }
+    return NULL;
+}
+
+/* The llama.cpp build, from `llama-bench --version`. */
+static cJSON *build_json(const char *bin)
+{
+    cJSON *o = cJSON_CreateObject();
+    if (!o)
+        return NULL;
+    rl_json_add_str(o, "llama_bench", bin);
+    char **argv = rl_lbench_version_argv(bin);
+    rl_proc_opts po = {0};
+    po.argv = (const char *const *)argv;
+    po.timeout = 30;
+    rl_proc_result pr;
+    rl_error e;
+    rl_lbench_build b;
+    bool ok = false;
+    if (argv && rl_proc_run(&po, &pr, &e) == RL_OK) {
+        char *text = rl_proc_kept_text(&pr.err);
+        char *out = rl_proc_kept_text(&pr.out);
+        ok = (text && rl_lbench_build_from_text(text, strlen(text), &b, &e) == RL_OK) ||
+             (out && rl_lbench_build_from_text(out, strlen(out), &b, &e) == RL_OK);
+        free(text);
+        free(out);
+        rl_proc_result_free(&pr);
+    }
+    rl_lbench_argv_free(argv);
+    cJSON_AddStringToObject(o, "kind", "measured");
+    if (ok) {
+        rl_json_add_str_or_null(o, "build_commit", b.commit);
+        rl_json_add_u64_or_null(o, "build_number", (uint64_t)(b.number > 0 ? b.number : 0),
+                                b.number > 0);
+        rl_json_add_str_or_null(o, "version", b.version);
+    } else {
+        rl_json_add_unavailable(o, "build", "llama-bench --version printed no build line");
+    }
+    return o;
+}
+
+static cJSON *model_json(const char *path, size_t index, rl_error *err)
+{
+    rl_gguf_model m;
+    if (rl_gguf_model_load(path, &m, err) != RL_OK) {
+        rl_gguf_model_free(&m);
+        return NULL;
+    }
+    cJSON *o = cJSON_CreateObject();
+    char id[32];
+    snprintf(id, sizeof id, "m%zu", index + 1);
+    const char *base = strrchr(path, '/');
+    base = base ? base + 1 : path;
+    if (o) {
+        cJSON_AddStringToObject(o, "id", id);
+        rl_json_add_str(o, "path", path);
+        rl_json_add_str(o, "name", base);
+        cJSON *g = rl_gguf_model_to_json(&m, false);
+        if (g)
+            cJSON_AddItemToObject(o, "gguf", g);
+        cJSON_AddArrayToObject(o, "runs");
+    }
+    rl_gguf_model_free(&m);
+    if (!o)
+        rl_fail(err, RL_EINTERNAL, "out of memory");
+    return o;
+}
+
+static void add_run_warning(cJSON *b, const char *code, const char *text, const char *model_id)
+{
+    cJSON *arr = cJSON_GetObjectItemCaseSensitive(b, "run_warnings");
+    if (!arr)
+        arr = cJSON_AddArrayToObject(b, "run_warnings");
+    cJSON *w = cJSON_CreateObject();
+    if (!arr || !w) {
+        cJSON_Delete(w);
+        return;
+    }
+    cJSON_AddStringToObject(w, "code", code);
+    rl_json_add_str(w, "text", text);
+    cJSON *ap = cJSON_AddArrayToObject(w, "applies_to");
+    if (ap && model_id)
+        cJSON_AddItemToArray(ap, cJSON_CreateString(model_id));
+    cJSON_AddItemToArray(arr, w);
+}
+
+/* CPU seconds this process has used (user + system, its own threads, not its children). */
+static double self_cpu_s(void)
+{
+    struct rusage ru;
+    if (getrusage(RUSAGE_SELF, &ru) != 0)
+        return 0;
+    return (double)ru.ru_utime.tv_sec + (double)ru.ru_utime.tv_usec / 1e6 +
+           (double)ru.ru_stime.tv_sec + (double)ru.ru_stime.tv_usec / 1e6;
+}
+
+rl_status rl_sweep_execute(const rl_sweep_opts *opts, cJSON **bundle_out, rl_error *err)
+{
+    int64_t t_start = rl_proc_now_ns();
+    double membw_cpu = 0;
+    *bundle_out = NULL;
+    rl_sweep_opts o = *opts;
+    char *path = rl_asprintf("%s/bundle.json", o.out_dir);
+    char *bin = NULL;
+    cJSON *b = NULL;
+    rl_status st = path ? RL_OK : rl_fail(err, RL_EINTERNAL, "out of memory");
+    int threads[RL_SWEEP_MAX_LIST], depths[RL_SWEEP_MAX_LIST], nt = 0, nd = 0;
+    rl_sysinfo si;
+    rl_sysinfo_collect(&si);
+
+    if (st == RL_OK && o.resume) {
+        st = rl_bundle_load(path, &b, err);
+        const char *cmd = b ? rl_json_get_str(b, "command") : NULL;
+        if (st == RL_OK && (!cmd || strcmp(cmd, o.command) != 0))
+            st = rl_fail(err, RL_EINPUT, "%s: a bundle of `%s`, not of `%s`: nothing to resume",
+                         path, cmd ? cmd : "?", o.command);
+        if (st == RL_OK)
+            st = settings_from(cJSON_GetObjectItemCaseSensitive(b, "settings"), &o, threads, &nt,
+                               depths, &nd, err);
+        if (st != RL_OK) {
+            cJSON_Delete(b);
+            b = NULL;
+        }
+    }
+    if (st == RL_OK)
+        st = rl_lbench_find(o.llama_bench, &bin, err);
+    if (st == RL_OK && !o.resume)
+        st = rl_mkdir_p(o.out_dir, "choose a writable -o directory", err);
+    if (st == RL_OK)
+        st = rl_check_writable(path, err);
+    if (st == RL_OK && !o.resume) {
+        if (o.n_threads) {
+            memcpy(threads, o.threads, sizeof threads);
+            nt = o.n_threads;
+        } else {
+            nt = rl_membw_default_threads(si.logical_cores > 0 ? si.logical_cores : 1,
+                                          si.physical_cores, threads, RL_SWEEP_MAX_LIST);
+        }
+        if (o.n_depths) {
+            memcpy(depths, o.depths, sizeof depths);
+            nd = o.n_depths;
+        } else {
+            depths[0] = 0;
+            nd = 1;
+        }
+        b = rl_bundle_new(o.command, o.argc, o.argv);
+        if (!b)
+            st = rl_fail(err, RL_EINTERNAL, "out of memory");
+        cJSON *src = b ? cJSON_AddObjectToObject(b, "source") : NULL;
+        if (src)
+            cJSON_AddStringToObject(src, "kind", "measured");
+        if (b) {
+            cJSON_AddItemToObject(b, "environment", rl_sysinfo_to_json(&si));
+            cJSON_AddItemToObject(b, "settings", settings_json(&o, threads, nt, depths, nd));
+            cJSON *models = cJSON_AddArrayToObject(b, "models");
+            for (size_t i = 0; st == RL_OK && i < o.n_models; i++) {
+                cJSON *m = model_json(o.models[i], i, err);
+                if (!m)
+                    st = err->status;
+                else
+                    cJSON_AddItemToArray(models, m);
+            }
+        }
+        if (st == RL_OK)
+            st = rl_bundle_write(b, path, err);
+    }
+    if (st == RL_OK)
+        set_item(b, "llama_cpp", build_json(bin));
+
+    /* the ceiling */
+    if (st == RL_OK && !cJSON_GetObjectItemCaseSensitive(b, "membw")) {
+        if (o.skip_membw) {
+            cJSON *m = cJSON_CreateObject();
+            cJSON_AddFalseToObject(m, "available");
+            cJSON_AddStringToObject(m, "reason", "skipped with --skip-membw");
+            set_item(b, "membw", m);
+        } else {
+            rl_membw_opts mo = {0};
+            mo.isa = -1;
+            mo.quick = o.quick_membw;
+            rl_membw_result res;
+            rl_progress("measuring the memory read ceiling");
+            double c0 = self_cpu_s();
+            st = rl_membw_ceiling(&mo, o.peak_bw, &si, &res, err);
+            membw_cpu = self_cpu_s() - c0;
+            rl_progress_done();
+            if (st == RL_OK || st == RL_EINTERRUPTED)
+                set_item(b, "membw", rl_membw_to_json(&res, NULL));
+            rl_membw_result_free(&res);
+            if (st == RL_EINTERRUPTED) {
+                rl_bundle_set_status(b, "interrupted", "interrupted while measuring the ceiling");
+                rl_error e2;
+                rl_bundle_write(b, path, &e2);
+            }
+        }
+        if (st == RL_OK)
+            st = rl_bundle_write(b, path, err);
+    }
+
+    /* the sweep */
+    cJSON *models = b ? cJSON_GetObjectItemCaseSensitive(b, "models") : NULL;
+    size_t n_models = (size_t)cJSON_GetArraySize(models);
+    size_t total = n_models * (size_t)nt * (size_t)nd, done = 0;
+    double elapsed = 0;
+    cJSON *m;
+    cJSON_ArrayForEach(m, models)
+    {
+        if (st != RL_OK)
+            break;
+        cJSON *runs = cJSON_GetObjectItemCaseSensitive(m, "runs");
+        const char *mpath = rl_json_get_str(m, "path");
+        const char *mid = rl_json_get_str(m, "id");
+        const char *mname = rl_json_get_str(m, "name");
+        if (!runs || !mpath || !mid) {
+            st = rl_fail(err, RL_EINPUT, "%s: a model entry lacks its path or runs", path);
+            break;
+        }
+        for (int ti = 0; st == RL_OK && ti < nt; ti++) {
+            for (int di = 0; st == RL_OK && di < nd; di++) {
+                cJSON *run = find_run(runs, threads[ti], depths[di]);
+                const char *state = run ? rl_json_get_str(run, "status") : NULL;
+                done++;
+                if (state && strcmp(state, "ok") == 0)
+                    continue; /* resumed: already measured */
+                if (!run) {
+                    run = cJSON_CreateObject();
+                    if (!run) {
+                        st = rl_fail(err, RL_EINTERNAL, "out of memory");
+                        break;
+                    }
+                    cJSON_AddNumberToObject(run, "threads", threads[ti]);
+                    cJSON_AddNumberToObject(run, "depth", depths[di]);
+                    cJSON_AddItemToArray(runs, run);
+                }
+                set_item(run, "status", cJSON_CreateString("running"));
+                double eta =
+                    done > 1 ? elapsed / (double)(done - 1) * (double)(total - done + 1) : 0;
+                rl_progress("[%zu/%zu] %s  t=%d  depth %d%s%.0f s left", done, total, mname,
+                            threads[ti], depths[di], done > 1 ? "  about " : "  ",
+                            done > 1 ? eta : 0.0);
+                int64_t t0 = rl_proc_now_ns();
+                st = measure_run(bin, &o, mpath, threads[ti], depths[di], run, b, path, err);
+                elapsed += (double)(rl_proc_now_ns() - t0) / 1e9;
+                const char *rs = rl_json_get_str(run, "status");
+                const char *re = rl_json_get_str(run, "error");
+                if (rs && strcmp(rs, "ok") != 0 && strcmp(rs, "interrupted") != 0 && re) {
+                    rl_progress_done();
+                    char *safe = rl_tty_escape_dup(re);
+                    fprintf(stderr, "llama-roofline %s: %s t=%d depth %d: %s\n", o.command, mname,
+                            threads[ti], depths[di], safe ? safe : re);
+                    free(safe);
+                    char wt[1024];
+                    rl_snprintf(wt, sizeof wt, "%s at %d threads, depth %d: %s", mname, threads[ti],
+                                depths[di], re);
+                    add_run_warning(b, "llama_bench_failed", wt, mid);
+                }
+                rl_error we;
+                rl_status ws = rl_bundle_write(b, path, &we);
+                if (st == RL_OK && ws != RL_OK) {
+                    *err = we;
+                    st = ws;
+                }
+            }
+        }
+    }
+    rl_progress_done();
+
+    if (b && (st == RL_OK || st == RL_EINTERRUPTED)) {
+        rl_error ae;
+        if (rl_bundle_analyze(b, o.bytes, &ae) != RL_OK && st == RL_OK) {
+            *err = ae;
+            st = ae.status;
+        }
+    }
+    if (b) {
+        /* what the tool itself cost, apart from the measurements (membw's threads and the
+         * llama-bench children): parsing, bookkeeping, writing the bundle */
+        cJSON *ov = cJSON_CreateObject();
+        if (ov) {
+            cJSON_AddStringToObject(ov, "kind", "measured");
+            cJSON_AddNumberToObject(ov, "wall_s", (double)(rl_proc_now_ns() - t_start) / 1e9);
+            cJSON_AddNumberToObject(ov, "membw_cpu_s", membw_cpu);
+            cJSON_AddNumberToObject(ov, "tool_cpu_s", self_cpu_s() - membw_cpu);
+            set_item(b, "overhead", ov);
+        }
+        const cJSON *an = cJSON_GetObjectItemCaseSensitive(b, "analysis");
+        int64_t ok_models = 0;
+        rl_json_get_i64(an, "n_models_ok", &ok_models);
+        if (st == RL_EINTERRUPTED)
+            rl_bundle_set_status(b, "interrupted", "interrupted; --resume continues it");
+        else if (st != RL_OK)
+            rl_bundle_set_status(b, "failed", err->msg);
+        else if (ok_models == 0)
+            rl_bundle_set_status(b, "complete", "no model produced a decode rate");
+        else
+            rl_bundle_set_status(b, "complete", NULL);
+        rl_error we;
+        rl_status ws = rl_bundle_write(b, path, &we);
+        if (st == RL_OK && ws != RL_OK) {
+            *err = we;
+            st = ws;
+        }
+        if (st == RL_OK && ok_models == 0)
+            st = rl_fail(err, RL_NOTHING,
+                         "no model produced a decode measurement (see the errors above and %s); "
+                         "check that the GGUF files load with this llama-bench",
+                         path);
+    }
+    *bundle_out = b;
+    free(bin);
+    free(path);
+    return st;
+}

@@ -1,0 +1,62 @@
+/* sweep.h: the measurement behind `run`: the memory ceiling, then llama-bench over every model
+ * x thread count x KV depth, each invocation's records saved into the bundle the moment they
+ * arrive, then the analysis. Measurement only: nothing here renders.
+ *
+ * One llama-bench invocation per (model, threads, depth), with `-o jsonl`: its stdout is
+ * parsed line by line as it arrives (lbench feeder) and the bundle is rewritten atomically after
+ * every record, so Ctrl-C, a crash or a power cut loses nothing measured. A failed invocation
+ * (crash, hang past the timeout, garbage, non-zero exit, no decode record) is recorded in its
+ * run with the reason and the sweep goes on. Rates are recomputed from samples_ns.
+ * --target-ci: after the first invocation, more invocations of --reps repetitions each until
+ * the decode CI half-width falls under the target or --max-reps is reached; the samples are
+ * pooled and the run's "target_ci" says which happened.
+ * --resume: the bundle in the output directory is read back (refused, untouched, when it is not
+ * a run bundle), its settings and models are used, and runs already "ok" are skipped.
+ *
+ * Ownership: rl_sweep_execute returns the bundle tree in *bundle_out (caller frees with
+ * cJSON_Delete) even on failure when one was started; the options are borrowed. */
+#ifndef RL_SWEEP_H
+#define RL_SWEEP_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdio.h>
+
+#include <cjson/cJSON.h>
+
+#include "analyse/analysis.h"
+#include "base/rl_error.h"
+
+#define RL_SWEEP_MAX_LIST 16
+#define RL_SWEEP_MAX_MODELS 64
+
+typedef struct {
+    const char *command; /* "run" */
+    int argc;            /* the command line, recorded in the bundle */
+    char *const *argv;
+    const char *const *models; /* GGUF paths (ignored with resume) */
+    size_t n_models;
+    int threads[RL_SWEEP_MAX_LIST];
+    int n_threads; /* 0: the default sweep */
+    int depths[RL_SWEEP_MAX_LIST];
+    int n_depths; /* 0: {0} */
+    int n_prompt, n_gen, reps, n_gpu_layers;
+    const char *const *bench_args;
+    size_t n_bench_args;
+    double timeout_s;        /* per llama-bench invocation */
+    double target_ci_pct;    /* > 0: more repetitions until the decode CI half-width is under it */
+    int max_reps;            /* with target_ci_pct: at most this many repetitions per run */
+    double peak_bw;          /* > 0: controlled ceiling */
+    bool skip_membw;         /* no ceiling */
+    bool quick_membw;        /* membw --quick */
+    const char *llama_bench; /* --llama-bench or NULL */
+    const char *out_dir;
+    bool resume;
+    rl_an_bytes_convention bytes;
+} rl_sweep_opts;
+
+/* Everything above; writes out_dir/bundle.json. RL_NOTHING when no model produced a decode
+ * rate, RL_EMISSING when llama-bench is missing, RL_EINTERRUPTED (bundle kept) on Ctrl-C. */
+rl_status rl_sweep_execute(const rl_sweep_opts *o, cJSON **bundle_out, rl_error *err);
+
+#endif

@@ -1,0 +1,291 @@
+/* chart_int.h: the chart module's internals, shared by src/chart_*.c only (owner: chart).
+ *
+ * Four layers, as rrdtool keeps rrd_graph.c (layout) apart from rrd_gfx.c (drawing):
+ *   chart_data.c    reading a bundle that may be hostile: rates, look-ups, bounded clean text;
+ *                   the rl_chart table and rl_chart_free
+ *   chart_layout.c  scales (linear, log10, the log2-like depth axis), "nice" ticks and their
+ *                   labels, oriented boxes and the overlap test used to place labels
+ *   chart_draw.c    the canvas: cairo primitives (lines, dashes, markers, bars), axes and
+ *                   legends, and the text collector that measures strings with cairo (DejaVu
+ *                   Sans) and records them for later
+ *   chart_svg.c     rendering a draw callback to SVG (cairo never draws text there: the
+ *                   collected strings become <text> nodes through libxml2) or to PNG (cairo
+ *                   draws the collected strings itself)
+ * and one file per chart (chart_roofline.c, chart_threads.c, chart_long_context.c,
+ * chart_composition.c, chart_membw.c).
+ *
+ * Ownership: a canvas owns its recorded strings and obstacle list (freed by the renderer);
+ * strings returned by rl_chart_clean are malloc'd and owned by the caller. Coordinates are
+ * CSS pixels in a viewBox RL_CHART_W wide, y downwards. */
+#ifndef RL_CHART_INT_H
+#define RL_CHART_INT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <cairo.h>
+#include <cjson/cJSON.h>
+
+#include "render/chart/chart.h"
+#include "base/rl_error.h"
+
+/* ---- limits: a hostile bundle can hold anything; charts draw at most this much ---------- */
+#define RL_CHART_W 720.0
+#define RL_CHART_MAX_SERIES 48       /* models or kernels drawn in one chart */
+#define RL_CHART_MAX_POINTS 64       /* points in one series (thread counts, depths) */
+#define RL_CHART_MAX_TYPES 24        /* ggml types in one composition bar */
+#define RL_CHART_MAX_TEXTS 4096      /* <text> nodes in one chart */
+#define RL_CHART_LABEL_CHARS 40      /* characters of a name in a chart label (then "…") */
+#define RL_CHART_CELL_CHARS 256      /* characters of a name in the data table */
+#define RL_CHART_MAX_SVG (16u << 20) /* bytes of cairo output accepted */
+#define RL_CHART_FONT "DejaVu Sans"
+#define RL_CHART_FONT_STACK "DejaVu Sans, Verdana, sans-serif"
+
+/* Text sizes (px). */
+#define RL_CHART_FS_TICK 11.0
+#define RL_CHART_FS_AXIS 12.0
+#define RL_CHART_FS_LABEL 11.0
+#define RL_CHART_FS_NOTE 11.0
+
+/* ---- colours: Okabe-Ito without black (invisible on dark pages) ------------------------- */
+#define RL_CHART_ORANGE 0xE69F00u
+#define RL_CHART_SKY 0x56B4E9u
+#define RL_CHART_GREEN 0x009E73u
+#define RL_CHART_YELLOW 0xF0E442u
+#define RL_CHART_BLUE 0x0072B2u
+#define RL_CHART_VERMILLION 0xD55E00u
+#define RL_CHART_PURPLE 0xCC79A7u
+#define RL_CHART_GREY 0x8C8C8Cu /* axes, grid, neutral reference lines: mid grey */
+
+/* Series colour i (cycles; vermillion is kept for ceilings). */
+uint32_t rl_chart_series_color(size_t i);
+
+/* ---- chart_data.c: reading the bundle ------------------------------------------------- */
+
+/* A positive finite number small enough to scale and print (0 < v < 1e15). */
+bool rl_chart_sane(double v);
+/* A rate object's value: stats.mean, else "mean" (imported rates without samples), else the
+ * mean of the positive numbers in "samples"; false unless the result is sane. */
+bool rl_chart_rate(const cJSON *rate, double *out);
+/* One analysis.models[] entry as a roofline point: its models[] entry (*model, NULL when the id
+ * is unknown; *index as rl_bundle_model), the operating point's decode tok/s, the bytes
+ * per token (the model's bytes_per_token.value, else the entry's own) and threads (0 when
+ * missing or negative). False, with nothing to plot, unless tok/s and bytes are sane. */
+bool rl_chart_analysis_point(const cJSON *bundle, const cJSON *am, size_t *index,
+                             const cJSON **model, double *tps, double *bytes, int64_t *threads);
+
+/* s (may be NULL: "") as text safe for an XML text node: bytes that are not UTF-8 and
+ * characters XML 1.0 forbids (C0 controls, U+FFFE, U+FFFF) become U+FFFD, and more than
+ * max_chars characters end in "…". NULL only when out of memory. */
+char *rl_chart_clean(const char *s, size_t max_chars);
+/* A model's display name for labels: models[].name without ".gguf" (else the id), cleaned
+ * and cut at RL_CHART_LABEL_CHARS. NULL only when out of memory. */
+char *rl_chart_model_label(const cJSON *model, const char *fallback);
+
+/* Numbers for tables (full precision, C locale): "%.10g"; integers exactly. */
+void rl_chart_fmt_num(char *buf, size_t cap, double v);
+/* "37.65 GB/s". */
+void rl_chart_fmt_gbs(char *buf, size_t cap, double gbs);
+
+/* The table: set the columns once, then add rows of n_cols cells (copied, cleaned). */
+rl_status rl_chart_table_cols(rl_chart *c, size_t n, const char *const *cols, rl_error *err);
+rl_status rl_chart_table_row(rl_chart *c, const char *const *cells, rl_error *err);
+/* id, title and desc (copied). */
+rl_status rl_chart_set_text(rl_chart *c, const char *id, const char *title, const char *desc,
+                            rl_error *err);
+
+/* ---- chart_layout.c: geometry ---------------------------------------------------------- */
+
+typedef struct {
+    double x, y, w, h;
+} rl_chart_rect;
+
+/* An oriented box: centre, half extents, rotation (radians); as an occupied region, cost is
+ * what overlapping it costs a label (0: RL_CHART_COST_SOLID). */
+typedef struct {
+    double cx, cy, hw, hh, angle;
+    double cost;
+} rl_chart_box;
+#define RL_CHART_COST_SOLID 10.0 /* a text or a marker */
+#define RL_CHART_COST_LINE 1.0   /* a piece of a drawn line: crossing it is a lesser evil */
+
+bool rl_chart_box_overlap(const rl_chart_box *a, const rl_chart_box *b);
+bool rl_chart_box_inside(const rl_chart_box *b, const rl_chart_rect *r);
+rl_chart_box rl_chart_box_rect(double x, double y, double w, double h);
+
+typedef enum { RL_CHART_LIN, RL_CHART_LOG, RL_CHART_DEPTH } rl_chart_scale_kind;
+
+typedef struct {
+    rl_chart_scale_kind kind;
+    double lo, hi; /* data domain (LOG: > 0; DEPTH: lo = 0) */
+    double p0, p1; /* pixels that lo and hi map to */
+    double unit;   /* DEPTH: the smallest positive depth: x = log2(1 + d / unit) */
+    double step;   /* LIN: the tick step */
+} rl_chart_scale;
+
+/* Linear over [lo, hi] widened to nice tick bounds (from zero when from_zero and lo >= 0). */
+void rl_chart_scale_lin(rl_chart_scale *s, double lo, double hi, bool from_zero, double p0,
+                        double p1);
+/* Linear over [lo, hi] exactly, widened by frac of the span on each side (a single value: +-1). */
+void rl_chart_scale_pad(rl_chart_scale *s, double lo, double hi, double frac, double p0, double p1);
+/* log10 over [lo, hi] (both > 0; widened by pad as a factor on each side). */
+void rl_chart_scale_log(rl_chart_scale *s, double lo, double hi, double pad, double p0, double p1);
+/* Depth: 0 at p0, the largest depth at p1, log2-like in between. */
+void rl_chart_scale_depth(rl_chart_scale *s, double max_depth, double unit, double p0, double p1);
+double rl_chart_map(const rl_chart_scale *s, double v);
+
+#define RL_CHART_MAX_TICKS 32
+typedef struct {
+    double v;
+    bool label; /* false: grid line only */
+    char text[24];
+} rl_chart_tick;
+typedef struct {
+    rl_chart_tick t[RL_CHART_MAX_TICKS];
+    size_t n;
+} rl_chart_ticks;
+
+/* Readable ticks: linear 1/2/5 x 10^k steps; log10 1-2-5 (or 1-3, or decades) per decade;
+ * depth at the given values. Labels are compact numbers ("0.5", "20", "1500", "20k", "2M"). */
+void rl_chart_ticks_nice(const rl_chart_scale *s, rl_chart_ticks *out);
+/* Ticks at the given values (sorted, duplicates dropped, at most RL_CHART_MAX_TICKS);
+ * depth_style labels 2048 as "2k". */
+void rl_chart_ticks_at(const double *v, size_t n, bool depth_style, rl_chart_ticks *out);
+/* A compact tick label: v / div with suffix ("k", "M" or ""), at most 4 significant digits. */
+void rl_chart_fmt_tick(char *buf, size_t cap, double v, double div, const char *suffix);
+
+/* ---- chart_draw.c: the canvas ---------------------------------------------------------- */
+
+typedef enum { RL_CHART_START, RL_CHART_MIDDLE, RL_CHART_END } rl_chart_anchor;
+
+typedef struct {
+    char *s;      /* cleaned UTF-8 */
+    double x, y;  /* anchor point on the baseline */
+    double size;  /* px */
+    double angle; /* degrees, rotation about (x, y) (SVG's rotate) */
+    double w;     /* measured advance width */
+    rl_chart_anchor anchor;
+    bool bold;
+    const char *cls; /* a static class name: "tick", "axis", "label", "note", "legend" */
+} rl_chart_text_rec;
+
+typedef struct {
+    cairo_t *cr;  /* the target: an SVG or image surface */
+    cairo_t *mcr; /* measuring: a 1x1 image surface, DejaVu Sans, metrics unhinted */
+    double w, h;
+    rl_chart_text_rec *texts;
+    size_t n_texts, cap_texts;
+    rl_chart_box *occupied; /* texts and markers placed so far, for label placement */
+    size_t n_occ, cap_occ;
+    bool failed; /* out of memory while recording */
+} rl_chart_canvas;
+
+typedef enum {
+    RL_CHART_CIRCLE,
+    RL_CHART_SQUARE,
+    RL_CHART_TRIANGLE,
+    RL_CHART_DIAMOND
+} rl_chart_shape;
+
+/* Marker shape for series i (cycles of 4 against 6 colours: 12 distinct pairs). */
+rl_chart_shape rl_chart_series_shape(size_t i);
+
+void rl_chart_line(rl_chart_canvas *cv, double x0, double y0, double x1, double y1, uint32_t rgb,
+                   double width, bool dashed);
+void rl_chart_polyline(rl_chart_canvas *cv, const double *x, const double *y, size_t n,
+                       uint32_t rgb, double width, bool dashed);
+/* A marker of radius r; registered as occupied so labels avoid it. */
+void rl_chart_marker(rl_chart_canvas *cv, rl_chart_shape shape, double x, double y, double r,
+                     uint32_t rgb, bool filled);
+void rl_chart_bar(rl_chart_canvas *cv, double x, double y, double w, double h, uint32_t rgb);
+void rl_chart_clip(rl_chart_canvas *cv, const rl_chart_rect *r);
+void rl_chart_unclip(rl_chart_canvas *cv);
+
+/* Advance width of s in px. */
+double rl_chart_text_width(rl_chart_canvas *cv, const char *s, double size, bool bold);
+/* The box s would occupy drawn at (x, y) with this anchor and angle (degrees). */
+rl_chart_box rl_chart_text_box(rl_chart_canvas *cv, const char *s, double x, double y, double size,
+                               bool bold, rl_chart_anchor a, double angle);
+/* Record a text (copied, cleaned) and mark its box occupied. */
+void rl_chart_text(rl_chart_canvas *cv, const char *s, double x, double y, double size, bool bold,
+                   rl_chart_anchor a, double angle, const char *cls);
+void rl_chart_occupy(rl_chart_canvas *cv, const rl_chart_box *b);
+/* Mark a drawn line occupied (as a chain of thin boxes; only the part inside within). */
+void rl_chart_occupy_line(rl_chart_canvas *cv, double x0, double y0, double x1, double y1,
+                          const rl_chart_rect *within);
+/* True when b lies inside within and overlaps nothing occupied. */
+bool rl_chart_is_free(const rl_chart_canvas *cv, const rl_chart_box *b,
+                      const rl_chart_rect *within);
+
+/* A candidate position for a label. */
+typedef struct {
+    double x, y;
+    rl_chart_anchor anchor;
+    double angle;
+} rl_chart_spot;
+/* Place s at the first free spot; when none is free and force, at the cheapest one (fewest
+ * lines crossed, then texts and markers overlapped, then leaving within, never the canvas);
+ * else not at all. Returns the index of the spot used, or -1. */
+int rl_chart_place(rl_chart_canvas *cv, const char *s, double size, bool bold, const char *cls,
+                   const rl_chart_spot *spots, size_t n, const rl_chart_rect *within, bool force);
+/* Spots around a point at distance d: right, left, above, below, the four diagonals; then the
+ * same at 2.2 d (16 in all: out must hold RL_CHART_SPOTS_AROUND). */
+#define RL_CHART_SPOTS_AROUND 16
+size_t rl_chart_spots_around(double x, double y, double d, double size, rl_chart_spot *out);
+
+/* Axes: grid lines across the plot, tick labels outside it, the axis title centred. */
+void rl_chart_axis_x(rl_chart_canvas *cv, const rl_chart_scale *s, const rl_chart_ticks *t,
+                     const rl_chart_rect *plot, const char *title);
+void rl_chart_axis_y(rl_chart_canvas *cv, const rl_chart_scale *s, const rl_chart_ticks *t,
+                     const rl_chart_rect *plot, const char *title);
+/* The widest tick label of t in px. */
+double rl_chart_ticks_width(rl_chart_canvas *cv, const rl_chart_ticks *t);
+
+/* Legend entries laid out in rows from (x, y) within width w; returns the height used. An
+ * entry shows a marker or a line sample (dashed) or a swatch, then its text. */
+typedef enum { RL_CHART_KEY_MARKER, RL_CHART_KEY_LINE, RL_CHART_KEY_SWATCH } rl_chart_key_kind;
+typedef struct {
+    const char *text;
+    rl_chart_key_kind kind;
+    uint32_t rgb;
+    rl_chart_shape shape;
+    bool dashed;
+    bool filled;
+} rl_chart_key;
+double rl_chart_legend(rl_chart_canvas *cv, const rl_chart_key *keys, size_t n, double x, double y,
+                       double w, bool draw);
+/* The legend entry of series i drawn as a line (solid or dashed) in its colour and marker. */
+rl_chart_key rl_chart_series_key(const char *text, size_t i, bool dashed);
+
+/* Stack labels at the right end of lines: ys[] are the wanted baselines (ends of lines),
+ * spread apart to at least gap px and kept within [top, bottom]; out[] gets the positions. */
+void rl_chart_spread(const double *ys, size_t n, double gap, double top, double bottom,
+                     double *out);
+
+/* ---- chart_svg.c: rendering ------------------------------------------------------------ */
+
+typedef void (*rl_chart_draw_fn)(rl_chart_canvas *cv, void *ctx);
+
+/* Draw onto an SVG surface w x h, move the recorded texts into <text> nodes, add <title> and
+ * <desc> (from c->title and c->desc, set before), rename every id to "rl-<c->id>-<letters><n>"
+ * (stable, unique per chart), set viewBox and width 100%, and store the document in c->svg. */
+rl_status rl_chart_render_svg(rl_chart *c, double w, double h, rl_chart_draw_fn draw, void *ctx,
+                              rl_error *err);
+/* Run fn on a throwaway canvas (measuring only, nothing kept) and return what it returns: for
+ * layout that must be known before the surface is made, e.g. the height of a legend. */
+double rl_chart_measure(double (*fn)(rl_chart_canvas *cv, void *ctx), void *ctx);
+/* Draw onto a white image surface at scale 2 with cairo drawing the texts, and write the PNG
+ * to path (rl_write_file). */
+rl_status rl_chart_render_png(const char *path, double w, double h, rl_chart_draw_fn draw,
+                              void *ctx, rl_error *err);
+
+/* ---- chart_client.c: the streaming client's charts, from client.points[] ------------------ */
+
+/* TTFT and TPOT distributions (an ECDF per operating point) and throughput and goodput against
+ * concurrency; RL_NOTHING (err says why) when no point has the data. Same contract as chart.h. */
+rl_status rl_chart_client_ttft(const cJSON *bundle, rl_chart *out, rl_error *err);
+rl_status rl_chart_client_tpot(const cJSON *bundle, rl_chart *out, rl_error *err);
+rl_status rl_chart_client_throughput(const cJSON *bundle, rl_chart *out, rl_error *err);
+
+#endif

@@ -1,0 +1,407 @@
+/* chart_roofline.c: the decode roofline, log-log (owner: chart).
+ *
+ * x = bytes per token (MB = 1e6 bytes: models[].bytes_per_token.value, else the analysis'
+ * figure), y = decode tok/s at each model's operating point (analysis.models[].
+ * operating_point: its best depth-0 rate and thread count). A constant bandwidth is a
+ * diagonal tok/s = BW / bytes: the fitted one (analysis.fit.bw_bytes_s) is solid, the ceiling
+ * (analysis.ceiling.GBs) dashed, each labelled with its GB/s along the line; the vertical gap
+ * between them is the utilisation. Points are labelled directly with the model's name and
+ * format; MoE points are diamonds, GPU-offloaded ones triangles (both: squares), and the label
+ * says "MoE" / "GPU". With fewer than two points or no fit there is no fitted line, and the
+ * description says why.
+ *
+ * Table: one row per point (model, bytes per token exactly as the bundle has them, tok/s,
+ * threads, kind) and one per line (GB/s).
+ * Ownership: the roof struct owns its strings (roof_free). */
+#include <ctype.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "render/chart/chart_int.h"
+#include "base/rl_json.h"
+#include "base/rl_text.h"
+#include "base/rl_util.h"
+
+typedef struct {
+    char *label; /* "name (Q8_0, MoE)" */
+    char *name;  /* as in the bundle, for the table */
+    double bytes, tps;
+    int64_t threads;
+    size_t series; /* position in models[]: colour */
+    bool moe, gpu;
+} roof_pt;
+
+typedef struct {
+    roof_pt pt[RL_CHART_MAX_SERIES];
+    size_t n, skipped;
+    bool has_fit, has_ceil;
+    double fit_bps, ceil_gbs;
+    const char *no_fit; /* why there is no fitted line */
+} roof;
+
+static void roof_free(roof *r)
+{
+    for (size_t i = 0; i < r->n; i++) {
+        free(r->pt[i].label);
+        free(r->pt[i].name);
+    }
+    memset(r, 0, sizeof *r);
+}
+
+/* Does hay contain needle, ignoring case, '_' and '-' ("q4km" holds "Q4_K_M")? */
+static bool contains_loose(const char *hay, const char *needle)
+{
+    char a[256], b[64];
+    size_t na = 0, nb = 0;
+    for (const char *p = hay; *p && na < sizeof a - 1; p++)
+        if (*p != '_' && *p != '-')
+            a[na++] = (char)tolower((unsigned char)*p);
+    for (const char *p = needle; *p && nb < sizeof b - 1; p++)
+        if (*p != '_' && *p != '-')
+            b[nb++] = (char)tolower((unsigned char)*p);
+    a[na] = b[nb] = '\0';
+    return nb == 0 || strstr(a, b) != NULL;
+}
+
+static rl_status point_label(roof_pt *p, const cJSON *model, const char *id)
+{
+    char *base = rl_chart_model_label(model, id);
+    if (!base)
+        return RL_EINTERNAL;
+    const cJSON *g = cJSON_GetObjectItemCaseSensitive(model, "gguf");
+    char *fmt = rl_chart_clean(rl_json_get_str(g, "label"), 16);
+    if (!fmt) {
+        free(base);
+        return RL_EINTERNAL;
+    }
+    char extra[96] = "";
+    size_t k = 0;
+    if (*fmt && !contains_loose(base, fmt))
+        k += (size_t)rl_snprintf(extra + k, sizeof extra - k, "%s", fmt);
+    if (p->moe)
+        k += (size_t)rl_snprintf(extra + k, sizeof extra - k, "%sMoE", k ? ", " : "");
+    if (p->gpu && k < sizeof extra)
+        rl_snprintf(extra + k, sizeof extra - k, "%sGPU", k ? ", " : "");
+    p->label = *extra ? rl_asprintf("%s (%s)", base, extra) : rl_strdup(base);
+    free(base);
+    free(fmt);
+    return p->label ? RL_OK : RL_EINTERNAL;
+}
+
+static rl_status roof_read(const cJSON *bundle, roof *r, rl_error *err)
+{
+    memset(r, 0, sizeof *r);
+    const cJSON *an = cJSON_GetObjectItemCaseSensitive(bundle, "analysis");
+    const cJSON *am;
+    cJSON_ArrayForEach(am, cJSON_GetObjectItemCaseSensitive(an, "models"))
+    {
+        if (r->n == RL_CHART_MAX_SERIES) { /* no look-ups past the cap: O(models) in all */
+            r->skipped++;
+            continue;
+        }
+        size_t series = r->n;
+        const cJSON *model;
+        double tps, bytes;
+        int64_t threads;
+        if (!rl_chart_analysis_point(bundle, am, &series, &model, &tps, &bytes, &threads))
+            continue;
+        roof_pt *p = &r->pt[r->n];
+        memset(p, 0, sizeof *p);
+        p->tps = tps;
+        p->bytes = bytes;
+        p->series = series;
+        p->threads = threads;
+        bool b = false;
+        if (rl_json_get_bool(am, "is_moe", &b) && b)
+            p->moe = true;
+        const cJSON *g = cJSON_GetObjectItemCaseSensitive(model, "gguf");
+        if (rl_json_get_bool(g, "is_moe", &b) && b)
+            p->moe = true;
+        if (rl_json_get_bool(am, "gpu_offload", &b) && b)
+            p->gpu = true;
+        const char *id = rl_json_get_str(am, "id");
+        const char *nm = rl_json_get_str(model, "name");
+        if (!nm)
+            nm = rl_json_get_str(am, "name");
+        p->name = rl_chart_clean(nm ? nm : id, RL_CHART_CELL_CHARS);
+        r->n++;
+        if (!p->name || point_label(p, model ? model : am, id) != RL_OK)
+            return rl_fail(err, RL_EINTERNAL, "roofline chart: out of memory");
+    }
+    if (r->n == 0)
+        return rl_fail(err, RL_NOTHING, "roofline chart: no model has a decode operating point");
+
+    const cJSON *fit = cJSON_GetObjectItemCaseSensitive(an, "fit");
+    bool avail = false;
+    double bps = 0;
+    r->no_fit = rl_json_get_str(fit, "reason");
+    if (rl_json_get_bool(fit, "available", &avail) && avail &&
+        rl_json_get_num(fit, "bw_bytes_s", &bps) && rl_chart_sane(bps) && r->n >= 2) {
+        r->has_fit = true;
+        r->fit_bps = bps;
+    } else if (r->n < 2) {
+        r->no_fit = "a line needs at least two models";
+    } else if (!r->no_fit) {
+        r->no_fit = "the analysis has no fit";
+    }
+    const cJSON *ceil_o = cJSON_GetObjectItemCaseSensitive(an, "ceiling");
+    double gbs = 0;
+    if (rl_json_get_num(ceil_o, "GBs", &gbs) && rl_chart_sane(gbs)) {
+        r->has_ceil = true;
+        r->ceil_gbs = gbs;
+    }
+    return RL_OK;
+}
+
+static rl_chart_shape shape_of(const roof_pt *p)
+{
+    return p->moe && p->gpu ? RL_CHART_SQUARE
+           : p->moe         ? RL_CHART_DIAMOND
+           : p->gpu         ? RL_CHART_TRIANGLE
+                            : RL_CHART_CIRCLE;
+}
+
+static const char *kind_of(const roof_pt *p)
+{
+    return p->moe && p->gpu ? "MoE, GPU" : p->moe ? "MoE" : p->gpu ? "GPU" : "dense";
+}
+
+/* The line tok/s = bps / bytes across the plot: its ends in pixels. */
+static void line_ends(const rl_chart_scale *xs, const rl_chart_scale *ys, double bps, double *e)
+{
+    e[0] = rl_chart_map(xs, xs->lo);
+    e[1] = rl_chart_map(ys, bps / (xs->lo * 1e6));
+    e[2] = rl_chart_map(xs, xs->hi);
+    e[3] = rl_chart_map(ys, bps / (xs->hi * 1e6));
+}
+
+static void bw_line(rl_chart_canvas *cv, const rl_chart_scale *xs, const rl_chart_scale *ys,
+                    const rl_chart_rect *plot, double bps, uint32_t rgb, bool dashed)
+{
+    double e[4];
+    line_ends(xs, ys, bps, e);
+    rl_chart_clip(cv, plot);
+    rl_chart_line(cv, e[0], e[1], e[2], e[3], rgb, dashed ? 1.6 : 2, dashed);
+    rl_chart_unclip(cv);
+}
+
+static void bw_occupy(rl_chart_canvas *cv, const rl_chart_scale *xs, const rl_chart_scale *ys,
+                      const rl_chart_rect *plot, double bps)
+{
+    double e[4];
+    line_ends(xs, ys, bps, e);
+    rl_chart_occupy_line(cv, e[0], e[1], e[2], e[3], plot);
+}
+
+/* The line's label along it, above or below, where it overlaps nothing placed so far. */
+static void bw_label(rl_chart_canvas *cv, const rl_chart_scale *xs, const rl_chart_scale *ys,
+                     const rl_chart_rect *plot, double bps, const char *text, bool above_first)
+{
+    double e[4];
+    line_ends(xs, ys, bps, e);
+    double ang = atan2(e[3] - e[1], e[2] - e[0]), deg = ang * 180 / M_PI;
+    double nx = sin(ang), ny = -cos(ang); /* unit normal towards the upper side */
+    static const double ts[] = {0.88, 0.12, 0.75, 0.25, 0.62, 0.38, 0.5, 0.95, 0.05};
+    rl_chart_spot spots[2 * sizeof ts / sizeof ts[0]];
+    size_t n = 0;
+    for (int side = 0; side < 2; side++) {
+        bool above = (side == 0) == above_first;
+        double off = above ? 4 : -(4 + 0.76 * RL_CHART_FS_LABEL);
+        for (size_t i = 0; i < sizeof ts / sizeof ts[0]; i++) {
+            double x = e[0] + ts[i] * (e[2] - e[0]) + off * nx;
+            double y = e[1] + ts[i] * (e[3] - e[1]) + off * ny;
+            rl_chart_box b =
+                rl_chart_text_box(cv, text, x, y, RL_CHART_FS_LABEL, true, RL_CHART_MIDDLE, deg);
+            if (rl_chart_box_inside(&b, plot))
+                spots[n++] = (rl_chart_spot){x, y, RL_CHART_MIDDLE, deg};
+        }
+    }
+    if (n == 0) /* the line misses the plot: say so at its top */
+        rl_chart_text(cv, text, plot->x + plot->w - 4, plot->y + RL_CHART_FS_LABEL + 2,
+                      RL_CHART_FS_LABEL, true, RL_CHART_END, 0, "line-label");
+    else
+        rl_chart_place(cv, text, RL_CHART_FS_LABEL, true, "line-label", spots, n, plot, true);
+}
+
+static void roof_draw(rl_chart_canvas *cv, void *ctx)
+{
+    const roof *r = ctx;
+    double xlo = 1e300, xhi = 0, ylo = 1e300, yhi = 0;
+    for (size_t i = 0; i < r->n; i++) {
+        xlo = fmin(xlo, r->pt[i].bytes / 1e6);
+        xhi = fmax(xhi, r->pt[i].bytes / 1e6);
+        ylo = fmin(ylo, r->pt[i].tps);
+        yhi = fmax(yhi, r->pt[i].tps);
+    }
+    rl_chart_rect plot = {0, 14, 0, cv->h - 14 - 58};
+    rl_chart_scale xs, ys;
+    rl_chart_scale_log(&xs, xlo, xhi, 1.6, 0, 1);
+    /* the lines should show: the ceiling at the right edge, the fit there too */
+    double top = yhi * 1.7, bot = ylo / 1.7;
+    if (r->has_ceil)
+        top = fmax(top, fmin(r->ceil_gbs * 1e9 / (xs.hi * 1e6) * 1.5, top * 30));
+    if (r->has_fit)
+        bot = fmin(bot, fmax(r->fit_bps / (xs.hi * 1e6) / 1.3, bot / 30));
+    rl_chart_scale_log(&ys, bot, top, 1, plot.y + plot.h, plot.y);
+    rl_chart_ticks yt, xt;
+    rl_chart_ticks_nice(&ys, &yt);
+    plot.x = 10 + RL_CHART_FS_AXIS + 8 + rl_chart_ticks_width(cv, &yt) + 8;
+    plot.w = cv->w - plot.x - 16;
+    rl_chart_scale_log(&xs, xlo, xhi, 1.6, plot.x, plot.x + plot.w);
+    rl_chart_ticks_nice(&xs, &xt);
+    rl_chart_axis_y(cv, &ys, &yt, &plot, "decode (tok/s, log scale)");
+    rl_chart_axis_x(cv, &xs, &xt, &plot, "bytes per token (MB = 10\xE2\x81\xB6 bytes, log scale)");
+
+    if (r->has_ceil)
+        bw_line(cv, &xs, &ys, &plot, r->ceil_gbs * 1e9, RL_CHART_VERMILLION, true);
+    if (r->has_fit)
+        bw_line(cv, &xs, &ys, &plot, r->fit_bps, RL_CHART_GREY, false);
+    double px[RL_CHART_MAX_SERIES], py[RL_CHART_MAX_SERIES];
+    for (size_t i = 0; i < r->n; i++) {
+        px[i] = rl_chart_map(&xs, r->pt[i].bytes / 1e6);
+        py[i] = rl_chart_map(&ys, r->pt[i].tps);
+        rl_chart_marker(cv, shape_of(&r->pt[i]), px[i], py[i], 5,
+                        rl_chart_series_color(r->pt[i].series), true);
+    }
+    /* labels avoid crossing the lines where they can */
+    if (r->has_ceil)
+        bw_occupy(cv, &xs, &ys, &plot, r->ceil_gbs * 1e9);
+    if (r->has_fit)
+        bw_occupy(cv, &xs, &ys, &plot, r->fit_bps);
+    char text[64], num[48];
+    if (r->has_ceil) {
+        rl_chart_fmt_gbs(num, sizeof num, r->ceil_gbs);
+        rl_snprintf(text, sizeof text, "ceiling %s", num);
+        bw_label(cv, &xs, &ys, &plot, r->ceil_gbs * 1e9, text, true);
+    }
+    if (r->has_fit) {
+        rl_chart_fmt_gbs(num, sizeof num, r->fit_bps / 1e9);
+        rl_snprintf(text, sizeof text, "fit %s", num);
+        bw_label(cv, &xs, &ys, &plot, r->fit_bps, text, false);
+    }
+    for (size_t i = 0; i < r->n; i++) {
+        rl_chart_spot spots[RL_CHART_SPOTS_AROUND];
+        size_t ns = rl_chart_spots_around(px[i], py[i], 9, RL_CHART_FS_LABEL, spots);
+        rl_chart_place(cv, r->pt[i].label, RL_CHART_FS_LABEL, false, "label", spots, ns, &plot,
+                       true);
+    }
+}
+
+static rl_status roof_table(rl_chart *c, const roof *r, rl_error *err)
+{
+    static const char *const cols[] = {"series",  "model", "bytes per token", "decode (tok/s)",
+                                       "threads", "kind",  "bandwidth (GB/s)"};
+    rl_status st = rl_chart_table_cols(c, 7, cols, err);
+    for (size_t i = 0; st == RL_OK && i < r->n; i++) {
+        char mb[48], tps[48], th[24];
+        rl_chart_fmt_num(mb, sizeof mb, r->pt[i].bytes); /* exact, as the bundle has it */
+        rl_chart_fmt_num(tps, sizeof tps, r->pt[i].tps);
+        rl_snprintf(th, sizeof th, "%lld", (long long)r->pt[i].threads);
+        const char *row[] = {
+            "point", r->pt[i].name, mb, tps, r->pt[i].threads ? th : "", kind_of(&r->pt[i]), ""};
+        st = rl_chart_table_row(c, row, err);
+    }
+    char gbs[48];
+    if (st == RL_OK && r->has_fit) {
+        rl_chart_fmt_num(gbs, sizeof gbs, r->fit_bps / 1e9);
+        const char *row[] = {"fit line", "", "", "", "", "fit", gbs};
+        st = rl_chart_table_row(c, row, err);
+    }
+    if (st == RL_OK && r->has_ceil) {
+        rl_chart_fmt_num(gbs, sizeof gbs, r->ceil_gbs);
+        const char *row[] = {"ceiling line", "", "", "", "", "ceiling", gbs};
+        st = rl_chart_table_row(c, row, err);
+    }
+    return st;
+}
+
+/* One or two sentences: what is plotted, and the lines (or why there is none). */
+static char *roof_desc(const roof *r)
+{
+    char lines[200], more[64] = "", fit[48], ceil_s[48];
+    size_t moe = 0, gpu = 0;
+    for (size_t i = 0; i < r->n; i++) {
+        moe += r->pt[i].moe;
+        gpu += r->pt[i].gpu;
+    }
+    if (r->has_fit)
+        rl_chart_fmt_gbs(fit, sizeof fit, r->fit_bps / 1e9);
+    if (r->has_ceil)
+        rl_chart_fmt_gbs(ceil_s, sizeof ceil_s, r->ceil_gbs);
+    if (r->has_fit && r->has_ceil)
+        rl_snprintf(lines, sizeof lines,
+                    "The solid line is the fit, tok/s = %s / bytes, the dashed one the memory "
+                    "ceiling, %s.",
+                    fit, ceil_s);
+    else if (r->has_fit)
+        rl_snprintf(lines, sizeof lines,
+                    "The solid line is the fit, tok/s = %s / bytes; no memory ceiling is known.",
+                    fit);
+    else
+        rl_snprintf(lines, sizeof lines, "No fitted line (%s)%s%s.",
+                    r->no_fit ? r->no_fit : "no fit",
+                    r->has_ceil ? "; the dashed line is the "
+                                  "memory ceiling, "
+                                : "",
+                    r->has_ceil ? ceil_s : "");
+    if (r->skipped)
+        rl_snprintf(more, sizeof more, " (%zu more not drawn)", r->skipped);
+    return rl_asprintf("Decode tok/s against bytes per token (MB, 10^6 bytes), log-log, for %zu "
+                       "model%s%s at their best thread counts%s%s%s. %s",
+                       r->n, r->n == 1 ? "" : "s", more,
+                       moe || gpu ? "; circles are dense models" : "", moe ? ", diamonds MoE" : "",
+                       gpu ? ", triangles GPU-offloaded" : "", lines);
+}
+
+static rl_status roof_prepare(const cJSON *bundle, roof *r, rl_error *err)
+{
+    rl_status st = roof_read(bundle, r, err);
+    if (st != RL_OK)
+        roof_free(r);
+    return st;
+}
+
+#define ROOF_H 440.0
+
+rl_status rl_chart_roofline(const cJSON *bundle, rl_chart *out, rl_error *err)
+{
+    memset(out, 0, sizeof *out);
+    roof *r = malloc(sizeof *r);
+    if (!r)
+        return rl_fail(err, RL_EINTERNAL, "roofline chart: out of memory");
+    rl_status st = roof_prepare(bundle, r, err);
+    if (st != RL_OK) {
+        free(r);
+        return st;
+    }
+    char *desc = roof_desc(r);
+    st = desc ? rl_chart_set_text(out, "roofline",
+                                  "Decode roofline: tok/s against bytes per "
+                                  "token",
+                                  desc, err)
+              : rl_fail(err, RL_EINTERNAL, "roofline chart: out of memory");
+    free(desc);
+    if (st == RL_OK)
+        st = roof_table(out, r, err);
+    if (st == RL_OK)
+        st = rl_chart_render_svg(out, RL_CHART_W, ROOF_H, roof_draw, r, err);
+    roof_free(r);
+    free(r);
+    if (st != RL_OK)
+        rl_chart_free(out);
+    return st;
+}
+
+rl_status rl_chart_roofline_png(const cJSON *bundle, const char *path, rl_error *err)
+{
+    roof *r = malloc(sizeof *r);
+    if (!r)
+        return rl_fail(err, RL_EINTERNAL, "roofline chart: out of memory");
+    rl_status st = roof_prepare(bundle, r, err);
+    if (st == RL_OK)
+        st = rl_chart_render_png(path, RL_CHART_W, ROOF_H, roof_draw, r, err);
+    roof_free(r);
+    free(r);
+    return st;
+}

@@ -1,0 +1,418 @@
+/* compare_text.c: the terminal table and the Markdown of a comparison. See compare_text.h. */
+#include "render/compare_text.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "render/report_text.h"
+#include "base/rl_text.h"
+#include "base/rl_util.h"
+
+void rl_cmp_fmt_value(const rl_cmp_cell *x, char *buf, size_t cap)
+{
+    char m[48], h[48];
+    if (!x->present) {
+        rl_snprintf(buf, cap, "-");
+        return;
+    }
+    rl_report_fmt_num(x->mean, m, sizeof m);
+    if (x->has_ci) {
+        rl_report_fmt_num((x->ci_high - x->ci_low) / 2, h, sizeof h);
+        rl_snprintf(buf, cap, "%s \xC2\xB1 %s", m, h);
+    } else if (x->n == 0 && x->has_sd) {
+        rl_report_fmt_num(x->sd, h, sizeof h);
+        rl_snprintf(buf, cap, "%s (sd %s)", m, h);
+    } else if (x->n == 0) {
+        rl_snprintf(buf, cap, "%s (mean only)", m);
+    } else if (x->point) {
+        rl_snprintf(buf, cap, "%s", m);
+    } else {
+        rl_snprintf(buf, cap, "%s (1 sample)", m);
+    }
+}
+
+void rl_cmp_fmt_ratio(const rl_cmp_cell *x, char *buf, size_t cap)
+{
+    if (!x->has_ratio)
+        rl_snprintf(buf, cap, "%s", "");
+    else
+        rl_snprintf(buf, cap, "x%.3f", x->ratio);
+}
+
+void rl_cmp_fmt_delta(const rl_cmp_cell *x, char *buf, size_t cap)
+{
+    char d[48];
+    if (!x->has_ratio) {
+        rl_snprintf(buf, cap, "%s", "");
+        return;
+    }
+    rl_report_fmt_num(x->delta, d, sizeof d);
+    rl_snprintf(buf, cap, "%s%s (%+.1f%%)", x->delta > 0 ? "+" : "", d, x->change_pct);
+}
+
+void rl_cmp_fmt_metric(const rl_cmp_row *row, char *buf, size_t cap)
+{
+    if (row->units_vary)
+        rl_snprintf(buf, cap, "%s (%s%s%s)", row->metric, row->kind ? row->kind : "",
+                    row->kind ? ", " : "", row->unit);
+    else if (row->kind)
+        rl_snprintf(buf, cap, "%s (%s)", row->metric, row->kind);
+    else
+        rl_snprintf(buf, cap, "%s", row->metric);
+}
+
+void rl_cmp_fmt_verdict(const rl_cmp_cell *x, char *buf, size_t cap)
+{
+    const char *arrow = rl_cmp_verdict_arrow(x->verdict);
+    const char *word = rl_cmp_verdict_word(x->verdict);
+    if (x->tested)
+        rl_snprintf(buf, cap, "%s %s (p = %.2g)", arrow, word, x->p);
+    else
+        rl_snprintf(buf, cap, "%s%s%s", arrow, *arrow ? " " : "", word);
+}
+
+/* ---- a small table: cells of text, rendered aligned or as Markdown ---------------------- */
+
+typedef struct {
+    char **cells;
+    size_t n_cols, n, cap; /* n cells */
+    bool oom;
+} table;
+
+static void cell(table *t, const char *s)
+{
+    if (t->oom)
+        return;
+    if (t->n == t->cap) {
+        char **p = rl_grow(t->cells, &t->cap, sizeof *p, 64);
+        if (!p) {
+            t->oom = true;
+            return;
+        }
+        t->cells = p;
+    }
+    char *d = rl_strdup(s ? s : "");
+    if (!d) {
+        t->oom = true;
+        return;
+    }
+    t->cells[t->n++] = d;
+}
+
+static void table_free(table *t)
+{
+    for (size_t i = 0; i < t->n; i++)
+        free(t->cells[i]);
+    free(t->cells);
+    memset(t, 0, sizeof *t);
+}
+
+/* Columns a string takes on a terminal: its UTF-8 characters. */
+static size_t width(const char *s)
+{
+    size_t w = 0;
+    for (; *s; s++)
+        w += ((unsigned char)*s & 0xC0) != 0x80;
+    return w;
+}
+
+/* Text for a Markdown table cell: control characters as spaces, Markdown's inline characters
+ * and the cell separator escaped. */
+static void md_cell(rl_sbuf *b, const char *s)
+{
+    char *e = rl_tty_escape_dup(s);
+    if (!e) {
+        b->oom = true;
+        return;
+    }
+    for (const char *p = e; *p; p++) {
+        if (strchr("\\`*_[]<>|~&#", *p))
+            rl_sbuf_put(b, "\\", 1);
+        rl_sbuf_put(b, p, 1);
+    }
+    free(e);
+}
+
+static void table_render(rl_sbuf *b, const table *t, bool markdown, const char *indent)
+{
+    size_t nc = t->n_cols, nr = nc ? t->n / nc : 0;
+    if (nr == 0)
+        return;
+    if (markdown) {
+        for (size_t r = 0; r < nr; r++) {
+            rl_sbuf_put(b, "|", 1);
+            for (size_t k = 0; k < nc; k++) {
+                rl_sbuf_put(b, " ", 1);
+                md_cell(b, t->cells[r * nc + k]);
+                rl_sbuf_put(b, " |", 2);
+            }
+            rl_sbuf_put(b, "\n", 1);
+            if (r == 0) {
+                rl_sbuf_put(b, "|", 1);
+                for (size_t k = 0; k < nc; k++)
+                    rl_sbuf_put(b, "---|", 4);
+                rl_sbuf_put(b, "\n", 1);
+            }
+        }
+        rl_sbuf_put(b, "\n", 1);
+        return;
+    }
+    size_t w[32] = {0};
+    char **esc = rl_calloc(t->n, sizeof *esc);
+    if (!esc) {
+        b->oom = true;
+        return;
+    }
+    for (size_t i = 0; i < t->n; i++) {
+        esc[i] = rl_tty_escape_dup(t->cells[i]);
+        if (!esc[i]) {
+            b->oom = true;
+            goto out;
+        }
+        size_t k = i % nc;
+        if (k < 32 && width(esc[i]) > w[k])
+            w[k] = width(esc[i]);
+    }
+    for (size_t r = 0; r < nr; r++) {
+        rl_sbuf_printf(b, "%s", indent);
+        for (size_t k = 0; k < nc; k++) {
+            const char *s = esc[r * nc + k];
+            rl_sbuf_printf(b, "%s", s);
+            if (k + 1 < nc)
+                for (size_t pad = width(s); pad < (k < 32 ? w[k] : 0) + 2; pad++)
+                    rl_sbuf_put(b, " ", 1);
+        }
+        rl_sbuf_put(b, "\n", 1);
+    }
+out:
+    for (size_t i = 0; i < t->n; i++)
+        free(esc[i]);
+    free(esc);
+}
+
+/* ---- the text ---------------------------------------------------------------------------- */
+
+static void line(rl_sbuf *b, bool markdown, const char *prefix, const char *s)
+{
+    if (markdown) {
+        rl_sbuf_printf(b, "%s", prefix);
+        md_cell(b, s);
+        rl_sbuf_put(b, "\n", 1);
+    } else {
+        char *e = rl_tty_escape_dup(s);
+        if (!e) {
+            b->oom = true;
+            return;
+        }
+        rl_sbuf_printf(b, "%s%s\n", prefix, e);
+        free(e);
+    }
+}
+
+/* One warning from s (taken) as a list item. */
+static void warn_line(rl_sbuf *b, bool markdown, rl_sbuf *s)
+{
+    char *t = rl_sbuf_take(s);
+    if (!t) {
+        b->oom = true;
+        return;
+    }
+    line(b, markdown, markdown ? "- " : "  ", t);
+    free(t);
+}
+
+static void warnings(rl_sbuf *b, const rl_cmp *c, bool markdown)
+{
+    bool any = false;
+    for (size_t f = 0; f < c->n_facts; f++) {
+        const rl_cmp_fact *fa = &c->facts[f];
+        if (!fa->differs)
+            continue;
+        if (!any)
+            rl_sbuf_printf(b, markdown ? "\n**Warnings**\n\n" : "\nwarnings:\n");
+        any = true;
+        rl_sbuf s = {0};
+        rl_sbuf_printf(&s, "%s %s differs: ", fa->suite ? "suite:" : "environment:", fa->label);
+        if (c->n_inputs <= 6) {
+            for (size_t i = 0; i < c->n_inputs; i++)
+                rl_sbuf_printf(&s, "%s[%zu] %s", i ? "; " : "", i + 1, fa->values[i]);
+        } else {
+            size_t distinct = 0;
+            for (size_t i = 0; i < c->n_inputs; i++) {
+                bool seen = false;
+                for (size_t k = 0; k < i && !seen; k++)
+                    seen = strcmp(fa->values[k], fa->values[i]) == 0;
+                distinct += !seen;
+            }
+            rl_sbuf_printf(&s, "%zu different values over %zu inputs", distinct, c->n_inputs);
+        }
+        warn_line(b, markdown, &s);
+    }
+    if (c->sections_differ) {
+        if (!any)
+            rl_sbuf_printf(b, markdown ? "\n**Warnings**\n\n" : "\nwarnings:\n");
+        any = true;
+        rl_sbuf s = {0};
+        rl_sbuf_printf(&s, "note: the inputs hold different sections (");
+        for (size_t i = 0; i < c->n_inputs && i < 6; i++) {
+            char sec[128];
+            rl_cmp_sections(c->inputs[i].bundle, sec, sizeof sec);
+            rl_sbuf_printf(&s, "%s[%zu] %s", i ? "; " : "", i + 1, sec);
+        }
+        rl_sbuf_printf(&s, "%s): a section's rows compare only between inputs that hold it",
+                       c->n_inputs > 6 ? "; ..." : "");
+        warn_line(b, markdown, &s);
+    }
+    if (c->rows_not_everywhere) {
+        if (!any)
+            rl_sbuf_printf(b, markdown ? "\n**Warnings**\n\n" : "\nwarnings:\n");
+        any = true;
+        char t[200];
+        rl_snprintf(t, sizeof t,
+                    "suite: %zu of %zu rows are not in every input (other models or settings)",
+                    c->rows_not_everywhere, c->n_rows);
+        line(b, markdown, markdown ? "- " : "  ", t);
+    }
+}
+
+static void group_table(rl_sbuf *b, const rl_cmp *c, const char *group, bool markdown, bool all,
+                        size_t *hidden)
+{
+    /* key columns of the group, in the order of its first row */
+    const rl_cmp_row *first = rl_cmp_group_first(c, group);
+    if (!first)
+        return;
+    bool keyshow[RL_CMP_MAX_KEYS];
+    rl_sbuf same = {0};
+    for (size_t k = 0; k < first->n_keys; k++) {
+        keyshow[k] = all || rl_cmp_key_varies(c, group, first->key_names[k]);
+        if (!keyshow[k])
+            rl_sbuf_printf(&same, "%s%s %s", same.len ? ", " : "", first->key_names[k],
+                           first->key_values[k]);
+    }
+    bool many = c->n_inputs > 2;
+    table t = {0};
+    cell(&t, "metric");
+    cell(&t, strcmp(group, RL_CMP_GROUP_CLIENT) == 0 ? "model or command" : "model");
+    for (size_t k = 0; k < first->n_keys; k++)
+        if (keyshow[k])
+            cell(&t, first->key_names[k]);
+    if (many)
+        cell(&t, "input");
+    char h[160];
+    if (first->units_vary)
+        rl_snprintf(h, sizeof h, "baseline [%zu]", c->baseline + 1);
+    else
+        rl_snprintf(h, sizeof h, "baseline [%zu] (%s)", c->baseline + 1, first->unit);
+    cell(&t, h);
+    cell(&t, many ? "value" : "value [2]");
+    cell(&t, "ratio");
+    cell(&t, "delta");
+    cell(&t, "verdict");
+    t.n_cols = t.n;
+    for (size_t r = 0; r < c->n_rows; r++) {
+        const rl_cmp_row *row = &c->rows[r];
+        if (strcmp(row->group, group) != 0)
+            continue;
+        for (size_t i = 0; i < c->n_inputs; i++) {
+            if (!rl_cmp_listed(c, r, i, all, hidden))
+                continue;
+            char a[160];
+            rl_cmp_fmt_metric(row, a, sizeof a);
+            cell(&t, a);
+            cell(&t, row->subject);
+            for (size_t k = 0; k < first->n_keys; k++)
+                if (keyshow[k])
+                    cell(&t, k < row->n_keys ? row->key_values[k] : "");
+            if (many) {
+                rl_snprintf(a, sizeof a, "[%zu]", i + 1);
+                cell(&t, a);
+            }
+            rl_cmp_fmt_value(&row->cells[c->baseline], a, sizeof a);
+            cell(&t, a);
+            rl_cmp_fmt_value(&row->cells[i], a, sizeof a);
+            cell(&t, a);
+            rl_cmp_fmt_ratio(&row->cells[i], a, sizeof a);
+            cell(&t, a);
+            rl_cmp_fmt_delta(&row->cells[i], a, sizeof a);
+            cell(&t, a);
+            rl_cmp_fmt_verdict(&row->cells[i], a, sizeof a);
+            cell(&t, a);
+        }
+    }
+    if (t.oom) {
+        b->oom = true;
+    } else {
+        rl_sbuf_printf(b, markdown ? "\n**%s**\n\n" : "\n%s:\n", group);
+        char *s = rl_sbuf_take(&same);
+        same = (rl_sbuf){0};
+        if (s && *s) {
+            line(b, markdown, markdown ? "Same in every row: " : "  same in every row: ", s);
+            if (markdown)
+                rl_sbuf_put(b, "\n", 1);
+        }
+        free(s);
+        const char *note = rl_cmp_group_note(group);
+        if (note) {
+            line(b, markdown, markdown ? "" : "  ", note);
+            if (markdown)
+                rl_sbuf_put(b, "\n", 1);
+        }
+        if (t.n > t.n_cols)
+            table_render(b, &t, markdown, "  ");
+        else
+            rl_sbuf_printf(b, markdown ? "No row is in both the baseline and another input.\n\n"
+                                       : "  no row is in both the baseline and another input\n");
+    }
+    free(rl_sbuf_take(&same));
+    table_free(&t);
+}
+
+char *rl_cmp_text(const rl_cmp *c, bool markdown, bool all_columns)
+{
+    rl_sbuf b = {0};
+    char buf[1024];
+    rl_snprintf(buf, sizeof buf, "llama-roofline compare: %zu inputs, baseline [%zu] %s",
+                c->n_inputs, c->baseline + 1, c->inputs[c->baseline].label);
+    line(&b, markdown, markdown ? "### " : "", buf);
+    if (markdown)
+        rl_sbuf_put(&b, "\n", 1);
+    for (size_t i = 0; i < c->n_inputs; i++) {
+        const char *cpu = NULL;
+        const cJSON *env = cJSON_GetObjectItemCaseSensitive(c->inputs[i].bundle, "environment");
+        const cJSON *cv = cJSON_GetObjectItemCaseSensitive(env, "cpu");
+        if (cJSON_IsString(cv))
+            cpu = cv->valuestring;
+        rl_snprintf(buf, sizeof buf, "[%zu] %s: %s%s%s%s", i + 1, c->inputs[i].label,
+                    c->inputs[i].path, cpu ? " (" : "", cpu ? cpu : "", cpu ? ")" : "");
+        line(&b, markdown, markdown ? "- " : "  ", buf);
+    }
+    rl_cmp_test_sentence(c, buf, sizeof buf);
+    rl_sbuf_put(&b, "\n", 1);
+    line(&b, markdown, "", buf);
+    rl_cmp_counts k = rl_cmp_count(c);
+    rl_snprintf(buf, sizeof buf,
+                "Summary: %zu faster, %zu slower, %zu within noise, %zu not tested, %zu not in "
+                "both the input and the baseline.",
+                k.faster, k.slower, k.noise, k.untested, k.missing);
+    if (markdown)
+        rl_sbuf_put(&b, "\n", 1);
+    line(&b, markdown, "", buf);
+    warnings(&b, c, markdown);
+    /* one table per group, in order of first appearance */
+    size_t hidden = 0;
+    for (size_t r = 0; r < c->n_rows; r++)
+        if (rl_cmp_group_starts(c, r))
+            group_table(&b, c, c->rows[r].group, markdown, all_columns, &hidden);
+    if (c->n_rows == 0)
+        rl_sbuf_printf(&b, "\nNo rows: no input has a measured rate.\n");
+    if (hidden) {
+        rl_snprintf(buf, sizeof buf,
+                    "%zu rows present on one side only are not listed (--all-columns lists them).",
+                    hidden);
+        rl_sbuf_put(&b, "\n", 1);
+        line(&b, markdown, "", buf);
+    }
+    return rl_sbuf_take(&b);
+}

@@ -1,0 +1,34 @@
+/* compare_text.h: a comparison (compare.h) as text for people: the terminal table or Markdown
+ * for issue comments (owner: compare). Both say the same things in the same order: the inputs
+ * and the baseline, the test and its thresholds, the verdict counts, the warnings (environment
+ * and suite differences), then per group of rows a table with the key columns that vary (all
+ * with all_columns), each input's value with its 95% CI (or sd, or "mean only"), ratio, delta
+ * and the verdict as an arrow and words. By default only rows present in the baseline and the
+ * input are listed (their number is said); all_columns lists every row.
+ *
+ * Strings from the bundles are escaped for the medium (rl_tty_escape on the terminal, backslash
+ * escapes in Markdown). Ownership: the returned text is the caller's (free); NULL when out of
+ * memory. */
+#ifndef RL_COMPARE_TEXT_H
+#define RL_COMPARE_TEXT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "analyse/compare.h"
+
+char *rl_cmp_text(const rl_cmp *c, bool markdown, bool all_columns);
+
+/* "96.74 ± 2.98" (mean and CI half-width), "16.49 (sd 5.92)", "5.25 (mean only)", a point
+ * metric's value alone, or "-" into buf. */
+void rl_cmp_fmt_value(const rl_cmp_cell *x, char *buf, size_t cap);
+/* "x0.800", "-19.4 (-20.0%)" into buf; "" when there is no ratio. */
+void rl_cmp_fmt_ratio(const rl_cmp_cell *x, char *buf, size_t cap);
+void rl_cmp_fmt_delta(const rl_cmp_cell *x, char *buf, size_t cap);
+/* The metric with its kind: "decode (measured)"; with its unit too when its group mixes units:
+ * "TTFT (proxy, ms)"; the metric alone when the row has neither. */
+void rl_cmp_fmt_metric(const rl_cmp_row *row, char *buf, size_t cap);
+/* "↓ slower (p = 0.0012)" and the like. */
+void rl_cmp_fmt_verdict(const rl_cmp_cell *x, char *buf, size_t cap);
+
+#endif

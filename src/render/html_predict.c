@@ -1,0 +1,178 @@
+/* html_predict.c: the "what to expect" table of the report. See html_predict.h. */
+#include "render/html_predict.h"
+
+#include <math.h>
+#include <stdbool.h>
+#include <string.h>
+
+#include "bundle/bundle.h"
+#include "analyse/predict.h"
+#include "render/report_text.h"
+#include "base/rl_json.h"
+#include "base/rl_text.h"
+
+static const cJSON *get(const cJSON *o, const char *key)
+{
+    return cJSON_GetObjectItemCaseSensitive(o, key);
+}
+
+static void td(rl_html *h, xmlNodePtr tr, const char *cls, const char *text)
+{
+    rl_html_el_text(h, tr, "td", cls, text);
+}
+
+/* "12.3 (11.0 to 13.4)" */
+static void rate_cell(rl_html *h, xmlNodePtr tr, double v, double lo, double hi)
+{
+    char a[32], b[32], c[32];
+    rl_report_fmt_num(v, a, sizeof a);
+    rl_report_fmt_num(lo, b, sizeof b);
+    rl_report_fmt_num(hi, c, sizeof c);
+    rl_html_el_textf(h, tr, "td", "num", "%s (%s to %s)", a, b, c);
+}
+
+static void mb_cell(rl_html *h, xmlNodePtr tr, double bytes)
+{
+    char a[32];
+    rl_report_fmt_num(bytes / 1e6, a, sizeof a);
+    td(h, tr, "num", a);
+}
+
+/* One row per measured model that has a short-context decode, predicted as predict would
+ * (its format's fitted models when there are any, else the whole fit), a fitted model
+ * without itself in its format's rate (rl_pred_rate_without). */
+static void measured_rows(rl_html *h, xmlNodePtr tb, const cJSON *b, const rl_pred_fit *f)
+{
+    const cJSON *m;
+    cJSON_ArrayForEach(m, get(get(b, "analysis"), "models"))
+    {
+        bool ok = false;
+        double bytes, meas;
+        if (!rl_json_get_bool(m, "ok", &ok) || !ok ||
+            !rl_json_get_num(m, "bytes_per_token", &bytes) ||
+            !rl_json_get_num(get(m, "operating_point"), "decode_tok_s", &meas))
+            continue;
+        /* a fitted model is predicted without itself: the other models of its format, or
+         * the fit over all when it is its format's only one */
+        rl_pred_rate r;
+        const char *label = rl_json_get_str(
+            get(rl_bundle_model(b, rl_json_get_str(m, "id"), NULL), "gguf"), "label");
+        bool fitted = false;
+        double gbs = 0;
+        rl_json_get_bool(m, "in_fit", &fitted);
+        if (fitted && rl_json_get_num(m, "decode_bw_GBs", &gbs))
+            rl_pred_rate_without(f, label, bytes, gbs * 1e9, &r);
+        else
+            rl_pred_rate_for(f, label, &r);
+        double pred = rl_pred_tok_s(r.bw, bytes);
+        xmlNodePtr tr = rl_html_el(h, tb, "tr", NULL);
+        td(h, tr, NULL, rl_report_model_name(b, rl_json_get_str(m, "id")));
+        bool in_fit = false;
+        rl_json_get_bool(m, "in_fit", &in_fit);
+        td(h, tr, NULL, in_fit ? "measured, in the fit" : "measured, not in the fit");
+        mb_cell(h, tr, bytes);
+        rate_cell(h, tr, pred, rl_pred_tok_s(r.lo, bytes), rl_pred_tok_s(r.hi, bytes));
+        char a[32];
+        rl_report_fmt_num(meas, a, sizeof a);
+        td(h, tr, "num", a);
+        rl_snprintf(a, sizeof a, "%+.1f%%", 100.0 * (meas - pred) / pred);
+        td(h, tr, "num", isfinite(pred) && pred > 0 ? a : "n/a");
+    }
+}
+
+/* One row per bundle.predictions model, its caveats listed after the table. */
+static void predicted_rows(rl_html *h, xmlNodePtr tb, const cJSON *preds)
+{
+    const cJSON *m;
+    cJSON_ArrayForEach(m, get(preds, "models"))
+    {
+        const cJSON *pt = cJSON_GetArrayItem(get(m, "points"), 0);
+        double v, lo, hi, bytes;
+        xmlNodePtr tr = rl_html_el(h, tb, "tr", NULL);
+        td(h, tr, NULL, rl_json_get_str(m, "name") ? rl_json_get_str(m, "name") : "?");
+        rl_html_el_textf(h, tr, "td", NULL, "predicted (diagnose --predict): %s",
+                         rl_json_get_str(m, "model") ? rl_json_get_str(m, "model") : "?");
+        if (rl_json_get_num(pt, "bytes_per_token", &bytes) && rl_json_get_num(pt, "tok_s", &v) &&
+            rl_json_get_num(pt, "tok_s_low", &lo) && rl_json_get_num(pt, "tok_s_high", &hi)) {
+            mb_cell(h, tr, bytes);
+            rate_cell(h, tr, v, lo, hi);
+        } else {
+            td(h, tr, "num", "n/a");
+            td(h, tr, "num", "n/a");
+        }
+        td(h, tr, "missing", "not measured");
+        td(h, tr, "num", "");
+    }
+}
+
+static void caveat_list(rl_html *h, xmlNodePtr host, const cJSON *preds)
+{
+    xmlNodePtr ul = NULL;
+    const cJSON *m, *c;
+    cJSON_ArrayForEach(m, get(preds, "models"))
+    {
+        cJSON_ArrayForEach(c, get(m, "caveats"))
+        {
+            if (!ul)
+                ul = rl_html_el(h, host, "ul", "caveats");
+            xmlNodePtr li = rl_html_el(h, ul, "li", "caveat");
+            rl_html_textf(h, li, "%s: %s",
+                          rl_json_get_str(m, "name") ? rl_json_get_str(m, "name") : "?",
+                          rl_json_get_str(c, "text") ? rl_json_get_str(c, "text") : "");
+            rl_html_attr(h, li, "data-caveat",
+                         rl_json_get_str(c, "code") ? rl_json_get_str(c, "code") : "");
+        }
+    }
+}
+
+void rl_html_predict(rl_html *h, xmlNodePtr root, const cJSON *b)
+{
+    xmlNodePtr host = rl_html_by_id(root, "expect-table");
+    if (!host)
+        return;
+    rl_pred_fit f;
+    rl_error e = {RL_OK, ""};
+    if (rl_pred_fit_from_bundle(b, "this bundle", &f, &e) != RL_OK) {
+        const char *why = rl_json_get_str(get(get(b, "analysis"), "fit"), "reason");
+        rl_html_el_textf(h, host, "p", "missing",
+                         "Nothing to predict from: the bundle has no fit (%s). Two or more "
+                         "models of different sizes give one.",
+                         why ? why : "no analysis");
+        return;
+    }
+    char bw[32], lo[32], hi[32];
+    rl_report_fmt_num(f.bw_bytes_s / 1e9, bw, sizeof bw);
+    rl_report_fmt_num(f.bw_lo_bytes_s / 1e9, lo, sizeof lo);
+    rl_report_fmt_num(f.bw_hi_bytes_s / 1e9, hi, sizeof hi);
+    xmlNodePtr lead = rl_html_el(h, host, "p", "lead");
+    rl_html_textf(h, lead,
+                  "Predicted decode = bandwidth / bytes per token (%s): the bandwidth is the "
+                  "fit over the measured models of the same format where there are any "
+                  "(formats whose kernels cost more compute run slower per byte), else the fit "
+                  "over all, %s GB/s. Interval: the fitted models' own effective bandwidths, %s "
+                  "to %s GB/s (a format's own when it has two or more). A measured model is "
+                  "predicted from the other models of its format, or from the fit over all when "
+                  "it is the only one. Predictions are ",
+                  f.conv == RL_AN_BYTES_STREAMED ? "streamed" : "resident", bw, lo, hi);
+    rl_html_el_text(h, lead, "span", "kind kind-derived", "derived");
+    rl_html_text(h, lead, "; measured rates are at each model's best thread count.");
+    const char *cols[] = {"Model",           "Source",         "Bytes per token (MB)",
+                          "Predicted tok/s", "Measured tok/s", "Measured vs predicted"};
+    xmlNodePtr wrap = rl_html_el(h, host, "div", "table-wrap");
+    xmlNodePtr t = rl_html_el(h, wrap, "table", NULL);
+    xmlNodePtr tr = rl_html_el(h, rl_html_el(h, t, "thead", NULL), "tr", NULL);
+    for (size_t i = 0; i < sizeof cols / sizeof cols[0]; i++) {
+        xmlNodePtr th = rl_html_el_text(h, tr, "th", i >= 2 ? "num" : NULL, cols[i]);
+        rl_html_attr(h, th, "scope", "col");
+    }
+    xmlNodePtr tb = rl_html_el(h, t, "tbody", NULL);
+    measured_rows(h, tb, b, &f);
+    const cJSON *preds = get(b, "predictions"); /* {"kind": "derived", "fit", "models"} */
+    predicted_rows(h, tb, preds);
+    caveat_list(h, host, preds);
+    if (!get(b, "predictions"))
+        rl_html_el_text(h, host, "p", "missing",
+                        "No other model was predicted: diagnose --predict MODEL (a GGUF, a URL "
+                        "or synth:PRESET:TYPE) adds rows here; llama-roofline predict does it "
+                        "at any time from this bundle.");
+}

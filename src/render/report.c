@@ -1,0 +1,360 @@
+/* report.c: the report's entry points and the Markdown summary. See report.h. */
+#include "render/report.h"
+
+#include <math.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "render/html_client.h"
+#include "render/html_page.h"
+#include "render/report_text.h"
+#include "base/rl_file.h"
+#include "base/rl_json.h"
+#include "base/rl_text.h"
+#include "base/rl_util.h"
+#include "base/rl_version.h"
+
+rl_status rl_report_html(const cJSON *bundle, char **out, size_t *len, rl_error *err)
+{
+    return rl_html_page(bundle, out, len, err);
+}
+
+/* ---- Markdown -------------------------------------------------------------------------- */
+
+/* Text for Markdown: characters with inline meaning escaped with a backslash, line breaks and
+ * control characters as spaces, bytes that are not UTF-8 as U+FFFD. */
+static void md_text(rl_sbuf *b, const char *s)
+{
+    const unsigned char *p = (const unsigned char *)(s ? s : "");
+    size_t n = strlen((const char *)p);
+    for (size_t i = 0; i < n;) {
+        size_t k = rl_utf8_seq(p + i, n - i);
+        if (k == 0) {
+            rl_sbuf_put(b, "\xEF\xBF\xBD", 3);
+            i++;
+        } else if (k > 1) {
+            if (k == 2 && p[i] == 0xC2 && p[i + 1] < 0xA0)
+                rl_sbuf_put(b, " ", 1); /* C1 control */
+            else
+                rl_sbuf_put(b, (const char *)p + i, k);
+            i += k;
+        } else {
+            char c = (char)p[i++];
+            if ((unsigned char)c < 0x20 || c == 0x7f)
+                rl_sbuf_put(b, " ", 1);
+            else if (strchr("\\`*_[]<>|~&", c)) {
+                rl_sbuf_put(b, "\\", 1);
+                rl_sbuf_put(b, &c, 1);
+            } else
+                rl_sbuf_put(b, &c, 1);
+        }
+    }
+}
+
+static const cJSON *get(const cJSON *o, const char *key)
+{
+    return cJSON_GetObjectItemCaseSensitive(o, key);
+}
+
+/* "What to expect": bundle.predictions (diagnose --predict), as the HTML report's table. */
+static void md_predictions(rl_sbuf *b, const cJSON *bundle)
+{
+    const cJSON *pr = get(bundle, "predictions");
+    if (!cJSON_IsObject(pr) || cJSON_IsFalse(get(pr, "available")) ||
+        cJSON_GetArraySize(get(pr, "models")) == 0)
+        return;
+    rl_sbuf_printf(b, "\n**What to expect** (predicted, kind derived: bandwidth / bytes per "
+                      "token)\n\n| Model | Bytes/token (MB) | Predicted tok/s | Interval | "
+                      "Bandwidth from |\n|---|---:|---:|---:|---|\n");
+    const cJSON *m;
+    cJSON_ArrayForEach(m, get(pr, "models"))
+    {
+        const cJSON *pt = cJSON_GetArrayItem(get(m, "points"), 0), *r = get(m, "rate");
+        char by[48], v[48], lo[48], hi[48], bw[48];
+        rl_report_fmt_num(rl_json_num_or(pt, "bytes_per_token", NAN) / 1e6, by, sizeof by);
+        rl_report_fmt_num(rl_json_num_or(pt, "tok_s", NAN), v, sizeof v);
+        rl_report_fmt_num(rl_json_num_or(pt, "tok_s_low", NAN), lo, sizeof lo);
+        rl_report_fmt_num(rl_json_num_or(pt, "tok_s_high", NAN), hi, sizeof hi);
+        rl_report_fmt_num(
+            rl_json_num_or(r, "bw_GBs", rl_json_num_or(get(pr, "fit"), "bw_GBs", NAN)), bw,
+            sizeof bw);
+        const char *src = rl_json_get_str(r, "source");
+        rl_sbuf_printf(b, "| ");
+        md_text(b, rl_json_get_str(m, "name") ? rl_json_get_str(m, "name") : "?");
+        rl_sbuf_printf(b, " | %s | %s | %s to %s | %s GB/s, %s |\n", by, v, lo, hi, bw,
+                       src && strcmp(src, "format") == 0 ? "the fitted models of its format"
+                                                         : "the fit over all models");
+    }
+    bool first = true;
+    cJSON_ArrayForEach(m, get(pr, "models"))
+    {
+        const cJSON *c;
+        cJSON_ArrayForEach(c, get(m, "caveats"))
+        {
+            rl_sbuf_printf(b, "%s- ", first ? "\n" : "");
+            first = false;
+            md_text(b, rl_json_get_str(m, "name") ? rl_json_get_str(m, "name") : "?");
+            rl_sbuf_printf(b, ": ");
+            md_text(b, rl_json_get_str(c, "text") ? rl_json_get_str(c, "text") : "");
+            rl_sbuf_printf(b, "\n");
+        }
+    }
+}
+
+rl_status rl_report_markdown(const cJSON *bundle, char **out, size_t *len, rl_error *err)
+{
+    *out = NULL;
+    *len = 0;
+    rl_report_caveats cav;
+    rl_status st = rl_report_caveats_get(bundle, &cav, err);
+    if (st != RL_OK)
+        return st;
+    rl_sbuf b = {0};
+    char line[2048];
+    rl_report_headline(bundle, line, sizeof line);
+    rl_sbuf_printf(&b, "## llama-roofline: ");
+    md_text(&b, line);
+    rl_report_answer(bundle, line, sizeof line);
+    rl_sbuf_printf(&b, "\n\n");
+    md_text(&b, line);
+    rl_sbuf_printf(&b, "\n\n| Key figure | Value | Kind |\n|---|---:|---|\n");
+    rl_report_figure f[RL_REPORT_MAX_FIGURES];
+    size_t nf = rl_report_figures(bundle, f);
+    for (size_t i = 0; i < nf; i++) {
+        rl_sbuf_printf(&b, "| %s | ", f[i].label);
+        md_text(&b, f[i].value);
+        if (*f[i].unit && strcmp(f[i].value, "n/a") != 0)
+            rl_sbuf_printf(&b, " %s", f[i].unit);
+        rl_sbuf_printf(&b, " | %s |\n", f[i].kind);
+    }
+
+    if (cJSON_IsObject(get(bundle, "client")))
+        rl_report_client_markdown(&b, bundle, md_text);
+    const cJSON *an = get(bundle, "analysis");
+    if (cJSON_GetArraySize(get(an, "models")) > 0) {
+        const char *conv = rl_json_get_str(an, "bytes_convention");
+        rl_sbuf_printf(
+            &b,
+            "\n| Model | Bytes/token (MB, %s) | Decode (tok/s) | Threads | Knee | GB/s | "
+            "Share of ceiling |\n|---|---:|---:|---:|---:|---:|---:|\n",
+            conv ? conv : "resident");
+        const cJSON *m;
+        cJSON_ArrayForEach(m, get(an, "models"))
+        {
+            char a[48], c[48];
+            bool ok = false;
+            rl_json_get_bool(m, "ok", &ok);
+            rl_sbuf_printf(&b, "| ");
+            md_text(&b, rl_json_get_str(m, "name") ? rl_json_get_str(m, "name") : "?");
+            rl_report_fmt_num(rl_json_num_or(m, "bytes_per_token", NAN) / 1e6, a, sizeof a);
+            rl_sbuf_printf(&b, " | %s | ", a);
+            if (!ok) {
+                rl_sbuf_printf(&b, "no short-context decode | | | | |\n");
+                continue;
+            }
+            const cJSON *op = get(m, "operating_point");
+            rl_report_fmt_num(rl_json_num_or(op, "decode_tok_s", NAN), a, sizeof a);
+            rl_report_fmt_num(rl_json_num_or(m, "decode_bw_GBs", NAN), c, sizeof c);
+            const cJSON *knee = rl_json_available(m, "knee");
+            const cJSON *u = rl_json_available(m, "utilisation");
+            char k[32] = "n/a", us[32] = "n/a";
+            if (knee)
+                rl_snprintf(k, sizeof k, "%.0f", rl_json_num_or(knee, "threads", NAN));
+            if (u)
+                rl_snprintf(us, sizeof us, "%.0f%%", rl_json_num_or(u, "util_pct", NAN));
+            rl_sbuf_printf(&b, "%s | %.0f | %s | %s | %s |\n", a,
+                           rl_json_num_or(op, "threads", NAN), k, c, us);
+        }
+    }
+    md_predictions(&b, bundle);
+    if (cav.n) {
+        rl_sbuf_printf(&b, "\n**Caveats that apply**\n\n");
+        for (size_t i = 0; i < cav.n; i++) {
+            rl_sbuf_printf(&b, "- ");
+            md_text(&b, cav.v[i].text);
+            rl_sbuf_printf(&b, "\n");
+        }
+    }
+    const cJSON *ws = get(bundle, "warnings");
+    if (cJSON_GetArraySize(ws) > 0) {
+        rl_sbuf_printf(&b, "\n**Warnings**\n\n");
+        const cJSON *w;
+        cJSON_ArrayForEach(w, ws)
+        {
+            rl_sbuf_printf(&b, "- ");
+            md_text(&b, rl_json_get_str(w, "text") ? rl_json_get_str(w, "text") : "?");
+            rl_sbuf_printf(&b, "\n");
+        }
+    }
+    const cJSON *tool = get(bundle, "tool");
+    const cJSON *lc = get(bundle, "llama_cpp");
+    rl_sbuf_printf(&b, "\n_Measured ");
+    md_text(&b, rl_json_get_str(bundle, "created_utc") ? rl_json_get_str(bundle, "created_utc")
+                                                       : "(undated)");
+    rl_sbuf_printf(&b, " with ");
+    md_text(&b, rl_json_get_str(tool, "name") ? rl_json_get_str(tool, "name") : "?");
+    rl_sbuf_printf(&b, " ");
+    md_text(&b, rl_json_get_str(tool, "version") ? rl_json_get_str(tool, "version") : "?");
+    if (rl_json_get_str(lc, "build_commit")) {
+        rl_sbuf_printf(&b, " and llama.cpp ");
+        md_text(&b, rl_json_get_str(lc, "build_commit"));
+    }
+    const char *cpu = rl_json_get_str(get(bundle, "environment"), "cpu");
+    if (cpu) {
+        rl_sbuf_printf(&b, " on ");
+        md_text(&b, cpu);
+    }
+    rl_sbuf_printf(&b, "; summary by llama-roofline %s._\n", RL_VERSION);
+    rl_report_caveats_free(&cav);
+    if (b.oom || !b.p) {
+        free(b.p);
+        return rl_fail(err, RL_EINTERNAL, "report: out of memory");
+    }
+    *out = b.p;
+    *len = b.len;
+    return RL_OK;
+}
+
+/* ---- files ----------------------------------------------------------------------------- */
+
+rl_status rl_report_write_html(const cJSON *bundle, const char *path, rl_error *err)
+{
+    char *text;
+    size_t len;
+    rl_status st = rl_report_html(bundle, &text, &len, err);
+    if (st != RL_OK)
+        return st;
+    st = rl_write_output(path, text, len, err);
+    free(text);
+    return st;
+}
+
+rl_status rl_report_write_markdown(const cJSON *bundle, const char *path, rl_error *err)
+{
+    char *text;
+    size_t len;
+    rl_status st = rl_report_markdown(bundle, &text, &len, err);
+    if (st != RL_OK)
+        return st;
+    st = rl_write_output(path, text, len, err);
+    free(text);
+    return st;
+}
+
+char *rl_report_path_beside(const char *file)
+{
+    const char *slash = strrchr(file, '/');
+    if (!slash)
+        return rl_strdup(RL_REPORT_FILE);
+    return rl_asprintf("%.*s/%s", (int)(slash - file), file, RL_REPORT_FILE);
+}
+
+rl_status rl_report_after_measure(const char *verb, const cJSON *bundle, const char *out_dir,
+                                  rl_status st, rl_error *err)
+{
+    if (!bundle || !(st == RL_OK || st == RL_NOTHING || st == RL_EINTERRUPTED))
+        return st;
+    char *path = rl_asprintf("%s/bundle.json", out_dir);
+    char *page = rl_asprintf("%s/%s", out_dir, RL_REPORT_FILE);
+    if (!path || !page) {
+        free(path);
+        free(page);
+        return st == RL_OK ? rl_fail(err, RL_EINTERNAL, "out of memory") : st;
+    }
+    rl_report_print_summary(stdout, bundle, path);
+    /* the finished bundle, rendered: measurement itself never renders */
+    rl_error rerr = {RL_OK, ""};
+    rl_status rst = rl_report_write_html(bundle, page, &rerr);
+    char safe[4096];
+    if (rst == RL_OK)
+        printf("wrote %s\n", rl_tty_escape(page, safe, sizeof safe));
+    else if (st == RL_OK)
+        st = rl_fail(err, rst, "%s (the bundle is kept: `llama-roofline report %s` renders it)",
+                     rerr.msg, rl_tty_escape(path, safe, sizeof safe));
+    else
+        fprintf(stderr, "llama-roofline %s: warning: no report: %s\n", verb, rerr.msg);
+    free(path);
+    free(page);
+    return st;
+}
+
+/* ---- summary -------------------------------------------------------------------------- */
+
+void rl_report_print_summary(FILE *out, const cJSON *b, const char *bundle_path)
+{
+    if (rl_report_client_only(b)) {
+        char safe[1024];
+        rl_report_client_print(out, b);
+        fprintf(out, "\nwrote %s\n", rl_tty_escape(bundle_path, safe, sizeof safe));
+        return;
+    }
+    const cJSON *an = cJSON_GetObjectItemCaseSensitive(b, "analysis");
+    const cJSON *verdict = cJSON_GetObjectItemCaseSensitive(an, "verdict");
+    const cJSON *fit = cJSON_GetObjectItemCaseSensitive(an, "fit");
+    const cJSON *ceil = cJSON_GetObjectItemCaseSensitive(an, "ceiling");
+    char safe[1024];
+    const char *vt = rl_json_get_str(verdict, "text");
+    const char *vl = rl_json_get_str(verdict, "label");
+    fprintf(out, "\n");
+    if (vl)
+        fprintf(out, "answer: %s\n", rl_tty_escape(vl, safe, sizeof safe));
+    if (vt)
+        fprintf(out, "  %s\n", rl_tty_escape(vt, safe, sizeof safe));
+    else
+        fprintf(out, "answer: no verdict (%s)\n",
+                rl_tty_escape(rl_json_get_str(verdict, "reason")
+                                  ? rl_json_get_str(verdict, "reason")
+                                  : "see the warnings",
+                              safe, sizeof safe));
+    bool avail = true;
+    if (rl_json_get_bool(fit, "available", &avail) && avail)
+        fprintf(out,
+                "effective bandwidth: %.2f GB/s (fit through the origin, R^2 %.4f, %d models, "
+                "each at its own best thread count)\n",
+                rl_json_num_or(fit, "bw_GBs", 0), rl_json_num_or(fit, "r2", 0),
+                (int)rl_json_num_or(fit, "n_points", 0));
+    else
+        fprintf(out, "effective bandwidth: no fit (%s)\n",
+                rl_tty_escape(rl_json_get_str(fit, "reason") ? rl_json_get_str(fit, "reason") : "",
+                              safe, sizeof safe));
+    if (rl_json_get_bool(ceil, "available", &avail) && avail)
+        fprintf(out, "memory ceiling: %.2f GB/s (%s; a lower bound)\n",
+                rl_json_num_or(ceil, "GBs", 0),
+                rl_json_get_str(ceil, "kind") ? rl_json_get_str(ceil, "kind") : "?");
+    const cJSON *knee = cJSON_GetObjectItemCaseSensitive(an, "knee");
+    if (rl_json_get_bool(knee, "available", &avail) && avail)
+        fprintf(out, "best thread count: %d (smallest within 2%% of the best decode)\n",
+                (int)rl_json_num_or(knee, "threads", 0));
+    fprintf(out, "\n  %-36s %10s %8s %10s %8s\n", "model", "decode", "threads", "GB/s", "ceiling");
+    const cJSON *mm;
+    cJSON_ArrayForEach(mm, cJSON_GetObjectItemCaseSensitive(an, "models"))
+    {
+        const cJSON *op = cJSON_GetObjectItemCaseSensitive(mm, "operating_point");
+        const cJSON *ut = cJSON_GetObjectItemCaseSensitive(mm, "utilisation");
+        const char *name = rl_json_get_str(mm, "name");
+        rl_tty_escape(name ? name : "?", safe, 37);
+        bool ok = false;
+        rl_json_get_bool(mm, "ok", &ok);
+        if (!ok) {
+            fprintf(out, "  %-36s %10s\n", safe, "no decode");
+            continue;
+        }
+        char util[32] = "-";
+        if (rl_json_get_bool(ut, "available", &avail) && avail)
+            rl_snprintf(util, sizeof util, "%.0f%%", rl_json_num_or(ut, "util_pct", 0));
+        fprintf(out, "  %-36s %6.2f t/s %8d %10.2f %8s\n", safe,
+                rl_json_num_or(op, "decode_tok_s", 0), (int)rl_json_num_or(op, "threads", 0),
+                rl_json_num_or(mm, "decode_bw_GBs", 0), util);
+    }
+    const cJSON *w;
+    cJSON_ArrayForEach(w, cJSON_GetObjectItemCaseSensitive(b, "warnings"))
+    {
+        const char *t = rl_json_get_str(w, "text");
+        if (t)
+            fprintf(out, "warning: %s\n", rl_tty_escape(t, safe, sizeof safe));
+    }
+    fprintf(out, "\nwrote %s\n", rl_tty_escape(bundle_path, safe, sizeof safe));
+}
