@@ -1,13 +1,16 @@
 /* main.c: program entry. Holds the single command table, handles --version, --help and
  * `help <verb>` (each command handles its own -h/--help), pins number formatting to the C
  * locale, installs the interrupt handler, and is the only place a status becomes an exit code
- * (docs/CLI.md).
+ * (docs/CLI.md). It alone checks standard output after a command (finish_stdout): a write
+ * that failed there is exit 4 for every command, --help and --version included.
  *
  * Signals: the first SIGINT or SIGTERM only sets rl_interrupted (no SA_RESTART, so a blocked
  * read, write, poll or open returns EINTR and the loop around it checks the flag); commands
  * then stop within a second, keep what they measured and exit 130. A second one removes the
  * temporary files still open, restores the default action and re-raises it. */
+#include <errno.h>
 #include <signal.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -74,6 +77,87 @@ static void on_signal(int sig)
     rl_interrupted = 1;
 }
 
+/* git's run_builtin habit: after every command, --help and --version included, flush
+ * standard output, check it for a write error and close it. A failed write is RL_EOUTPUT
+ * (exit 4) for a command that otherwise succeeded (or measured nothing); an earlier failure
+ * keeps its own status. The one check of standard output in the program. */
+static rl_status finish_stdout(const char *verb, rl_status st, rl_error *err)
+{
+    errno = 0;
+    int bad = fflush(stdout) != 0;
+    int saved = errno;
+    bad |= ferror(stdout) != 0;
+    if (fclose(stdout) != 0 && !bad) {
+        bad = 1;
+        saved = errno;
+    }
+    if (!bad || st == RL_EOUTPUT) /* an output failure the command named already */
+        return st;
+    const char *why = saved ? strerror(saved) : "write error";
+    if (st == RL_OK || st == RL_NOTHING)
+        return rl_fail(err, RL_EOUTPUT, "standard output could not be written: %s", why);
+    fprintf(stderr, "llama-roofline %s: error: standard output could not be written: %s\n", verb,
+            why);
+    return st;
+}
+
+static void install_signals(void)
+{
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_signal;
+    sigemptyset(&sa.sa_mask);
+    sigaction(SIGINT, &sa, NULL);
+    sigaction(SIGTERM, &sa, NULL);
+}
+
+/* The verbs that are not commands: --version, --help and help [COMMAND]. true when argv[1] is
+ * one of them, with *st its status. */
+static bool builtin_verb(int argc, char **argv, rl_status *st, rl_error *err)
+{
+    const char *verb = argv[1];
+    *st = RL_OK;
+    if (strcmp(verb, "--version") == 0 || strcmp(verb, "-V") == 0) {
+        printf("llama-roofline %s\n", RL_VERSION);
+        return true;
+    }
+    if (strcmp(verb, "--help") == 0 || strcmp(verb, "-h") == 0 ||
+        (strcmp(verb, "help") == 0 && argc < 3)) {
+        print_help(stdout);
+        return true;
+    }
+    if (strcmp(verb, "help") != 0)
+        return false;
+    const rl_command *c = find_command(argv[2]);
+    if (!c) {
+        char safe[256];
+        *st = rl_fail(err, RL_EINPUT, "no command '%s' (see llama-roofline --help)",
+                      rl_tty_escape(argv[2], safe, sizeof safe));
+        return true;
+    }
+    fputs(c->usage, stdout);
+    return true;
+}
+
+/* Run the command: signals, libcurl, a copy of argv for getopt, the run, the progress line. */
+static rl_status run_command(const rl_command *c, int argc, char **argv, rl_error *err)
+{
+    install_signals();
+    /* libcurl (the HTTP client and remote GGUF headers) is set up once, before any thread */
+    if (curl_global_init(CURL_GLOBAL_DEFAULT) != CURLE_OK)
+        return rl_fail(err, RL_EINTERNAL, "libcurl could not be initialised");
+    /* the command parses a copy (getopt_long reorders it); argv stays as typed, for the record */
+    char **args = rl_calloc((size_t)argc, sizeof *args);
+    if (!args)
+        return rl_fail(err, RL_EINTERNAL, "out of memory");
+    memcpy(args, argv + 1, (size_t)(argc - 1) * sizeof *args);
+    rl_opt_save_typed(argc - 1, argv + 1);
+    rl_status st = c->run(argc - 1, args, err);
+    free(args);
+    rl_progress_done();
+    return st;
+}
+
 int main(int argc, char **argv)
 {
     rl_locale_init();
@@ -83,66 +167,27 @@ int main(int argc, char **argv)
         return rl_exit_code(RL_EINPUT);
     }
     const char *verb = argv[1];
-    if (strcmp(verb, "--version") == 0 || strcmp(verb, "-V") == 0) {
-        printf("llama-roofline %s\n", RL_VERSION);
-        return 0;
-    }
-    if (strcmp(verb, "--help") == 0 || strcmp(verb, "-h") == 0) {
-        print_help(stdout);
-        return 0;
-    }
-    if (strcmp(verb, "help") == 0) {
-        if (argc < 3) {
-            print_help(stdout);
-            return 0;
-        }
-        const rl_command *c = find_command(argv[2]);
+    rl_error err = {RL_OK, ""};
+    rl_status st;
+    bool named = false; /* messages of a command name it: "llama-roofline VERB: ..." */
+    if (!builtin_verb(argc, argv, &st, &err)) {
+        const rl_command *c = find_command(verb);
         if (!c) {
             char safe[256];
-            fprintf(stderr, "llama-roofline: error: no command '%s' (see llama-roofline --help)\n",
-                    rl_tty_escape(argv[2], safe, sizeof safe));
-            return rl_exit_code(RL_EINPUT);
+            st = rl_fail(&err, RL_EINPUT, "no command '%s' (see llama-roofline --help)",
+                         rl_tty_escape(verb, safe, sizeof safe));
+        } else {
+            named = true;
+            st = run_command(c, argc, argv, &err);
         }
-        fputs(c->usage, stdout);
-        return 0;
     }
-    const rl_command *c = find_command(verb);
-    if (!c) {
-        char safe[256];
-        fprintf(stderr, "llama-roofline: error: no command '%s' (see llama-roofline --help)\n",
-                rl_tty_escape(verb, safe, sizeof safe));
-        return rl_exit_code(RL_EINPUT);
-    }
-    struct sigaction sa;
-    memset(&sa, 0, sizeof sa);
-    sa.sa_handler = on_signal;
-    sigemptyset(&sa.sa_mask);
-    sigaction(SIGINT, &sa, NULL);
-    sigaction(SIGTERM, &sa, NULL);
-
-    /* libcurl (the HTTP client and remote GGUF headers) is set up once, before any thread */
-    if (curl_global_init(CURL_GLOBAL_DEFAULT) != CURLE_OK) {
-        fprintf(stderr, "llama-roofline %s: error: libcurl could not be initialised\n", verb);
-        return rl_exit_code(RL_EINTERNAL);
-    }
-    rl_error err = {RL_OK, ""};
-    /* the command parses a copy (getopt_long reorders it); argv stays as typed, for the record */
-    char **args = rl_calloc((size_t)argc, sizeof *args);
-    if (!args) {
-        fprintf(stderr, "llama-roofline %s: error: out of memory\n", verb);
-        return rl_exit_code(RL_EINTERNAL);
-    }
-    memcpy(args, argv + 1, (size_t)(argc - 1) * sizeof *args);
-    rl_opt_save_typed(argc - 1, argv + 1);
-    rl_status st = c->run(argc - 1, args, &err);
-    free(args);
-    rl_progress_done();
+    st = finish_stdout(named ? verb : "", st, &err);
     if (st == RL_OK)
         return 0;
     if (st == RL_EINTERRUPTED && !err.msg[0])
         rl_fail(&err, st, "interrupted");
     if (err.msg[0])
-        fprintf(stderr, "llama-roofline %s: %s%s\n", verb,
+        fprintf(stderr, "llama-roofline%s%s: %s%s\n", named ? " " : "", named ? verb : "",
                 st == RL_NOTHING ? "" : "error: ", err.msg);
     return rl_exit_code(st);
 }

@@ -40,4 +40,28 @@ expect "unknown command with ESC: escaped" "$err" "no command '\\\\e\[31mx'"
 err=$("$RL_BIN" $'a\nb' 2>&1 >/dev/null); check "unknown command with a newline" 2 $?
 [ "$(wc -l <<<"$err")" = 1 ] && echo "ok   unknown command with a newline: one line" || fail "unknown command with a newline: $err"
 "$RL_BIN" help frobnicate >/dev/null 2>&1; check "help unknown" 2 $?
+
+# standard output that cannot be written (/dev/full): exit 4 and one line naming it, for every
+# command that prints a result and for --help, --version and help (main.c's one stdout check)
+if [ -w /dev/full ]; then
+  ex="$RL_SRC/examples/x86-i7-12700H/bundle.json"
+  while IFS= read -r args; do
+    # shellcheck disable=SC2086
+    err=$("$RL_BIN" $args 2>&1 >/dev/full); check "$args >/dev/full" 4 $?
+    [ "$(wc -l <<<"$err")" = 1 ] || fail "$args >/dev/full: not one line: $err"
+    expect "$args >/dev/full message" "$err" "standard output"
+  done <<EOF2
+--help
+--version
+help run
+legend
+legend --json
+validate $ex
+inspect $RL_SRC/tests/fixtures/gguf/tiny-valid.gguf
+run --help
+report --markdown $ex
+EOF2
+else
+  echo "ok   /dev/full: not writable here, skipped"
+fi
 finish
