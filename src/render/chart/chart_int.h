@@ -280,6 +280,14 @@ double rl_chart_measure(double (*fn)(rl_chart_canvas *cv, void *ctx), void *ctx)
 rl_status rl_chart_render_png(const char *path, double w, double h, rl_chart_draw_fn draw,
                               void *ctx, rl_error *err);
 
+/* ---- chart_roofline.c: the roofline's axes, shared with the comparison's (chart_compare.c) -- */
+
+/* Log y over [ybot, ytop] (tok/s) from plot->y down plot->h, then plot->x and plot->w from the
+ * y tick labels' width, log x over [xlo, xhi] (MB, widened x1.6 each side); grid, ticks and
+ * both axis titles drawn. */
+void rl_chart_roofline_axes(rl_chart_canvas *cv, double xlo, double xhi, double ybot, double ytop,
+                            rl_chart_rect *plot, rl_chart_scale *xs, rl_chart_scale *ys);
+
 /* ---- chart_kind.c: the entry skeleton every chart shares ----------------------------------- */
 
 /* A chart kind: what one chart file tells the driver. The driver zeroes a data struct of size

@@ -228,6 +228,20 @@ static void bw_label(rl_chart_canvas *cv, const rl_chart_scale *xs, const rl_cha
         rl_chart_place(cv, text, RL_CHART_FS_LABEL, true, "line-label", spots, n, plot, true);
 }
 
+void rl_chart_roofline_axes(rl_chart_canvas *cv, double xlo, double xhi, double ybot, double ytop,
+                            rl_chart_rect *plot, rl_chart_scale *xs, rl_chart_scale *ys)
+{
+    rl_chart_scale_log(ys, ybot, ytop, 1, plot->y + plot->h, plot->y);
+    rl_chart_ticks yt, xt;
+    rl_chart_ticks_nice(ys, &yt);
+    plot->x = 10 + RL_CHART_FS_AXIS + 8 + rl_chart_ticks_width(cv, &yt) + 8;
+    plot->w = cv->w - plot->x - 16;
+    rl_chart_scale_log(xs, xlo, xhi, 1.6, plot->x, plot->x + plot->w);
+    rl_chart_ticks_nice(xs, &xt);
+    rl_chart_axis_y(cv, ys, &yt, plot, "decode (tok/s, log scale)");
+    rl_chart_axis_x(cv, xs, &xt, plot, "bytes per token (MB = 10\xE2\x81\xB6 bytes, log scale)");
+}
+
 static void roof_draw(rl_chart_canvas *cv, void *ctx)
 {
     const roof *r = ctx;
@@ -247,15 +261,7 @@ static void roof_draw(rl_chart_canvas *cv, void *ctx)
         top = fmax(top, fmin(r->ceil_gbs * 1e9 / (xs.hi * 1e6) * 1.5, top * 30));
     if (r->has_fit)
         bot = fmin(bot, fmax(r->fit_bps / (xs.hi * 1e6) / 1.3, bot / 30));
-    rl_chart_scale_log(&ys, bot, top, 1, plot.y + plot.h, plot.y);
-    rl_chart_ticks yt, xt;
-    rl_chart_ticks_nice(&ys, &yt);
-    plot.x = 10 + RL_CHART_FS_AXIS + 8 + rl_chart_ticks_width(cv, &yt) + 8;
-    plot.w = cv->w - plot.x - 16;
-    rl_chart_scale_log(&xs, xlo, xhi, 1.6, plot.x, plot.x + plot.w);
-    rl_chart_ticks_nice(&xs, &xt);
-    rl_chart_axis_y(cv, &ys, &yt, &plot, "decode (tok/s, log scale)");
-    rl_chart_axis_x(cv, &xs, &xt, &plot, "bytes per token (MB = 10\xE2\x81\xB6 bytes, log scale)");
+    rl_chart_roofline_axes(cv, xlo, xhi, bot, top, &plot, &xs, &ys);
 
     if (r->has_ceil)
         bw_line(cv, &xs, &ys, &plot, r->ceil_gbs * 1e9, RL_CHART_VERMILLION, true);
