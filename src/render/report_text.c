@@ -10,7 +10,7 @@
 #include "bundle/bundle.h"
 #include "model/ggml_types.h"
 #include "model/gguf_text.h"
-#include "render/html_client.h"
+#include "render/client_text.h"
 #include "base/rl_json.h"
 #include "base/rl_text.h"
 #include "base/rl_util.h"

@@ -64,8 +64,20 @@ typedef struct {
     const char *xlabel;
 } ecdf;
 
-static rl_status ecdf_read(const cJSON *bundle, const char *metric, ecdf *d, rl_error *err)
+/* The parameters of one distribution chart (rl_chart_kind.rules). */
+typedef struct {
+    const char *metric; /* client.points[].<metric> */
+    const char *what;   /* the desc's first sentence */
+    const char *xlabel; /* the x axis title and the table's second column */
+} ecdf_rules;
+
+static rl_status ecdf_read(const rl_chart_kind *kind, const void *src, void *data, rl_error *err)
 {
+    const cJSON *bundle = src;
+    const ecdf_rules *rules = kind->rules;
+    const char *metric = rules->metric;
+    ecdf *d = data;
+    d->xlabel = rules->xlabel;
     const cJSON *pt;
     size_t idx = 0;
     cJSON_ArrayForEach(pt, get(get(bundle, "client"), "points"))
@@ -193,67 +205,87 @@ static void ecdf_draw(rl_chart_canvas *cv, void *ctx)
     rl_chart_legend(cv, keys, n, 16, 16 + CC_PLOT_H + 46, cv->w - 32, true);
 }
 
-static rl_status ecdf_chart(const cJSON *bundle, rl_chart *out, const char *metric, const char *id,
-                            const char *title, const char *what, const char *xlabel, rl_error *err)
+static char *ecdf_desc(const rl_chart_kind *kind, const void *data)
 {
-    memset(out, 0, sizeof *out);
-    ecdf *d = rl_calloc(1, sizeof *d);
-    if (!d)
-        return rl_fail(err, RL_EINTERNAL, "client chart: out of memory");
-    d->xlabel = xlabel;
-    rl_status st = ecdf_read(bundle, metric, d, err);
-    char *desc = NULL;
-    if (st == RL_OK) {
-        char more[64] = "";
-        if (d->skipped)
-            rl_snprintf(more, sizeof more, " (%zu more not drawn)", d->skipped);
-        desc = rl_asprintf("%s For each concurrency%s, the share of successful requests "
-                           "(y) whose value is at or below x; the marker sits at the median. "
-                           "Above %d requests the line runs through the percentiles 0 to 100.",
-                           what, more, RL_CC_STEPS - 1);
-        st = desc ? rl_chart_set_text(out, id, title, desc, err)
-                  : rl_fail(err, RL_EINTERNAL, "client chart: out of memory");
-    }
-    if (st == RL_OK) {
-        char c2[64];
-        rl_snprintf(c2, sizeof c2, "%s", xlabel);
-        const char *cols[] = {"concurrency", c2, "% of requests at or below"};
-        st = rl_chart_table_cols(out, 3, cols, err);
-        for (size_t i = 0; st == RL_OK && i < d->n; i++)
-            for (size_t k = 0; st == RL_OK && k < d->s[i].n; k++) {
-                char a[32], b[48], c[48];
-                rl_snprintf(a, sizeof a, "%lld", (long long)d->s[i].conc);
-                rl_chart_fmt_num(b, sizeof b, d->s[i].x[k]);
-                rl_chart_fmt_num(c, sizeof c, d->s[i].share[k]);
-                const char *row[] = {a, b, c};
-                st = rl_chart_table_row(out, row, err);
-            }
-    }
-    if (st == RL_OK) {
-        double h = 16 + CC_PLOT_H + 46 + rl_chart_measure(ecdf_legend_h, d) + 10;
-        st = rl_chart_render_svg(out, RL_CHART_W, ceil(h), ecdf_draw, d, err);
-    }
-    free(desc);
-    free(d);
-    if (st != RL_OK)
-        rl_chart_free(out);
+    const ecdf *d = data;
+    const ecdf_rules *rules = kind->rules;
+    char more[64] = "";
+    if (d->skipped)
+        rl_snprintf(more, sizeof more, " (%zu more not drawn)", d->skipped);
+    return rl_asprintf("%s For each concurrency%s, the share of successful requests "
+                       "(y) whose value is at or below x; the marker sits at the median. "
+                       "Above %d requests the line runs through the percentiles 0 to 100.",
+                       rules->what, more, RL_CC_STEPS - 1);
+}
+
+static rl_status ecdf_table(rl_chart *out, const void *data, rl_error *err)
+{
+    const ecdf *d = data;
+    char c2[64];
+    rl_snprintf(c2, sizeof c2, "%s", d->xlabel);
+    const char *cols[] = {"concurrency", c2, "% of requests at or below"};
+    rl_status st = rl_chart_table_cols(out, 3, cols, err);
+    for (size_t i = 0; st == RL_OK && i < d->n; i++)
+        for (size_t k = 0; st == RL_OK && k < d->s[i].n; k++) {
+            char a[32], b[48], c[48];
+            rl_snprintf(a, sizeof a, "%lld", (long long)d->s[i].conc);
+            rl_chart_fmt_num(b, sizeof b, d->s[i].x[k]);
+            rl_chart_fmt_num(c, sizeof c, d->s[i].share[k]);
+            const char *row[] = {a, b, c};
+            st = rl_chart_table_row(out, row, err);
+        }
     return st;
 }
 
+static double ecdf_height(void *data)
+{
+    return ceil(16 + CC_PLOT_H + 46 + rl_chart_measure(ecdf_legend_h, data) + 10);
+}
+
+static const ecdf_rules ttft_rules = {
+    "ttft",
+    "TTFT in ms: send to the first streamed chunk. A proxy: a chunk may carry several tokens, "
+    "and the time includes start-up and queueing.",
+    "TTFT (ms, proxy)"};
+static const ecdf_rules tpot_rules = {
+    "tpot",
+    "TPOT in ms (derived): the time from the first delivery to the last over the tokens that "
+    "arrived after the first delivery.",
+    "TPOT (ms per token)"};
+
+static const rl_chart_kind ttft_kind = {
+    .id = "client-ttft",
+    .title = "Time to first token (proxy)",
+    .what = "client chart",
+    .rules = &ttft_rules,
+    .size = sizeof(ecdf),
+    .read = ecdf_read,
+    .desc = ecdf_desc,
+    .table = ecdf_table,
+    .height = ecdf_height,
+    .draw = ecdf_draw,
+};
+static const rl_chart_kind tpot_kind = {
+    .id = "client-tpot",
+    .title = "Time per output token",
+    .what = "client chart",
+    .rules = &tpot_rules,
+    .size = sizeof(ecdf),
+    .read = ecdf_read,
+    .desc = ecdf_desc,
+    .table = ecdf_table,
+    .height = ecdf_height,
+    .draw = ecdf_draw,
+};
+
 rl_status rl_chart_client_ttft(const cJSON *bundle, rl_chart *out, rl_error *err)
 {
-    return ecdf_chart(bundle, out, "ttft", "client-ttft", "Time to first token (proxy)",
-                      "TTFT in ms: send to the first streamed chunk. A proxy: a chunk may carry "
-                      "several tokens, and the time includes start-up and queueing.",
-                      "TTFT (ms, proxy)", err);
+    return rl_chart_run(&ttft_kind, bundle, out, err);
 }
 
 rl_status rl_chart_client_tpot(const cJSON *bundle, rl_chart *out, rl_error *err)
 {
-    return ecdf_chart(bundle, out, "tpot", "client-tpot", "Time per output token",
-                      "TPOT in ms (derived): the time from the first delivery to the last over "
-                      "the tokens that arrived after the first delivery.",
-                      "TPOT (ms per token)", err);
+    return rl_chart_run(&tpot_kind, bundle, out, err);
 }
 
 /* ---- throughput and goodput against concurrency ------------------------------------------ */
@@ -286,8 +318,11 @@ static double point_value(const cJSON *o)
     return v;
 }
 
-static rl_status tput_read(const cJSON *bundle, tput *d, rl_error *err)
+static rl_status tput_read(const rl_chart_kind *kind, const void *src, void *data, rl_error *err)
 {
+    const cJSON *bundle = src;
+    tput *d = data;
+    (void)kind;
     const cJSON *pt;
     cJSON_ArrayForEach(pt, get(get(bundle, "client"), "points"))
     {
@@ -390,50 +425,61 @@ static void tp_draw(rl_chart_canvas *cv, void *ctx)
     rl_chart_legend(cv, keys, n, 16, 30 + CC_PLOT_H + 50, cv->w - 32, true);
 }
 
+static char *tp_desc(const rl_chart_kind *kind, const void *data)
+{
+    const tput *d = data;
+    char more[64] = "";
+    (void)kind;
+    if (d->skipped)
+        rl_snprintf(more, sizeof more, " (%zu more points not drawn)", d->skipped);
+    return rl_asprintf(
+        "Against the concurrency (controlled)%s: successful requests per second "
+        "(measured) and goodput, the requests meeting every SLO per second (derived, "
+        "dashed), on the left; output tokens per second over the measured window and "
+        "the token-weighted decode rate (both derived) on the right. A missing point "
+        "is a value the bundle marks unavailable.",
+        more);
+}
+
+static rl_status tp_table(rl_chart *out, const void *data, rl_error *err)
+{
+    const tput *d = data;
+    const char *cols[] = {"concurrency", "requests/s (measured)", "goodput req/s (derived)",
+                          "output tok/s (derived)", "decode tok/s token-weighted (derived)"};
+    rl_status st = rl_chart_table_cols(out, 5, cols, err);
+    for (size_t i = 0; st == RL_OK && i < d->n; i++) {
+        char cell[TP_N + 1][48];
+        rl_chart_fmt_num(cell[0], sizeof cell[0], d->conc[i]);
+        for (int k = 0; k < TP_N; k++) {
+            if (isfinite(d->v[k][i]))
+                rl_chart_fmt_num(cell[k + 1], sizeof cell[k + 1], d->v[k][i]);
+            else
+                rl_snprintf(cell[k + 1], sizeof cell[k + 1], "n/a");
+        }
+        const char *row[] = {cell[0], cell[1], cell[2], cell[3], cell[4]};
+        st = rl_chart_table_row(out, row, err);
+    }
+    return st;
+}
+
+static double tp_height(void *data)
+{
+    return ceil(30 + CC_PLOT_H + 50 + rl_chart_measure(tp_legend_h, data) + 10);
+}
+
+static const rl_chart_kind tp_kind = {
+    .id = "client-throughput",
+    .title = "Throughput and goodput by concurrency",
+    .what = "client chart",
+    .size = sizeof(tput),
+    .read = tput_read,
+    .desc = tp_desc,
+    .table = tp_table,
+    .height = tp_height,
+    .draw = tp_draw,
+};
+
 rl_status rl_chart_client_throughput(const cJSON *bundle, rl_chart *out, rl_error *err)
 {
-    memset(out, 0, sizeof *out);
-    tput *d = rl_calloc(1, sizeof *d);
-    if (!d)
-        return rl_fail(err, RL_EINTERNAL, "client chart: out of memory");
-    rl_status st = tput_read(bundle, d, err);
-    if (st == RL_OK) {
-        char desc[512], more[64] = "";
-        if (d->skipped)
-            rl_snprintf(more, sizeof more, " (%zu more points not drawn)", d->skipped);
-        rl_snprintf(desc, sizeof desc,
-                    "Against the concurrency (controlled)%s: successful requests per second "
-                    "(measured) and goodput, the requests meeting every SLO per second (derived, "
-                    "dashed), on the left; output tokens per second over the measured window and "
-                    "the token-weighted decode rate (both derived) on the right. A missing point "
-                    "is a value the bundle marks unavailable.",
-                    more);
-        st = rl_chart_set_text(out, "client-throughput", "Throughput and goodput by concurrency",
-                               desc, err);
-    }
-    if (st == RL_OK) {
-        const char *cols[] = {"concurrency", "requests/s (measured)", "goodput req/s (derived)",
-                              "output tok/s (derived)", "decode tok/s token-weighted (derived)"};
-        st = rl_chart_table_cols(out, 5, cols, err);
-        for (size_t i = 0; st == RL_OK && i < d->n; i++) {
-            char cell[TP_N + 1][48];
-            rl_chart_fmt_num(cell[0], sizeof cell[0], d->conc[i]);
-            for (int k = 0; k < TP_N; k++) {
-                if (isfinite(d->v[k][i]))
-                    rl_chart_fmt_num(cell[k + 1], sizeof cell[k + 1], d->v[k][i]);
-                else
-                    rl_snprintf(cell[k + 1], sizeof cell[k + 1], "n/a");
-            }
-            const char *row[] = {cell[0], cell[1], cell[2], cell[3], cell[4]};
-            st = rl_chart_table_row(out, row, err);
-        }
-    }
-    if (st == RL_OK) {
-        double h = 30 + CC_PLOT_H + 50 + rl_chart_measure(tp_legend_h, d) + 10;
-        st = rl_chart_render_svg(out, RL_CHART_W, ceil(h), tp_draw, d, err);
-    }
-    free(d);
-    if (st != RL_OK)
-        rl_chart_free(out);
-    return st;
+    return rl_chart_run(&tp_kind, bundle, out, err);
 }

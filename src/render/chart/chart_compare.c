@@ -148,16 +148,7 @@ static void cr_draw(rl_chart_canvas *cv, void *ctx)
     }
     rl_chart_rect plot = {0, 14, 0, cv->h - 14 - 58 - r->legend_h - 8};
     rl_chart_scale xs, ys;
-    rl_chart_scale_log(&xs, xlo, xhi, 1.6, 0, 1);
-    rl_chart_scale_log(&ys, ylo / 1.7, yhi * 1.7, 1, plot.y + plot.h, plot.y);
-    rl_chart_ticks yt, xt;
-    rl_chart_ticks_nice(&ys, &yt);
-    plot.x = 10 + RL_CHART_FS_AXIS + 8 + rl_chart_ticks_width(cv, &yt) + 8;
-    plot.w = cv->w - plot.x - 16;
-    rl_chart_scale_log(&xs, xlo, xhi, 1.6, plot.x, plot.x + plot.w);
-    rl_chart_ticks_nice(&xs, &xt);
-    rl_chart_axis_y(cv, &ys, &yt, &plot, "decode (tok/s, log scale)");
-    rl_chart_axis_x(cv, &xs, &xt, &plot, "bytes per token (MB = 10\xE2\x81\xB6 bytes, log scale)");
+    rl_chart_roofline_axes(cv, xlo, xhi, ylo / 1.7, yhi * 1.7, &plot, &xs, &ys);
     for (size_t i = 0; i < r->n_in; i++) {
         uint32_t col = rl_chart_series_color(i);
         if (r->in[i].has_ceil && r->n_in <= CR_CEILINGS_UP_TO)

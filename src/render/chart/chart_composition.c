@@ -39,8 +39,9 @@ typedef struct {
     bool any_expected;
 } comp;
 
-static void comp_free(comp *d)
+static void comp_free(void *data)
 {
+    comp *d = data;
     for (size_t i = 0; i < d->n; i++) {
         free(d->b[i].label);
         free(d->b[i].name);
@@ -67,8 +68,11 @@ static int cmp_bar(const void *a, const void *b)
     return (x->order > y->order) - (x->order < y->order);
 }
 
-static rl_status comp_read(const cJSON *bundle, comp *d, rl_error *err)
+static rl_status comp_read(const rl_chart_kind *kind, const void *src, void *data, rl_error *err)
 {
+    const cJSON *bundle = src;
+    comp *d = data;
+    (void)kind;
     const cJSON *m;
     size_t idx = 0;
     cJSON_ArrayForEach(m, cJSON_GetObjectItemCaseSensitive(bundle, "models"))
@@ -227,8 +231,9 @@ static void comp_draw(rl_chart_canvas *cv, void *ctx)
     rl_chart_legend(cv, keys, n, 16, plot.y + plot.h + 46, cv->w - 32, true);
 }
 
-static rl_status comp_table(rl_chart *c, const comp *d, rl_error *err)
+static rl_status comp_table(rl_chart *c, const void *data, rl_error *err)
 {
+    const comp *d = data;
     static const char *const cols[] = {"model", "bytes per token", "type",
                                        "bytes", "share (%)",       "label's type"};
     rl_status st = rl_chart_table_cols(c, 6, cols, err);
@@ -247,36 +252,39 @@ static rl_status comp_table(rl_chart *c, const comp *d, rl_error *err)
     return st;
 }
 
+static char *comp_desc(const rl_chart_kind *kind, const void *data)
+{
+    const comp *d = data;
+    char more[64] = "";
+    (void)kind;
+    if (d->skipped)
+        rl_snprintf(more, sizeof more, " (%zu more not drawn)", d->skipped);
+    return rl_asprintf("Share of each file's tensor bytes by ggml type, one bar per model%s, "
+                       "sorted by bytes per token (MB, 10^6 bytes, at the right)%s.",
+                       more,
+                       d->any_expected ? "; a triangle marks the type the file's label names" : "");
+}
+
+static double comp_height(void *data)
+{
+    const comp *d = data;
+    return ceil(COMP_TOP + d->n * COMP_ROW + 46 + rl_chart_measure(comp_legend_h, data) + 8);
+}
+
+static const rl_chart_kind comp_kind = {
+    .id = "composition",
+    .title = "What the file holds: bytes by tensor type",
+    .what = "composition chart",
+    .size = sizeof(comp),
+    .read = comp_read,
+    .desc = comp_desc,
+    .table = comp_table,
+    .height = comp_height,
+    .draw = comp_draw,
+    .free = comp_free,
+};
+
 rl_status rl_chart_composition(const cJSON *bundle, rl_chart *out, rl_error *err)
 {
-    memset(out, 0, sizeof *out);
-    comp *d = rl_calloc(1, sizeof *d);
-    if (!d)
-        return rl_fail(err, RL_EINTERNAL, "composition chart: out of memory");
-    rl_status st = comp_read(bundle, d, err);
-    char *desc = NULL;
-    if (st == RL_OK) {
-        char more[64] = "";
-        if (d->skipped)
-            rl_snprintf(more, sizeof more, " (%zu more not drawn)", d->skipped);
-        desc = rl_asprintf(
-            "Share of each file's tensor bytes by ggml type, one bar per model%s, "
-            "sorted by bytes per token (MB, 10^6 bytes, at the right)%s.",
-            more, d->any_expected ? "; a triangle marks the type the file's label names" : "");
-        st = desc ? rl_chart_set_text(out, "composition",
-                                      "What the file holds: bytes by tensor type", desc, err)
-                  : rl_fail(err, RL_EINTERNAL, "composition chart: out of memory");
-    }
-    if (st == RL_OK)
-        st = comp_table(out, d, err);
-    if (st == RL_OK) {
-        double h = COMP_TOP + d->n * COMP_ROW + 46 + rl_chart_measure(comp_legend_h, d) + 8;
-        st = rl_chart_render_svg(out, RL_CHART_W, ceil(h), comp_draw, d, err);
-    }
-    free(desc);
-    comp_free(d);
-    free(d);
-    if (st != RL_OK)
-        rl_chart_free(out);
-    return st;
+    return rl_chart_run(&comp_kind, bundle, out, err);
 }

@@ -280,6 +280,41 @@ double rl_chart_measure(double (*fn)(rl_chart_canvas *cv, void *ctx), void *ctx)
 rl_status rl_chart_render_png(const char *path, double w, double h, rl_chart_draw_fn draw,
                               void *ctx, rl_error *err);
 
+/* ---- chart_roofline.c: the roofline's axes, shared with the comparison's (chart_compare.c) -- */
+
+/* Log y over [ybot, ytop] (tok/s) from plot->y down plot->h, then plot->x and plot->w from the
+ * y tick labels' width, log x over [xlo, xhi] (MB, widened x1.6 each side); grid, ticks and
+ * both axis titles drawn. */
+void rl_chart_roofline_axes(rl_chart_canvas *cv, double xlo, double xhi, double ybot, double ytop,
+                            rl_chart_rect *plot, rl_chart_scale *xs, rl_chart_scale *ys);
+
+/* ---- chart_kind.c: the entry skeleton every chart shares ----------------------------------- */
+
+/* A chart kind: what one chart file tells the driver. The driver zeroes a data struct of size
+ * bytes, reads src into it (a bundle, or the comparison for compare-roofline), sets id, title
+ * and the desc sentence, fills the table, and renders draw at width RL_CHART_W and height(d). */
+typedef struct rl_chart_kind rl_chart_kind;
+struct rl_chart_kind {
+    const char *id, *title;
+    const char *what;  /* names the chart in "<what>: out of memory" */
+    const void *rules; /* the kind's own parameters (metric, axis title...), or NULL */
+    size_t size;       /* bytes of the data struct */
+    /* RL_OK; RL_NOTHING (err says why) when src has nothing to draw; other statuses on failure
+     * (what was read so far is still freed by free). */
+    rl_status (*read)(const rl_chart_kind *k, const void *src, void *d, rl_error *err);
+    char *(*desc)(const rl_chart_kind *k, const void *d); /* malloc'd; NULL: out of memory */
+    rl_status (*table)(rl_chart *c, const void *d, rl_error *err);
+    double (*height)(void *d); /* px; may keep layout it measured in d for draw */
+    rl_chart_draw_fn draw;
+    void (*free)(void *d); /* what d owns (not d itself); NULL: nothing */
+};
+
+/* The chart.h contract for kind k read from src: out filled, or zeroed on any failure. */
+rl_status rl_chart_run(const rl_chart_kind *k, const void *src, rl_chart *out, rl_error *err);
+/* The same chart as a PNG file at path (rl_chart_render_png); no table, no texts kept. */
+rl_status rl_chart_run_png(const rl_chart_kind *k, const void *src, const char *path,
+                           rl_error *err);
+
 /* ---- chart_client.c: the streaming client's charts, from client.points[] ------------------ */
 
 /* TTFT and TPOT distributions (an ECDF per operating point) and throughput and goodput against

@@ -34,8 +34,9 @@ typedef struct {
     size_t n, skipped;
 } lc;
 
-static void lc_free(lc *d)
+static void lc_free(void *data)
 {
+    lc *d = data;
     for (size_t i = 0; i < d->n; i++) {
         free(d->s[i].label);
         free(d->s[i].name);
@@ -68,8 +69,11 @@ static lc_series *series_for(lc *d, const cJSON *bundle, const char *id, rl_stat
     return s;
 }
 
-static rl_status lc_read(const cJSON *bundle, lc *d, rl_error *err)
+static rl_status lc_read(const rl_chart_kind *kind, const void *src, void *data, rl_error *err)
 {
+    const cJSON *bundle = src;
+    lc *d = data;
+    (void)kind;
     const cJSON *an = cJSON_GetObjectItemCaseSensitive(bundle, "analysis");
     const cJSON *row;
     rl_status st = RL_OK;
@@ -195,8 +199,9 @@ static void lc_draw(rl_chart_canvas *cv, void *ctx)
     rl_chart_legend(cv, keys, 2, plot.x, plot.y + plot.h + 48, plot.w, true);
 }
 
-static rl_status lc_table(rl_chart *c, const lc *d, rl_error *err)
+static rl_status lc_table(rl_chart *c, const void *data, rl_error *err)
 {
+    const lc *d = data;
     static const char *const cols[] = {"model",
                                        "depth (tokens)",
                                        "threads",
@@ -222,38 +227,41 @@ static rl_status lc_table(rl_chart *c, const lc *d, rl_error *err)
     return st;
 }
 
+static char *lc_desc(const rl_chart_kind *kind, const void *data)
+{
+    const lc *d = data;
+    char more[64] = "";
+    (void)kind;
+    if (d->skipped)
+        rl_snprintf(more, sizeof more, " (%zu more not drawn)", d->skipped);
+    return rl_asprintf(
+        "Decode rate as %% of the empty-cache rate against KV-cache depth in tokens "
+        "(log2-like axis, 0 at the left) for %zu model%s%s: measured solid with points, "
+        "the prediction from bytes alone, weights / (weights + depth x KV bytes per "
+        "token), dashed.",
+        d->n, d->n == 1 ? "" : "s", more);
+}
+
+static double lc_height(void *data)
+{
+    (void)data;
+    return LC_H;
+}
+
+static const rl_chart_kind lc_kind = {
+    .id = "long-context",
+    .title = "Long context: decode as the KV cache fills",
+    .what = "long-context chart",
+    .size = sizeof(lc),
+    .read = lc_read,
+    .desc = lc_desc,
+    .table = lc_table,
+    .height = lc_height,
+    .draw = lc_draw,
+    .free = lc_free,
+};
+
 rl_status rl_chart_long_context(const cJSON *bundle, rl_chart *out, rl_error *err)
 {
-    memset(out, 0, sizeof *out);
-    lc *d = rl_calloc(1, sizeof *d);
-    if (!d)
-        return rl_fail(err, RL_EINTERNAL, "long-context chart: out of memory");
-    rl_status st = lc_read(bundle, d, err);
-    char *desc = NULL;
-    if (st == RL_OK) {
-        char more[64] = "";
-        if (d->skipped)
-            rl_snprintf(more, sizeof more, " (%zu more not drawn)", d->skipped);
-        desc = rl_asprintf(
-            "Decode rate as %% of the empty-cache rate against KV-cache depth in tokens "
-            "(log2-like axis, 0 at the left) for %zu model%s%s: measured solid with points, "
-            "the prediction from bytes alone, weights / (weights + depth x KV bytes per "
-            "token), dashed.",
-            d->n, d->n == 1 ? "" : "s", more);
-        st = desc ? rl_chart_set_text(out, "long-context",
-                                      "Long context: decode as the KV cache "
-                                      "fills",
-                                      desc, err)
-                  : rl_fail(err, RL_EINTERNAL, "long-context chart: out of memory");
-    }
-    if (st == RL_OK)
-        st = lc_table(out, d, err);
-    if (st == RL_OK)
-        st = rl_chart_render_svg(out, RL_CHART_W, LC_H, lc_draw, d, err);
-    free(desc);
-    lc_free(d);
-    free(d);
-    if (st != RL_OK)
-        rl_chart_free(out);
-    return st;
+    return rl_chart_run(&lc_kind, bundle, out, err);
 }

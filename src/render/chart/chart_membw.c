@@ -38,8 +38,9 @@ typedef struct {
     int64_t chosen_threads;
 } mb;
 
-static void mb_free(mb *d)
+static void mb_free(void *data)
 {
+    mb *d = data;
     for (size_t i = 0; i < d->n; i++) {
         free(d->k[i].name);
         free(d->k[i].label);
@@ -65,8 +66,11 @@ static bool run_gbs(const cJSON *run, double *out)
     return rl_json_get_num(run, "median_GBs", out) && rl_chart_sane(*out);
 }
 
-static rl_status mb_read(const cJSON *bundle, mb *d, rl_error *err)
+static rl_status mb_read(const rl_chart_kind *kind, const void *src, void *data, rl_error *err)
 {
+    const cJSON *bundle = src;
+    mb *d = data;
+    (void)kind;
     const cJSON *m = cJSON_GetObjectItemCaseSensitive(bundle, "membw");
     const cJSON *run;
     cJSON_ArrayForEach(run, cJSON_GetObjectItemCaseSensitive(m, "runs"))
@@ -222,8 +226,9 @@ static void mb_draw(rl_chart_canvas *cv, void *ctx)
     }
 }
 
-static rl_status mb_table(rl_chart *c, const mb *d, rl_error *err)
+static rl_status mb_table(rl_chart *c, const void *data, rl_error *err)
 {
+    const mb *d = data;
     static const char *const cols[] = {"kernel", "threads", "best (GB/s)", "counts for ceiling"};
     rl_status st = rl_chart_table_cols(c, 4, cols, err);
     for (size_t i = 0; st == RL_OK && i < d->n; i++)
@@ -246,39 +251,41 @@ static rl_status mb_table(rl_chart *c, const mb *d, rl_error *err)
     return st;
 }
 
+static char *mb_desc(const rl_chart_kind *kind, const void *data)
+{
+    const mb *d = data;
+    char ceil_s[96] = "", num[48];
+    (void)kind;
+    if (d->has_ceil) {
+        rl_chart_fmt_gbs(num, sizeof num, d->ceil_gbs);
+        rl_snprintf(ceil_s, sizeof ceil_s, "; the dashed horizontal line is the ceiling, %s", num);
+    }
+    return rl_asprintf("Read bandwidth in GB/s (10^9 bytes/s) against threads, the best "
+                       "repetition of each of %zu kernel%s; copy is dashed and excluded from "
+                       "the ceiling (its writes add write-allocate traffic)%s.",
+                       d->n, d->n == 1 ? "" : "s", ceil_s);
+}
+
+static double mb_height(void *data)
+{
+    (void)data;
+    return MB_H;
+}
+
+static const rl_chart_kind mb_kind = {
+    .id = "membw",
+    .title = "Memory ceiling: bandwidth by kernel and threads",
+    .what = "membw chart",
+    .size = sizeof(mb),
+    .read = mb_read,
+    .desc = mb_desc,
+    .table = mb_table,
+    .height = mb_height,
+    .draw = mb_draw,
+    .free = mb_free,
+};
+
 rl_status rl_chart_membw(const cJSON *bundle, rl_chart *out, rl_error *err)
 {
-    memset(out, 0, sizeof *out);
-    mb *d = rl_calloc(1, sizeof *d);
-    if (!d)
-        return rl_fail(err, RL_EINTERNAL, "membw chart: out of memory");
-    rl_status st = mb_read(bundle, d, err);
-    char *desc = NULL;
-    if (st == RL_OK) {
-        char ceil_s[96] = "", num[48];
-        if (d->has_ceil) {
-            rl_chart_fmt_gbs(num, sizeof num, d->ceil_gbs);
-            rl_snprintf(ceil_s, sizeof ceil_s, "; the dashed horizontal line is the ceiling, %s",
-                        num);
-        }
-        desc = rl_asprintf("Read bandwidth in GB/s (10^9 bytes/s) against threads, the best "
-                           "repetition of each of %zu kernel%s; copy is dashed and excluded from "
-                           "the ceiling (its writes add write-allocate traffic)%s.",
-                           d->n, d->n == 1 ? "" : "s", ceil_s);
-        st = desc ? rl_chart_set_text(out, "membw",
-                                      "Memory ceiling: bandwidth by kernel and "
-                                      "threads",
-                                      desc, err)
-                  : rl_fail(err, RL_EINTERNAL, "membw chart: out of memory");
-    }
-    if (st == RL_OK)
-        st = mb_table(out, d, err);
-    if (st == RL_OK)
-        st = rl_chart_render_svg(out, RL_CHART_W, MB_H, mb_draw, d, err);
-    free(desc);
-    mb_free(d);
-    free(d);
-    if (st != RL_OK)
-        rl_chart_free(out);
-    return st;
+    return rl_chart_run(&mb_kind, bundle, out, err);
 }

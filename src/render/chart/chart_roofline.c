@@ -40,8 +40,9 @@ typedef struct {
     const char *no_fit; /* why there is no fitted line */
 } roof;
 
-static void roof_free(roof *r)
+static void roof_free(void *data)
 {
+    roof *r = data;
     for (size_t i = 0; i < r->n; i++) {
         free(r->pt[i].label);
         free(r->pt[i].name);
@@ -89,8 +90,11 @@ static rl_status point_label(roof_pt *p, const cJSON *model, const char *id)
     return p->label ? RL_OK : RL_EINTERNAL;
 }
 
-static rl_status roof_read(const cJSON *bundle, roof *r, rl_error *err)
+static rl_status roof_read(const rl_chart_kind *kind, const void *src, void *data, rl_error *err)
 {
+    const cJSON *bundle = src;
+    roof *r = data;
+    (void)kind;
     memset(r, 0, sizeof *r);
     const cJSON *an = cJSON_GetObjectItemCaseSensitive(bundle, "analysis");
     const cJSON *am;
@@ -224,6 +228,20 @@ static void bw_label(rl_chart_canvas *cv, const rl_chart_scale *xs, const rl_cha
         rl_chart_place(cv, text, RL_CHART_FS_LABEL, true, "line-label", spots, n, plot, true);
 }
 
+void rl_chart_roofline_axes(rl_chart_canvas *cv, double xlo, double xhi, double ybot, double ytop,
+                            rl_chart_rect *plot, rl_chart_scale *xs, rl_chart_scale *ys)
+{
+    rl_chart_scale_log(ys, ybot, ytop, 1, plot->y + plot->h, plot->y);
+    rl_chart_ticks yt, xt;
+    rl_chart_ticks_nice(ys, &yt);
+    plot->x = 10 + RL_CHART_FS_AXIS + 8 + rl_chart_ticks_width(cv, &yt) + 8;
+    plot->w = cv->w - plot->x - 16;
+    rl_chart_scale_log(xs, xlo, xhi, 1.6, plot->x, plot->x + plot->w);
+    rl_chart_ticks_nice(xs, &xt);
+    rl_chart_axis_y(cv, ys, &yt, plot, "decode (tok/s, log scale)");
+    rl_chart_axis_x(cv, xs, &xt, plot, "bytes per token (MB = 10\xE2\x81\xB6 bytes, log scale)");
+}
+
 static void roof_draw(rl_chart_canvas *cv, void *ctx)
 {
     const roof *r = ctx;
@@ -243,15 +261,7 @@ static void roof_draw(rl_chart_canvas *cv, void *ctx)
         top = fmax(top, fmin(r->ceil_gbs * 1e9 / (xs.hi * 1e6) * 1.5, top * 30));
     if (r->has_fit)
         bot = fmin(bot, fmax(r->fit_bps / (xs.hi * 1e6) / 1.3, bot / 30));
-    rl_chart_scale_log(&ys, bot, top, 1, plot.y + plot.h, plot.y);
-    rl_chart_ticks yt, xt;
-    rl_chart_ticks_nice(&ys, &yt);
-    plot.x = 10 + RL_CHART_FS_AXIS + 8 + rl_chart_ticks_width(cv, &yt) + 8;
-    plot.w = cv->w - plot.x - 16;
-    rl_chart_scale_log(&xs, xlo, xhi, 1.6, plot.x, plot.x + plot.w);
-    rl_chart_ticks_nice(&xs, &xt);
-    rl_chart_axis_y(cv, &ys, &yt, &plot, "decode (tok/s, log scale)");
-    rl_chart_axis_x(cv, &xs, &xt, &plot, "bytes per token (MB = 10\xE2\x81\xB6 bytes, log scale)");
+    rl_chart_roofline_axes(cv, xlo, xhi, bot, top, &plot, &xs, &ys);
 
     if (r->has_ceil)
         bw_line(cv, &xs, &ys, &plot, r->ceil_gbs * 1e9, RL_CHART_VERMILLION, true);
@@ -288,8 +298,9 @@ static void roof_draw(rl_chart_canvas *cv, void *ctx)
     }
 }
 
-static rl_status roof_table(rl_chart *c, const roof *r, rl_error *err)
+static rl_status roof_table(rl_chart *c, const void *data, rl_error *err)
 {
+    const roof *r = data;
     static const char *const cols[] = {"series",  "model", "bytes per token", "decode (tok/s)",
                                        "threads", "kind",  "bandwidth (GB/s)"};
     rl_status st = rl_chart_table_cols(c, 7, cols, err);
@@ -317,10 +328,12 @@ static rl_status roof_table(rl_chart *c, const roof *r, rl_error *err)
 }
 
 /* One or two sentences: what is plotted, and the lines (or why there is none). */
-static char *roof_desc(const roof *r)
+static char *roof_desc(const rl_chart_kind *kind, const void *data)
 {
+    const roof *r = data;
     char lines[200], more[64] = "", fit[48], ceil_s[48];
     size_t moe = 0, gpu = 0;
+    (void)kind;
     for (size_t i = 0; i < r->n; i++) {
         moe += r->pt[i].moe;
         gpu += r->pt[i].gpu;
@@ -354,54 +367,33 @@ static char *roof_desc(const roof *r)
                        gpu ? ", triangles GPU-offloaded" : "", lines);
 }
 
-static rl_status roof_prepare(const cJSON *bundle, roof *r, rl_error *err)
+#define ROOF_H 440.0
+
+static double roof_height(void *data)
 {
-    rl_status st = roof_read(bundle, r, err);
-    if (st != RL_OK)
-        roof_free(r);
-    return st;
+    (void)data;
+    return ROOF_H;
 }
 
-#define ROOF_H 440.0
+static const rl_chart_kind roof_kind = {
+    .id = "roofline",
+    .title = "Decode roofline: tok/s against bytes per token",
+    .what = "roofline chart",
+    .size = sizeof(roof),
+    .read = roof_read,
+    .desc = roof_desc,
+    .table = roof_table,
+    .height = roof_height,
+    .draw = roof_draw,
+    .free = roof_free,
+};
 
 rl_status rl_chart_roofline(const cJSON *bundle, rl_chart *out, rl_error *err)
 {
-    memset(out, 0, sizeof *out);
-    roof *r = malloc(sizeof *r);
-    if (!r)
-        return rl_fail(err, RL_EINTERNAL, "roofline chart: out of memory");
-    rl_status st = roof_prepare(bundle, r, err);
-    if (st != RL_OK) {
-        free(r);
-        return st;
-    }
-    char *desc = roof_desc(r);
-    st = desc ? rl_chart_set_text(out, "roofline",
-                                  "Decode roofline: tok/s against bytes per "
-                                  "token",
-                                  desc, err)
-              : rl_fail(err, RL_EINTERNAL, "roofline chart: out of memory");
-    free(desc);
-    if (st == RL_OK)
-        st = roof_table(out, r, err);
-    if (st == RL_OK)
-        st = rl_chart_render_svg(out, RL_CHART_W, ROOF_H, roof_draw, r, err);
-    roof_free(r);
-    free(r);
-    if (st != RL_OK)
-        rl_chart_free(out);
-    return st;
+    return rl_chart_run(&roof_kind, bundle, out, err);
 }
 
 rl_status rl_chart_roofline_png(const cJSON *bundle, const char *path, rl_error *err)
 {
-    roof *r = malloc(sizeof *r);
-    if (!r)
-        return rl_fail(err, RL_EINTERNAL, "roofline chart: out of memory");
-    rl_status st = roof_prepare(bundle, r, err);
-    if (st == RL_OK)
-        st = rl_chart_render_png(path, RL_CHART_W, ROOF_H, roof_draw, r, err);
-    roof_free(r);
-    free(r);
-    return st;
+    return rl_chart_run_png(&roof_kind, bundle, path, err);
 }

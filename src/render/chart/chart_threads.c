@@ -32,8 +32,9 @@ typedef struct {
     int64_t knee;
 } thr;
 
-static void thr_free(thr *d)
+static void thr_free(void *data)
 {
+    thr *d = data;
     for (size_t i = 0; i < d->n; i++) {
         free(d->s[i].label);
         free(d->s[i].name);
@@ -58,8 +59,11 @@ static void add_point(thr_series *s, double t, double dec, double pre)
     s->n++;
 }
 
-static rl_status thr_read(const cJSON *bundle, thr *d, rl_error *err)
+static rl_status thr_read(const rl_chart_kind *kind, const void *src, void *data, rl_error *err)
 {
+    const cJSON *bundle = src;
+    thr *d = data;
+    (void)kind;
     const cJSON *m;
     size_t idx = 0;
     cJSON_ArrayForEach(m, cJSON_GetObjectItemCaseSensitive(bundle, "models"))
@@ -210,8 +214,9 @@ static void thr_draw(rl_chart_canvas *cv, void *ctx)
     rl_chart_legend(cv, keys, n, 16, 30 + THR_PLOT_H + 50, cv->w - 32, true);
 }
 
-static rl_status thr_table(rl_chart *c, const thr *d, rl_error *err)
+static rl_status thr_table(rl_chart *c, const void *data, rl_error *err)
 {
+    const thr *d = data;
     static const char *const cols[] = {"model", "threads", "decode (tok/s)", "prefill (tok/s)"};
     rl_status st = rl_chart_table_cols(c, 4, cols, err);
     for (size_t i = 0; st == RL_OK && i < d->n; i++)
@@ -234,39 +239,42 @@ static rl_status thr_table(rl_chart *c, const thr *d, rl_error *err)
     return st;
 }
 
+static char *thr_desc(const rl_chart_kind *kind, const void *data)
+{
+    const thr *d = data;
+    char knee[96] = "", more[64] = "";
+    (void)kind;
+    if (d->has_knee)
+        rl_snprintf(knee, sizeof knee,
+                    "; the dashed line marks the knee at %lld thread%s (the fewest within "
+                    "2%% of the best decode)",
+                    (long long)d->knee, d->knee == 1 ? "" : "s");
+    if (d->skipped)
+        rl_snprintf(more, sizeof more, " (%zu more not drawn)", d->skipped);
+    return rl_asprintf("Decode (left) and prefill (right) rate in tok/s against the thread "
+                       "count, at depth 0, for %zu model%s%s%s.",
+                       d->n, d->n == 1 ? "" : "s", more, knee);
+}
+
+static double thr_height(void *data)
+{
+    return ceil(30 + THR_PLOT_H + 50 + rl_chart_measure(thr_legend_h, data) + 10);
+}
+
+static const rl_chart_kind thr_kind = {
+    .id = "threads",
+    .title = "Thread sweep: decode and prefill",
+    .what = "threads chart",
+    .size = sizeof(thr),
+    .read = thr_read,
+    .desc = thr_desc,
+    .table = thr_table,
+    .height = thr_height,
+    .draw = thr_draw,
+    .free = thr_free,
+};
+
 rl_status rl_chart_threads(const cJSON *bundle, rl_chart *out, rl_error *err)
 {
-    memset(out, 0, sizeof *out);
-    thr *d = rl_calloc(1, sizeof *d);
-    if (!d)
-        return rl_fail(err, RL_EINTERNAL, "threads chart: out of memory");
-    rl_status st = thr_read(bundle, d, err);
-    char *desc = NULL;
-    if (st == RL_OK) {
-        char knee[96] = "", more[64] = "";
-        if (d->has_knee)
-            rl_snprintf(knee, sizeof knee,
-                        "; the dashed line marks the knee at %lld thread%s (the fewest within "
-                        "2%% of the best decode)",
-                        (long long)d->knee, d->knee == 1 ? "" : "s");
-        if (d->skipped)
-            rl_snprintf(more, sizeof more, " (%zu more not drawn)", d->skipped);
-        desc = rl_asprintf("Decode (left) and prefill (right) rate in tok/s against the thread "
-                           "count, at depth 0, for %zu model%s%s%s.",
-                           d->n, d->n == 1 ? "" : "s", more, knee);
-        st = desc ? rl_chart_set_text(out, "threads", "Thread sweep: decode and prefill", desc, err)
-                  : rl_fail(err, RL_EINTERNAL, "threads chart: out of memory");
-    }
-    if (st == RL_OK)
-        st = thr_table(out, d, err);
-    if (st == RL_OK) {
-        double h = 30 + THR_PLOT_H + 50 + rl_chart_measure(thr_legend_h, d) + 10;
-        st = rl_chart_render_svg(out, RL_CHART_W, ceil(h), thr_draw, d, err);
-    }
-    free(desc);
-    thr_free(d);
-    free(d);
-    if (st != RL_OK)
-        rl_chart_free(out);
-    return st;
+    return rl_chart_run(&thr_kind, bundle, out, err);
 }

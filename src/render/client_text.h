@@ -1,0 +1,34 @@
+/* client_text.h: the words every medium (page, Markdown, terminal) says about a client-only
+ * bundle: whether it is one, its headline and answer, its key figures, its Markdown rows and
+ * its terminal lines (owner: render). Medium-neutral: report_text.c reads this, never an html_*
+ * header. Defined in html_client.c, next to the bundle readers the HTML section shares.
+ *
+ * Everything is read from the bundle as stored; bundle strings reach the terminal through
+ * rl_tty_escape and the Markdown through the caller's escaper. Nothing returned is allocated. */
+#ifndef RL_CLIENT_TEXT_H
+#define RL_CLIENT_TEXT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdio.h>
+
+#include <cjson/cJSON.h>
+
+#include "render/report_text.h"
+#include "base/rl_text.h"
+
+/* True for a bundle with a client section and no model (`command: client`): the roofline parts
+ * of a report (charts, models, long context) do not apply. */
+bool rl_report_client_only(const cJSON *b);
+
+/* Headline ("Streaming client: first chunk in 182 ms") and answer sentence of a client bundle. */
+void rl_report_client_headline(const cJSON *b, char *buf, size_t cap);
+void rl_report_client_answer(const cJSON *b, char *buf, size_t cap);
+/* The key figures of a client bundle (at most RL_REPORT_MAX_FIGURES); returns how many. */
+size_t rl_report_client_figures(const cJSON *b, rl_report_figure *out);
+/* One Markdown table row per operating point (with its header), strings through esc. */
+void rl_report_client_markdown(rl_sbuf *s, const cJSON *b, void (*esc)(rl_sbuf *, const char *));
+/* The terminal summary: one line per operating point. */
+void rl_report_client_print(FILE *out, const cJSON *b);
+
+#endif
