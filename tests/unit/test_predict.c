@@ -15,6 +15,8 @@
 #include <cmocka.h>
 
 #include "analyse/predict.h"
+#include "bundle/bundle_last.h"
+#include "model/model_spec.h"
 #include "base/rl_util.h"
 
 #define assert_near(a, b, tol) assert_true(fabs((double)(a) - (double)(b)) <= (tol))
@@ -325,19 +327,19 @@ static void test_synth_model_in_memory(void **state)
     (void)state;
     rl_gguf_model m;
     rl_error e = {RL_OK, ""};
-    assert_int_equal(rl_pred_load_model("synth:qwen2.5-0.5b:Q8_0", NULL, &m, &e), RL_OK);
+    assert_int_equal(rl_model_spec_load("synth:qwen2.5-0.5b:Q8_0", NULL, &m, &e), RL_OK);
     assert_int_equal(m.kv_bytes_per_token, 12288); /* 2 x 24 x 2 x 64 x 2 */
     assert_int_equal(m.n_layer, 24);
     assert_string_equal(m.label, "Q8_0");
     /* the cached file of the same preset streams the same bytes (tests/e2e compare them) */
     assert_true(m.streamed_bytes > 400000000 && m.streamed_bytes < 700000000);
     rl_gguf_model_free(&m);
-    assert_int_equal(rl_pred_load_model("synth:nope:Q8_0", NULL, &m, &e), RL_EINPUT);
+    assert_int_equal(rl_model_spec_load("synth:nope:Q8_0", NULL, &m, &e), RL_EINPUT);
     assert_non_null(strstr(e.msg, "no synth preset 'nope'"));
-    assert_int_equal(rl_pred_load_model("synth:tiny:Q3_K", NULL, &m, &e), RL_EINPUT);
-    assert_int_equal(rl_pred_load_model("synth:tiny", NULL, &m, &e), RL_EINPUT);
+    assert_int_equal(rl_model_spec_load("synth:tiny:Q3_K", NULL, &m, &e), RL_EINPUT);
+    assert_int_equal(rl_model_spec_load("synth:tiny", NULL, &m, &e), RL_EINPUT);
     assert_non_null(strstr(e.msg, "synth:PRESET:TYPE"));
-    assert_int_equal(rl_pred_load_model("synth:tiny-moe:F16", NULL, &m, &e), RL_OK);
+    assert_int_equal(rl_model_spec_load("synth:tiny-moe:F16", NULL, &m, &e), RL_OK);
     assert_true(m.is_moe);
     rl_gguf_model_free(&m);
 }
@@ -351,7 +353,7 @@ static void test_last_bundle(void **state)
     setenv("LLAMA_ROOFLINE_CACHE", dir, 1);
     char *got = NULL;
     rl_error e = {RL_OK, ""};
-    assert_int_equal(rl_pred_default_bundle(&got, &e), RL_EINPUT);
+    assert_int_equal(rl_bundle_last(&got, &e), RL_EINPUT);
     assert_non_null(strstr(e.msg, "run `llama-roofline diagnose`"));
     assert_non_null(strstr(e.msg, "--bundle"));
     snprintf(bpath, sizeof bpath, "%s.bundle.json", dir);
@@ -359,8 +361,8 @@ static void test_last_bundle(void **state)
     assert_non_null(fp);
     fputs("{}", fp);
     fclose(fp);
-    assert_int_equal(rl_pred_remember_bundle(bpath, &e), RL_OK);
-    assert_int_equal(rl_pred_default_bundle(&got, &e), RL_OK);
+    assert_int_equal(rl_bundle_remember(bpath, &e), RL_OK);
+    assert_int_equal(rl_bundle_last(&got, &e), RL_OK);
     char *abs = realpath(bpath, NULL);
     assert_string_equal(got, abs);
     free(abs);
