@@ -15,6 +15,7 @@
 #include <cmocka.h>
 
 #include "analyse/predict.h"
+#include "analyse/predict_expect.h"
 #include "bundle/bundle_last.h"
 #include "model/model_spec.h"
 #include "base/rl_util.h"
@@ -374,6 +375,57 @@ static void test_last_bundle(void **state)
     rmdir(dir);
 }
 
+/* The report's "what to expect" rows: m1 (Q8_0, its format's only fitted model: the fit over
+ * all) 12e9 / 400e6 = 30 tok/s, interval 11e9 / 400e6 = 27.5 to 13e9 / 400e6 = 32.5, measured
+ * 25: 100 (25 - 30) / 30 = -16.667 %; m2 is not ok (no row); m3 (no label, not in the fit)
+ * 12e9 / 50e6 = 240, 220 to 260, measured 100: -58.333 %. */
+static void test_expect_rows(void **state)
+{
+    (void)state;
+    cJSON *b = cJSON_Parse(
+        "{\"models\": [{\"id\": \"m1\", \"gguf\": {\"label\": \"Q8_0\"}}, {\"id\": \"m2\", "
+        "\"gguf\": {\"label\": \"Q4_0\"}}], \"analysis\": {\"fit\": {\"available\": true, "
+        "\"bw_bytes_s\": 12e9, \"n_points\": 2, \"bytes_convention\": \"streamed\"}, "
+        "\"models\": [{\"id\": \"m1\", \"ok\": true, \"in_fit\": true, \"bytes_per_token\": "
+        "400e6, \"decode_bw_GBs\": 11, \"operating_point\": {\"decode_tok_s\": 25}}, {\"id\": "
+        "\"m2\", \"ok\": false, \"in_fit\": true, \"bytes_per_token\": 800e6, "
+        "\"decode_bw_GBs\": 13, \"operating_point\": {\"decode_tok_s\": 16}}, {\"id\": \"m3\", "
+        "\"ok\": true, \"in_fit\": false, \"bytes_per_token\": 50e6, \"operating_point\": "
+        "{\"decode_tok_s\": 100}}]}}");
+    assert_non_null(b);
+    rl_pred_expect x;
+    rl_error e = {RL_OK, ""};
+    assert_int_equal(rl_pred_expect_build(b, &x, &e), RL_OK);
+    assert_true(x.has_fit);
+    assert_near(x.fit.bw_bytes_s, 12e9, 1e-3);
+    assert_int_equal(x.n_rows, 2);
+    assert_string_equal(x.rows[0].id, "m1");
+    assert_true(x.rows[0].in_fit);
+    assert_near(x.rows[0].bytes, 400e6, 1e-6);
+    assert_near(x.rows[0].measured, 25, 1e-9);
+    assert_near(x.rows[0].pred, 30, 1e-9);
+    assert_near(x.rows[0].lo, 27.5, 1e-9);
+    assert_near(x.rows[0].hi, 32.5, 1e-9);
+    assert_near(x.rows[0].diff_pct, -16.6666667, 1e-6);
+    assert_string_equal(x.rows[1].id, "m3");
+    assert_false(x.rows[1].in_fit);
+    assert_near(x.rows[1].pred, 240, 1e-9);
+    assert_near(x.rows[1].lo, 220, 1e-9);
+    assert_near(x.rows[1].hi, 260, 1e-9);
+    assert_near(x.rows[1].diff_pct, -58.3333333, 1e-6);
+    rl_pred_expect_free(&x);
+    assert_null(x.rows);
+    cJSON_Delete(b);
+
+    /* no fit: no rows, not an error */
+    b = cJSON_Parse("{\"analysis\": {\"fit\": {\"available\": false, \"reason\": \"one\"}}}");
+    assert_int_equal(rl_pred_expect_build(b, &x, &e), RL_OK);
+    assert_false(x.has_fit);
+    assert_int_equal(x.n_rows, 0);
+    rl_pred_expect_free(&x);
+    cJSON_Delete(b);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -386,6 +438,7 @@ int main(void)
         cmocka_unit_test(test_resident_convention),
         cmocka_unit_test(test_synth_model_in_memory),
         cmocka_unit_test(test_last_bundle),
+        cmocka_unit_test(test_expect_rows),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
