@@ -1,5 +1,7 @@
-/* compare.h: comparing result bundles (owner: compare). Inputs are bundles, reports (a report
- * carries its bundle) or directories of them; the first is the baseline unless another is
+/* compare.h: comparing result bundles (owner: compare; files compare.c the run and the
+ * environment diff, compare_load.c the inputs, compare_match.c rows and matching,
+ * compare_stats.c the Welch test and verdicts, compare_json.c JSON). Inputs are bundles, reports (a
+ * report carries its bundle) or directories of them; the first is the baseline unless another is
  * named. Everything compared is a ROW: one metric of one subject under one setting, with one
  * CELL per input (its samples, mean, sd, 95% CI, and against the baseline its ratio, delta and
  * verdict). Rows of different inputs are the same row when their group and match key are equal.

@@ -40,11 +40,14 @@
  *   other_format      the model's label is none of the fitted models' labels (formats cost
  *                     different compute per byte: K-quants more than Q4_0, Q8_0 or F16)
  *
- * Models: a local GGUF path, a URL (gguf_remote.h), or "synth:PRESET:TYPE" (a synth preset at
- * a synth weight type, whose header is planned in memory, nothing written: synth.h).
+ * Models: a local GGUF path, a URL, or "synth:PRESET:TYPE" (model/model_spec.h).
  *
- * Default bundle: `diagnose` records the absolute path of each bundle it writes in
- * rl_cache_root()/last-bundle (one line); predict without --bundle reads it.
+ * Default bundle: `diagnose` records the absolute path of each bundle it writes
+ * (bundle/bundle_last.h); predict without --bundle reads it. Model specs are read by
+ * model/model_spec.h; the text and Markdown of a prediction are render/predict_text.h.
+ *
+ * Files: predict_rate.c (the arithmetic and the fit, no I/O), predict.c (one prediction and its
+ * caveats), predict_json.c (JSON), predict_bundle.c (diagnose --predict).
  *
  * Ownership: rl_pred_fit is plain data (no pointers). rl_prediction owns its strings (free
  * with rl_prediction_free, safe on a zeroed one). JSON builders return trees the caller
@@ -160,21 +163,12 @@ void rl_pred_fit_add_format(rl_pred_fit *f, const char *label, double bytes, dou
  * RL_EINPUT naming the bundle when it has no fit (with the reason the bundle gives). */
 rl_status rl_pred_fit_from_bundle(const cJSON *b, const char *name, rl_pred_fit *f, rl_error *err);
 
-/* The bundle predict uses by default: the path in rl_cache_root()/last-bundle (caller frees).
- * RL_EINPUT telling to run diagnose or pass --bundle when there is none. */
-rl_status rl_pred_default_bundle(char **path, rl_error *err);
-/* Record bundle_path (made absolute) as the last bundle; a failure is returned, callers
- * treat it as a warning. */
-rl_status rl_pred_remember_bundle(const char *bundle_path, rl_error *err);
+/* Whether label is one of list's ", "-separated labels (rl_pred_fit.labels). */
+bool rl_pred_label_listed(const char *list, const char *label);
+/* The fitted models' thread counts as "2, 4" (empty when none) in buf. */
+void rl_pred_threads_list(const rl_pred_fit *f, char *buf, size_t cap);
 
 /* ---- models and predictions -------------------------------------------------------- */
-
-/* A model's header: "synth:PRESET:TYPE", a URL, or a local path (log: see
- * rl_gguf_model_open). */
-rl_status rl_pred_load_model(const char *spec, FILE *log, rl_gguf_model *m, rl_error *err);
-/* The header of synth PRESET at TYPE, planned in memory (no file written). */
-rl_status rl_pred_synth_model(const char *preset, const char *type, rl_gguf_model *m,
-                              rl_error *err);
 
 /* Predict m (given as spec) at the depths (n_depths >= 1; 0 = short context). threads: the
  * thread count the user will run at, 0 when not said. */
@@ -192,12 +186,6 @@ cJSON *rl_pred_fit_to_json(const rl_pred_fit *f);
  *  "tok_s_low", "tok_s_high"} or {"depth", "available": false, "reason"}], "caveats":
  *  [{"code", "text"}]} */
 cJSON *rl_prediction_to_json(const rl_prediction *p);
-
-/* For people: a table (text) or Markdown, with the fit and the caveats. */
-void rl_prediction_print(FILE *out, const rl_pred_fit *f, const char *bundle,
-                         const rl_prediction *p, size_t n);
-void rl_prediction_markdown(FILE *out, const rl_pred_fit *f, const char *bundle,
-                            const rl_prediction *p, size_t n);
 
 /* diagnose --predict: check each spec loads (before anything is measured). */
 rl_status rl_pred_check_models(const char *const *specs, size_t n, rl_error *err);

@@ -10,9 +10,12 @@
 #include <cjson/cJSON.h>
 
 #include "bundle/bundle.h"
+#include "bundle/bundle_last.h"
 #include "cmd/cmd.h"
 #include "model/model_paths.h"
+#include "model/model_spec.h"
 #include "analyse/predict.h"
+#include "render/predict_text.h"
 #include "base/rl_json.h"
 #include "base/rl_opt.h"
 #include "base/rl_text.h"
@@ -209,7 +212,7 @@ static rl_status run(int argc, char **argv, rl_error *err)
         return st;
     }
     char *dflt = NULL;
-    if (!a.bundle && (st = rl_pred_default_bundle(&dflt, err)) != RL_OK)
+    if (!a.bundle && (st = rl_bundle_last(&dflt, err)) != RL_OK)
         return st;
     const char *bpath = a.bundle ? a.bundle : dflt;
     cJSON *b = NULL;
@@ -234,7 +237,7 @@ static rl_status run(int argc, char **argv, rl_error *err)
         }
         rl_gguf_model m;
         rl_error e = {RL_OK, ""};
-        rl_status s = rl_pred_load_model(l.paths[i], stderr, &m, &e);
+        rl_status s = rl_model_spec_load(l.paths[i], stderr, &m, &e);
         if (s == RL_OK)
             s = rl_predict(&f, &m, l.paths[i], a.depths, a.n_depths, a.threads, &p[n], &e);
         rl_gguf_model_free(&m);

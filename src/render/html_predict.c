@@ -5,8 +5,7 @@
 #include <stdbool.h>
 #include <string.h>
 
-#include "bundle/bundle.h"
-#include "analyse/predict.h"
+#include "analyse/predict_expect.h"
 #include "render/report_text.h"
 #include "base/rl_json.h"
 #include "base/rl_text.h"
@@ -38,45 +37,21 @@ static void mb_cell(rl_html *h, xmlNodePtr tr, double bytes)
     td(h, tr, "num", a);
 }
 
-/* One row per measured model that has a short-context decode, predicted as predict would
- * (its format's fitted models when there are any, else the whole fit), a fitted model
- * without itself in its format's rate (rl_pred_rate_without). */
-static void measured_rows(rl_html *h, xmlNodePtr tb, const cJSON *b, const rl_pred_fit *f)
+/* One row per measured model with a short-context decode (analyse/predict_expect.h). */
+static void measured_rows(rl_html *h, xmlNodePtr tb, const cJSON *b, const rl_pred_expect *x)
 {
-    const cJSON *m;
-    cJSON_ArrayForEach(m, get(get(b, "analysis"), "models"))
-    {
-        bool ok = false;
-        double bytes, meas;
-        if (!rl_json_get_bool(m, "ok", &ok) || !ok ||
-            !rl_json_get_num(m, "bytes_per_token", &bytes) ||
-            !rl_json_get_num(get(m, "operating_point"), "decode_tok_s", &meas))
-            continue;
-        /* a fitted model is predicted without itself: the other models of its format, or
-         * the fit over all when it is its format's only one */
-        rl_pred_rate r;
-        const char *label = rl_json_get_str(
-            get(rl_bundle_model(b, rl_json_get_str(m, "id"), NULL), "gguf"), "label");
-        bool fitted = false;
-        double gbs = 0;
-        rl_json_get_bool(m, "in_fit", &fitted);
-        if (fitted && rl_json_get_num(m, "decode_bw_GBs", &gbs))
-            rl_pred_rate_without(f, label, bytes, gbs * 1e9, &r);
-        else
-            rl_pred_rate_for(f, label, &r);
-        double pred = rl_pred_tok_s(r.bw, bytes);
+    for (size_t i = 0; i < x->n_rows; i++) {
+        const rl_pred_expect_row *r = &x->rows[i];
         xmlNodePtr tr = rl_html_el(h, tb, "tr", NULL);
-        td(h, tr, NULL, rl_report_model_name(b, rl_json_get_str(m, "id")));
-        bool in_fit = false;
-        rl_json_get_bool(m, "in_fit", &in_fit);
-        td(h, tr, NULL, in_fit ? "measured, in the fit" : "measured, not in the fit");
-        mb_cell(h, tr, bytes);
-        rate_cell(h, tr, pred, rl_pred_tok_s(r.lo, bytes), rl_pred_tok_s(r.hi, bytes));
+        td(h, tr, NULL, rl_report_model_name(b, r->id));
+        td(h, tr, NULL, r->in_fit ? "measured, in the fit" : "measured, not in the fit");
+        mb_cell(h, tr, r->bytes);
+        rate_cell(h, tr, r->pred, r->lo, r->hi);
         char a[32];
-        rl_report_fmt_num(meas, a, sizeof a);
+        rl_report_fmt_num(r->measured, a, sizeof a);
         td(h, tr, "num", a);
-        rl_snprintf(a, sizeof a, "%+.1f%%", 100.0 * (meas - pred) / pred);
-        td(h, tr, "num", isfinite(pred) && pred > 0 ? a : "n/a");
+        rl_snprintf(a, sizeof a, "%+.1f%%", r->diff_pct);
+        td(h, tr, "num", isfinite(r->diff_pct) ? a : "n/a");
     }
 }
 
@@ -130,9 +105,13 @@ void rl_html_predict(rl_html *h, xmlNodePtr root, const cJSON *b)
     xmlNodePtr host = rl_html_by_id(root, "expect-table");
     if (!host)
         return;
-    rl_pred_fit f;
+    rl_pred_expect x;
     rl_error e = {RL_OK, ""};
-    if (rl_pred_fit_from_bundle(b, "this bundle", &f, &e) != RL_OK) {
+    if (rl_pred_expect_build(b, &x, &e) != RL_OK) {
+        h->oom = true;
+        return;
+    }
+    if (!x.has_fit) {
         const char *why = rl_json_get_str(get(get(b, "analysis"), "fit"), "reason");
         rl_html_el_textf(h, host, "p", "missing",
                          "Nothing to predict from: the bundle has no fit (%s). Two or more "
@@ -140,10 +119,11 @@ void rl_html_predict(rl_html *h, xmlNodePtr root, const cJSON *b)
                          why ? why : "no analysis");
         return;
     }
+    const rl_pred_fit *f = &x.fit;
     char bw[32], lo[32], hi[32];
-    rl_report_fmt_num(f.bw_bytes_s / 1e9, bw, sizeof bw);
-    rl_report_fmt_num(f.bw_lo_bytes_s / 1e9, lo, sizeof lo);
-    rl_report_fmt_num(f.bw_hi_bytes_s / 1e9, hi, sizeof hi);
+    rl_report_fmt_num(f->bw_bytes_s / 1e9, bw, sizeof bw);
+    rl_report_fmt_num(f->bw_lo_bytes_s / 1e9, lo, sizeof lo);
+    rl_report_fmt_num(f->bw_hi_bytes_s / 1e9, hi, sizeof hi);
     xmlNodePtr lead = rl_html_el(h, host, "p", "lead");
     rl_html_textf(h, lead,
                   "Predicted decode = bandwidth / bytes per token (%s): the bandwidth is the "
@@ -153,7 +133,7 @@ void rl_html_predict(rl_html *h, xmlNodePtr root, const cJSON *b)
                   "to %s GB/s (a format's own when it has two or more). A measured model is "
                   "predicted from the other models of its format, or from the fit over all when "
                   "it is the only one. Predictions are ",
-                  f.conv == RL_AN_BYTES_STREAMED ? "streamed" : "resident", bw, lo, hi);
+                  f->conv == RL_AN_BYTES_STREAMED ? "streamed" : "resident", bw, lo, hi);
     rl_html_el_text(h, lead, "span", "kind kind-derived", "derived");
     rl_html_text(h, lead, "; measured rates are at each model's best thread count.");
     const char *cols[] = {"Model",           "Source",         "Bytes per token (MB)",
@@ -166,7 +146,8 @@ void rl_html_predict(rl_html *h, xmlNodePtr root, const cJSON *b)
         rl_html_attr(h, th, "scope", "col");
     }
     xmlNodePtr tb = rl_html_el(h, t, "tbody", NULL);
-    measured_rows(h, tb, b, &f);
+    measured_rows(h, tb, b, &x);
+    rl_pred_expect_free(&x);
     const cJSON *preds = get(b, "predictions"); /* {"kind": "derived", "fit", "models"} */
     predicted_rows(h, tb, preds);
     caveat_list(h, host, preds);

@@ -5,7 +5,8 @@
  * derived. Without a fit the section says why and shows nothing else.
  *
  * Writes into the template slot "expect-table" of root; nodes belong to h->doc; out of memory
- * is recorded in h->oom. The bundle is only read. */
+ * is recorded in h->oom. The bundle is only read; the measured rows are computed in analyse
+ * (analyse/predict_expect.h) and only formatted here. */
 #ifndef RL_HTML_PREDICT_H
 #define RL_HTML_PREDICT_H
 

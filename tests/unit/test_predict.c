@@ -15,6 +15,9 @@
 #include <cmocka.h>
 
 #include "analyse/predict.h"
+#include "analyse/predict_expect.h"
+#include "bundle/bundle_last.h"
+#include "model/model_spec.h"
 #include "base/rl_util.h"
 
 #define assert_near(a, b, tol) assert_true(fabs((double)(a) - (double)(b)) <= (tol))
@@ -325,19 +328,19 @@ static void test_synth_model_in_memory(void **state)
     (void)state;
     rl_gguf_model m;
     rl_error e = {RL_OK, ""};
-    assert_int_equal(rl_pred_load_model("synth:qwen2.5-0.5b:Q8_0", NULL, &m, &e), RL_OK);
+    assert_int_equal(rl_model_spec_load("synth:qwen2.5-0.5b:Q8_0", NULL, &m, &e), RL_OK);
     assert_int_equal(m.kv_bytes_per_token, 12288); /* 2 x 24 x 2 x 64 x 2 */
     assert_int_equal(m.n_layer, 24);
     assert_string_equal(m.label, "Q8_0");
     /* the cached file of the same preset streams the same bytes (tests/e2e compare them) */
     assert_true(m.streamed_bytes > 400000000 && m.streamed_bytes < 700000000);
     rl_gguf_model_free(&m);
-    assert_int_equal(rl_pred_load_model("synth:nope:Q8_0", NULL, &m, &e), RL_EINPUT);
+    assert_int_equal(rl_model_spec_load("synth:nope:Q8_0", NULL, &m, &e), RL_EINPUT);
     assert_non_null(strstr(e.msg, "no synth preset 'nope'"));
-    assert_int_equal(rl_pred_load_model("synth:tiny:Q3_K", NULL, &m, &e), RL_EINPUT);
-    assert_int_equal(rl_pred_load_model("synth:tiny", NULL, &m, &e), RL_EINPUT);
+    assert_int_equal(rl_model_spec_load("synth:tiny:Q3_K", NULL, &m, &e), RL_EINPUT);
+    assert_int_equal(rl_model_spec_load("synth:tiny", NULL, &m, &e), RL_EINPUT);
     assert_non_null(strstr(e.msg, "synth:PRESET:TYPE"));
-    assert_int_equal(rl_pred_load_model("synth:tiny-moe:F16", NULL, &m, &e), RL_OK);
+    assert_int_equal(rl_model_spec_load("synth:tiny-moe:F16", NULL, &m, &e), RL_OK);
     assert_true(m.is_moe);
     rl_gguf_model_free(&m);
 }
@@ -351,7 +354,7 @@ static void test_last_bundle(void **state)
     setenv("LLAMA_ROOFLINE_CACHE", dir, 1);
     char *got = NULL;
     rl_error e = {RL_OK, ""};
-    assert_int_equal(rl_pred_default_bundle(&got, &e), RL_EINPUT);
+    assert_int_equal(rl_bundle_last(&got, &e), RL_EINPUT);
     assert_non_null(strstr(e.msg, "run `llama-roofline diagnose`"));
     assert_non_null(strstr(e.msg, "--bundle"));
     snprintf(bpath, sizeof bpath, "%s.bundle.json", dir);
@@ -359,8 +362,8 @@ static void test_last_bundle(void **state)
     assert_non_null(fp);
     fputs("{}", fp);
     fclose(fp);
-    assert_int_equal(rl_pred_remember_bundle(bpath, &e), RL_OK);
-    assert_int_equal(rl_pred_default_bundle(&got, &e), RL_OK);
+    assert_int_equal(rl_bundle_remember(bpath, &e), RL_OK);
+    assert_int_equal(rl_bundle_last(&got, &e), RL_OK);
     char *abs = realpath(bpath, NULL);
     assert_string_equal(got, abs);
     free(abs);
@@ -370,6 +373,57 @@ static void test_last_bundle(void **state)
     snprintf(lb, sizeof lb, "%s/last-bundle", dir);
     unlink(lb);
     rmdir(dir);
+}
+
+/* The report's "what to expect" rows: m1 (Q8_0, its format's only fitted model: the fit over
+ * all) 12e9 / 400e6 = 30 tok/s, interval 11e9 / 400e6 = 27.5 to 13e9 / 400e6 = 32.5, measured
+ * 25: 100 (25 - 30) / 30 = -16.667 %; m2 is not ok (no row); m3 (no label, not in the fit)
+ * 12e9 / 50e6 = 240, 220 to 260, measured 100: -58.333 %. */
+static void test_expect_rows(void **state)
+{
+    (void)state;
+    cJSON *b = cJSON_Parse(
+        "{\"models\": [{\"id\": \"m1\", \"gguf\": {\"label\": \"Q8_0\"}}, {\"id\": \"m2\", "
+        "\"gguf\": {\"label\": \"Q4_0\"}}], \"analysis\": {\"fit\": {\"available\": true, "
+        "\"bw_bytes_s\": 12e9, \"n_points\": 2, \"bytes_convention\": \"streamed\"}, "
+        "\"models\": [{\"id\": \"m1\", \"ok\": true, \"in_fit\": true, \"bytes_per_token\": "
+        "400e6, \"decode_bw_GBs\": 11, \"operating_point\": {\"decode_tok_s\": 25}}, {\"id\": "
+        "\"m2\", \"ok\": false, \"in_fit\": true, \"bytes_per_token\": 800e6, "
+        "\"decode_bw_GBs\": 13, \"operating_point\": {\"decode_tok_s\": 16}}, {\"id\": \"m3\", "
+        "\"ok\": true, \"in_fit\": false, \"bytes_per_token\": 50e6, \"operating_point\": "
+        "{\"decode_tok_s\": 100}}]}}");
+    assert_non_null(b);
+    rl_pred_expect x;
+    rl_error e = {RL_OK, ""};
+    assert_int_equal(rl_pred_expect_build(b, &x, &e), RL_OK);
+    assert_true(x.has_fit);
+    assert_near(x.fit.bw_bytes_s, 12e9, 1e-3);
+    assert_int_equal(x.n_rows, 2);
+    assert_string_equal(x.rows[0].id, "m1");
+    assert_true(x.rows[0].in_fit);
+    assert_near(x.rows[0].bytes, 400e6, 1e-6);
+    assert_near(x.rows[0].measured, 25, 1e-9);
+    assert_near(x.rows[0].pred, 30, 1e-9);
+    assert_near(x.rows[0].lo, 27.5, 1e-9);
+    assert_near(x.rows[0].hi, 32.5, 1e-9);
+    assert_near(x.rows[0].diff_pct, -16.6666667, 1e-6);
+    assert_string_equal(x.rows[1].id, "m3");
+    assert_false(x.rows[1].in_fit);
+    assert_near(x.rows[1].pred, 240, 1e-9);
+    assert_near(x.rows[1].lo, 220, 1e-9);
+    assert_near(x.rows[1].hi, 260, 1e-9);
+    assert_near(x.rows[1].diff_pct, -58.3333333, 1e-6);
+    rl_pred_expect_free(&x);
+    assert_null(x.rows);
+    cJSON_Delete(b);
+
+    /* no fit: no rows, not an error */
+    b = cJSON_Parse("{\"analysis\": {\"fit\": {\"available\": false, \"reason\": \"one\"}}}");
+    assert_int_equal(rl_pred_expect_build(b, &x, &e), RL_OK);
+    assert_false(x.has_fit);
+    assert_int_equal(x.n_rows, 0);
+    rl_pred_expect_free(&x);
+    cJSON_Delete(b);
 }
 
 int main(void)
@@ -384,6 +438,7 @@ int main(void)
         cmocka_unit_test(test_resident_convention),
         cmocka_unit_test(test_synth_model_in_memory),
         cmocka_unit_test(test_last_bundle),
+        cmocka_unit_test(test_expect_rows),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1,0 +1,161 @@
+/* compare_json.c: a comparison as JSON (compare.h). */
+#include "analyse/compare.h"
+
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/rl_json.h"
+#include "base/rl_util.h"
+
+static const cJSON *get(const cJSON *o, const char *key)
+{
+    return cJSON_GetObjectItemCaseSensitive(o, key);
+}
+
+/* ---- JSON ------------------------------------------------------------------------------ */
+
+static cJSON *cell_json(const rl_cmp_cell *x, bool baseline)
+{
+    cJSON *o = cJSON_CreateObject();
+    if (!o)
+        return NULL;
+    bool ok = true;
+    if (!x->present) {
+        ok = cJSON_AddFalseToObject(o, "present") != NULL;
+        return ok ? o : (cJSON_Delete(o), NULL);
+    }
+    ok = ok && rl_json_add_num(o, "mean", x->mean);
+    if (x->has_sd)
+        ok = ok && rl_json_add_num(o, "sd", x->sd);
+    ok = ok && rl_json_add_u64(o, "n", x->n);
+    if (x->has_ci) {
+        ok = ok && rl_json_add_num(o, "ci95_low", x->ci_low);
+        ok = ok && rl_json_add_num(o, "ci95_high", x->ci_high);
+    }
+    if (x->n > 0) {
+        cJSON *s = cJSON_CreateDoubleArray(x->samples, (int)x->n);
+        ok = ok && rl_json_attach(o, "samples", s);
+    }
+    if (!baseline) {
+        ok = ok && rl_json_add_str(o, "verdict", rl_cmp_verdict_word(x->verdict));
+        if (x->has_ratio) {
+            ok = ok && rl_json_add_num(o, "ratio", x->ratio);
+            ok = ok && rl_json_add_num(o, "delta", x->delta);
+            ok = ok && rl_json_add_num(o, "change_pct", x->change_pct);
+        }
+        if (x->tested) {
+            ok = ok && rl_json_add_num(o, "t", x->t);
+            ok = ok && rl_json_add_num(o, "df", x->df);
+            ok = ok && rl_json_add_num(o, "p", x->p);
+        }
+    }
+    if (!ok) {
+        cJSON_Delete(o);
+        return NULL;
+    }
+    return o;
+}
+
+cJSON *rl_cmp_to_json(const rl_cmp *c, bool with_bundles)
+{
+    cJSON *o = cJSON_CreateObject();
+    bool ok = o && rl_json_add_str(o, "schema", "llama-roofline-compare") &&
+              rl_json_add_u64(o, "schema_version", 1);
+    cJSON *test = cJSON_CreateObject();
+    ok = ok && rl_json_attach(o, "test", test) &&
+         rl_json_add_str(test, "name", "Welch two-sided t-test") &&
+         rl_json_add_num(test, "alpha", c->alpha) &&
+         rl_json_add_num(test, "min_effect_pct", c->min_effect_pct);
+    ok = ok && rl_json_add_u64(o, "baseline", c->baseline + 1);
+    cJSON *ins = cJSON_CreateArray();
+    ok = ok && rl_json_attach(o, "inputs", ins);
+    for (size_t i = 0; ok && i < c->n_inputs; i++) {
+        cJSON *in = cJSON_CreateObject();
+        if (!in) {
+            ok = false;
+            break;
+        }
+        cJSON_AddItemToArray(ins, in);
+        ok = rl_json_add_str(in, "label", c->inputs[i].label) &&
+             rl_json_add_str(in, "path", c->inputs[i].path);
+        const cJSON *b = c->inputs[i].bundle;
+        if (ok && with_bundles) {
+            ok = rl_json_attach(in, "bundle", cJSON_Duplicate(b, 1));
+        } else if (ok) { /* the facts and the analysis' summary; the rows hold the samples */
+            static const char *const top[] = {"tool",        "command",  "created_utc", "source",
+                                              "environment", "settings", "llama_cpp"};
+            cJSON *sum = cJSON_CreateObject();
+            ok = rl_json_attach(in, "summary", sum);
+            for (size_t k = 0; ok && k < sizeof top / sizeof top[0]; k++)
+                if (get(b, top[k]))
+                    ok = rl_json_attach(sum, top[k], cJSON_Duplicate(get(b, top[k]), 1));
+            static const char *const an[] = {"fit", "ceiling", "utilisation", "verdict"};
+            cJSON *a = cJSON_CreateObject();
+            ok = ok && rl_json_attach(sum, "analysis", a);
+            for (size_t k = 0; ok && k < sizeof an / sizeof an[0]; k++)
+                if (get(get(b, "analysis"), an[k]))
+                    ok = rl_json_attach(a, an[k],
+                                        cJSON_Duplicate(get(get(b, "analysis"), an[k]), 1));
+        }
+    }
+    cJSON *rows = cJSON_CreateArray();
+    ok = ok && rl_json_attach(o, "rows", rows);
+    for (size_t r = 0; ok && r < c->n_rows; r++) {
+        const rl_cmp_row *row = &c->rows[r];
+        cJSON *ro = cJSON_CreateObject();
+        if (!ro) {
+            ok = false;
+            break;
+        }
+        cJSON_AddItemToArray(rows, ro);
+        ok = rl_json_add_str(ro, "group", row->group) &&
+             rl_json_add_str(ro, "subject", row->subject) &&
+             rl_json_add_str(ro, "metric", row->metric) && rl_json_add_str(ro, "unit", row->unit) &&
+             (!row->kind || rl_json_add_str(ro, "kind", row->kind)) &&
+             (!row->single || cJSON_AddTrueToObject(ro, "one_value"));
+        cJSON *keys = cJSON_CreateObject();
+        ok = ok && rl_json_attach(ro, "keys", keys);
+        for (size_t k = 0; ok && k < row->n_keys; k++)
+            ok = rl_json_add_str(keys, row->key_names[k], row->key_values[k]);
+        cJSON *cells = cJSON_CreateArray();
+        ok = ok && rl_json_attach(ro, "cells", cells);
+        for (size_t i = 0; ok && i < c->n_inputs; i++) {
+            cJSON *ce = cell_json(&row->cells[i], i == c->baseline);
+            if (!ce)
+                ok = false;
+            else
+                cJSON_AddItemToArray(cells, ce);
+        }
+    }
+    cJSON *fs = cJSON_CreateArray();
+    ok = ok && rl_json_attach(o, "facts", fs);
+    for (size_t f = 0; ok && f < c->n_facts; f++) {
+        const rl_cmp_fact *fa = &c->facts[f];
+        cJSON *fo = cJSON_CreateObject();
+        if (!fo) {
+            ok = false;
+            break;
+        }
+        cJSON_AddItemToArray(fs, fo);
+        ok = rl_json_add_str(fo, "label", fa->label) &&
+             rl_json_add_str(fo, "section", fa->section) &&
+             cJSON_AddBoolToObject(fo, "suite", fa->suite) &&
+             cJSON_AddBoolToObject(fo, "differs", fa->differs);
+        cJSON *vals = cJSON_CreateArray();
+        ok = ok && rl_json_attach(fo, "values", vals);
+        for (size_t i = 0; ok && i < c->n_inputs; i++) {
+            cJSON *s = rl_json_str(fa->values[i]);
+            if (!s)
+                ok = false;
+            else
+                cJSON_AddItemToArray(vals, s);
+        }
+    }
+    if (!ok) {
+        cJSON_Delete(o);
+        return NULL;
+    }
+    return o;
+}

@@ -1,0 +1,226 @@
+/* compare_load.c: the comparison's inputs: bundles, reports and directories of them, and the
+ * baseline (compare.h). The only file I/O of compare. */
+#include "analyse/compare.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "bundle/bundle.h"
+#include "base/rl_text.h"
+#include "base/rl_util.h"
+
+/* ---- inputs ---------------------------------------------------------------------------- */
+
+/* "DIR" for ".../DIR/bundle.json" or ".../DIR/report.html", else the file name without its
+ * extension. */
+static char *label_of(const char *path)
+{
+    const char *slash = strrchr(path, '/');
+    const char *base = slash ? slash + 1 : path;
+    if (slash && slash > path &&
+        (strcmp(base, "bundle.json") == 0 || strcmp(base, "report.html") == 0)) {
+        const char *start = slash - 1;
+        while (start > path && start[-1] != '/')
+            start--;
+        if (slash - start > 0 && !(slash - start == 1 && *start == '.'))
+            return rl_asprintf("%.*s", (int)(slash - start), start);
+    }
+    const char *dot = strrchr(base, '.');
+    size_t n = dot && dot > base ? (size_t)(dot - base) : strlen(base);
+    return rl_asprintf("%.*s", (int)n, base);
+}
+
+rl_status rl_cmp_add_bundle(rl_cmp *c, const char *path, cJSON *bundle, rl_error *err)
+{
+    if (c->n_inputs == RL_CMP_MAX_INPUTS) {
+        cJSON_Delete(bundle);
+        return rl_fail(err, RL_EINPUT, "more than %d inputs: compare fewer at once",
+                       RL_CMP_MAX_INPUTS);
+    }
+    if (c->n_inputs == c->cap_inputs) {
+        size_t cap = c->cap_inputs ? c->cap_inputs * 2 : 8;
+        rl_cmp_input *p = realloc(c->inputs, cap * sizeof *p);
+        if (!p) {
+            cJSON_Delete(bundle);
+            return rl_fail(err, RL_EINTERNAL, "out of memory");
+        }
+        c->inputs = p;
+        c->cap_inputs = cap;
+    }
+    rl_cmp_input *in = &c->inputs[c->n_inputs];
+    in->path = rl_strdup(path);
+    in->label = label_of(path);
+    in->bundle = bundle;
+    c->n_inputs++;
+    if (!in->path || !in->label)
+        return rl_fail(err, RL_EINTERNAL, "out of memory");
+    /* labels stay unique: a repeated one gets " (2)", " (3)" ... */
+    size_t same = 0;
+    for (size_t i = 0; i + 1 < c->n_inputs; i++)
+        if (strncmp(c->inputs[i].label, in->label, strlen(in->label)) == 0 &&
+            (c->inputs[i].label[strlen(in->label)] == '\0' ||
+             strncmp(c->inputs[i].label + strlen(in->label), " (", 2) == 0))
+            same++;
+    if (same) {
+        char *l = rl_asprintf("%s (%zu)", in->label, same + 1);
+        if (!l)
+            return rl_fail(err, RL_EINTERNAL, "out of memory");
+        free(in->label);
+        in->label = l;
+    }
+    return RL_OK;
+}
+
+static rl_status add_file(rl_cmp *c, const char *path, rl_error *err)
+{
+    cJSON *b = NULL;
+    rl_status st = rl_bundle_load(path, &b, err);
+    if (st != RL_OK)
+        return st;
+    return rl_cmp_add_bundle(c, path, b, err);
+}
+
+static bool is_regular(const char *path)
+{
+    struct stat sb;
+    return stat(path, &sb) == 0 && S_ISREG(sb.st_mode);
+}
+
+static bool ends_with(const char *s, const char *suffix)
+{
+    size_t n = strlen(s), k = strlen(suffix);
+    return n >= k && strcmp(s + n - k, suffix) == 0;
+}
+
+/* The file a directory stands for when it holds one: bundle.json, else report.html. */
+static char *dir_main_file(const char *dir)
+{
+    static const char *const names[] = {"bundle.json", "report.html"};
+    for (size_t i = 0; i < 2; i++) {
+        char *p = rl_asprintf("%s/%s", dir, names[i]);
+        if (!p || is_regular(p))
+            return p;
+        free(p);
+    }
+    return NULL;
+}
+
+static int cmp_names(const void *a, const void *b)
+{
+    return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+static rl_status add_dir(rl_cmp *c, const char *dir, rl_error *err)
+{
+    char *main_file = dir_main_file(dir);
+    if (main_file) {
+        rl_status st = add_file(c, main_file, err);
+        free(main_file);
+        return st;
+    }
+    DIR *d = opendir(dir);
+    if (!d)
+        return rl_fail(err, RL_EINPUT, "cannot open directory %s: %s", dir, strerror(errno));
+    char **names = NULL;
+    size_t n = 0, cap = 0;
+    rl_status st = RL_OK;
+    struct dirent *e;
+    while ((e = readdir(d)) != NULL) {
+        if (e->d_name[0] == '.')
+            continue;
+        if (n == 100000) {
+            st = rl_fail(err, RL_EINPUT, "%s holds more than 100000 entries", dir);
+            break;
+        }
+        if (n == cap) {
+            char **p = rl_grow(names, &cap, sizeof *p, 64);
+            if (!p) {
+                st = rl_fail(err, RL_EINTERNAL, "out of memory");
+                break;
+            }
+            names = p;
+        }
+        if (!(names[n++] = rl_strdup(e->d_name))) {
+            st = rl_fail(err, RL_EINTERNAL, "out of memory");
+            break;
+        }
+    }
+    closedir(d);
+    if (st == RL_OK && n > 1)
+        qsort(names, n, sizeof *names, cmp_names);
+    size_t before = c->n_inputs;
+    for (size_t i = 0; st == RL_OK && i < n; i++) {
+        char *p = rl_asprintf("%s/%s", dir, names[i]);
+        if (!p) {
+            st = rl_fail(err, RL_EINTERNAL, "out of memory");
+            break;
+        }
+        struct stat sb;
+        if (stat(p, &sb) == 0 && S_ISDIR(sb.st_mode)) {
+            char *f = dir_main_file(p);
+            if (f)
+                st = add_file(c, f, err);
+            free(f);
+        } else if (stat(p, &sb) == 0 && S_ISREG(sb.st_mode) &&
+                   (ends_with(names[i], ".json") || ends_with(names[i], ".html"))) {
+            rl_error e2 = {RL_OK, ""};
+            rl_status s2 = add_file(c, p, &e2);
+            if (s2 == RL_EINPUT) {
+                char safe[1200];
+                fprintf(stderr, "llama-roofline compare: skipping %s\n",
+                        rl_tty_escape(e2.msg, safe, sizeof safe));
+            } else if (s2 != RL_OK) {
+                *err = e2;
+                st = s2;
+            }
+        }
+        free(p);
+    }
+    for (size_t i = 0; i < n; i++)
+        free(names[i]);
+    free(names);
+    if (st == RL_OK && c->n_inputs == before)
+        st = rl_fail(err, RL_EINPUT,
+                     "%s holds no bundle or report (give bundle.json or report.html files, or "
+                     "directories of them)",
+                     dir);
+    return st;
+}
+
+rl_status rl_cmp_add_operand(rl_cmp *c, const char *operand, rl_error *err)
+{
+    struct stat sb;
+    if (stat(operand, &sb) != 0)
+        return rl_fail(err, RL_EINPUT, "cannot read %s: %s", operand, strerror(errno));
+    if (S_ISDIR(sb.st_mode))
+        return add_dir(c, operand, err);
+    return add_file(c, operand, err);
+}
+
+rl_status rl_cmp_set_baseline(rl_cmp *c, const char *which, rl_error *err)
+{
+    uint64_t n;
+    if (rl_parse_u64(which, &n)) {
+        if (n < 1 || n > c->n_inputs)
+            return rl_fail(err, RL_EINPUT,
+                           "--baseline: '%s' is out of range: give an input number from 1 to %zu "
+                           "or an input's path",
+                           which, c->n_inputs);
+        c->baseline = (size_t)(n - 1);
+        return RL_OK;
+    }
+    for (size_t i = 0; i < c->n_inputs; i++)
+        if (strcmp(c->inputs[i].path, which) == 0) {
+            c->baseline = i;
+            return RL_OK;
+        }
+    char safe[512];
+    return rl_fail(err, RL_EINPUT,
+                   "--baseline: '%s' is neither an input number nor the path of an input",
+                   rl_tty_escape(which, safe, sizeof safe));
+}

@@ -1,0 +1,79 @@
+/* predict_expect.c: the "what to expect" rows of a bundle (predict_expect.h). No I/O. */
+#include "analyse/predict_expect.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/rl_json.h"
+#include "bundle/bundle.h"
+
+static const cJSON *get(const cJSON *o, const char *key)
+{
+    return cJSON_GetObjectItemCaseSensitive(o, key);
+}
+
+/* One measured model's row; false when it has no short-context decode. A fitted model is
+ * predicted without itself: the other models of its format, or the fit over all when it is its
+ * format's only one. */
+static bool expect_row(const cJSON *b, const rl_pred_fit *f, const cJSON *m, rl_pred_expect_row *r)
+{
+    bool ok = false;
+    double bytes, meas;
+    if (!rl_json_get_bool(m, "ok", &ok) || !ok || !rl_json_get_num(m, "bytes_per_token", &bytes) ||
+        !rl_json_get_num(get(m, "operating_point"), "decode_tok_s", &meas))
+        return false;
+    const char *id = rl_json_get_str(m, "id");
+    const char *label = rl_json_get_str(get(rl_bundle_model(b, id, NULL), "gguf"), "label");
+    bool fitted = false;
+    double gbs = 0;
+    rl_pred_rate rate;
+    rl_json_get_bool(m, "in_fit", &fitted);
+    if (fitted && rl_json_get_num(m, "decode_bw_GBs", &gbs))
+        rl_pred_rate_without(f, label, bytes, gbs * 1e9, &rate);
+    else
+        rl_pred_rate_for(f, label, &rate);
+    double pred = rl_pred_tok_s(rate.bw, bytes);
+    *r = (rl_pred_expect_row){
+        .id = id,
+        .in_fit = fitted,
+        .bytes = bytes,
+        .measured = meas,
+        .pred = pred,
+        .lo = rl_pred_tok_s(rate.lo, bytes),
+        .hi = rl_pred_tok_s(rate.hi, bytes),
+        .diff_pct = isfinite(pred) && pred > 0 ? 100.0 * (meas - pred) / pred : NAN,
+    };
+    return true;
+}
+
+rl_status rl_pred_expect_build(const cJSON *b, rl_pred_expect *x, rl_error *err)
+{
+    memset(x, 0, sizeof *x);
+    rl_error e = {RL_OK, ""};
+    if (rl_pred_fit_from_bundle(b, "this bundle", &x->fit, &e) != RL_OK) {
+        memset(&x->fit, 0, sizeof x->fit);
+        return RL_OK;
+    }
+    x->has_fit = true;
+    const cJSON *models = get(get(b, "analysis"), "models");
+    int n = cJSON_GetArraySize(models);
+    if (n <= 0)
+        return RL_OK;
+    x->rows = calloc((size_t)n, sizeof *x->rows);
+    if (!x->rows)
+        return rl_fail(err, RL_EINTERNAL, "out of memory");
+    const cJSON *m;
+    cJSON_ArrayForEach(m, models)
+    {
+        if (expect_row(b, &x->fit, m, &x->rows[x->n_rows]))
+            x->n_rows++;
+    }
+    return RL_OK;
+}
+
+void rl_pred_expect_free(rl_pred_expect *x)
+{
+    free(x->rows);
+    memset(x, 0, sizeof *x);
+}

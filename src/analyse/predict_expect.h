@@ -1,0 +1,40 @@
+/* predict_expect.h: the rows of the report's "what to expect" table, computed from a bundle:
+ * for each measured model with a short-context decode, the decode rate predict would give it
+ * (its format's other fitted models, or the whole fit: rl_pred_rate_without / rl_pred_rate_for)
+ * beside the rate measured. The renderers only read these rows (render/html_predict.c).
+ *
+ * Ownership: rl_pred_expect owns its rows array (rl_pred_expect_free, safe on a zeroed one);
+ * each row's id points into the bundle, which must outlive it. */
+#ifndef RL_PREDICT_EXPECT_H
+#define RL_PREDICT_EXPECT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include <cjson/cJSON.h>
+
+#include "analyse/predict.h"
+#include "base/rl_error.h"
+
+typedef struct {
+    const char *id; /* analysis.models[].id (into the bundle), NULL when absent */
+    bool in_fit;
+    double bytes;        /* bytes per token */
+    double measured;     /* decode tok/s at the operating point */
+    double pred, lo, hi; /* predicted tok/s and its interval (NAN when not predictable) */
+    double diff_pct;     /* 100 (measured - pred) / pred; NAN unless pred is finite and > 0 */
+} rl_pred_expect_row;
+
+typedef struct {
+    bool has_fit; /* false: the bundle has no fit; fit and rows are empty */
+    rl_pred_fit fit;
+    rl_pred_expect_row *rows;
+    size_t n_rows;
+} rl_pred_expect;
+
+/* Fill x from bundle b (only read). RL_EINTERNAL when out of memory; a bundle without a fit
+ * is RL_OK with has_fit false. */
+rl_status rl_pred_expect_build(const cJSON *b, rl_pred_expect *x, rl_error *err);
+void rl_pred_expect_free(rl_pred_expect *x);
+
+#endif

@@ -1,0 +1,220 @@
+/* predict_rate.c: the pure arithmetic of predict (predict.h): tok/s from a bandwidth, bytes at a
+ * context depth, the per-format sums, the same-format rule (rl_pred_rate_for,
+ * rl_pred_rate_without) and the fit read from a bundle's analysis. No I/O. */
+#include "analyse/predict.h"
+
+#include <limits.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/rl_json.h"
+#include "bundle/bundle.h"
+
+/* ---- arithmetic ---------------------------------------------------------------------- */
+
+double rl_pred_tok_s(double bw_bytes_s, double bytes_per_token)
+{
+    if (!isfinite(bw_bytes_s) || !(bw_bytes_s > 0) || !isfinite(bytes_per_token) ||
+        !(bytes_per_token > 0))
+        return NAN;
+    return bw_bytes_s / bytes_per_token;
+}
+
+bool rl_pred_bytes_at_depth(uint64_t weights, uint64_t kv_per_token, uint64_t depth, uint64_t *out)
+{
+    if (depth != 0 && kv_per_token > UINT64_MAX / depth)
+        return false;
+    uint64_t kv = depth * kv_per_token;
+    if (kv > UINT64_MAX - weights)
+        return false;
+    *out = weights + kv;
+    return true;
+}
+
+/* ---- the fit ------------------------------------------------------------------------- */
+
+static int int_cmp(const void *a, const void *b)
+{
+    int x = *(const int *)a, y = *(const int *)b;
+    return (x > y) - (x < y);
+}
+
+/* label appears as a whole item of the ", "-separated list */
+bool rl_pred_label_listed(const char *list, const char *label)
+{
+    size_t n = strlen(label);
+    for (const char *p = list; *p;) {
+        size_t k = strcspn(p, ",");
+        if (k == n && strncmp(p, label, n) == 0)
+            return true;
+        p += k;
+        while (*p == ',' || *p == ' ')
+            p++;
+    }
+    return false;
+}
+
+void rl_pred_fit_add_format(rl_pred_fit *f, const char *label, double bytes, double bw)
+{
+    if (!label || !*label || strlen(label) >= sizeof f->formats[0].label || !(bytes > 0) ||
+        !isfinite(bytes) || !(bw > 0) || !isfinite(bw))
+        return;
+    rl_pred_format *g = NULL;
+    for (size_t i = 0; i < f->n_formats && !g; i++)
+        if (strcmp(f->formats[i].label, label) == 0)
+            g = &f->formats[i];
+    if (!g) {
+        if (f->n_formats >= RL_PRED_MAX_FORMATS)
+            return;
+        g = &f->formats[f->n_formats++];
+        memset(g, 0, sizeof *g);
+        snprintf(g->label, sizeof g->label, "%s", label);
+        g->lo = g->hi = bw;
+    }
+    double x2 = 1.0 / (bytes * bytes);
+    g->n++;
+    g->sum_x2 += x2;
+    g->sum_bw_x2 += bw * x2;
+    if (bw < g->lo)
+        g->lo = bw;
+    if (bw > g->hi)
+        g->hi = bw;
+}
+
+static const rl_pred_format *format_of(const rl_pred_fit *f, const char *label)
+{
+    for (size_t i = 0; label && *label && i < f->n_formats; i++)
+        if (strcmp(f->formats[i].label, label) == 0)
+            return &f->formats[i];
+    return NULL;
+}
+
+/* r from a format's sums (n models left after any removal); false leaves r alone */
+static bool format_rate(const rl_pred_fit *f, const rl_pred_format *g, size_t n, double sum_x2,
+                        double sum_bw_x2, rl_pred_rate *r)
+{
+    if (n == 0 || !(sum_x2 > 0))
+        return false;
+    double bw = sum_bw_x2 / sum_x2;
+    if (!isfinite(bw) || !(bw > 0))
+        return false;
+    r->bw = bw;
+    r->source = "format";
+    r->n_models = n;
+    if (n >= 2) {
+        r->lo = g->lo < bw ? g->lo : bw;
+        r->hi = g->hi > bw ? g->hi : bw;
+    } else {
+        r->lo = bw * (f->bw_lo_bytes_s / f->bw_bytes_s);
+        r->hi = bw * (f->bw_hi_bytes_s / f->bw_bytes_s);
+    }
+    return true;
+}
+
+void rl_pred_rate_for(const rl_pred_fit *f, const char *label, rl_pred_rate *r)
+{
+    *r = (rl_pred_rate){f->bw_bytes_s, f->bw_lo_bytes_s, f->bw_hi_bytes_s, "fit", f->n_points};
+    const rl_pred_format *g = format_of(f, label);
+    if (g)
+        format_rate(f, g, g->n, g->sum_x2, g->sum_bw_x2, r);
+}
+
+void rl_pred_rate_without(const rl_pred_fit *f, const char *label, double bytes, double bw,
+                          rl_pred_rate *r)
+{
+    *r = (rl_pred_rate){f->bw_bytes_s, f->bw_lo_bytes_s, f->bw_hi_bytes_s, "fit", f->n_points};
+    const rl_pred_format *g = format_of(f, label);
+    if (!g || g->n < 2 || !(bytes > 0) || !isfinite(bytes) || !(bw > 0) || !isfinite(bw))
+        return;
+    double x2 = 1.0 / (bytes * bytes);
+    format_rate(f, g, g->n - 1, g->sum_x2 - x2, g->sum_bw_x2 - bw * x2, r);
+}
+
+rl_status rl_pred_fit_from_bundle(const cJSON *b, const char *name, rl_pred_fit *f, rl_error *err)
+{
+    memset(f, 0, sizeof *f);
+    const cJSON *an = cJSON_GetObjectItemCaseSensitive(b, "analysis");
+    const cJSON *fit = cJSON_GetObjectItemCaseSensitive(an, "fit");
+    if (!rl_json_available(an, "fit")) {
+        const char *why = rl_json_get_str(fit, "reason");
+        return rl_fail(err, RL_EINPUT,
+                       "%s: the bundle has no fit to predict from (%s); measure at least two "
+                       "models of different sizes (llama-roofline diagnose)",
+                       name, why ? why : "no analysis");
+    }
+    double bw = 0, np = 0;
+    const char *conv = rl_json_get_str(fit, "bytes_convention");
+    if (!rl_json_get_num(fit, "bw_bytes_s", &bw) || !isfinite(bw) || !(bw > 0) || !conv ||
+        !rl_json_get_num(fit, "n_points", &np))
+        return rl_fail(err, RL_EINPUT,
+                       "%s: analysis.fit lacks bw_bytes_s, n_points or bytes_convention; the "
+                       "bundle is damaged (llama-roofline validate %s)",
+                       name, name);
+    f->bw_bytes_s = bw;
+    f->n_points = (size_t)np;
+    f->has_r2 = rl_json_get_num(fit, "r2", &f->r2);
+    f->conv = strcmp(conv, "streamed") == 0 ? RL_AN_BYTES_STREAMED : RL_AN_BYTES_RESIDENT;
+    f->bw_lo_bytes_s = f->bw_hi_bytes_s = bw;
+    bool first = true;
+    const cJSON *am;
+    cJSON_ArrayForEach(am, cJSON_GetObjectItemCaseSensitive(an, "models"))
+    {
+        bool in_fit = false;
+        double gbs, bytes;
+        if (!rl_json_get_bool(am, "in_fit", &in_fit) || !in_fit ||
+            !rl_json_get_num(am, "decode_bw_GBs", &gbs) ||
+            !rl_json_get_num(am, "bytes_per_token", &bytes) || !(gbs > 0) || !(bytes > 0))
+            continue;
+        double e = gbs * 1e9;
+        if (first || e < f->bw_lo_bytes_s)
+            f->bw_lo_bytes_s = e;
+        if (first || e > f->bw_hi_bytes_s)
+            f->bw_hi_bytes_s = e;
+        if (first || bytes < f->min_bytes)
+            f->min_bytes = bytes;
+        if (first || bytes > f->max_bytes)
+            f->max_bytes = bytes;
+        first = false;
+        const cJSON *op = cJSON_GetObjectItemCaseSensitive(am, "operating_point");
+        double t;
+        if (rl_json_get_num(op, "threads", &t) && t >= 1 && t <= INT_MAX) {
+            bool seen = false;
+            for (size_t i = 0; i < f->n_threads; i++)
+                seen |= f->threads[i] == (int)t;
+            if (!seen && f->n_threads < RL_PRED_MAX_THREADS)
+                f->threads[f->n_threads++] = (int)t;
+        }
+        const cJSON *bm = rl_bundle_model(b, rl_json_get_str(am, "id"), NULL);
+        const char *lab = rl_json_get_str(cJSON_GetObjectItemCaseSensitive(bm, "gguf"), "label");
+        size_t ll = strlen(f->labels);
+        if (lab && *lab && !rl_pred_label_listed(f->labels, lab) &&
+            ll + strlen(lab) + 3 < sizeof f->labels)
+            snprintf(f->labels + ll, sizeof f->labels - ll, "%s%s", ll ? ", " : "", lab);
+        rl_pred_fit_add_format(f, lab, bytes, e);
+        const char *src =
+            rl_json_get_str(cJSON_GetObjectItemCaseSensitive(bm, "bytes_per_token"), "source");
+        if (src && strstr(src, "file size"))
+            f->resident_is_file = true;
+    }
+    /* the line passes between its points: keep the slope inside the interval */
+    if (f->bw_lo_bytes_s > bw)
+        f->bw_lo_bytes_s = bw;
+    if (f->bw_hi_bytes_s < bw)
+        f->bw_hi_bytes_s = bw;
+    qsort(f->threads, f->n_threads, sizeof f->threads[0], int_cmp);
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive(an, "verdict");
+    const char *label = rl_json_available(an, "verdict") ? rl_json_get_str(v, "label") : NULL;
+    snprintf(f->verdict, sizeof f->verdict, "%s", label ? label : "");
+    return RL_OK;
+}
+
+void rl_pred_threads_list(const rl_pred_fit *f, char *buf, size_t cap)
+{
+    size_t o = 0;
+    buf[0] = '\0';
+    for (size_t i = 0; i < f->n_threads && o < cap; i++) {
+        int w = snprintf(buf + o, cap - o, "%s%d", i ? ", " : "", f->threads[i]);
+        o = w > 0 ? o + (size_t)w : o;
+    }
+}

@@ -1,0 +1,151 @@
+/* predict_text.c: a prediction for people, as a terminal table or Markdown (predict_text.h).
+ * It only reads the fit and the predictions. */
+#include "render/predict_text.h"
+
+#include <inttypes.h>
+#include <math.h>
+#include <string.h>
+
+#include "base/rl_text.h"
+#include "base/rl_util.h"
+
+/* ---- for people ---------------------------------------------------------------------- */
+
+static void fmt_rate(char *buf, size_t cap, double v)
+{
+    if (!isfinite(v))
+        snprintf(buf, cap, "n/a");
+    else
+        rl_snprintf(buf, cap, v >= 100 ? "%.0f" : v >= 10 ? "%.1f" : "%.2f", v);
+}
+
+static void fit_line(const rl_pred_fit *f, char *buf, size_t cap)
+{
+    char thr[64];
+    rl_pred_threads_list(f, thr, sizeof thr);
+    rl_snprintf(buf, cap,
+                "fit %.2f GB/s over %zu models (%s bytes, best threads: %s); interval %.2f to "
+                "%.2f GB/s, %s",
+                f->bw_bytes_s / 1e9, f->n_points,
+                f->conv == RL_AN_BYTES_STREAMED ? "streamed" : "resident", thr[0] ? thr : "?",
+                f->bw_lo_bytes_s / 1e9, f->bw_hi_bytes_s / 1e9, RL_PRED_INTERVAL);
+}
+
+/* Where a prediction's bandwidth came from. */
+static void rate_line(const rl_prediction *q, char *buf, size_t cap)
+{
+    const rl_pred_rate *r = &q->rate;
+    if (strcmp(r->source, "format") == 0)
+        rl_snprintf(buf, cap,
+                    "at %.2f GB/s: the fitted %s model%s alone (same format), interval %.2f to "
+                    "%.2f GB/s",
+                    r->bw / 1e9, q->label, r->n_models == 1 ? "" : "s", r->lo / 1e9, r->hi / 1e9);
+    else
+        rl_snprintf(buf, cap, "at %.2f GB/s: the fit over all %zu models (no fitted model is %s)",
+                    r->bw / 1e9, r->n_models, q->label[0] ? q->label : "of its format");
+}
+
+/* A predicted point's bytes per token, tok/s and interval ends as text. */
+typedef struct {
+    char bytes[32], rate[32], low[32], high[32];
+} pt_text;
+
+static void point_text(const rl_pred_point *pt, pt_text *t)
+{
+    rl_fmt_mb(t->bytes, sizeof t->bytes, pt->bytes_per_token);
+    fmt_rate(t->rate, sizeof t->rate, pt->tok_s);
+    fmt_rate(t->low, sizeof t->low, pt->tok_s_low);
+    fmt_rate(t->high, sizeof t->high, pt->tok_s_high);
+}
+
+void rl_prediction_print(FILE *out, const rl_pred_fit *f, const char *bundle,
+                         const rl_prediction *p, size_t n)
+{
+    char line[512], safe[1024];
+    fit_line(f, line, sizeof line);
+    fprintf(out, "Predicted decode (kind: derived) on the machine of %s\n  %s\n",
+            rl_tty_escape(bundle, safe, sizeof safe), line);
+    if (f->verdict[0])
+        fprintf(out, "  verdict there: %s\n", f->verdict);
+    for (size_t i = 0; i < n; i++) {
+        const rl_prediction *q = &p[i];
+        char wb[32];
+        rl_fmt_mb(wb, sizeof wb, q->weights_bytes);
+        fprintf(out, "\n%s\n  %s, %s per token (%s)\n", rl_tty_escape(q->name, safe, sizeof safe),
+                rl_tty_escape(q->model, line, 256), wb, q->bytes_key);
+        rate_line(q, line, sizeof line);
+        fprintf(out, "  %s\n", line);
+        fprintf(out, "  %8s  %14s  %10s  %s\n", "depth", "bytes/token", "tok/s", "interval");
+        for (size_t k = 0; k < q->n_points; k++) {
+            const rl_pred_point *pt = &q->points[k];
+            if (!pt->available) {
+                fprintf(out, "  %8" PRIu64 "  %14s  %10s  %s\n", pt->depth, "?", "n/a",
+                        "KV size unknown");
+                continue;
+            }
+            pt_text t;
+            point_text(pt, &t);
+            fprintf(out, "  %8" PRIu64 "  %14s  %10s  %s to %s\n", pt->depth, t.bytes, t.rate,
+                    t.low, t.high);
+        }
+        for (size_t k = 0; k < q->n_caveats; k++)
+            fprintf(out, "  caveat (%s): %s\n", q->caveats[k].code, q->caveats[k].text);
+    }
+}
+
+/* Markdown-safe text: '|' and backslash escaped, control characters dropped. */
+static void md_text(FILE *out, const char *s)
+{
+    for (; *s; s++) {
+        unsigned char c = (unsigned char)*s;
+        if (c < 0x20 || c == 0x7f)
+            continue;
+        if (c == '|' || c == '\\' || c == '*' || c == '_' || c == '`' || c == '<' || c == '[')
+            fputc('\\', out);
+        fputc(c, out);
+    }
+}
+
+void rl_prediction_markdown(FILE *out, const rl_pred_fit *f, const char *bundle,
+                            const rl_prediction *p, size_t n)
+{
+    char line[512];
+    fit_line(f, line, sizeof line);
+    fputs("## Predicted decode (derived)\n\nOn the machine of `", out);
+    md_text(out, bundle);
+    fprintf(out, "`: %s.\n\n", line);
+    fputs("| model | depth | bytes/token | predicted tok/s | interval | bandwidth from |\n"
+          "|---|--:|--:|--:|--:|---|\n",
+          out);
+    for (size_t i = 0; i < n; i++) {
+        char from[256];
+        rate_line(&p[i], from, sizeof from);
+        for (size_t k = 0; k < p[i].n_points; k++) {
+            const rl_pred_point *pt = &p[i].points[k];
+            fputs("| ", out);
+            md_text(out, p[i].name);
+            if (!pt->available) {
+                fprintf(out, " | %" PRIu64 " | unknown | n/a | n/a | ", pt->depth);
+            } else {
+                pt_text t;
+                point_text(pt, &t);
+                fprintf(out, " | %" PRIu64 " | %s | %s | %s to %s | ", pt->depth, t.bytes, t.rate,
+                        t.low, t.high);
+            }
+            md_text(out, from);
+            fputs(" |\n", out);
+        }
+    }
+    bool any = false;
+    for (size_t i = 0; i < n; i++)
+        for (size_t k = 0; k < p[i].n_caveats; k++) {
+            if (!any)
+                fputs("\nCaveats:\n\n", out);
+            any = true;
+            fputs("- ", out);
+            md_text(out, p[i].name);
+            fprintf(out, " (%s): ", p[i].caveats[k].code);
+            md_text(out, p[i].caveats[k].text);
+            fputc('\n', out);
+        }
+}
