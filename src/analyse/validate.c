@@ -745,13 +745,83 @@ static void check_analysis(const cJSON *an, const idset *ids, probs *p)
 
 /* ---- client: the streaming benchmark (docs/BUNDLE.md "client") ---- */
 
+/* One metric m of a client point's metrics (path mp): kind and unit against the legend, and its
+ * summary against its samples. counts: the point's request counts are whole, ok of them ok. */
+static void check_client_metric(const cJSON *m, const char *mp, bool counts, double ok, probs *p)
+{
+    char buf[VPATH], sp[VPATH];
+    key_path(sp, mp, m->string);
+    const char *kind = rl_json_get_str(m, "kind"), *unit = rl_json_get_str(m, "unit");
+    if (!kind)
+        add(p, key_path(buf, sp, "kind"),
+            "a client metric needs a kind or {\"available\": false, \"reason\"}");
+    char lp[VPATH];
+    key_path(lp, "client.points[].metrics", m->string);
+    for (size_t r = 0; r < rl_legend_count(); r++) {
+        const rl_legend_row *row = rl_legend_at(r);
+        if (strcmp(row->path, lp) != 0)
+            continue;
+        if (!unit || strcmp(unit, row->unit) != 0)
+            add(p, key_path(buf, sp, "unit"), "unit %s%.40s%s, the legend says \"%s\"",
+                unit ? "\"" : "", unit ? unit : "missing", unit ? "\"" : "", row->unit);
+        if (kind && strcmp(kind, row->kind) != 0)
+            add(p, key_path(buf, sp, "kind"), "kind \"%.40s\", the legend says \"%s\"", kind,
+                row->kind);
+    }
+    const cJSON *smp = get(m, "samples"), *sum = get(m, "summary");
+    if (!smp && !sum) {
+        if (!is_finite_num(get(m, "value")))
+            add(p, key_path(buf, sp, "value"), "neither samples nor a finite value");
+        return;
+    }
+    const cJSON *sn = get(sum, "n"), *smean = get(sum, "mean");
+    if (!is_int(sn) || !is_finite_num(smean)) {
+        add(p, key_path(buf, sp, "summary"), "needs a whole n and a finite mean");
+        return;
+    }
+    if (counts && sn->valuedouble > ok && strcmp(m->string, "chunk_gap") != 0)
+        add(p, key_path(buf, sp, "summary.n"), "%.0f values from %.0f ok requests", sn->valuedouble,
+            ok);
+    if (unavailable(smp))
+        return; /* too many to keep: the summary alone */
+    if (!cJSON_IsArray(smp)) {
+        add(p, key_path(buf, sp, "samples"), "not an array nor unavailable");
+        return;
+    }
+    size_t n = 0;
+    double total = 0, mn = INFINITY, mx = -INFINITY;
+    bool finite = true;
+    for (const cJSON *x = smp->child; x; x = x->next, n++) {
+        finite = finite && is_finite_num(x);
+        if (finite) {
+            total += x->valuedouble;
+            mn = fmin(mn, x->valuedouble);
+            mx = fmax(mx, x->valuedouble);
+        }
+    }
+    if (!finite) {
+        add(p, key_path(buf, sp, "samples"), "a sample is not a finite number");
+        return;
+    }
+    if (sn->valuedouble != (double)n)
+        add(p, key_path(buf, sp, "summary.n"), "summary.n is not the number of samples (%zu)", n);
+    else if (n > 0 && !rel_close(smean->valuedouble, total / (double)n, REL_TOL))
+        add(p, key_path(buf, sp, "summary.mean"),
+            "summary.mean is not the mean of the samples (%.17g)", total / (double)n);
+    const cJSON *smin = get(sum, "min"), *smax = get(sum, "max");
+    if (n > 0 && (!is_finite_num(smin) || !rel_close(smin->valuedouble, mn, REL_TOL)))
+        add(p, key_path(buf, sp, "summary.min"), "summary.min is not the smallest sample");
+    if (n > 0 && (!is_finite_num(smax) || !rel_close(smax->valuedouble, mx, REL_TOL)))
+        add(p, key_path(buf, sp, "summary.max"), "summary.max is not the largest sample");
+}
+
 /* Every point: requests add up, each metric has a kind and the legend's unit or a reason,
  * every summary agrees with its samples, no distribution has more values than ok requests,
  * goodput counts fit; records one per measured request. The kinds of the settings, the token
  * calibration and every point's metrics are walked as everywhere else. */
 static void check_client(const cJSON *c, probs *p)
 {
-    char buf[VPATH], pp[VPATH], mp[VPATH], sp[VPATH];
+    char buf[VPATH], pp[VPATH], mp[VPATH];
     if (!cJSON_IsObject(c)) {
         add(p, "client", "not an object");
         return;
@@ -816,70 +886,7 @@ static void check_client(const cJSON *c, probs *p)
         for (const cJSON *m = ms->child; m; m = m->next) {
             if (!m->string || !cJSON_IsObject(m) || unavailable(m))
                 continue; /* an unavailable one's reason: walk_kinds */
-            key_path(sp, mp, m->string);
-            const char *kind = rl_json_get_str(m, "kind"), *unit = rl_json_get_str(m, "unit");
-            if (!kind)
-                add(p, key_path(buf, sp, "kind"),
-                    "a client metric needs a kind or {\"available\": false, \"reason\"}");
-            char lp[VPATH];
-            key_path(lp, "client.points[].metrics", m->string);
-            for (size_t r = 0; r < rl_legend_count(); r++) {
-                const rl_legend_row *row = rl_legend_at(r);
-                if (strcmp(row->path, lp) != 0)
-                    continue;
-                if (!unit || strcmp(unit, row->unit) != 0)
-                    add(p, key_path(buf, sp, "unit"), "unit %s%.40s%s, the legend says \"%s\"",
-                        unit ? "\"" : "", unit ? unit : "missing", unit ? "\"" : "", row->unit);
-                if (kind && strcmp(kind, row->kind) != 0)
-                    add(p, key_path(buf, sp, "kind"), "kind \"%.40s\", the legend says \"%s\"",
-                        kind, row->kind);
-            }
-            const cJSON *smp = get(m, "samples"), *sum = get(m, "summary");
-            if (!smp && !sum) {
-                if (!is_finite_num(get(m, "value")))
-                    add(p, key_path(buf, sp, "value"), "neither samples nor a finite value");
-                continue;
-            }
-            const cJSON *sn = get(sum, "n"), *smean = get(sum, "mean");
-            if (!is_int(sn) || !is_finite_num(smean)) {
-                add(p, key_path(buf, sp, "summary"), "needs a whole n and a finite mean");
-                continue;
-            }
-            if (counts && sn->valuedouble > v[1] && strcmp(m->string, "chunk_gap") != 0)
-                add(p, key_path(buf, sp, "summary.n"), "%.0f values from %.0f ok requests",
-                    sn->valuedouble, v[1]);
-            if (unavailable(smp))
-                continue; /* too many to keep: the summary alone */
-            if (!cJSON_IsArray(smp)) {
-                add(p, key_path(buf, sp, "samples"), "not an array nor unavailable");
-                continue;
-            }
-            size_t n = 0;
-            double total = 0, mn = INFINITY, mx = -INFINITY;
-            bool finite = true;
-            for (const cJSON *x = smp->child; x; x = x->next, n++) {
-                finite = finite && is_finite_num(x);
-                if (finite) {
-                    total += x->valuedouble;
-                    mn = fmin(mn, x->valuedouble);
-                    mx = fmax(mx, x->valuedouble);
-                }
-            }
-            if (!finite) {
-                add(p, key_path(buf, sp, "samples"), "a sample is not a finite number");
-                continue;
-            }
-            if (sn->valuedouble != (double)n)
-                add(p, key_path(buf, sp, "summary.n"),
-                    "summary.n is not the number of samples (%zu)", n);
-            else if (n > 0 && !rel_close(smean->valuedouble, total / (double)n, REL_TOL))
-                add(p, key_path(buf, sp, "summary.mean"),
-                    "summary.mean is not the mean of the samples (%.17g)", total / (double)n);
-            const cJSON *smin = get(sum, "min"), *smax = get(sum, "max");
-            if (n > 0 && (!is_finite_num(smin) || !rel_close(smin->valuedouble, mn, REL_TOL)))
-                add(p, key_path(buf, sp, "summary.min"), "summary.min is not the smallest sample");
-            if (n > 0 && (!is_finite_num(smax) || !rel_close(smax->valuedouble, mx, REL_TOL)))
-                add(p, key_path(buf, sp, "summary.max"), "summary.max is not the largest sample");
+            check_client_metric(m, mp, counts, v[1], p);
         }
     }
 }
