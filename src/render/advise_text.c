@@ -580,14 +580,9 @@ cJSON *rl_cpu_info_to_json(const rl_cpu_info *c)
 
 /* ---- measured ---------------------------------------------------------------------------- */
 
-static const cJSON *get(const cJSON *o, const char *k)
-{
-    return cJSON_GetObjectItemCaseSensitive(o, k);
-}
-
 char *rl_advise_measured_text(const cJSON *bundle, bool md)
 {
-    const cJSON *adv = get(bundle, "advice");
+    const cJSON *adv = rl_json_get(bundle, "advice");
     rl_sbuf b = {0};
     char safe[256];
     if (md)
@@ -606,7 +601,7 @@ char *rl_advise_measured_text(const cJSON *bundle, bool md)
     } else {
         rl_sbuf_printf(&b, "  Machine : %s\n", safe);
     }
-    const cJSON *tables = get(adv, "tables");
+    const cJSON *tables = rl_json_get(adv, "tables");
     bool any_matched = false;
     const cJSON *t;
     const cJSON *tarr = cJSON_IsArray(tables) ? tables : NULL;
@@ -625,7 +620,7 @@ char *rl_advise_measured_text(const cJSON *bundle, bool md)
         }
         const cJSON *r;
         int i = 0;
-        cJSON_ArrayForEach(r, get(t, "rows"))
+        cJSON_ArrayForEach(r, rl_json_get(t, "rows"))
         {
             char name[128], fmt[64], vs[16], onl[16];
             rl_tty_escape(rl_json_get_str(r, "name") ? rl_json_get_str(r, "name") : "?", name,
@@ -636,7 +631,7 @@ char *rl_advise_measured_text(const cJSON *bundle, bool md)
             double mib = rl_json_num_or(r, "streamed_MiB", NAN);
             double gbs = rl_json_num_or(r, "streamed_GBs", NAN);
             double ol = rl_json_num_or(r, "on_label_pct", NAN);
-            bool tied = cJSON_IsTrue(get(r, "tied"));
+            bool tied = cJSON_IsTrue(rl_json_get(r, "tied"));
             if (i++ == 0)
                 rl_snprintf(vs, sizeof vs, "best");
             else
@@ -657,9 +652,9 @@ char *rl_advise_measured_text(const cJSON *bundle, bool md)
                                vs, mib, gbs, onl);
             }
         }
-        const cJSON *mb = get(t, "matched_bytes");
+        const cJSON *mb = rl_json_get(t, "matched_bytes");
         char s[1024];
-        if (cJSON_IsFalse(get(mb, "available")) || !mb) {
+        if (cJSON_IsFalse(rl_json_get(mb, "available")) || !mb) {
             rl_snprintf(s, sizeof s,
                         "No two files stream within 3%% of the same bytes at this "
                         "thread count.");

@@ -54,32 +54,28 @@ static void md_text(rl_sbuf *b, const char *s)
     }
 }
 
-static const cJSON *get(const cJSON *o, const char *key)
-{
-    return cJSON_GetObjectItemCaseSensitive(o, key);
-}
-
 /* "What to expect": bundle.predictions (diagnose --predict), as the HTML report's table. */
 static void md_predictions(rl_sbuf *b, const cJSON *bundle)
 {
-    const cJSON *pr = get(bundle, "predictions");
-    if (!cJSON_IsObject(pr) || cJSON_IsFalse(get(pr, "available")) ||
-        cJSON_GetArraySize(get(pr, "models")) == 0)
+    const cJSON *pr = rl_json_get(bundle, "predictions");
+    if (!cJSON_IsObject(pr) || cJSON_IsFalse(rl_json_get(pr, "available")) ||
+        cJSON_GetArraySize(rl_json_get(pr, "models")) == 0)
         return;
     rl_sbuf_printf(b, "\n**What to expect** (predicted, kind derived: bandwidth / bytes per "
                       "token)\n\n| Model | Bytes/token (MB) | Predicted tok/s | Interval | "
                       "Bandwidth from |\n|---|---:|---:|---:|---|\n");
     const cJSON *m;
-    cJSON_ArrayForEach(m, get(pr, "models"))
+    cJSON_ArrayForEach(m, rl_json_get(pr, "models"))
     {
-        const cJSON *pt = cJSON_GetArrayItem(get(m, "points"), 0), *r = get(m, "rate");
+        const cJSON *pt = cJSON_GetArrayItem(rl_json_get(m, "points"), 0),
+                    *r = rl_json_get(m, "rate");
         char by[48], v[48], lo[48], hi[48], bw[48];
         rl_report_fmt_num(rl_json_num_or(pt, "bytes_per_token", NAN) / 1e6, by, sizeof by);
         rl_report_fmt_num(rl_json_num_or(pt, "tok_s", NAN), v, sizeof v);
         rl_report_fmt_num(rl_json_num_or(pt, "tok_s_low", NAN), lo, sizeof lo);
         rl_report_fmt_num(rl_json_num_or(pt, "tok_s_high", NAN), hi, sizeof hi);
         rl_report_fmt_num(
-            rl_json_num_or(r, "bw_GBs", rl_json_num_or(get(pr, "fit"), "bw_GBs", NAN)), bw,
+            rl_json_num_or(r, "bw_GBs", rl_json_num_or(rl_json_get(pr, "fit"), "bw_GBs", NAN)), bw,
             sizeof bw);
         const char *src = rl_json_get_str(r, "source");
         rl_sbuf_printf(b, "| ");
@@ -89,10 +85,10 @@ static void md_predictions(rl_sbuf *b, const cJSON *bundle)
                                                          : "the fit over all models");
     }
     bool first = true;
-    cJSON_ArrayForEach(m, get(pr, "models"))
+    cJSON_ArrayForEach(m, rl_json_get(pr, "models"))
     {
         const cJSON *c;
-        cJSON_ArrayForEach(c, get(m, "caveats"))
+        cJSON_ArrayForEach(c, rl_json_get(m, "caveats"))
         {
             rl_sbuf_printf(b, "%s- ", first ? "\n" : "");
             first = false;
@@ -131,10 +127,10 @@ rl_status rl_report_markdown(const cJSON *bundle, char **out, size_t *len, rl_er
         rl_sbuf_printf(&b, " | %s |\n", f[i].kind);
     }
 
-    if (cJSON_IsObject(get(bundle, "client")))
+    if (cJSON_IsObject(rl_json_get(bundle, "client")))
         rl_report_client_markdown(&b, bundle, md_text);
-    const cJSON *an = get(bundle, "analysis");
-    if (cJSON_GetArraySize(get(an, "models")) > 0) {
+    const cJSON *an = rl_json_get(bundle, "analysis");
+    if (cJSON_GetArraySize(rl_json_get(an, "models")) > 0) {
         const char *conv = rl_json_get_str(an, "bytes_convention");
         rl_sbuf_printf(
             &b,
@@ -142,7 +138,7 @@ rl_status rl_report_markdown(const cJSON *bundle, char **out, size_t *len, rl_er
             "Share of ceiling |\n|---|---:|---:|---:|---:|---:|---:|\n",
             conv ? conv : "resident");
         const cJSON *m;
-        cJSON_ArrayForEach(m, get(an, "models"))
+        cJSON_ArrayForEach(m, rl_json_get(an, "models"))
         {
             char a[48], c[48];
             bool ok = false;
@@ -155,7 +151,7 @@ rl_status rl_report_markdown(const cJSON *bundle, char **out, size_t *len, rl_er
                 rl_sbuf_printf(&b, "no short-context decode | | | | |\n");
                 continue;
             }
-            const cJSON *op = get(m, "operating_point");
+            const cJSON *op = rl_json_get(m, "operating_point");
             rl_report_fmt_num(rl_json_num_or(op, "decode_tok_s", NAN), a, sizeof a);
             rl_report_fmt_num(rl_json_num_or(m, "decode_bw_GBs", NAN), c, sizeof c);
             const cJSON *knee = rl_json_available(m, "knee");
@@ -178,7 +174,7 @@ rl_status rl_report_markdown(const cJSON *bundle, char **out, size_t *len, rl_er
             rl_sbuf_printf(&b, "\n");
         }
     }
-    const cJSON *ws = get(bundle, "warnings");
+    const cJSON *ws = rl_json_get(bundle, "warnings");
     if (cJSON_GetArraySize(ws) > 0) {
         rl_sbuf_printf(&b, "\n**Warnings**\n\n");
         const cJSON *w;
@@ -189,8 +185,8 @@ rl_status rl_report_markdown(const cJSON *bundle, char **out, size_t *len, rl_er
             rl_sbuf_printf(&b, "\n");
         }
     }
-    const cJSON *tool = get(bundle, "tool");
-    const cJSON *lc = get(bundle, "llama_cpp");
+    const cJSON *tool = rl_json_get(bundle, "tool");
+    const cJSON *lc = rl_json_get(bundle, "llama_cpp");
     rl_sbuf_printf(&b, "\n_Measured ");
     md_text(&b, rl_json_get_str(bundle, "created_utc") ? rl_json_get_str(bundle, "created_utc")
                                                        : "(undated)");
@@ -202,7 +198,7 @@ rl_status rl_report_markdown(const cJSON *bundle, char **out, size_t *len, rl_er
         rl_sbuf_printf(&b, " and llama.cpp ");
         md_text(&b, rl_json_get_str(lc, "build_commit"));
     }
-    const char *cpu = rl_json_get_str(get(bundle, "environment"), "cpu");
+    const char *cpu = rl_json_get_str(rl_json_get(bundle, "environment"), "cpu");
     if (cpu) {
         rl_sbuf_printf(&b, " on ");
         md_text(&b, cpu);

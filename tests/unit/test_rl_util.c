@@ -500,6 +500,15 @@ static void test_json_helpers(void **state)
     assert_null(rl_json_get_str(o, "small"));
     assert_string_equal(rl_json_get_str(o, "bad"), "a\xef\xbf\xbd"
                                                    "b");
+    /* rl_json_get: untyped, case-sensitive, NULL-safe. */
+    assert_true(cJSON_IsNumber(rl_json_get(o, "small")));
+    assert_int_equal(rl_json_get(o, "small")->valueint, 42);
+    assert_true(cJSON_IsObject(rl_json_get(o, "r2")));
+    assert_string_equal(rl_json_get(rl_json_get(o, "r2"), "reason")->valuestring, "only one model");
+    assert_null(rl_json_get(o, "SMALL"));
+    assert_null(rl_json_get(o, "missing"));
+    assert_null(rl_json_get(NULL, "small"));
+    assert_null(rl_json_get(rl_json_get(o, "missing"), "reason"));
     cJSON_Delete(o);
 
     char path[4096];
