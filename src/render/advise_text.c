@@ -75,19 +75,6 @@ static void bullet(rl_sbuf *b, bool md, const char *text)
         wrap_hanging(b, "    - ", text, 6, WIDTH);
 }
 
-/* Markdown-safe copy of untrusted text: control characters escaped, then the characters
- * Markdown gives meaning to backslash-escaped. */
-static void md_text(rl_sbuf *b, const char *s)
-{
-    char safe[512];
-    rl_tty_escape(s, safe, sizeof safe);
-    for (const char *p = safe; *p; p++) {
-        if (strchr("\\`*_{}[]()#+-.!|<>~", *p))
-            rl_sbuf_put(b, "\\", 1);
-        rl_sbuf_put(b, p, 1);
-    }
-}
-
 static void upper(char *dst, size_t cap, const char *s)
 {
     size_t i = 0;
@@ -108,11 +95,11 @@ static void machine_line(rl_sbuf *b, const rl_cpu_info *c, bool md)
         rl_snprintf(line + w, sizeof line - (size_t)w, ", %d logical CPUs", c->logical);
     if (md) {
         rl_sbuf_printf(b, "- **Machine:** ");
-        md_text(b, line);
+        rl_md_escape(b, line);
         rl_sbuf_printf(b, "\n");
         if (c->detail[0] && strcmp(c->detail, c->cpu) != 0) {
             rl_sbuf_printf(b, "- **Note:** ");
-            md_text(b, c->detail);
+            rl_md_escape(b, c->detail);
             rl_sbuf_printf(b, "\n");
         }
         return;
@@ -596,7 +583,7 @@ char *rl_advise_measured_text(const cJSON *bundle, bool md)
                   sizeof safe);
     if (md) {
         rl_sbuf_printf(&b, "- **Machine:** ");
-        md_text(&b, safe);
+        rl_md_escape(&b, safe);
         rl_sbuf_printf(&b, "\n");
     } else {
         rl_sbuf_printf(&b, "  Machine : %s\n", safe);
@@ -643,9 +630,9 @@ char *rl_advise_measured_text(const cJSON *bundle, bool md)
                 rl_snprintf(onl, sizeof onl, "%.0f%%", ol);
             if (md) {
                 rl_sbuf_printf(&b, "| ");
-                md_text(&b, name);
+                rl_md_escape(&b, name);
                 rl_sbuf_printf(&b, " | ");
-                md_text(&b, fmt);
+                rl_md_escape(&b, fmt);
                 rl_sbuf_printf(&b, " | %.2f | %s | %.1f | %.1f | %s |\n", tok, vs, mib, gbs, onl);
             } else {
                 rl_sbuf_printf(&b, "    %-32.32s %-9s %7.2f %8s %8.1f %6.1f %8s\n", name, fmt, tok,

@@ -524,6 +524,19 @@ static void test_json_helpers(void **state)
     remove(path);
 }
 
+static void test_md_escape(void **state)
+{
+    (void)state;
+    rl_sbuf b = {0};
+    rl_md_escape(&b, "a|b\\c*d_e`f[g]h<i>j~k&l#m");
+    rl_md_escape(&b, " x\ny\x1bz\xc2\x9bw\xff.-(){}!+");
+    rl_md_escape(&b, NULL);
+    char *t = rl_sbuf_take(&b);
+    assert_string_equal(t, "a\\|b\\\\c\\*d\\_e\\`f\\[g\\]h\\<i\\>j\\~k\\&l\\#m"
+                           " x y z w\xef\xbf\xbd.-(){}!+");
+    free(t);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -545,6 +558,7 @@ int main(void)
         cmocka_unit_test(test_tty_escape),
         cmocka_unit_test(test_locale_proof),
         cmocka_unit_test(test_json_helpers),
+        cmocka_unit_test(test_md_escape),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
