@@ -13,23 +13,18 @@
 #define LOCAL_CORE "this-machine"
 #define MIB 1048576.0
 
-static const cJSON *get(const cJSON *o, const char *k)
-{
-    return cJSON_GetObjectItemCaseSensitive(o, k);
-}
-
 /* The depth-0 run of model at t threads with status ok and a decode mean, or NULL. */
 static const cJSON *ok_run(const cJSON *model, int t, double *mean)
 {
     const cJSON *r;
-    cJSON_ArrayForEach(r, get(model, "runs"))
+    cJSON_ArrayForEach(r, rl_json_get(model, "runs"))
     {
         int64_t rt, rd;
         const char *s = rl_json_get_str(r, "status");
         if (!rl_json_get_i64(r, "threads", &rt) || !rl_json_get_i64(r, "depth", &rd) || rd != 0 ||
             (t > 0 && rt != t) || !s || strcmp(s, "ok") != 0)
             continue;
-        const cJSON *st = get(get(r, "decode"), "stats");
+        const cJSON *st = rl_json_get(rl_json_get(r, "decode"), "stats");
         if (rl_json_get_num(st, "mean", mean) && *mean > 0 && isfinite(*mean))
             return r;
     }
@@ -66,7 +61,7 @@ static rl_status local_rows(const cJSON *models, const char *machine, rl_matrix 
     const cJSON *m;
     cJSON_ArrayForEach(m, models)
     {
-        cap += (size_t)cJSON_GetArraySize(get(m, "runs"));
+        cap += (size_t)cJSON_GetArraySize(rl_json_get(m, "runs"));
     }
     if (cap > RL_MX_MAX_ROWS)
         return rl_fail(err, RL_EINPUT, "the bundle holds more than %d runs", RL_MX_MAX_ROWS);
@@ -78,7 +73,7 @@ static rl_status local_rows(const cJSON *models, const char *machine, rl_matrix 
     {
         const char *id = rl_json_get_str(m, "id");
         const char *name = rl_json_get_str(m, "name");
-        const cJSON *g = get(m, "gguf");
+        const cJSON *g = rl_json_get(m, "gguf");
         double mib = 0, file_bytes = 0;
         if (!id || !name)
             continue;
@@ -107,12 +102,12 @@ static rl_status local_rows(const cJSON *models, const char *machine, rl_matrix 
                 rl_snprintf(fmt, sizeof fmt, "%s", name);
                 break;
             }
-        const cJSON *comp = get(g, "composition");
+        const cJSON *comp = rl_json_get(g, "composition");
         double on_label = NAN, bpw = NAN;
         rl_json_get_num(comp, "on_label_pct", &on_label);
         rl_json_get_num(comp, "bits_per_weight", &bpw);
         const cJSON *r;
-        cJSON_ArrayForEach(r, get(m, "runs"))
+        cJSON_ArrayForEach(r, rl_json_get(m, "runs"))
         {
             int64_t t;
             if (!rl_json_get_i64(r, "threads", &t) || t < 1 || t > 4096 || mx->n >= cap)
@@ -153,7 +148,7 @@ static cJSON *row_json(const rl_adv_entry *e, const cJSON *models)
     rl_json_add_str(x, "model_id", r->source);
     rl_json_add_str(x, "name", m ? rl_json_get_str(m, "name") : r->model);
     rl_json_add_str(x, "format", r->format);
-    const cJSON *dec = run ? get(run, "decode") : NULL;
+    const cJSON *dec = run ? rl_json_get(run, "decode") : NULL;
     if (dec)
         cJSON_AddItemToObject(x, "decode", cJSON_Duplicate(dec, 1));
     rl_advice_entry_json(x, e);
@@ -215,7 +210,7 @@ static cJSON *table_json(const rl_advice *a, const cJSON *models)
 
 rl_status rl_advise_bundle(cJSON *bundle, const char *machine, rl_error *err)
 {
-    const cJSON *models = get(bundle, "models");
+    const cJSON *models = rl_json_get(bundle, "models");
     rl_matrix mx = {0};
     cJSON *adv = cJSON_CreateObject();
     cJSON *skipped = cJSON_CreateArray();

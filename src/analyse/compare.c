@@ -12,11 +12,6 @@
 #include "base/rl_text.h"
 #include "base/rl_util.h"
 
-static const cJSON *get(const cJSON *o, const char *key)
-{
-    return cJSON_GetObjectItemCaseSensitive(o, key);
-}
-
 /* The row producers: one per bundle section that has something to compare (compare.h). */
 static const rl_cmp_rows_fn producers[] = {rl_cmp_rows_decode, rl_cmp_rows_advice,
                                            rl_cmp_rows_client};
@@ -146,7 +141,7 @@ static int cmp_ids(const void *a, const void *b)
  * same order). */
 static char *model_set(const cJSON *b, bool names)
 {
-    size_t n = (size_t)cJSON_GetArraySize(get(b, "models"));
+    size_t n = (size_t)cJSON_GetArraySize(rl_json_get(b, "models"));
     if (n > 4096)
         n = 4096;
     char(*ids)[320] = rl_calloc(n ? n : 1, sizeof *ids);
@@ -154,7 +149,7 @@ static char *model_set(const cJSON *b, bool names)
         return NULL;
     size_t k = 0;
     const cJSON *m;
-    cJSON_ArrayForEach(m, get(b, "models"))
+    cJSON_ArrayForEach(m, rl_json_get(b, "models"))
     {
         if (k == n)
             break;
@@ -207,13 +202,13 @@ static rl_status facts(rl_cmp *c, rl_error *err)
         const char *needs = f < N_FACT_DEFS ? fact_defs[f].needs : "models";
         for (size_t i = 0; i < c->n_inputs; i++) {
             const cJSON *b = c->inputs[i].bundle;
-            if (needs && !get(b, needs)) {
+            if (needs && !rl_json_get(b, needs)) {
                 fa->values[i] = rl_strdup("n/a");
             } else if (f < N_FACT_DEFS) {
-                const cJSON *o = get(b, fact_defs[f].obj);
+                const cJSON *o = rl_json_get(b, fact_defs[f].obj);
                 if (fact_defs[f].sub)
-                    o = get(o, fact_defs[f].sub);
-                fa->values[i] = value_string(get(o, fact_defs[f].key));
+                    o = rl_json_get(o, fact_defs[f].sub);
+                fa->values[i] = value_string(rl_json_get(o, fact_defs[f].key));
                 if (fa->values[i] && first_value && strcmp(fa->values[i], first_value) != 0)
                     fa->differs = true;
                 if (!first_value)

@@ -9,11 +9,6 @@
 #include "base/rl_json.h"
 #include "base/rl_util.h"
 
-static const cJSON *get(const cJSON *o, const char *key)
-{
-    return cJSON_GetObjectItemCaseSensitive(o, key);
-}
-
 /* ---- JSON ------------------------------------------------------------------------------ */
 
 static cJSON *cell_json(const rl_cmp_cell *x, bool baseline)
@@ -89,15 +84,16 @@ cJSON *rl_cmp_to_json(const rl_cmp *c, bool with_bundles)
             cJSON *sum = cJSON_CreateObject();
             ok = rl_json_attach(in, "summary", sum);
             for (size_t k = 0; ok && k < sizeof top / sizeof top[0]; k++)
-                if (get(b, top[k]))
-                    ok = rl_json_attach(sum, top[k], cJSON_Duplicate(get(b, top[k]), 1));
+                if (rl_json_get(b, top[k]))
+                    ok = rl_json_attach(sum, top[k], cJSON_Duplicate(rl_json_get(b, top[k]), 1));
             static const char *const an[] = {"fit", "ceiling", "utilisation", "verdict"};
             cJSON *a = cJSON_CreateObject();
             ok = ok && rl_json_attach(sum, "analysis", a);
             for (size_t k = 0; ok && k < sizeof an / sizeof an[0]; k++)
-                if (get(get(b, "analysis"), an[k]))
-                    ok = rl_json_attach(a, an[k],
-                                        cJSON_Duplicate(get(get(b, "analysis"), an[k]), 1));
+                if (rl_json_get(rl_json_get(b, "analysis"), an[k]))
+                    ok = rl_json_attach(
+                        a, an[k],
+                        cJSON_Duplicate(rl_json_get(rl_json_get(b, "analysis"), an[k]), 1));
         }
     }
     cJSON *rows = cJSON_CreateArray();

@@ -14,11 +14,6 @@
 #include "base/rl_util.h"
 #include "base/stats.h"
 
-static const cJSON *get(const cJSON *o, const char *key)
-{
-    return cJSON_GetObjectItemCaseSensitive(o, key);
-}
-
 /* ---- rows ------------------------------------------------------------------------------ */
 
 static rl_cmp_row *find_row(rl_cmp *c, const rl_cmp_row_spec *s)
@@ -140,7 +135,7 @@ rl_status rl_cmp_add_rate(rl_cmp *c, size_t input, const rl_cmp_row_spec *spec, 
     bool avail = true;
     if (!cJSON_IsObject(rate) || (rl_json_get_bool(rate, "available", &avail) && !avail))
         return RL_OK;
-    const cJSON *arr = get(rate, "samples");
+    const cJSON *arr = rl_json_get(rate, "samples");
     int len = cJSON_IsArray(arr) ? cJSON_GetArraySize(arr) : 0;
     if (len > 0)
         return add_array(c, input, spec, arr, len, false, err);
@@ -185,8 +180,8 @@ static bool json_u64(const cJSON *o, const char *key, uint64_t *out)
 
 void rl_cmp_model_identity(const cJSON *model, char *buf, size_t cap)
 {
-    const cJSON *g = get(model, "gguf");
-    const cJSON *types = get(g, "types");
+    const cJSON *g = rl_json_get(model, "gguf");
+    const cJSON *types = rl_json_get(g, "types");
     uint64_t tensor_bytes = 0;
     int nt = cJSON_IsArray(types) ? cJSON_GetArraySize(types) : 0;
     if (nt > 0 && nt <= 64 && json_u64(g, "tensor_bytes", &tensor_bytes)) {
@@ -215,7 +210,7 @@ void rl_cmp_model_identity(const cJSON *model, char *buf, size_t cap)
     }
     const char *name = rl_json_get_str(model, "name");
     uint64_t bpt = 0;
-    json_u64(get(model, "bytes_per_token"), "value", &bpt);
+    json_u64(rl_json_get(model, "bytes_per_token"), "value", &bpt);
     rl_snprintf(buf, cap, "name:%.200s:%llu", name ? name : "?", (unsigned long long)bpt);
 }
 
@@ -226,13 +221,13 @@ static bool advice_covers(const cJSON *bundle, const char *id, double th)
     const cJSON *t;
     if (!id)
         return false;
-    cJSON_ArrayForEach(t, get(get(bundle, "advice"), "tables"))
+    cJSON_ArrayForEach(t, rl_json_get(rl_json_get(bundle, "advice"), "tables"))
     {
         double tt;
         if (!rl_json_get_num(t, "threads", &tt) || tt != th)
             continue;
         const cJSON *row;
-        cJSON_ArrayForEach(row, get(t, "rows"))
+        cJSON_ArrayForEach(row, rl_json_get(t, "rows"))
         {
             const char *mid = rl_json_get_str(row, "model_id");
             if (mid && strcmp(mid, id) == 0)
@@ -244,7 +239,7 @@ static bool advice_covers(const cJSON *bundle, const char *id, double th)
 
 rl_status rl_cmp_rows_decode(rl_cmp *c, size_t input, const cJSON *bundle, rl_error *err)
 {
-    const cJSON *settings = get(bundle, "settings");
+    const cJSON *settings = rl_json_get(bundle, "settings");
     double np = NAN, ng = NAN;
     rl_json_get_num(settings, "n_prompt", &np);
     rl_json_get_num(settings, "n_gen", &ng);
@@ -252,13 +247,13 @@ rl_status rl_cmp_rows_decode(rl_cmp *c, size_t input, const cJSON *bundle, rl_er
     rl_snprintf(s_np, sizeof s_np, isfinite(np) ? "%.0f" : "?", np);
     rl_snprintf(s_ng, sizeof s_ng, isfinite(ng) ? "%.0f" : "?", ng);
     const cJSON *m;
-    cJSON_ArrayForEach(m, get(bundle, "models"))
+    cJSON_ArrayForEach(m, rl_json_get(bundle, "models"))
     {
         char ident[320];
         rl_cmp_model_identity(m, ident, sizeof ident);
         const char *name = rl_json_get_str(m, "name");
         const cJSON *r;
-        cJSON_ArrayForEach(r, get(m, "runs"))
+        cJSON_ArrayForEach(r, rl_json_get(m, "runs"))
         {
             const char *status = rl_json_get_str(r, "status");
             double th, dp;
@@ -285,7 +280,7 @@ rl_status rl_cmp_rows_decode(rl_cmp *c, size_t input, const cJSON *bundle, rl_er
                     .n_keys = 4,
                     .keys = {
                         {"threads", s_th}, {"depth", s_dp}, {"n_prompt", s_np}, {"n_gen", s_ng}}};
-                rl_status st = rl_cmp_add_rate(c, input, &spec, get(r, metrics[k]), err);
+                rl_status st = rl_cmp_add_rate(c, input, &spec, rl_json_get(r, metrics[k]), err);
                 if (st != RL_OK)
                     return st;
             }
@@ -297,7 +292,7 @@ rl_status rl_cmp_rows_decode(rl_cmp *c, size_t input, const cJSON *bundle, rl_er
 rl_status rl_cmp_rows_advice(rl_cmp *c, size_t input, const cJSON *bundle, rl_error *err)
 {
     const cJSON *t;
-    cJSON_ArrayForEach(t, get(get(bundle, "advice"), "tables"))
+    cJSON_ArrayForEach(t, rl_json_get(rl_json_get(bundle, "advice"), "tables"))
     {
         double th;
         if (!rl_json_get_num(t, "threads", &th) || !isfinite(th))
@@ -305,13 +300,13 @@ rl_status rl_cmp_rows_advice(rl_cmp *c, size_t input, const cJSON *bundle, rl_er
         char s_th[32];
         rl_snprintf(s_th, sizeof s_th, "%.0f", th);
         const cJSON *row;
-        cJSON_ArrayForEach(row, get(t, "rows"))
+        cJSON_ArrayForEach(row, rl_json_get(t, "rows"))
         {
             const char *id = rl_json_get_str(row, "model_id");
             const char *format = rl_json_get_str(row, "format");
             const char *name = rl_json_get_str(row, "name");
             const cJSON *model = NULL, *m;
-            cJSON_ArrayForEach(m, get(bundle, "models"))
+            cJSON_ArrayForEach(m, rl_json_get(bundle, "models"))
             {
                 const char *mid = rl_json_get_str(m, "id");
                 if (!model && id && mid && strcmp(id, mid) == 0)
@@ -333,7 +328,7 @@ rl_status rl_cmp_rows_advice(rl_cmp *c, size_t input, const cJSON *bundle, rl_er
                                     .higher_is_better = true,
                                     .n_keys = 2,
                                     .keys = {{"threads", s_th}, {"format", format ? format : "?"}}};
-            rl_status st = rl_cmp_add_rate(c, input, &spec, get(row, "decode"), err);
+            rl_status st = rl_cmp_add_rate(c, input, &spec, rl_json_get(row, "decode"), err);
             if (st != RL_OK)
                 return st;
         }
@@ -385,11 +380,11 @@ static rl_status client_add(rl_cmp *c, size_t input, rl_cmp_row_spec *spec, cons
             return RL_OK;
         return rl_cmp_add_samples(c, input, spec, &v, 1, false, 0, false, 0, err);
     }
-    const cJSON *arr = get(o, "samples");
+    const cJSON *arr = rl_json_get(o, "samples");
     int len = cJSON_IsArray(arr) ? cJSON_GetArraySize(arr) : 0;
     if (len > 0)
         return add_array(c, input, spec, arr, len, true, err);
-    const cJSON *sum = get(o, "summary");
+    const cJSON *sum = rl_json_get(o, "summary");
     double sd = 0;
     if (!rl_json_get_num(sum, "mean", &v) || !isfinite(v) || v < 0)
         return RL_OK;
@@ -399,10 +394,10 @@ static rl_status client_add(rl_cmp *c, size_t input, rl_cmp_row_spec *spec, cons
 
 rl_status rl_cmp_rows_client(rl_cmp *c, size_t input, const cJSON *bundle, rl_error *err)
 {
-    const cJSON *cl = get(bundle, "client");
+    const cJSON *cl = rl_json_get(bundle, "client");
     if (!cJSON_IsObject(cl))
         return RL_OK;
-    const cJSON *drv = get(cl, "driver");
+    const cJSON *drv = rl_json_get(cl, "driver");
     const char *type = rl_json_get_str(drv, "type");
     const char *cmd = rl_json_get_str(drv, "command"), *url = rl_json_get_str(drv, "url");
     const char *model = rl_json_get_str(drv, "model");
@@ -417,7 +412,7 @@ rl_status rl_cmp_rows_client(rl_cmp *c, size_t input, const cJSON *bundle, rl_er
         rl_snprintf(where, sizeof where, "%.280s", url ? url : "?");
     }
     /* the prompt set: its name and size shown, its ids and texts hashed into the key */
-    const cJSON *ps = get(get(cl, "settings"), "prompts");
+    const cJSON *ps = rl_json_get(rl_json_get(cl, "settings"), "prompts");
     const char *psrc = rl_json_get_str(ps, "source"), *pname = rl_json_get_str(ps, "name");
     double pn = NAN;
     rl_json_get_num(ps, "n", &pn);
@@ -426,14 +421,14 @@ rl_status rl_cmp_rows_client(rl_cmp *c, size_t input, const cJSON *bundle, rl_er
                 psrc ? psrc : "?", pname ? pname : "?", pn);
     uint64_t h = 14695981039346656037ull;
     const cJSON *pr;
-    cJSON_ArrayForEach(pr, get(cl, "prompts"))
+    cJSON_ArrayForEach(pr, rl_json_get(cl, "prompts"))
     {
         const char *pid = rl_json_get_str(pr, "id"), *text = rl_json_get_str(pr, "text");
         h = fnv(fnv(fnv(h, pid ? pid : ""), "\x1f"), text ? text : "");
         h = fnv(h, "\x1e");
     }
     const cJSON *pt;
-    cJSON_ArrayForEach(pt, get(cl, "points"))
+    cJSON_ArrayForEach(pt, rl_json_get(cl, "points"))
     {
         double conc = NAN, rate = NAN;
         rl_json_get_num(pt, "concurrency", &conc);
@@ -447,8 +442,8 @@ rl_status rl_cmp_rows_client(rl_cmp *c, size_t input, const cJSON *bundle, rl_er
         for (size_t k = 0; k < sizeof client_metrics / sizeof client_metrics[0]; k++) {
             const client_metric *cm = &client_metrics[k];
             const cJSON *o = strcmp(cm->name, "goodput.rps") == 0
-                                 ? get(get(pt, "goodput"), "rps")
-                                 : get(get(pt, "metrics"), cm->name);
+                                 ? rl_json_get(rl_json_get(pt, "goodput"), "rps")
+                                 : rl_json_get(rl_json_get(pt, "metrics"), cm->name);
             char key[1024];
             rl_snprintf(key, sizeof key, "%s|%s|c=%s|r=%s|p=%s|%016llx", cm->name, ident, s_conc,
                         s_rate, prompts, (unsigned long long)h);
@@ -478,13 +473,13 @@ void rl_cmp_sections(const cJSON *bundle, char *buf, size_t cap)
     rl_sbuf s = {0};
     bool runs = false;
     const cJSON *m;
-    cJSON_ArrayForEach(m, get(bundle, "models")) runs =
-        runs || cJSON_GetArraySize(get(m, "runs")) > 0;
+    cJSON_ArrayForEach(m, rl_json_get(bundle, "models")) runs =
+        runs || cJSON_GetArraySize(rl_json_get(m, "runs")) > 0;
     if (runs)
         rl_sbuf_printf(&s, "llama-bench runs");
-    if (cJSON_IsObject(get(bundle, "advice")))
+    if (cJSON_IsObject(rl_json_get(bundle, "advice")))
         rl_sbuf_printf(&s, "%squantization advice", s.len ? " + " : "");
-    if (cJSON_IsObject(get(bundle, "client")))
+    if (cJSON_IsObject(rl_json_get(bundle, "client")))
         rl_sbuf_printf(&s, "%sstreaming client", s.len ? " + " : "");
     char *t = rl_sbuf_take(&s);
     rl_snprintf(buf, cap, "%s", t && *t ? t : "nothing to compare");

@@ -8,11 +8,6 @@
 #include "base/rl_json.h"
 #include "bundle/bundle.h"
 
-static const cJSON *get(const cJSON *o, const char *key)
-{
-    return cJSON_GetObjectItemCaseSensitive(o, key);
-}
-
 /* One measured model's row; false when it has no short-context decode. A fitted model is
  * predicted without itself: the other models of its format, or the fit over all when it is its
  * format's only one. */
@@ -21,10 +16,10 @@ static bool expect_row(const cJSON *b, const rl_pred_fit *f, const cJSON *m, rl_
     bool ok = false;
     double bytes, meas;
     if (!rl_json_get_bool(m, "ok", &ok) || !ok || !rl_json_get_num(m, "bytes_per_token", &bytes) ||
-        !rl_json_get_num(get(m, "operating_point"), "decode_tok_s", &meas))
+        !rl_json_get_num(rl_json_get(m, "operating_point"), "decode_tok_s", &meas))
         return false;
     const char *id = rl_json_get_str(m, "id");
-    const char *label = rl_json_get_str(get(rl_bundle_model(b, id, NULL), "gguf"), "label");
+    const char *label = rl_json_get_str(rl_json_get(rl_bundle_model(b, id, NULL), "gguf"), "label");
     bool fitted = false;
     double gbs = 0;
     rl_pred_rate rate;
@@ -56,7 +51,7 @@ rl_status rl_pred_expect_build(const cJSON *b, rl_pred_expect *x, rl_error *err)
         return RL_OK;
     }
     x->has_fit = true;
-    const cJSON *models = get(get(b, "analysis"), "models");
+    const cJSON *models = rl_json_get(rl_json_get(b, "analysis"), "models");
     int n = cJSON_GetArraySize(models);
     if (n <= 0)
         return RL_OK;

@@ -107,11 +107,6 @@ static const char *idx_path(char *buf, const char *parent, size_t i)
     return buf;
 }
 
-static const cJSON *get(const cJSON *o, const char *key)
-{
-    return cJSON_GetObjectItemCaseSensitive(o, key);
-}
-
 static bool is_finite_num(const cJSON *v)
 {
     return cJSON_IsNumber(v) && isfinite(v->valuedouble);
@@ -125,7 +120,7 @@ static bool is_int(const cJSON *v)
 /* {"available": false, ...}. */
 static bool unavailable(const cJSON *o)
 {
-    return cJSON_IsObject(o) && cJSON_IsFalse(get(o, "available"));
+    return cJSON_IsObject(o) && cJSON_IsFalse(rl_json_get(o, "available"));
 }
 
 static bool rel_close(double a, double b, double tol)
@@ -167,7 +162,7 @@ static void walk_kinds(const cJSON *o, const char *path, bool inherited, bool ex
     }
     if (!cJSON_IsObject(o))
         return;
-    const cJSON *avail = get(o, "available");
+    const cJSON *avail = rl_json_get(o, "available");
     if (cJSON_IsFalse(avail)) {
         const char *reason = rl_json_get_str(o, "reason");
         if (!reason || !*reason)
@@ -176,7 +171,7 @@ static void walk_kinds(const cJSON *o, const char *path, bool inherited, bool ex
                 "\"reason\"");
         return;
     }
-    const cJSON *kind = get(o, "kind");
+    const cJSON *kind = rl_json_get(o, "kind");
     bool has_kind = false;
     if (kind) {
         if (!cJSON_IsString(kind))
@@ -266,7 +261,7 @@ static void check_top(const cJSON *b, probs *p)
         add(p, "schema", "%s", err.msg + strlen("bundle: "));
     static const char *const strs[] = {"command", "created_utc", "updated_utc"};
     for (size_t i = 0; i < 3; i++) {
-        const cJSON *v = get(b, strs[i]);
+        const cJSON *v = rl_json_get(b, strs[i]);
         if (!v)
             add(p, strs[i], "required key missing");
         else if (!cJSON_IsString(v))
@@ -274,7 +269,7 @@ static void check_top(const cJSON *b, probs *p)
         else if (i > 0 && !utc_ok(v->valuestring))
             add(p, strs[i], "not a UTC time YYYY-MM-DDTHH:MM:SSZ");
     }
-    const cJSON *tool = get(b, "tool");
+    const cJSON *tool = rl_json_get(b, "tool");
     if (!cJSON_IsObject(tool))
         add(p, "tool", tool ? "not an object" : "required key missing");
     else {
@@ -283,7 +278,7 @@ static void check_top(const cJSON *b, probs *p)
         if (!rl_json_get_str(tool, "version"))
             add(p, "tool.version", "missing or not a string");
     }
-    const cJSON *st = get(b, "status");
+    const cJSON *st = rl_json_get(b, "status");
     static const char *const states[] = {"running", "complete", "interrupted", "failed"};
     if (!cJSON_IsObject(st))
         add(p, "status", st ? "not an object" : "required key missing");
@@ -292,7 +287,7 @@ static void check_top(const cJSON *b, probs *p)
         if (!s || !in_list(s, states, 4))
             add(p, "status.state", "missing or not one of running, complete, interrupted, failed");
     }
-    const cJSON *argv = get(b, "argv");
+    const cJSON *argv = rl_json_get(b, "argv");
     if (argv) {
         if (!cJSON_IsArray(argv))
             add(p, "argv", "not an array");
@@ -307,13 +302,13 @@ static void check_top(const cJSON *b, probs *p)
     static const char *const objs[] = {"source",    "environment", "settings",
                                        "llama_cpp", "membw",       "analysis"};
     for (size_t i = 0; i < sizeof objs / sizeof objs[0]; i++) {
-        const cJSON *v = get(b, objs[i]);
+        const cJSON *v = rl_json_get(b, objs[i]);
         if (v && !cJSON_IsObject(v))
             add(p, objs[i], "not an object");
     }
     static const char *const arrs[] = {"models", "warnings", "run_warnings"};
     for (size_t i = 0; i < 3; i++) {
-        const cJSON *v = get(b, arrs[i]);
+        const cJSON *v = rl_json_get(b, arrs[i]);
         if (v && !cJSON_IsArray(v))
             add(p, arrs[i], "not an array");
     }
@@ -334,13 +329,13 @@ static void check_rate(const cJSON *r, const char *path, probs *p)
     if (!unit || strcmp(unit, "tok/s") != 0)
         add(p, key_path(buf, path, "unit"), "a rate's unit must be \"tok/s\", not %s%.40s%s",
             unit ? "\"" : "", unit ? unit : "missing", unit ? "\"" : "");
-    const cJSON *samples = get(r, "samples");
+    const cJSON *samples = rl_json_get(r, "samples");
     if (unavailable(samples)) { /* imported: the source's mean */
-        const cJSON *mean = get(r, "mean");
+        const cJSON *mean = rl_json_get(r, "mean");
         if (!is_finite_num(mean) || mean->valuedouble <= 0)
             add(p, key_path(buf, path, "mean"),
                 "a rate without samples needs a positive finite \"mean\"");
-        const cJSON *sd = get(r, "sd");
+        const cJSON *sd = rl_json_get(r, "sd");
         if (sd && !unavailable(sd) && (!is_finite_num(sd) || sd->valuedouble < 0))
             add(p, key_path(buf, path, "sd"), "not a finite number >= 0 nor unavailable");
         return;
@@ -372,24 +367,24 @@ static void check_rate(const cJSON *r, const char *path, probs *p)
         ss += (s->valuedouble - mean) * (s->valuedouble - mean);
     char stp[VPATH];
     key_path(stp, path, "stats");
-    const cJSON *st = get(r, "stats");
+    const cJSON *st = rl_json_get(r, "stats");
     if (!cJSON_IsObject(st) || unavailable(st)) {
         add(p, stp, "a rate with samples needs its available stats");
         return;
     }
-    const cJSON *sn = get(st, "n");
+    const cJSON *sn = rl_json_get(st, "n");
     if (!is_int(sn) || sn->valuedouble != (double)n)
         add(p, key_path(buf, stp, "n"), "stats.n is not the number of samples (%zu)", n);
-    const cJSON *sm = get(st, "mean");
+    const cJSON *sm = rl_json_get(st, "mean");
     if (!is_finite_num(sm) || !rel_close(sm->valuedouble, mean, REL_TOL))
         add(p, key_path(buf, stp, "mean"), "stats.mean is not the mean of the samples (%.17g)",
             mean);
-    const cJSON *smin = get(st, "min"), *smax = get(st, "max");
+    const cJSON *smin = rl_json_get(st, "min"), *smax = rl_json_get(st, "max");
     if (smin && (!is_finite_num(smin) || !rel_close(smin->valuedouble, mn, REL_TOL)))
         add(p, key_path(buf, stp, "min"), "stats.min is not the smallest sample (%.17g)", mn);
     if (smax && (!is_finite_num(smax) || !rel_close(smax->valuedouble, mx, REL_TOL)))
         add(p, key_path(buf, stp, "max"), "stats.max is not the largest sample (%.17g)", mx);
-    const cJSON *sd = get(st, "sd");
+    const cJSON *sd = rl_json_get(st, "sd");
     if (n >= 2) {
         double want = sqrt(ss / (double)(n - 1));
         if (!is_finite_num(sd) || (!rel_close(sd->valuedouble, want, REL_TOL) &&
@@ -400,9 +395,9 @@ static void check_rate(const cJSON *r, const char *path, probs *p)
         add(p, key_path(buf, stp, "sd"),
             "one sample cannot show spread: stats.sd must be unavailable");
     }
-    const cJSON *ci = get(st, "ci95");
+    const cJSON *ci = rl_json_get(st, "ci95");
     if (ci && !unavailable(ci)) {
-        const cJSON *lo = get(ci, "low"), *hi = get(ci, "high");
+        const cJSON *lo = rl_json_get(ci, "low"), *hi = rl_json_get(ci, "high");
         if (!is_finite_num(lo) || !is_finite_num(hi))
             add(p, key_path(buf, stp, "ci95"), "ci95 needs finite low and high");
         else if (is_finite_num(sm) &&
@@ -418,19 +413,20 @@ static void check_rate(const cJSON *r, const char *path, probs *p)
 static void check_sample_count(const cJSON *rate, const cJSON *recs, bool decode, double depth,
                                const char *path, probs *p)
 {
-    const cJSON *samples = get(rate, "samples");
+    const cJSON *samples = rl_json_get(rate, "samples");
     if (!cJSON_IsArray(samples))
         return;
     size_t want = 0;
     for (const cJSON *rec = recs->child; rec; rec = rec->next) {
-        const cJSON *np = get(rec, "n_prompt"), *ng = get(rec, "n_gen"), *nd = get(rec, "n_depth");
+        const cJSON *np = rl_json_get(rec, "n_prompt"), *ng = rl_json_get(rec, "n_gen"),
+                    *nd = rl_json_get(rec, "n_depth");
         double vp = is_finite_num(np) ? np->valuedouble : 0;
         double vg = is_finite_num(ng) ? ng->valuedouble : 0;
         double vd = is_finite_num(nd) ? nd->valuedouble : 0;
         bool kind = decode ? vg > 0 && vp == 0 : vp > 0 && vg == 0;
         if (!cJSON_IsObject(rec) || !kind || vd != depth)
             continue;
-        const cJSON *ns = get(rec, "samples_ns");
+        const cJSON *ns = rl_json_get(rec, "samples_ns");
         int len = cJSON_IsArray(ns) ? cJSON_GetArraySize(ns) : 0;
         want += len > 0 ? (size_t)len : 1;
     }
@@ -449,7 +445,7 @@ static void check_run(const cJSON *r, const char *path, probs *p)
         add(p, path, "not an object");
         return;
     }
-    const cJSON *th = get(r, "threads"), *dp = get(r, "depth");
+    const cJSON *th = rl_json_get(r, "threads"), *dp = rl_json_get(r, "depth");
     bool th_ok = is_int(th) && th->valuedouble >= 1, dp_ok = is_int(dp) && dp->valuedouble >= 0;
     if (!th_ok)
         add(p, key_path(buf, path, "threads"), "missing or not an integer >= 1");
@@ -462,15 +458,15 @@ static void check_run(const cJSON *r, const char *path, probs *p)
         add(p, key_path(buf, path, "status"),
             "missing or not one of running, ok, failed, crashed, timeout, interrupted");
     bool ok = status && strcmp(status, "ok") == 0;
-    const cJSON *dec = get(r, "decode");
+    const cJSON *dec = rl_json_get(r, "decode");
     if (ok && (!dec || unavailable(dec)))
         add(p, key_path(buf, path, "decode"), "a run with status ok has no decode rate");
     if (dec)
         check_rate(dec, key_path(buf, path, "decode"), p);
-    const cJSON *pre = get(r, "prefill");
+    const cJSON *pre = rl_json_get(r, "prefill");
     if (pre)
         check_rate(pre, key_path(buf, path, "prefill"), p);
-    const cJSON *recs = get(r, "records");
+    const cJSON *recs = rl_json_get(r, "records");
     key_path(rp, path, "records");
     if (!recs) {
         if (ok)
@@ -489,8 +485,8 @@ static void check_run(const cJSON *r, const char *path, probs *p)
             add(p, ip, "a llama-bench record is not an object");
             continue;
         }
-        const cJSON *nt = get(rec, "n_threads"), *nd = get(rec, "n_depth");
-        const cJSON *ng = get(rec, "n_gen");
+        const cJSON *nt = rl_json_get(rec, "n_threads"), *nd = rl_json_get(rec, "n_depth");
+        const cJSON *ng = rl_json_get(rec, "n_gen");
         if (is_finite_num(ng) && ng->valuedouble > 0)
             n_decode++;
         if (nt && th_ok && (!is_int(nt) || nt->valuedouble != th->valuedouble))
@@ -546,17 +542,17 @@ static void check_models(const cJSON *models, idset *ids, probs *p)
         }
         if (!rl_json_get_str(m, "name"))
             add(p, key_path(buf, mp, "name"), "missing or not a string");
-        const cJSON *bpt = get(m, "bytes_per_token");
+        const cJSON *bpt = rl_json_get(m, "bytes_per_token");
         if (bpt && !unavailable(bpt)) {
-            const cJSON *v = get(bpt, "value");
+            const cJSON *v = rl_json_get(bpt, "value");
             const char *unit = rl_json_get_str(bpt, "unit");
             if (!is_finite_num(v) || v->valuedouble <= 0)
                 add(p, key_path(buf, mp, "bytes_per_token.value"),
                     "missing or not a positive number");
-            if (get(bpt, "unit") && (!unit || strcmp(unit, "bytes") != 0))
+            if (rl_json_get(bpt, "unit") && (!unit || strcmp(unit, "bytes") != 0))
                 add(p, key_path(buf, mp, "bytes_per_token.unit"), "must be \"bytes\"");
         }
-        const cJSON *runs = get(m, "runs");
+        const cJSON *runs = rl_json_get(m, "runs");
         key_path(rp, mp, "runs");
         if (!cJSON_IsArray(runs)) {
             add(p, rp, runs ? "not an array" : "required key missing");
@@ -593,7 +589,7 @@ static void check_warnings(const cJSON *ws, const char *path, const idset *ids, 
         const char *text = rl_json_get_str(w, "text");
         if (!text || !*text)
             add(p, key_path(buf, wp, "text"), "missing or empty");
-        const cJSON *at = get(w, "applies_to");
+        const cJSON *at = rl_json_get(w, "applies_to");
         key_path(ap, wp, "applies_to");
         if (!cJSON_IsArray(at)) {
             add(p, ap, "missing or not an array of model ids");
@@ -613,10 +609,10 @@ static void check_warnings(const cJSON *ws, const char *path, const idset *ids, 
 
 static void check_fit(const cJSON *an, probs *p)
 {
-    const cJSON *fit = get(an, "fit");
+    const cJSON *fit = rl_json_get(an, "fit");
     if (!fit || unavailable(fit) || !cJSON_IsObject(fit))
         return;
-    const cJSON *ams = get(an, "models");
+    const cJSON *ams = rl_json_get(an, "models");
     size_t cap = cJSON_IsArray(ams) ? (size_t)cJSON_GetArraySize(ams) : 0;
     double *x = rl_calloc(cap ? cap : 1, sizeof *x), *y = rl_calloc(cap ? cap : 1, sizeof *y);
     if (!x || !y) {
@@ -629,13 +625,13 @@ static void check_fit(const cJSON *an, probs *p)
     bool pts_ok = true;
     char buf[VPATH], mp[VPATH];
     for (const cJSON *m = cJSON_IsArray(ams) ? ams->child : NULL; m; m = m->next, i++) {
-        if (!cJSON_IsTrue(get(m, "in_fit")))
+        if (!cJSON_IsTrue(rl_json_get(m, "in_fit")))
             continue;
         n_fitted++;
         idx_path(mp, "analysis.models", i);
-        const cJSON *bpt = get(m, "bytes_per_token");
-        const cJSON *op = get(m, "operating_point");
-        const cJSON *tok = cJSON_IsObject(op) ? get(op, "decode_tok_s") : NULL;
+        const cJSON *bpt = rl_json_get(m, "bytes_per_token");
+        const cJSON *op = rl_json_get(m, "operating_point");
+        const cJSON *tok = cJSON_IsObject(op) ? rl_json_get(op, "decode_tok_s") : NULL;
         if (!is_finite_num(bpt) || bpt->valuedouble <= 0) {
             add(p, key_path(buf, mp, "bytes_per_token"),
                 "a fitted model needs a positive bytes_per_token");
@@ -650,13 +646,14 @@ static void check_fit(const cJSON *an, probs *p)
             n++;
         }
     }
-    const cJSON *np = get(fit, "n_points");
+    const cJSON *np = rl_json_get(fit, "n_points");
     if (!is_int(np) || np->valuedouble != (double)n_fitted)
         add(p, "analysis.fit.n_points",
             "n_points is not the number of fitted models (analysis.models[] with in_fit "
             "true: %zu)",
             n_fitted);
-    const cJSON *bw = get(fit, "bw_bytes_s"), *gbs = get(fit, "bw_GBs"), *r2 = get(fit, "r2");
+    const cJSON *bw = rl_json_get(fit, "bw_bytes_s"), *gbs = rl_json_get(fit, "bw_GBs"),
+                *r2 = rl_json_get(fit, "r2");
     if (!is_finite_num(bw))
         add(p, "analysis.fit.bw_bytes_s", "missing or not a finite number");
     if (!is_finite_num(gbs))
@@ -689,12 +686,13 @@ static void check_analysis(const cJSON *an, const idset *ids, probs *p)
     const char *kind = rl_json_get_str(an, "kind");
     if (!kind || strcmp(kind, "derived") != 0)
         add(p, "analysis.kind", "the analysis must be of kind \"derived\"");
-    if (!get(an, "fit"))
+    if (!rl_json_get(an, "fit"))
         add(p, "analysis.fit", "required key missing");
     check_fit(an, p);
-    const cJSON *ceil = get(an, "ceiling");
-    const cJSON *ceil_gbs = cJSON_IsObject(ceil) && !unavailable(ceil) ? get(ceil, "GBs") : NULL;
-    const cJSON *ams = get(an, "models");
+    const cJSON *ceil = rl_json_get(an, "ceiling");
+    const cJSON *ceil_gbs =
+        cJSON_IsObject(ceil) && !unavailable(ceil) ? rl_json_get(ceil, "GBs") : NULL;
+    const cJSON *ams = rl_json_get(an, "models");
     if (ams && !cJSON_IsArray(ams))
         add(p, "analysis.models", "not an array");
     size_t i = 0;
@@ -707,18 +705,20 @@ static void check_analysis(const cJSON *an, const idset *ids, probs *p)
         const char *id = rl_json_get_str(m, "id");
         if (!id || !has_id(ids, id))
             add(p, key_path(buf, mp, "id"), "does not name a model of models[]");
-        const cJSON *bpt = get(m, "bytes_per_token"), *op = get(m, "operating_point");
-        const cJSON *tok = cJSON_IsObject(op) && !unavailable(op) ? get(op, "decode_tok_s") : NULL;
-        const cJSON *dbw = get(m, "decode_bw_GBs");
+        const cJSON *bpt = rl_json_get(m, "bytes_per_token"),
+                    *op = rl_json_get(m, "operating_point");
+        const cJSON *tok =
+            cJSON_IsObject(op) && !unavailable(op) ? rl_json_get(op, "decode_tok_s") : NULL;
+        const cJSON *dbw = rl_json_get(m, "decode_bw_GBs");
         if (is_finite_num(dbw) && is_finite_num(bpt) && is_finite_num(tok) &&
             !rel_close(dbw->valuedouble, bpt->valuedouble * tok->valuedouble / 1e9, REL_TOL))
             add(p, key_path(buf, mp, "decode_bw_GBs"),
                 "decode_bw_GBs is not bytes_per_token * decode_tok_s / 1e9 (%.17g)",
                 bpt->valuedouble * tok->valuedouble / 1e9);
-        const cJSON *u = get(m, "utilisation");
+        const cJSON *u = rl_json_get(m, "utilisation");
         if (!cJSON_IsObject(u) || unavailable(u))
             continue;
-        const cJSON *pct = get(u, "util_pct"), *cg = get(u, "ceiling_GBs");
+        const cJSON *pct = rl_json_get(u, "util_pct"), *cg = rl_json_get(u, "ceiling_GBs");
         char up[VPATH];
         key_path(up, mp, "utilisation");
         if (!is_finite_num(cg) || cg->valuedouble <= 0) {
@@ -737,7 +737,7 @@ static void check_analysis(const cJSON *an, const idset *ids, probs *p)
                 "util_pct is not 100 * decode_bw_GBs / ceiling_GBs (%.17g)",
                 100.0 * dbw->valuedouble / cg->valuedouble);
     }
-    const cJSON *ws = get(an, "warnings");
+    const cJSON *ws = rl_json_get(an, "warnings");
     if (ws && !cJSON_IsArray(ws))
         add(p, "analysis.warnings", "not an array");
     check_warnings(ws, "analysis.warnings", ids, p);
@@ -768,13 +768,13 @@ static void check_client_metric(const cJSON *m, const char *mp, bool counts, dou
             add(p, key_path(buf, sp, "kind"), "kind \"%.40s\", the legend says \"%s\"", kind,
                 row->kind);
     }
-    const cJSON *smp = get(m, "samples"), *sum = get(m, "summary");
+    const cJSON *smp = rl_json_get(m, "samples"), *sum = rl_json_get(m, "summary");
     if (!smp && !sum) {
-        if (!is_finite_num(get(m, "value")))
+        if (!is_finite_num(rl_json_get(m, "value")))
             add(p, key_path(buf, sp, "value"), "neither samples nor a finite value");
         return;
     }
-    const cJSON *sn = get(sum, "n"), *smean = get(sum, "mean");
+    const cJSON *sn = rl_json_get(sum, "n"), *smean = rl_json_get(sum, "mean");
     if (!is_int(sn) || !is_finite_num(smean)) {
         add(p, key_path(buf, sp, "summary"), "needs a whole n and a finite mean");
         return;
@@ -808,7 +808,7 @@ static void check_client_metric(const cJSON *m, const char *mp, bool counts, dou
     else if (n > 0 && !rel_close(smean->valuedouble, total / (double)n, REL_TOL))
         add(p, key_path(buf, sp, "summary.mean"),
             "summary.mean is not the mean of the samples (%.17g)", total / (double)n);
-    const cJSON *smin = get(sum, "min"), *smax = get(sum, "max");
+    const cJSON *smin = rl_json_get(sum, "min"), *smax = rl_json_get(sum, "max");
     if (n > 0 && (!is_finite_num(smin) || !rel_close(smin->valuedouble, mn, REL_TOL)))
         add(p, key_path(buf, sp, "summary.min"), "summary.min is not the smallest sample");
     if (n > 0 && (!is_finite_num(smax) || !rel_close(smax->valuedouble, mx, REL_TOL)))
@@ -826,9 +826,10 @@ static void check_client(const cJSON *c, probs *p)
         add(p, "client", "not an object");
         return;
     }
-    walk_kinds(get(c, "settings"), "client.settings", false, false, p);
-    walk_kinds(get(get(c, "tokens"), "calibration"), "client.tokens.calibration", false, false, p);
-    const cJSON *pts = get(c, "points");
+    walk_kinds(rl_json_get(c, "settings"), "client.settings", false, false, p);
+    walk_kinds(rl_json_get(rl_json_get(c, "tokens"), "calibration"), "client.tokens.calibration",
+               false, false, p);
+    const cJSON *pts = rl_json_get(c, "points");
     if (!cJSON_IsArray(pts)) {
         add(p, "client.points", pts ? "not an array" : "required key missing");
         return;
@@ -844,12 +845,12 @@ static void check_client(const cJSON *c, probs *p)
             if (k->string && strcmp(k->string, "records") != 0 &&
                 strcmp(k->string, "metrics") != 0 && cJSON_IsObject(k))
                 walk_kinds(k, key_path(buf, pp, k->string), false, false, p);
-        const cJSON *rq = get(pt, "requests");
+        const cJSON *rq = rl_json_get(pt, "requests");
         static const char *const cnt[] = {"measured", "ok", "failed", "attempts"};
         double v[4] = {0};
         bool counts = true;
         for (size_t j = 0; j < 4; j++) {
-            const cJSON *x = get(rq, cnt[j]);
+            const cJSON *x = rl_json_get(rq, cnt[j]);
             char rp[VPATH];
             key_path(rp, pp, "requests");
             if (!is_int(x) || x->valuedouble < 0) {
@@ -865,18 +866,18 @@ static void check_client(const cJSON *c, probs *p)
         if (counts && v[3] < v[0])
             add(p, key_path(buf, pp, "requests.attempts"),
                 "fewer attempts (%.0f) than measured requests (%.0f)", v[3], v[0]);
-        const cJSON *recs = get(pt, "records");
+        const cJSON *recs = rl_json_get(pt, "records");
         if (!cJSON_IsArray(recs))
             add(p, key_path(buf, pp, "records"), recs ? "not an array" : "required key missing");
         else if (counts && (double)cJSON_GetArraySize(recs) != v[0])
             add(p, key_path(buf, pp, "records"), "%d records for %.0f measured requests",
                 cJSON_GetArraySize(recs), v[0]);
-        const cJSON *g = get(pt, "goodput");
-        const cJSON *good = get(g, "good");
+        const cJSON *g = rl_json_get(pt, "goodput");
+        const cJSON *good = rl_json_get(g, "good");
         if (counts && is_finite_num(good) && good->valuedouble > v[1])
             add(p, key_path(buf, pp, "goodput.good"), "more good requests (%.0f) than ok (%.0f)",
                 good->valuedouble, v[1]);
-        const cJSON *ms = get(pt, "metrics");
+        const cJSON *ms = rl_json_get(pt, "metrics");
         key_path(mp, pp, "metrics");
         if (!cJSON_IsObject(ms)) {
             add(p, mp, ms ? "not an object" : "required key missing");
@@ -898,12 +899,12 @@ static void check_client(const cJSON *c, probs *p)
  * (bundles from before the rate: the fit's) with tok_s_low <= tok_s <= tok_s_high. */
 static void check_predictions(const cJSON *b, probs *p)
 {
-    const cJSON *pr = get(b, "predictions");
+    const cJSON *pr = rl_json_get(b, "predictions");
     if (!pr || unavailable(pr))
         return;
-    const cJSON *fit = get(pr, "fit"), *bw = get(fit, "bw_GBs");
-    const cJSON *abw = get(get(get(b, "analysis"), "fit"), "bw_GBs");
-    if (!cJSON_IsObject(pr) || !cJSON_IsArray(get(pr, "models")) || !is_finite_num(bw)) {
+    const cJSON *fit = rl_json_get(pr, "fit"), *bw = rl_json_get(fit, "bw_GBs");
+    const cJSON *abw = rl_json_get(rl_json_get(rl_json_get(b, "analysis"), "fit"), "bw_GBs");
+    if (!cJSON_IsObject(pr) || !cJSON_IsArray(rl_json_get(pr, "models")) || !is_finite_num(bw)) {
         add(p, "predictions", "needs a fit with bw_GBs and a models array");
         return;
     }
@@ -914,13 +915,13 @@ static void check_predictions(const cJSON *b, probs *p)
     bool have_fit = rl_pred_fit_from_bundle(b, "bundle", &pf, &pe) == RL_OK;
     char mp[VPATH], pp[VPATH], buf[VPATH];
     size_t i = 0;
-    for (const cJSON *m = get(pr, "models")->child; m; m = m->next, i++) {
+    for (const cJSON *m = rl_json_get(pr, "models")->child; m; m = m->next, i++) {
         idx_path(mp, "predictions.models", i);
         double rate = bw->valuedouble;
-        const cJSON *r = get(m, "rate");
+        const cJSON *r = rl_json_get(m, "rate");
         if (r) {
-            const cJSON *src = get(r, "source"), *rb = get(r, "bw_GBs");
-            const cJSON *rl = get(r, "bw_low_GBs"), *rh = get(r, "bw_high_GBs");
+            const cJSON *src = rl_json_get(r, "source"), *rb = rl_json_get(r, "bw_GBs");
+            const cJSON *rl = rl_json_get(r, "bw_low_GBs"), *rh = rl_json_get(r, "bw_high_GBs");
             bool fit_src = cJSON_IsString(src) && strcmp(src->valuestring, "fit") == 0;
             bool fmt_src = cJSON_IsString(src) && strcmp(src->valuestring, "format") == 0;
             if (!(fit_src || fmt_src) || !is_finite_num(rb) || !(rb->valuedouble > 0) ||
@@ -937,7 +938,7 @@ static void check_predictions(const cJSON *b, probs *p)
                   rb->valuedouble <= rh->valuedouble * (1 + REL_TOL)))
                 add(p, key_path(buf, mp, "rate"), "bw_GBs is not within [bw_low_GBs, bw_high_GBs]");
             rl_pred_rate want;
-            const cJSON *lab = get(m, "label");
+            const cJSON *lab = rl_json_get(m, "label");
             if (have_fit) {
                 rl_pred_rate_for(&pf, cJSON_IsString(lab) ? lab->valuestring : "", &want);
                 if (strcmp(want.source, src->valuestring) != 0)
@@ -952,13 +953,13 @@ static void check_predictions(const cJSON *b, probs *p)
             rate = rb->valuedouble;
         }
         size_t k = 0;
-        const cJSON *pts = get(m, "points");
+        const cJSON *pts = rl_json_get(m, "points");
         for (const cJSON *pt = cJSON_IsArray(pts) ? pts->child : NULL; pt; pt = pt->next, k++) {
             if (unavailable(pt))
                 continue;
             idx_path(pp, key_path(buf, mp, "points"), k);
-            const cJSON *by = get(pt, "bytes_per_token"), *t = get(pt, "tok_s");
-            const cJSON *lo = get(pt, "tok_s_low"), *hi = get(pt, "tok_s_high");
+            const cJSON *by = rl_json_get(pt, "bytes_per_token"), *t = rl_json_get(pt, "tok_s");
+            const cJSON *lo = rl_json_get(pt, "tok_s_low"), *hi = rl_json_get(pt, "tok_s_high");
             if (!is_finite_num(by) || by->valuedouble <= 0 || !is_finite_num(t) ||
                 !is_finite_num(lo) || !is_finite_num(hi)) {
                 add(p, pp, "needs bytes_per_token > 0, tok_s, tok_s_low and tok_s_high");
@@ -991,7 +992,7 @@ static void check_advice(const cJSON *adv, const idset *ids, probs *p)
     const char *kind = rl_json_get_str(adv, "kind");
     if (!kind || strcmp(kind, "derived") != 0)
         add(p, "advice.kind", "not \"derived\"");
-    const cJSON *tables = get(adv, "tables");
+    const cJSON *tables = rl_json_get(adv, "tables");
     if (unavailable(tables))
         return;
     if (!cJSON_IsArray(tables)) {
@@ -1001,9 +1002,9 @@ static void check_advice(const cJSON *adv, const idset *ids, probs *p)
     size_t ti = 0;
     for (const cJSON *t = tables->child; t; t = t->next, ti++) {
         idx_path(tp, "advice.tables", ti);
-        if (!is_int(get(t, "threads")) || get(t, "threads")->valuedouble < 1)
+        if (!is_int(rl_json_get(t, "threads")) || rl_json_get(t, "threads")->valuedouble < 1)
             add(p, key_path(buf, tp, "threads"), "not a whole number >= 1");
-        const cJSON *rows = get(t, "rows"), *ranking = get(t, "ranking");
+        const cJSON *rows = rl_json_get(t, "rows"), *ranking = rl_json_get(t, "ranking");
         if (!cJSON_IsArray(rows) || !cJSON_GetArraySize(rows)) {
             add(p, key_path(buf, tp, "rows"), "not a non-empty array");
             continue;
@@ -1015,7 +1016,7 @@ static void check_advice(const cJSON *adv, const idset *ids, probs *p)
             const char *id = rl_json_get_str(r, "model_id");
             if (!id || !has_id(ids, id))
                 add(p, key_path(buf, rp, "model_id"), "names no model of this bundle");
-            const cJSON *dec = get(r, "decode");
+            const cJSON *dec = rl_json_get(r, "decode");
             if (dec)
                 check_rate(dec, key_path(buf, rp, "decode"), p);
             else
@@ -1028,7 +1029,8 @@ static void check_advice(const cJSON *adv, const idset *ids, probs *p)
             if (tok > prev)
                 add(p, key_path(buf, rp, "tok_s"), "rows are not sorted fastest first");
             prev = tok;
-            if (rl_json_get_num(get(dec, "stats"), "mean", &mean) && !rel_close(tok, mean, REL_TOL))
+            if (rl_json_get_num(rl_json_get(dec, "stats"), "mean", &mean) &&
+                !rel_close(tok, mean, REL_TOL))
                 add(p, key_path(buf, rp, "tok_s"), "is not decode.stats.mean (%.17g)", mean);
             if (rl_json_get_num(r, "streamed_MiB", &mib) &&
                 (!rl_json_get_num(r, "streamed_GBs", &gbs) ||
@@ -1040,7 +1042,8 @@ static void check_advice(const cJSON *adv, const idset *ids, probs *p)
                 fabs(vs - 100.0 * (tok / first - 1.0)) > 1e-9 * (1 + fabs(vs)))
                 add(p, key_path(buf, rp, "vs_best_pct"), "is not 100 x (tok_s / fastest - 1)");
             bool tied = tok >= 0.95 * first;
-            if (!cJSON_IsBool(get(r, "tied")) || cJSON_IsTrue(get(r, "tied")) != tied)
+            if (!cJSON_IsBool(rl_json_get(r, "tied")) ||
+                cJSON_IsTrue(rl_json_get(r, "tied")) != tied)
                 add(p, key_path(buf, rp, "tied"), "is not (tok_s >= 0.95 x fastest)");
             const cJSON *rk = cJSON_GetArrayItem(ranking, (int)ri);
             const char *fmt = rl_json_get_str(r, "format");
@@ -1062,22 +1065,22 @@ rl_status rl_validate(const cJSON *b, rl_validate_problems *out)
     }
     check_top(b, out);
     check_kinds(b, out);
-    const cJSON *models = get(b, "models");
+    const cJSON *models = rl_json_get(b, "models");
     size_t nm = cJSON_IsArray(models) ? (size_t)cJSON_GetArraySize(models) : 0;
     idset ids = {rl_calloc(nm ? nm : 1, sizeof(const char *)), 0};
     if (!ids.ids)
         return RL_EINTERNAL;
     if (cJSON_IsArray(models))
         check_models(models, &ids, out);
-    const cJSON *an = get(b, "analysis");
+    const cJSON *an = rl_json_get(b, "analysis");
     if (cJSON_IsObject(an))
         check_analysis(an, &ids, out);
-    check_warnings(get(b, "warnings"), "warnings", &ids, out);
-    check_warnings(get(b, "run_warnings"), "run_warnings", &ids, out);
-    if (get(b, "client"))
-        check_client(get(b, "client"), out);
-    if (get(b, "advice"))
-        check_advice(get(b, "advice"), &ids, out);
+    check_warnings(rl_json_get(b, "warnings"), "warnings", &ids, out);
+    check_warnings(rl_json_get(b, "run_warnings"), "run_warnings", &ids, out);
+    if (rl_json_get(b, "client"))
+        check_client(rl_json_get(b, "client"), out);
+    if (rl_json_get(b, "advice"))
+        check_advice(rl_json_get(b, "advice"), &ids, out);
     check_predictions(b, out);
     free(ids.ids);
     return out->oom ? RL_EINTERNAL : RL_OK;

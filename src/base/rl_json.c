@@ -124,6 +124,11 @@ bool rl_json_add_unavailable(cJSON *o, const char *key, const char *reason)
     return rl_json_attach(o, key, rl_json_unavailable(reason));
 }
 
+const cJSON *rl_json_get(const cJSON *o, const char *key)
+{
+    return cJSON_GetObjectItemCaseSensitive(o, key);
+}
+
 bool rl_json_get_u64(const cJSON *o, const char *key, uint64_t *out)
 {
     const cJSON *it = cJSON_GetObjectItemCaseSensitive(o, key);

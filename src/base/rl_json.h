@@ -43,6 +43,9 @@ cJSON *rl_json_unavailable(const char *reason);
 /* {"available": false, "reason": reason} under key. */
 bool rl_json_add_unavailable(cJSON *o, const char *key, const char *reason);
 
+/* The item under key (case-sensitive), or NULL when o is NULL or has no such key. The one
+ * untyped look-up; prefer a typed read below when the type is known. */
+const cJSON *rl_json_get(const cJSON *o, const char *key);
 /* Typed reads: false when the key is missing or of another type. rl_json_get_u64 accepts a
  * non-negative integral number (exact up to 2^53) or raw digits. */
 bool rl_json_get_u64(const cJSON *o, const char *key, uint64_t *out);

@@ -249,3 +249,31 @@ char *rl_sbuf_take(rl_sbuf *b)
     b->len = b->cap = 0;
     return p;
 }
+
+void rl_md_escape(rl_sbuf *b, const char *s)
+{
+    const unsigned char *p = (const unsigned char *)(s ? s : "");
+    size_t n = strlen((const char *)p);
+    for (size_t i = 0; i < n;) {
+        size_t k = rl_utf8_seq(p + i, n - i);
+        if (k == 0) {
+            rl_sbuf_put(b, "\xEF\xBF\xBD", 3);
+            i++;
+        } else if (k > 1) {
+            if (k == 2 && p[i] == 0xC2 && p[i + 1] < 0xA0)
+                rl_sbuf_put(b, " ", 1); /* C1 control */
+            else
+                rl_sbuf_put(b, (const char *)p + i, k);
+            i += k;
+        } else {
+            char c = (char)p[i++];
+            if ((unsigned char)c < 0x20 || c == 0x7f) {
+                rl_sbuf_put(b, " ", 1);
+            } else {
+                if (strchr(RL_MD_ACTIVE, c))
+                    rl_sbuf_put(b, "\\", 1);
+                rl_sbuf_put(b, &c, 1);
+            }
+        }
+    }
+}

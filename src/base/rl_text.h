@@ -72,4 +72,12 @@ void rl_sbuf_put(rl_sbuf *b, const char *s, size_t n);
 void rl_sbuf_printf(rl_sbuf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 char *rl_sbuf_take(rl_sbuf *b);
 
+/* The Markdown characters rl_md_escape backslash-escapes: the union of the characters the
+ * report, compare, predict and advise Markdown escaped before there was one escaper. */
+#define RL_MD_ACTIVE "\\`*_[]<>|~&#"
+/* Append s (NULL as "") as Markdown text: each character of RL_MD_ACTIVE backslash-escaped;
+ * newlines, other C0 controls, DEL and C1 controls (U+0080..U+009F) as one space each; bytes
+ * that are not UTF-8 as U+FFFD. Safe inside a table cell and on one line. */
+void rl_md_escape(rl_sbuf *b, const char *s);
+
 #endif

@@ -75,19 +75,6 @@ static void bullet(rl_sbuf *b, bool md, const char *text)
         wrap_hanging(b, "    - ", text, 6, WIDTH);
 }
 
-/* Markdown-safe copy of untrusted text: control characters escaped, then the characters
- * Markdown gives meaning to backslash-escaped. */
-static void md_text(rl_sbuf *b, const char *s)
-{
-    char safe[512];
-    rl_tty_escape(s, safe, sizeof safe);
-    for (const char *p = safe; *p; p++) {
-        if (strchr("\\`*_{}[]()#+-.!|<>~", *p))
-            rl_sbuf_put(b, "\\", 1);
-        rl_sbuf_put(b, p, 1);
-    }
-}
-
 static void upper(char *dst, size_t cap, const char *s)
 {
     size_t i = 0;
@@ -108,11 +95,11 @@ static void machine_line(rl_sbuf *b, const rl_cpu_info *c, bool md)
         rl_snprintf(line + w, sizeof line - (size_t)w, ", %d logical CPUs", c->logical);
     if (md) {
         rl_sbuf_printf(b, "- **Machine:** ");
-        md_text(b, line);
+        rl_md_escape(b, line);
         rl_sbuf_printf(b, "\n");
         if (c->detail[0] && strcmp(c->detail, c->cpu) != 0) {
             rl_sbuf_printf(b, "- **Note:** ");
-            md_text(b, c->detail);
+            rl_md_escape(b, c->detail);
             rl_sbuf_printf(b, "\n");
         }
         return;
@@ -580,14 +567,9 @@ cJSON *rl_cpu_info_to_json(const rl_cpu_info *c)
 
 /* ---- measured ---------------------------------------------------------------------------- */
 
-static const cJSON *get(const cJSON *o, const char *k)
-{
-    return cJSON_GetObjectItemCaseSensitive(o, k);
-}
-
 char *rl_advise_measured_text(const cJSON *bundle, bool md)
 {
-    const cJSON *adv = get(bundle, "advice");
+    const cJSON *adv = rl_json_get(bundle, "advice");
     rl_sbuf b = {0};
     char safe[256];
     if (md)
@@ -601,12 +583,12 @@ char *rl_advise_measured_text(const cJSON *bundle, bool md)
                   sizeof safe);
     if (md) {
         rl_sbuf_printf(&b, "- **Machine:** ");
-        md_text(&b, safe);
+        rl_md_escape(&b, safe);
         rl_sbuf_printf(&b, "\n");
     } else {
         rl_sbuf_printf(&b, "  Machine : %s\n", safe);
     }
-    const cJSON *tables = get(adv, "tables");
+    const cJSON *tables = rl_json_get(adv, "tables");
     bool any_matched = false;
     const cJSON *t;
     const cJSON *tarr = cJSON_IsArray(tables) ? tables : NULL;
@@ -625,7 +607,7 @@ char *rl_advise_measured_text(const cJSON *bundle, bool md)
         }
         const cJSON *r;
         int i = 0;
-        cJSON_ArrayForEach(r, get(t, "rows"))
+        cJSON_ArrayForEach(r, rl_json_get(t, "rows"))
         {
             char name[128], fmt[64], vs[16], onl[16];
             rl_tty_escape(rl_json_get_str(r, "name") ? rl_json_get_str(r, "name") : "?", name,
@@ -636,7 +618,7 @@ char *rl_advise_measured_text(const cJSON *bundle, bool md)
             double mib = rl_json_num_or(r, "streamed_MiB", NAN);
             double gbs = rl_json_num_or(r, "streamed_GBs", NAN);
             double ol = rl_json_num_or(r, "on_label_pct", NAN);
-            bool tied = cJSON_IsTrue(get(r, "tied"));
+            bool tied = cJSON_IsTrue(rl_json_get(r, "tied"));
             if (i++ == 0)
                 rl_snprintf(vs, sizeof vs, "best");
             else
@@ -648,18 +630,18 @@ char *rl_advise_measured_text(const cJSON *bundle, bool md)
                 rl_snprintf(onl, sizeof onl, "%.0f%%", ol);
             if (md) {
                 rl_sbuf_printf(&b, "| ");
-                md_text(&b, name);
+                rl_md_escape(&b, name);
                 rl_sbuf_printf(&b, " | ");
-                md_text(&b, fmt);
+                rl_md_escape(&b, fmt);
                 rl_sbuf_printf(&b, " | %.2f | %s | %.1f | %.1f | %s |\n", tok, vs, mib, gbs, onl);
             } else {
                 rl_sbuf_printf(&b, "    %-32.32s %-9s %7.2f %8s %8.1f %6.1f %8s\n", name, fmt, tok,
                                vs, mib, gbs, onl);
             }
         }
-        const cJSON *mb = get(t, "matched_bytes");
+        const cJSON *mb = rl_json_get(t, "matched_bytes");
         char s[1024];
-        if (cJSON_IsFalse(get(mb, "available")) || !mb) {
+        if (cJSON_IsFalse(rl_json_get(mb, "available")) || !mb) {
             rl_snprintf(s, sizeof s,
                         "No two files stream within 3%% of the same bytes at this "
                         "thread count.");

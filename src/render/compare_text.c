@@ -117,23 +117,6 @@ static size_t width(const char *s)
     return w;
 }
 
-/* Text for a Markdown table cell: control characters as spaces, Markdown's inline characters
- * and the cell separator escaped. */
-static void md_cell(rl_sbuf *b, const char *s)
-{
-    char *e = rl_tty_escape_dup(s);
-    if (!e) {
-        b->oom = true;
-        return;
-    }
-    for (const char *p = e; *p; p++) {
-        if (strchr("\\`*_[]<>|~&#", *p))
-            rl_sbuf_put(b, "\\", 1);
-        rl_sbuf_put(b, p, 1);
-    }
-    free(e);
-}
-
 static void table_render(rl_sbuf *b, const table *t, bool markdown, const char *indent)
 {
     size_t nc = t->n_cols, nr = nc ? t->n / nc : 0;
@@ -144,7 +127,7 @@ static void table_render(rl_sbuf *b, const table *t, bool markdown, const char *
             rl_sbuf_put(b, "|", 1);
             for (size_t k = 0; k < nc; k++) {
                 rl_sbuf_put(b, " ", 1);
-                md_cell(b, t->cells[r * nc + k]);
+                rl_md_escape(b, t->cells[r * nc + k]);
                 rl_sbuf_put(b, " |", 2);
             }
             rl_sbuf_put(b, "\n", 1);
@@ -197,7 +180,7 @@ static void line(rl_sbuf *b, bool markdown, const char *prefix, const char *s)
 {
     if (markdown) {
         rl_sbuf_printf(b, "%s", prefix);
-        md_cell(b, s);
+        rl_md_escape(b, s);
         rl_sbuf_put(b, "\n", 1);
     } else {
         char *e = rl_tty_escape_dup(s);

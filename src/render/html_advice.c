@@ -7,11 +7,6 @@
 #include "base/rl_json.h"
 #include "base/rl_text.h"
 
-static const cJSON *get(const cJSON *o, const char *k)
-{
-    return cJSON_GetObjectItemCaseSensitive(o, k);
-}
-
 static void td(rl_html *h, xmlNodePtr tr, bool num, const char *text)
 {
     rl_html_el_text(h, tr, "td", num ? "num" : NULL, text);
@@ -48,9 +43,9 @@ static void one_table(rl_html *h, xmlNodePtr sec, const cJSON *t)
     xmlNodePtr body = rl_html_el(h, table, "tbody", NULL);
     const cJSON *r;
     int i = 0;
-    cJSON_ArrayForEach(r, get(t, "rows"))
+    cJSON_ArrayForEach(r, rl_json_get(t, "rows"))
     {
-        bool tied = cJSON_IsTrue(get(r, "tied"));
+        bool tied = cJSON_IsTrue(rl_json_get(r, "tied"));
         xmlNodePtr row = rl_html_el(h, body, "tr", NULL);
         const char *fmt = rl_json_get_str(r, "format");
         const char *name = rl_json_get_str(r, "name");
@@ -60,7 +55,7 @@ static void one_table(rl_html *h, xmlNodePtr sec, const cJSON *t)
             td(h, row, false, fmt ? fmt : "?");
         td(h, row, false, name ? name : "?");
         td_num(h, row, r, "tok_s", 2, "");
-        const cJSON *ci = get(get(get(r, "decode"), "stats"), "ci95");
+        const cJSON *ci = rl_json_get(rl_json_get(rl_json_get(r, "decode"), "stats"), "ci95");
         double lo, hi;
         char buf[64];
         if (rl_json_get_num(ci, "low", &lo) && rl_json_get_num(ci, "high", &hi))
@@ -82,8 +77,8 @@ static void one_table(rl_html *h, xmlNodePtr sec, const cJSON *t)
         td_num(h, row, r, "bits_per_weight", 2, "");
         i++;
     }
-    const cJSON *mb = get(t, "matched_bytes");
-    if (mb && !cJSON_IsFalse(get(mb, "available"))) {
+    const cJSON *mb = rl_json_get(t, "matched_bytes");
+    if (mb && !cJSON_IsFalse(rl_json_get(mb, "available"))) {
         const char *fa = rl_json_get_str(mb, "fastest"), *sl = rl_json_get_str(mb, "slowest");
         rl_html_el_textf(h, sec, "p", "lead",
                          "Same bytes: %s and %s stream within 3%% of %.0f MiB per token, and %s "
@@ -109,7 +104,7 @@ void rl_html_advice(rl_html *h, xmlNodePtr root, const cJSON *bundle)
     xmlNodePtr ph = rl_html_by_id(root, "advice");
     if (!ph)
         return;
-    const cJSON *adv = get(bundle, "advice");
+    const cJSON *adv = rl_json_get(bundle, "advice");
     if (!cJSON_IsObject(adv)) {
         xmlUnlinkNode(ph);
         xmlFreeNode(ph);
@@ -137,7 +132,7 @@ void rl_html_advice(rl_html *h, xmlNodePtr root, const cJSON *bundle)
         "is how far a format's GB/s falls under the best of its table, time spent unpacking "
         "rather than moving bytes. On-label is the share of the repeating layers' bytes in the "
         "type the label names. Throughput only: nothing here measures output quality.");
-    const cJSON *tables = get(adv, "tables");
+    const cJSON *tables = rl_json_get(adv, "tables");
     if (!cJSON_IsArray(tables)) {
         const char *why = rl_json_get_str(tables, "reason");
         rl_html_el_textf(h, sec, "p", "missing", "No table: %s.", why ? why : "nothing decoded");
@@ -149,7 +144,7 @@ void rl_html_advice(rl_html *h, xmlNodePtr root, const cJSON *bundle)
         }
     }
     const cJSON *s;
-    cJSON_ArrayForEach(s, get(adv, "skipped"))
+    cJSON_ArrayForEach(s, rl_json_get(adv, "skipped"))
     {
         const char *id = rl_json_get_str(s, "model_id"), *why = rl_json_get_str(s, "reason");
         rl_html_el_textf(h, sec, "p", "missing", "Model %s left out: %s.", id ? id : "?",

@@ -19,11 +19,6 @@
 #define MAX_RECORDS 2000    /* requests listed per point */
 #define MAX_ANSWER_POINTS 3 /* operating points named in the answer sentence */
 
-static const cJSON *get(const cJSON *o, const char *k)
-{
-    return cJSON_GetObjectItemCaseSensitive(o, k);
-}
-
 static const char *str(const cJSON *o, const char *k, const char *dflt)
 {
     const char *s = rl_json_get_str(o, k);
@@ -32,18 +27,19 @@ static const char *str(const cJSON *o, const char *k, const char *dflt)
 
 static const cJSON *points(const cJSON *b)
 {
-    const cJSON *p = get(get(b, "client"), "points");
+    const cJSON *p = rl_json_get(rl_json_get(b, "client"), "points");
     return cJSON_IsArray(p) ? p : NULL;
 }
 
 bool rl_report_client_only(const cJSON *b)
 {
-    return cJSON_IsObject(get(b, "client")) && cJSON_GetArraySize(get(b, "models")) == 0;
+    return cJSON_IsObject(rl_json_get(b, "client")) &&
+           cJSON_GetArraySize(rl_json_get(b, "models")) == 0;
 }
 
 static bool available(const cJSON *m)
 {
-    return cJSON_IsObject(m) && !cJSON_IsFalse(get(m, "available"));
+    return cJSON_IsObject(m) && !cJSON_IsFalse(rl_json_get(m, "available"));
 }
 
 /* A summary statistic of a distribution metric, NAN when unavailable. */
@@ -51,7 +47,7 @@ static double stat(const cJSON *m, const char *k)
 {
     if (!available(m))
         return NAN;
-    return rl_json_num_or(get(m, "summary"), k, NAN);
+    return rl_json_num_or(rl_json_get(m, "summary"), k, NAN);
 }
 
 /* A point metric's value, NAN when unavailable. */
@@ -94,8 +90,8 @@ static double total_ok(const cJSON *b, double *measured)
     const cJSON *pt;
     cJSON_ArrayForEach(pt, points(b))
     {
-        ok += rl_json_num_or(get(pt, "requests"), "ok", 0);
-        n += rl_json_num_or(get(pt, "requests"), "measured", 0);
+        ok += rl_json_num_or(rl_json_get(pt, "requests"), "ok", 0);
+        n += rl_json_num_or(rl_json_get(pt, "requests"), "measured", 0);
     }
     *measured = n;
     return ok;
@@ -103,7 +99,7 @@ static double total_ok(const cJSON *b, double *measured)
 
 static void driver_text(const cJSON *b, char *buf, size_t cap)
 {
-    const cJSON *d = get(get(b, "client"), "driver");
+    const cJSON *d = rl_json_get(rl_json_get(b, "client"), "driver");
     const char *type = str(d, "type", "?");
     if (strcmp(type, "http") == 0)
         rl_snprintf(buf, cap, "%s%s%s", str(d, "url", "an HTTP endpoint"),
@@ -118,7 +114,7 @@ void rl_report_client_headline(const cJSON *b, char *buf, size_t cap)
 {
     double measured;
     const cJSON *lo = point_at(b, false);
-    double ttft = stat(get(get(lo, "metrics"), "ttft"), "p50");
+    double ttft = stat(rl_json_get(rl_json_get(lo, "metrics"), "ttft"), "p50");
     char x[32];
     if (total_ok(b, &measured) < 1)
         rl_snprintf(buf, cap, "Streaming client: nothing measured");
@@ -152,9 +148,10 @@ void rl_report_client_answer(const cJSON *b, char *buf, size_t cap)
                                cJSON_GetArraySize(points(b)) - MAX_ANSWER_POINTS);
                 break;
             }
-            const cJSON *m = get(pt, "metrics");
-            double ttft = stat(get(m, "ttft"), "p50"), tpot = stat(get(m, "tpot"), "p50");
-            double rps = value(get(m, "rps"));
+            const cJSON *m = rl_json_get(pt, "metrics");
+            double ttft = stat(rl_json_get(m, "ttft"), "p50"),
+                   tpot = stat(rl_json_get(m, "tpot"), "p50");
+            double rps = value(rl_json_get(m, "rps"));
             rl_sbuf_printf(&s, "%sat concurrency %.0f ", k ? "; " : "", conc_of(pt));
             if (isfinite(ttft)) {
                 num(ttft, a, sizeof a);
@@ -204,34 +201,34 @@ static void figure(rl_report_figure *f, const char *label, double v, const char 
 size_t rl_report_client_figures(const cJSON *b, rl_report_figure *out)
 {
     const cJSON *lo = point_at(b, false), *hi = point_at(b, true);
-    const cJSON *ml = get(lo, "metrics"), *mh = get(hi, "metrics");
+    const cJSON *ml = rl_json_get(lo, "metrics"), *mh = rl_json_get(hi, "metrics");
     char note[256];
     size_t n = 0;
     rl_snprintf(note, sizeof note,
                 "Median send to first chunk at concurrency %.0f; a chunk may hold several "
                 "tokens, so this is a proxy for time to first token.",
                 conc_of(lo));
-    figure(&out[n++], "TTFT (median)", stat(get(ml, "ttft"), "p50"), "ms", "proxy", note,
-           get(ml, "ttft"));
+    figure(&out[n++], "TTFT (median)", stat(rl_json_get(ml, "ttft"), "p50"), "ms", "proxy", note,
+           rl_json_get(ml, "ttft"));
     rl_snprintf(note, sizeof note,
                 "Median time per token after the first delivery at concurrency %.0f.", conc_of(lo));
-    figure(&out[n++], "TPOT (median)", stat(get(ml, "tpot"), "p50"), "ms", "derived", note,
-           get(ml, "tpot"));
+    figure(&out[n++], "TPOT (median)", stat(rl_json_get(ml, "tpot"), "p50"), "ms", "derived", note,
+           rl_json_get(ml, "tpot"));
     rl_snprintf(note, sizeof note, "Median send to end of answer at concurrency %.0f.",
                 conc_of(lo));
-    figure(&out[n++], "E2E latency (median)", stat(get(ml, "e2e"), "p50"), "ms", "measured", note,
-           get(ml, "e2e"));
+    figure(&out[n++], "E2E latency (median)", stat(rl_json_get(ml, "e2e"), "p50"), "ms", "measured",
+           note, rl_json_get(ml, "e2e"));
     rl_snprintf(note, sizeof note,
                 "Successful requests per second over the measured window at concurrency %.0f.",
                 conc_of(hi));
-    figure(&out[n++], "Requests per second", value(get(mh, "rps")), "req/s", "measured", note,
-           get(mh, "rps"));
-    const cJSON *g = get(hi, "goodput");
+    figure(&out[n++], "Requests per second", value(rl_json_get(mh, "rps")), "req/s", "measured",
+           note, rl_json_get(mh, "rps"));
+    const cJSON *g = rl_json_get(hi, "goodput");
     rl_snprintf(note, sizeof note,
                 "Requests meeting every SLO per second at concurrency %.0f (%.0f of %.0f good).",
                 conc_of(hi), rl_json_num_or(g, "good", NAN), rl_json_num_or(g, "requests", NAN));
-    figure(&out[n++], "Goodput", available(g) ? value(get(g, "rps")) : NAN, "req/s", "derived",
-           note, available(g) ? get(g, "rps") : g);
+    figure(&out[n++], "Goodput", available(g) ? value(rl_json_get(g, "rps")) : NAN, "req/s",
+           "derived", note, available(g) ? rl_json_get(g, "rps") : g);
     double measured, ok = total_ok(b, &measured);
     rl_snprintf(note, sizeof note, "%.0f of %.0f measured requests, every operating point.", ok,
                 measured);
@@ -243,12 +240,12 @@ size_t rl_report_client_figures(const cJSON *b, rl_report_figure *out)
 /* TTFT, TPOT and E2E medians, requests/s and goodput/s of a point, as text ("n/a"). */
 static void summary_cells(const cJSON *pt, char c[5][32])
 {
-    const cJSON *m = get(pt, "metrics"), *g = get(pt, "goodput");
-    num(stat(get(m, "ttft"), "p50"), c[0], 32);
-    num(stat(get(m, "tpot"), "p50"), c[1], 32);
-    num(stat(get(m, "e2e"), "p50"), c[2], 32);
-    num(value(get(m, "rps")), c[3], 32);
-    num(available(g) ? value(get(g, "rps")) : NAN, c[4], 32);
+    const cJSON *m = rl_json_get(pt, "metrics"), *g = rl_json_get(pt, "goodput");
+    num(stat(rl_json_get(m, "ttft"), "p50"), c[0], 32);
+    num(stat(rl_json_get(m, "tpot"), "p50"), c[1], 32);
+    num(stat(rl_json_get(m, "e2e"), "p50"), c[2], 32);
+    num(value(rl_json_get(m, "rps")), c[3], 32);
+    num(available(g) ? value(rl_json_get(g, "rps")) : NAN, c[4], 32);
 }
 
 void rl_report_client_markdown(rl_sbuf *s, const cJSON *b, void (*esc)(rl_sbuf *, const char *))
@@ -265,8 +262,8 @@ void rl_report_client_markdown(rl_sbuf *s, const cJSON *b, void (*esc)(rl_sbuf *
         char c[5][32];
         summary_cells(pt, c);
         rl_sbuf_printf(s, "| %.0f | %.0f / %.0f | ", conc_of(pt),
-                       rl_json_num_or(get(pt, "requests"), "ok", NAN),
-                       rl_json_num_or(get(pt, "requests"), "measured", NAN));
+                       rl_json_num_or(rl_json_get(pt, "requests"), "ok", NAN),
+                       rl_json_num_or(rl_json_get(pt, "requests"), "measured", NAN));
         for (int i = 0; i < 5; i++) {
             esc(s, c[i]);
             rl_sbuf_printf(s, " |%s", i < 4 ? " " : "\n");
@@ -289,8 +286,9 @@ void rl_report_client_print(FILE *out, const cJSON *b)
             break;
         char c[5][32], okn[48];
         summary_cells(pt, c);
-        rl_snprintf(okn, sizeof okn, "%.0f/%.0f", rl_json_num_or(get(pt, "requests"), "ok", NAN),
-                    rl_json_num_or(get(pt, "requests"), "measured", NAN));
+        rl_snprintf(okn, sizeof okn, "%.0f/%.0f",
+                    rl_json_num_or(rl_json_get(pt, "requests"), "ok", NAN),
+                    rl_json_num_or(rl_json_get(pt, "requests"), "measured", NAN));
         fprintf(out, "  %11.0f %9s %12s %10s %10s %10s %10s\n", conc_of(pt), okn, c[0], c[1], c[2],
                 c[3], c[4]);
     }
@@ -409,7 +407,8 @@ static void overview(rl_html *h, xmlNodePtr body, const cJSON *b, xmlNodePtr not
     {
         if (k++ == MAX_POINTS)
             break;
-        const cJSON *m = get(pt, "metrics"), *rq = get(pt, "requests"), *g = get(pt, "goodput");
+        const cJSON *m = rl_json_get(pt, "metrics"), *rq = rl_json_get(pt, "requests"),
+                    *g = rl_json_get(pt, "goodput");
         xmlNodePtr tr = rl_html_el(h, tb, "tr", NULL);
         char a[96];
         rl_snprintf(a, sizeof a, "%.0f", conc_of(pt));
@@ -417,27 +416,27 @@ static void overview(rl_html *h, xmlNodePtr body, const cJSON *b, xmlNodePtr not
         rl_snprintf(a, sizeof a, "%.0f / %.0f (%.0f)", rl_json_num_or(rq, "ok", NAN),
                     rl_json_num_or(rq, "measured", NAN), rl_json_num_or(rq, "attempts", NAN));
         td(h, tr, a);
-        cell_stats(h, tr, get(m, "ttft"), p3, 3);
-        cell_stats(h, tr, get(m, "tpot"), p2, 2);
-        cell_stats(h, tr, get(m, "e2e"), e2, 2);
-        cell_value(h, tr, get(m, "rps"));
+        cell_stats(h, tr, rl_json_get(m, "ttft"), p3, 3);
+        cell_stats(h, tr, rl_json_get(m, "tpot"), p2, 2);
+        cell_stats(h, tr, rl_json_get(m, "e2e"), e2, 2);
+        cell_value(h, tr, rl_json_get(m, "rps"));
         if (available(g)) {
             char x[32];
-            num(value(get(g, "rps")), x, sizeof x);
+            num(value(rl_json_get(g, "rps")), x, sizeof x);
             rl_snprintf(a, sizeof a, "%s (%.0f / %.0f)", x, rl_json_num_or(g, "good", NAN),
                         rl_json_num_or(g, "requests", NAN));
             td(h, tr, a);
         } else {
             td(h, tr, "n/a");
         }
-        cell_value(h, tr, get(m, "output_throughput"));
-        cell_value(h, tr, get(m, "decode_throughput"));
-        cell_value(h, tr, get(m, "stability_cv"));
+        cell_value(h, tr, rl_json_get(m, "output_throughput"));
+        cell_value(h, tr, rl_json_get(m, "decode_throughput"));
+        cell_value(h, tr, rl_json_get(m, "stability_cv"));
         /* why the n/a cells are n/a */
         const char *shown[] = {
             "ttft", "tpot", "e2e", "rps", "output_throughput", "decode_throughput", "stability_cv"};
         for (size_t i = 0; i < sizeof shown / sizeof shown[0]; i++) {
-            const cJSON *x = get(m, shown[i]);
+            const cJSON *x = rl_json_get(m, shown[i]);
             if (!available(x) && rl_json_get_str(x, "reason"))
                 rl_html_el_textf(h, notes, "li", NULL, "Concurrency %.0f, %s: %s", conc_of(pt),
                                  shown[i], str(x, "reason", "?"));
@@ -456,9 +455,9 @@ static void point_metrics(rl_html *h, xmlNodePtr parent, const cJSON *pt)
                           "p50",    "p90",    "p99",  "Mean \xC2\xB1 95% CI",
                           "Value",  "Missing"};
     xmlNodePtr tb = table(h, det, cols, NULL, sizeof cols / sizeof cols[0]);
-    const cJSON *ms = get(pt, "metrics");
+    const cJSON *ms = rl_json_get(pt, "metrics");
     for (size_t i = 0; i < sizeof metric_list / sizeof metric_list[0]; i++) {
-        const cJSON *m = get(ms, metric_list[i].key);
+        const cJSON *m = rl_json_get(ms, metric_list[i].key);
         if (!m)
             continue;
         xmlNodePtr tr = rl_html_el(h, tb, "tr", NULL);
@@ -472,7 +471,7 @@ static void point_metrics(rl_html *h, xmlNodePtr parent, const cJSON *pt)
         }
         badge(h, rl_html_el(h, tr, "td", NULL), str(m, "kind", "?"));
         rl_html_el_text(h, tr, "td", NULL, str(m, "unit", ""));
-        const cJSON *s = get(m, "summary");
+        const cJSON *s = rl_json_get(m, "summary");
         char x[64], y[32];
         if (s) {
             rl_snprintf(x, sizeof x, "%.0f", rl_json_num_or(s, "n", NAN));
@@ -482,7 +481,7 @@ static void point_metrics(rl_html *h, xmlNodePtr parent, const cJSON *pt)
                 num(rl_json_num_or(s, ps[j], NAN), x, sizeof x);
                 td(h, tr, x);
             }
-            const cJSON *ci = get(s, "ci95");
+            const cJSON *ci = rl_json_get(s, "ci95");
             num(rl_json_num_or(s, "mean", NAN), y, sizeof y);
             if (available(ci) && isfinite(rl_json_num_or(ci, "low", NAN))) {
                 char half[32];
@@ -499,7 +498,7 @@ static void point_metrics(rl_html *h, xmlNodePtr parent, const cJSON *pt)
                 td(h, tr, "");
             cell_value(h, tr, m);
         }
-        const cJSON *ex = get(m, "excluded");
+        const cJSON *ex = rl_json_get(m, "excluded");
         if (ex)
             rl_html_el_textf(h, tr, "td", NULL, "%.0f: %s", rl_json_num_or(ex, "n", NAN),
                              str(ex, "reason", "?"));
@@ -510,7 +509,7 @@ static void point_metrics(rl_html *h, xmlNodePtr parent, const cJSON *pt)
 
 static void point_records(rl_html *h, xmlNodePtr parent, const cJSON *pt)
 {
-    const cJSON *recs = get(pt, "records");
+    const cJSON *recs = rl_json_get(pt, "records");
     int n = cJSON_GetArraySize(recs);
     if (n <= 0)
         return;
@@ -558,7 +557,7 @@ static void point_records(rl_html *h, xmlNodePtr parent, const cJSON *pt)
             rl_snprintf(x, sizeof x, "n/a");
         td(h, tr, x);
         bool good = false;
-        const cJSON *gv = get(r, "good");
+        const cJSON *gv = rl_json_get(r, "good");
         rl_html_el_text(h, tr, "td", NULL,
                         cJSON_IsBool(gv)
                             ? (rl_json_get_bool(r, "good", &good) && good ? "yes" : "no")
@@ -569,7 +568,8 @@ static void point_records(rl_html *h, xmlNodePtr parent, const cJSON *pt)
 static void setup(rl_html *h, xmlNodePtr body, const cJSON *c)
 {
     xmlNodePtr dl = rl_html_el(h, body, "dl", "facts");
-    const cJSON *d = get(c, "driver"), *tk = get(c, "tokens"), *st = get(c, "settings");
+    const cJSON *d = rl_json_get(c, "driver"), *tk = rl_json_get(c, "tokens"),
+                *st = rl_json_get(c, "settings");
     rl_html_el_text(h, dl, "dt", NULL, "Driver");
     if (strcmp(str(d, "type", ""), "http") == 0)
         rl_html_el_textf(h, dl, "dd", NULL, "HTTP %s API at %s%s%s", str(d, "api", "?"),
@@ -578,13 +578,13 @@ static void setup(rl_html *h, xmlNodePtr body, const cJSON *c)
     else
         rl_html_el_textf(h, dl, "dd", NULL, "command: %s", str(d, "command", "?"));
     rl_html_el_text(h, dl, "dt", NULL, "Token counts");
-    const cJSON *cal = get(tk, "calibration");
+    const cJSON *cal = rl_json_get(tk, "calibration");
     if (available(cal))
-        rl_html_el_textf(h, dl, "dd", NULL,
-                         "%s; counter calibrated: step %.0f, framing overhead %.0f (%s)",
-                         str(tk, "source", "?"), rl_json_num_or(cal, "step", NAN),
-                         rl_json_num_or(cal, "overhead", NAN),
-                         cJSON_IsTrue(get(cal, "subtracted")) ? "subtracted" : "not subtracted");
+        rl_html_el_textf(
+            h, dl, "dd", NULL, "%s; counter calibrated: step %.0f, framing overhead %.0f (%s)",
+            str(tk, "source", "?"), rl_json_num_or(cal, "step", NAN),
+            rl_json_num_or(cal, "overhead", NAN),
+            cJSON_IsTrue(rl_json_get(cal, "subtracted")) ? "subtracted" : "not subtracted");
     else
         rl_html_el_textf(h, dl, "dd", NULL, "%s%s%s", str(tk, "source", "?"),
                          rl_json_get_str(cal, "reason") ? "; " : "", str(cal, "reason", ""));
@@ -594,11 +594,11 @@ static void setup(rl_html *h, xmlNodePtr body, const cJSON *c)
                      "%.0f; timeout %.0f s",
                      rl_json_num_or(st, "runs", NAN), rl_json_num_or(st, "warmup", NAN),
                      rl_json_num_or(st, "retry", NAN), rl_json_num_or(st, "timeout_s", NAN));
-    const cJSON *pr = get(st, "prompts");
+    const cJSON *pr = rl_json_get(st, "prompts");
     rl_html_el_text(h, dl, "dt", NULL, "Prompts");
     rl_html_el_textf(h, dl, "dd", NULL, "%.0f from %s %s", rl_json_num_or(pr, "n", NAN),
                      str(pr, "source", "?"), str(pr, "name", ""));
-    const cJSON *slo = get(st, "slo");
+    const cJSON *slo = rl_json_get(st, "slo");
     rl_html_el_text(h, dl, "dt", NULL, "SLOs (goodput)");
     xmlNodePtr dd = rl_html_el(h, dl, "dd", NULL);
     static const char *const keys[] = {"ttft_ms", "tpot_ms", "e2e_ms"};
@@ -640,7 +640,7 @@ static rl_status charts(rl_html *h, xmlNodePtr body, const cJSON *b, rl_error *e
 
 rl_status rl_html_client(rl_html *h, xmlNodePtr root, const cJSON *b, rl_error *err)
 {
-    const cJSON *c = get(b, "client");
+    const cJSON *c = rl_json_get(b, "client");
     if (!cJSON_IsObject(c)) {
         drop(root, "client");
         return RL_OK;

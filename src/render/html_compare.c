@@ -31,11 +31,6 @@ typedef struct {
     bool all;
 } cpage;
 
-static const cJSON *get(const cJSON *o, const char *key)
-{
-    return cJSON_GetObjectItemCaseSensitive(o, key);
-}
-
 static xmlNodePtr slot(cpage *p, const char *id)
 {
     return rl_html_by_id(p->root, id);
@@ -130,10 +125,10 @@ static int cmp_fleet(const void *a, const void *b)
 
 static void input_figures(const cJSON *b, double *bw, double *ceil)
 {
-    const cJSON *an = get(b, "analysis");
+    const cJSON *an = rl_json_get(b, "analysis");
     const cJSON *fit = rl_json_available(an, "fit");
     *bw = fit ? rl_json_num_or(fit, "bw_GBs", NAN) : NAN;
-    *ceil = rl_json_num_or(get(an, "ceiling"), "GBs", NAN);
+    *ceil = rl_json_num_or(rl_json_get(an, "ceiling"), "GBs", NAN);
 }
 
 static void fleet(cpage *p)
@@ -171,7 +166,7 @@ static void fleet(cpage *p)
         xmlNodePtr tr = rl_html_el(&p->h, tb, "tr", NULL);
         rl_html_el_textf(&p->h, tr, "td", NULL, "%zu", r + 1);
         input_link(p, rl_html_el(&p->h, tr, "td", NULL), rows[r].i);
-        const char *cpu = rl_json_get_str(get(b, "environment"), "cpu");
+        const char *cpu = rl_json_get_str(rl_json_get(b, "environment"), "cpu");
         rl_html_el_text(&p->h, tr, "td", NULL, cpu ? cpu : "unknown");
         rl_report_fmt_num(rows[r].bw, a, sizeof a);
         rl_html_el_text(&p->h, tr, "td", "num", a);
@@ -287,8 +282,8 @@ static rl_status charts(cpage *p, rl_error *err)
     rl_status st = rl_chart_compare_roofline(p->c, &ch, &e);
     size_t with_runs = 0;
     for (size_t i = 0; i < p->c->n_inputs; i++)
-        with_runs += cJSON_IsArray(get(p->c->inputs[i].bundle, "models")) &&
-                     cJSON_GetArraySize(get(p->c->inputs[i].bundle, "models")) > 0;
+        with_runs += cJSON_IsArray(rl_json_get(p->c->inputs[i].bundle, "models")) &&
+                     cJSON_GetArraySize(rl_json_get(p->c->inputs[i].bundle, "models")) > 0;
     if (st == RL_NOTHING && with_runs == 0) {
         rl_html_el_text(&p->h, slot(p, "chart-list"), "p", "missing",
                         "No roofline: no input holds llama-bench runs (a client bundle measures "
@@ -319,7 +314,7 @@ static rl_status charts(cpage *p, rl_error *err)
     static rl_status (*const client_charts[])(const cJSON *, rl_chart *, rl_error *) = {
         rl_chart_client_ttft, rl_chart_client_throughput};
     for (size_t i = 0; i < p->c->n_inputs && with_client < 24; i++) {
-        if (!cJSON_IsObject(get(p->c->inputs[i].bundle, "client")))
+        if (!cJSON_IsObject(rl_json_get(p->c->inputs[i].bundle, "client")))
             continue;
         with_client++;
         for (size_t k = 0; k < 2; k++) {
@@ -520,7 +515,7 @@ static void inputs(cpage *p)
         xmlNodePtr dl = rl_html_el(&p->h, sec, "dl", "facts");
         rl_html_el_text(&p->h, dl, "dt", NULL, "File");
         rl_html_el_text(&p->h, rl_html_el(&p->h, dl, "dd", NULL), "code", NULL, c->inputs[i].path);
-        const cJSON *env = get(b, "environment");
+        const cJSON *env = rl_json_get(b, "environment");
         rl_html_el_text(&p->h, dl, "dt", NULL, "CPU");
         const char *cpu = rl_json_get_str(env, "cpu");
         rl_html_el_text(&p->h, dl, "dd", NULL, cpu ? cpu : "unknown");
@@ -531,7 +526,7 @@ static void inputs(cpage *p)
         rl_cmp_sections(b, holds, sizeof holds);
         rl_html_el_text(&p->h, dl, "dt", NULL, "Holds");
         rl_html_el_text(&p->h, dl, "dd", NULL, holds);
-        const cJSON *drv = get(get(b, "client"), "driver");
+        const cJSON *drv = rl_json_get(rl_json_get(b, "client"), "driver");
         if (drv) {
             const char *type = rl_json_get_str(drv, "type");
             const char *what =
@@ -541,9 +536,9 @@ static void inputs(cpage *p)
             rl_html_el_textf(&p->h, dl, "dd", NULL, "%s %s%s%s, %d operating points",
                              type ? type : "?", what ? what : "?", model ? ", model " : "",
                              model ? model : "",
-                             cJSON_GetArraySize(get(get(b, "client"), "points")));
+                             cJSON_GetArraySize(rl_json_get(rl_json_get(b, "client"), "points")));
         }
-        if (!get(b, "models"))
+        if (!rl_json_get(b, "models"))
             continue;
         double bw, ceil;
         input_figures(b, &bw, &ceil);
@@ -551,14 +546,14 @@ static void inputs(cpage *p)
         rl_report_fmt_num(ceil, g, sizeof g);
         rl_html_el_text(&p->h, dl, "dt", NULL, "Effective bandwidth (fit) / ceiling");
         rl_html_el_textf(&p->h, dl, "dd", NULL, "%s GB/s / %s GB/s", a, g);
-        const cJSON *v = rl_json_available(get(b, "analysis"), "verdict");
+        const cJSON *v = rl_json_available(rl_json_get(b, "analysis"), "verdict");
         const char *label = rl_json_get_str(v, "label");
         rl_html_el_text(&p->h, dl, "dt", NULL, "Verdict");
         rl_html_el_text(&p->h, dl, "dd", NULL, label ? label : "none");
         const char *cols[] = {"Model", "Label", "Operating point (tok/s)", "Threads", "GB/s"};
         xmlNodePtr tb = NULL;
         const cJSON *am;
-        cJSON_ArrayForEach(am, get(get(b, "analysis"), "models"))
+        cJSON_ArrayForEach(am, rl_json_get(rl_json_get(b, "analysis"), "models"))
         {
             const cJSON *op = rl_json_available(am, "operating_point");
             if (!op)
@@ -569,13 +564,13 @@ static void inputs(cpage *p)
             const char *nm = rl_json_get_str(am, "name"), *mid0 = rl_json_get_str(am, "id");
             rl_html_el_text(&p->h, tr, "td", NULL, nm ? nm : "?");
             const cJSON *model = NULL, *m;
-            cJSON_ArrayForEach(m, get(b, "models"))
+            cJSON_ArrayForEach(m, rl_json_get(b, "models"))
             {
                 const char *mid = rl_json_get_str(m, "id");
                 if (!model && mid0 && mid && strcmp(mid0, mid) == 0)
                     model = m;
             }
-            const char *lab = rl_json_get_str(get(model, "gguf"), "label");
+            const char *lab = rl_json_get_str(rl_json_get(model, "gguf"), "label");
             rl_html_el_text(&p->h, tr, "td", NULL, lab ? lab : "");
             rl_report_fmt_num(rl_json_num_or(op, "decode_tok_s", NAN), a, sizeof a);
             rl_html_el_text(&p->h, tr, "td", "num", a);

@@ -33,11 +33,6 @@ typedef struct {
     bool shown[RL_RP_N]; /* places whose caveats have been written */
 } page;
 
-static const cJSON *get(const cJSON *o, const char *key)
-{
-    return cJSON_GetObjectItemCaseSensitive(o, key);
-}
-
 static const char *str(const cJSON *o, const char *key, const char *dflt)
 {
     const char *s = rl_json_get_str(o, key);
@@ -100,14 +95,14 @@ static void top(page *p)
     set_text(p, slot(p, "headline"), headline);
     set_text(p, slot(p, "answer"), answer);
 
-    const cJSON *env = get(p->b, "environment");
+    const cJSON *env = rl_json_get(p->b, "environment");
     char kicker[512];
     rl_snprintf(kicker, sizeof kicker, "llama-roofline report \xC2\xB7 %s \xC2\xB7 %s%s%s",
                 str(p->b, "command", "?"), str(p->b, "created_utc", "undated"),
                 rl_json_get_str(env, "cpu") ? " \xC2\xB7 " : "", str(env, "cpu", ""));
     set_text(p, slot(p, "kicker"), kicker);
 
-    const cJSON *v = rl_json_available(get(p->b, "analysis"), "verdict");
+    const cJSON *v = rl_json_available(rl_json_get(p->b, "analysis"), "verdict");
     xmlNodePtr vt = slot(p, "verdict-text");
     if (v && rl_json_get_str(v, "text"))
         set_text(p, vt, rl_json_get_str(v, "text"));
@@ -193,9 +188,9 @@ static void td_num(page *p, xmlNodePtr tr, const char *text)
 
 static void models_table(page *p)
 {
-    const cJSON *an = get(p->b, "analysis");
+    const cJSON *an = rl_json_get(p->b, "analysis");
     xmlNodePtr host = slot(p, "model-table");
-    const cJSON *ms = get(an, "models");
+    const cJSON *ms = rl_json_get(an, "models");
     if (cJSON_GetArraySize(ms) == 0) {
         rl_html_el_text(&p->h, host, "p", "missing", "No model in this bundle.");
         return;
@@ -236,7 +231,7 @@ static void models_table(page *p)
             rl_html_el(&p->h, name, "br", NULL);
             rl_html_el_text(&p->h, name, "span", "flag", flags + 1);
         }
-        const cJSON *g = get(bm, "gguf");
+        const cJSON *g = rl_json_get(bm, "gguf");
         char label[160];
         char expl[8];
         bool misleads = rl_report_label_explanation(bm, expl, sizeof expl);
@@ -245,7 +240,7 @@ static void models_table(page *p)
         if (misleads) {
             rl_html_el(&p->h, ltd, "br", NULL);
             rl_html_el_textf(&p->h, ltd, "span", "flag", "%.0f%% on label",
-                             rl_json_num_or(get(g, "composition"), "on_label_pct", NAN));
+                             rl_json_num_or(rl_json_get(g, "composition"), "on_label_pct", NAN));
         }
         double bpt;
         if (rl_json_get_num(m, "bytes_per_token", &bpt)) {
@@ -260,9 +255,9 @@ static void models_table(page *p)
             rl_html_attr(&p->h, td, "colspan", "7");
             continue;
         }
-        const cJSON *op = get(m, "operating_point");
+        const cJSON *op = rl_json_get(m, "operating_point");
         fmt(rl_json_num_or(op, "decode_tok_s", NAN), a, sizeof a);
-        const cJSON *ci = get(rl_json_available(op, "samples"), "ci95");
+        const cJSON *ci = rl_json_get(rl_json_available(op, "samples"), "ci95");
         double lo, hi;
         if (rl_json_get_num(ci, "low", &lo) && rl_json_get_num(ci, "high", &hi)) {
             fmt((hi - lo) / 2, c, sizeof c);
@@ -283,7 +278,7 @@ static void models_table(page *p)
             td_num(p, tr, a);
         } else {
             rl_html_el_textf(&p->h, tr, "td", "num", "n/a (%s)",
-                             str(get(m, "utilisation"), "reason", "unknown"));
+                             str(rl_json_get(m, "utilisation"), "reason", "unknown"));
         }
         const cJSON *pf = rl_json_available(m, "prefill");
         if (pf) {
@@ -307,7 +302,7 @@ static void models_table(page *p)
 static void warnings(page *p)
 {
     xmlNodePtr host = slot(p, "warning-list");
-    const cJSON *ws = get(p->b, "warnings");
+    const cJSON *ws = rl_json_get(p->b, "warnings");
     if (cJSON_GetArraySize(ws) == 0) {
         rl_html_el_text(&p->h, host, "p", "missing", "No warnings.");
         return;
@@ -319,7 +314,7 @@ static void warnings(page *p)
         rl_html_el_text(&p->h, d, "span", "code", str(w, "code", "warning"));
         rl_html_text(&p->h, d, " ");
         rl_html_text(&p->h, d, str(w, "text", ""));
-        const cJSON *ids = get(w, "applies_to");
+        const cJSON *ids = rl_json_get(w, "applies_to");
         if (cJSON_GetArraySize(ids) > 0) {
             xmlNodePtr ap = rl_html_el_text(&p->h, d, "span", "flag", " Applies to: ");
             int i = 0;
@@ -340,7 +335,7 @@ static void warnings(page *p)
 static void long_context(page *p)
 {
     xmlNodePtr host = slot(p, "long-context-table");
-    const cJSON *lc = get(get(p->b, "analysis"), "long_context");
+    const cJSON *lc = rl_json_get(rl_json_get(p->b, "analysis"), "long_context");
     if (cJSON_GetArraySize(lc) == 0) {
         rl_html_el_text(&p->h, host, "p", "missing",
                         "Not measured: every decode rate here is at depth 0, an almost empty KV "
@@ -506,7 +501,7 @@ static void facts(page *p, xmlNodePtr parent, const cJSON *o, const char *const 
 static void environment(page *p)
 {
     xmlNodePtr host = slot(p, "environment-list");
-    const cJSON *env = get(p->b, "environment");
+    const cJSON *env = rl_json_get(p->b, "environment");
     if (!cJSON_IsObject(env)) {
         rl_html_el_text(&p->h, host, "p", "missing", "The bundle does not describe the machine.");
         return;
@@ -519,14 +514,14 @@ static void provenance(page *p)
     xmlNodePtr host = slot(p, "provenance-list");
     xmlNodePtr dl = rl_html_el(&p->h, host, "dl", "facts");
     rl_html_el_text(&p->h, dl, "dt", NULL, "Command");
-    char *line = rl_report_shell_line(get(p->b, "argv"), "llama-roofline");
+    char *line = rl_report_shell_line(rl_json_get(p->b, "argv"), "llama-roofline");
     if (!line) {
         p->h.oom = true;
         return;
     }
     rl_html_el_text(&p->h, rl_html_el(&p->h, dl, "dd", NULL), "code", "cmd", line);
     free(line);
-    const cJSON *tool = get(p->b, "tool");
+    const cJSON *tool = rl_json_get(p->b, "tool");
     rl_html_el_text(&p->h, dl, "dt", NULL, "Measured with");
     rl_html_el_textf(&p->h, dl, "dd", NULL, "%s %s (bundle schema version %.0f)",
                      str(tool, "name", "?"), str(tool, "version", "?"),
@@ -534,12 +529,12 @@ static void provenance(page *p)
     rl_html_el_text(&p->h, dl, "dt", NULL, "Started / last written (UTC)");
     rl_html_el_textf(&p->h, dl, "dd", NULL, "%s / %s", str(p->b, "created_utc", "?"),
                      str(p->b, "updated_utc", "?"));
-    const cJSON *status = get(p->b, "status");
+    const cJSON *status = rl_json_get(p->b, "status");
     rl_html_el_text(&p->h, dl, "dt", NULL, "State");
     rl_html_el_textf(&p->h, dl, "dd", NULL, "%s%s%s%s", str(status, "state", "?"),
                      rl_json_get_str(status, "reason") ? " (" : "", str(status, "reason", ""),
                      rl_json_get_str(status, "reason") ? ")" : "");
-    const cJSON *src = get(p->b, "source");
+    const cJSON *src = rl_json_get(p->b, "source");
     if (src) {
         rl_html_el_text(&p->h, dl, "dt", NULL, "Data");
         xmlNodePtr dd = rl_html_el(&p->h, dl, "dd", NULL);
@@ -551,15 +546,15 @@ static void provenance(page *p)
     }
 
     const char *const skip_kind[] = {"kind", NULL};
-    if (cJSON_IsObject(get(p->b, "llama_cpp"))) {
+    if (cJSON_IsObject(rl_json_get(p->b, "llama_cpp"))) {
         rl_html_el_text(&p->h, host, "h3", NULL, "llama.cpp build");
-        facts(p, host, get(p->b, "llama_cpp"), skip_kind);
+        facts(p, host, rl_json_get(p->b, "llama_cpp"), skip_kind);
     }
-    if (cJSON_IsObject(get(p->b, "settings"))) {
+    if (cJSON_IsObject(rl_json_get(p->b, "settings"))) {
         rl_html_el_text(&p->h, host, "h3", NULL, "Settings");
-        facts(p, host, get(p->b, "settings"), skip_kind);
+        facts(p, host, rl_json_get(p->b, "settings"), skip_kind);
     }
-    const cJSON *mb = get(p->b, "membw");
+    const cJSON *mb = rl_json_get(p->b, "membw");
     if (cJSON_IsObject(mb)) {
         rl_html_el_text(&p->h, host, "h3", NULL, "Memory ceiling");
         const char *const skip_mb[] = {"runs", "units", "isa_trial", NULL};
@@ -571,7 +566,8 @@ static void provenance(page *p)
     xmlNodePtr runs_host = slot(p, "run-list");
     size_t n = 0;
     const cJSON *m, *r;
-    cJSON_ArrayForEach(m, get(p->b, "models")) n += (size_t)cJSON_GetArraySize(get(m, "runs"));
+    cJSON_ArrayForEach(m, rl_json_get(p->b, "models")) n +=
+        (size_t)cJSON_GetArraySize(rl_json_get(m, "runs"));
     if (n == 0)
         return;
     xmlNodePtr det = rl_html_el(&p->h, runs_host, "details", "data");
@@ -580,9 +576,9 @@ static void provenance(page *p)
                           "Decode (tok/s)", "Prefill (tok/s)", "Command"};
     const bool numeric[] = {false, true, true, false, true, true, false};
     xmlNodePtr tb = table_with_head(p, det, cols, numeric, sizeof cols / sizeof cols[0]);
-    cJSON_ArrayForEach(m, get(p->b, "models"))
+    cJSON_ArrayForEach(m, rl_json_get(p->b, "models"))
     {
-        cJSON_ArrayForEach(r, get(m, "runs"))
+        cJSON_ArrayForEach(r, rl_json_get(m, "runs"))
         {
             char a[48];
             xmlNodePtr tr = rl_html_el(&p->h, tb, "tr", NULL);
@@ -596,8 +592,8 @@ static void provenance(page *p)
                 rl_html_text(&p->h, st, ": ");
                 rl_html_text(&p->h, st, rl_json_get_str(r, "error"));
             }
-            const cJSON *d = get(get(r, "decode"), "stats");
-            const cJSON *pf = get(get(r, "prefill"), "stats");
+            const cJSON *d = rl_json_get(rl_json_get(r, "decode"), "stats");
+            const cJSON *pf = rl_json_get(rl_json_get(r, "prefill"), "stats");
             double v;
             if (d && rl_json_get_num(d, "mean", &v))
                 fmt(v, a, sizeof a);
@@ -609,7 +605,7 @@ static void provenance(page *p)
             else
                 rl_snprintf(a, sizeof a, "n/a");
             td_num(p, tr, a);
-            char *cmd = rl_report_shell_line(get(r, "argv"), NULL);
+            char *cmd = rl_report_shell_line(rl_json_get(r, "argv"), NULL);
             if (!cmd) {
                 p->h.oom = true;
                 return;
@@ -651,7 +647,7 @@ static rl_status fill(page *p, rl_error *err)
     environment(p);
     provenance(p);
 
-    const cJSON *tool = get(p->b, "tool");
+    const cJSON *tool = rl_json_get(p->b, "tool");
     char foot[256];
     rl_snprintf(foot, sizeof foot,
                 "Made by llama-roofline %s from a bundle written by %s %s. The page runs no "

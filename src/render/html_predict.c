@@ -10,11 +10,6 @@
 #include "base/rl_json.h"
 #include "base/rl_text.h"
 
-static const cJSON *get(const cJSON *o, const char *key)
-{
-    return cJSON_GetObjectItemCaseSensitive(o, key);
-}
-
 static void td(rl_html *h, xmlNodePtr tr, const char *cls, const char *text)
 {
     rl_html_el_text(h, tr, "td", cls, text);
@@ -59,9 +54,9 @@ static void measured_rows(rl_html *h, xmlNodePtr tb, const cJSON *b, const rl_pr
 static void predicted_rows(rl_html *h, xmlNodePtr tb, const cJSON *preds)
 {
     const cJSON *m;
-    cJSON_ArrayForEach(m, get(preds, "models"))
+    cJSON_ArrayForEach(m, rl_json_get(preds, "models"))
     {
-        const cJSON *pt = cJSON_GetArrayItem(get(m, "points"), 0);
+        const cJSON *pt = cJSON_GetArrayItem(rl_json_get(m, "points"), 0);
         double v, lo, hi, bytes;
         xmlNodePtr tr = rl_html_el(h, tb, "tr", NULL);
         td(h, tr, NULL, rl_json_get_str(m, "name") ? rl_json_get_str(m, "name") : "?");
@@ -84,9 +79,9 @@ static void caveat_list(rl_html *h, xmlNodePtr host, const cJSON *preds)
 {
     xmlNodePtr ul = NULL;
     const cJSON *m, *c;
-    cJSON_ArrayForEach(m, get(preds, "models"))
+    cJSON_ArrayForEach(m, rl_json_get(preds, "models"))
     {
-        cJSON_ArrayForEach(c, get(m, "caveats"))
+        cJSON_ArrayForEach(c, rl_json_get(m, "caveats"))
         {
             if (!ul)
                 ul = rl_html_el(h, host, "ul", "caveats");
@@ -112,7 +107,7 @@ void rl_html_predict(rl_html *h, xmlNodePtr root, const cJSON *b)
         return;
     }
     if (!x.has_fit) {
-        const char *why = rl_json_get_str(get(get(b, "analysis"), "fit"), "reason");
+        const char *why = rl_json_get_str(rl_json_get(rl_json_get(b, "analysis"), "fit"), "reason");
         rl_html_el_textf(h, host, "p", "missing",
                          "Nothing to predict from: the bundle has no fit (%s). Two or more "
                          "models of different sizes give one.",
@@ -148,10 +143,10 @@ void rl_html_predict(rl_html *h, xmlNodePtr root, const cJSON *b)
     xmlNodePtr tb = rl_html_el(h, t, "tbody", NULL);
     measured_rows(h, tb, b, &x);
     rl_pred_expect_free(&x);
-    const cJSON *preds = get(b, "predictions"); /* {"kind": "derived", "fit", "models"} */
+    const cJSON *preds = rl_json_get(b, "predictions"); /* {"kind": "derived", "fit", "models"} */
     predicted_rows(h, tb, preds);
     caveat_list(h, host, preds);
-    if (!get(b, "predictions"))
+    if (!rl_json_get(b, "predictions"))
         rl_html_el_text(h, host, "p", "missing",
                         "No other model was predicted: diagnose --predict MODEL (a GGUF, a URL "
                         "or synth:PRESET:TYPE) adds rows here; llama-roofline predict does it "

@@ -4,6 +4,7 @@
 
 #include <inttypes.h>
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "base/rl_text.h"
@@ -93,17 +94,14 @@ void rl_prediction_print(FILE *out, const rl_pred_fit *f, const char *bundle,
     }
 }
 
-/* Markdown-safe text: '|' and backslash escaped, control characters dropped. */
+/* Markdown-safe text (base/rl_text.h: rl_md_escape) */
 static void md_text(FILE *out, const char *s)
 {
-    for (; *s; s++) {
-        unsigned char c = (unsigned char)*s;
-        if (c < 0x20 || c == 0x7f)
-            continue;
-        if (c == '|' || c == '\\' || c == '*' || c == '_' || c == '`' || c == '<' || c == '[')
-            fputc('\\', out);
-        fputc(c, out);
-    }
+    rl_sbuf t = {0};
+    rl_md_escape(&t, s);
+    if (t.p)
+        fputs(t.p, out);
+    free(t.p);
 }
 
 void rl_prediction_markdown(FILE *out, const rl_pred_fit *f, const char *bundle,

@@ -24,81 +24,47 @@ rl_status rl_report_html(const cJSON *bundle, char **out, size_t *len, rl_error 
 
 /* ---- Markdown -------------------------------------------------------------------------- */
 
-/* Text for Markdown: characters with inline meaning escaped with a backslash, line breaks and
- * control characters as spaces, bytes that are not UTF-8 as U+FFFD. */
-static void md_text(rl_sbuf *b, const char *s)
-{
-    const unsigned char *p = (const unsigned char *)(s ? s : "");
-    size_t n = strlen((const char *)p);
-    for (size_t i = 0; i < n;) {
-        size_t k = rl_utf8_seq(p + i, n - i);
-        if (k == 0) {
-            rl_sbuf_put(b, "\xEF\xBF\xBD", 3);
-            i++;
-        } else if (k > 1) {
-            if (k == 2 && p[i] == 0xC2 && p[i + 1] < 0xA0)
-                rl_sbuf_put(b, " ", 1); /* C1 control */
-            else
-                rl_sbuf_put(b, (const char *)p + i, k);
-            i += k;
-        } else {
-            char c = (char)p[i++];
-            if ((unsigned char)c < 0x20 || c == 0x7f)
-                rl_sbuf_put(b, " ", 1);
-            else if (strchr("\\`*_[]<>|~&", c)) {
-                rl_sbuf_put(b, "\\", 1);
-                rl_sbuf_put(b, &c, 1);
-            } else
-                rl_sbuf_put(b, &c, 1);
-        }
-    }
-}
-
-static const cJSON *get(const cJSON *o, const char *key)
-{
-    return cJSON_GetObjectItemCaseSensitive(o, key);
-}
-
 /* "What to expect": bundle.predictions (diagnose --predict), as the HTML report's table. */
 static void md_predictions(rl_sbuf *b, const cJSON *bundle)
 {
-    const cJSON *pr = get(bundle, "predictions");
-    if (!cJSON_IsObject(pr) || cJSON_IsFalse(get(pr, "available")) ||
-        cJSON_GetArraySize(get(pr, "models")) == 0)
+    const cJSON *pr = rl_json_get(bundle, "predictions");
+    if (!cJSON_IsObject(pr) || cJSON_IsFalse(rl_json_get(pr, "available")) ||
+        cJSON_GetArraySize(rl_json_get(pr, "models")) == 0)
         return;
     rl_sbuf_printf(b, "\n**What to expect** (predicted, kind derived: bandwidth / bytes per "
                       "token)\n\n| Model | Bytes/token (MB) | Predicted tok/s | Interval | "
                       "Bandwidth from |\n|---|---:|---:|---:|---|\n");
     const cJSON *m;
-    cJSON_ArrayForEach(m, get(pr, "models"))
+    cJSON_ArrayForEach(m, rl_json_get(pr, "models"))
     {
-        const cJSON *pt = cJSON_GetArrayItem(get(m, "points"), 0), *r = get(m, "rate");
+        const cJSON *pt = cJSON_GetArrayItem(rl_json_get(m, "points"), 0),
+                    *r = rl_json_get(m, "rate");
         char by[48], v[48], lo[48], hi[48], bw[48];
         rl_report_fmt_num(rl_json_num_or(pt, "bytes_per_token", NAN) / 1e6, by, sizeof by);
         rl_report_fmt_num(rl_json_num_or(pt, "tok_s", NAN), v, sizeof v);
         rl_report_fmt_num(rl_json_num_or(pt, "tok_s_low", NAN), lo, sizeof lo);
         rl_report_fmt_num(rl_json_num_or(pt, "tok_s_high", NAN), hi, sizeof hi);
         rl_report_fmt_num(
-            rl_json_num_or(r, "bw_GBs", rl_json_num_or(get(pr, "fit"), "bw_GBs", NAN)), bw,
+            rl_json_num_or(r, "bw_GBs", rl_json_num_or(rl_json_get(pr, "fit"), "bw_GBs", NAN)), bw,
             sizeof bw);
         const char *src = rl_json_get_str(r, "source");
         rl_sbuf_printf(b, "| ");
-        md_text(b, rl_json_get_str(m, "name") ? rl_json_get_str(m, "name") : "?");
+        rl_md_escape(b, rl_json_get_str(m, "name") ? rl_json_get_str(m, "name") : "?");
         rl_sbuf_printf(b, " | %s | %s | %s to %s | %s GB/s, %s |\n", by, v, lo, hi, bw,
                        src && strcmp(src, "format") == 0 ? "the fitted models of its format"
                                                          : "the fit over all models");
     }
     bool first = true;
-    cJSON_ArrayForEach(m, get(pr, "models"))
+    cJSON_ArrayForEach(m, rl_json_get(pr, "models"))
     {
         const cJSON *c;
-        cJSON_ArrayForEach(c, get(m, "caveats"))
+        cJSON_ArrayForEach(c, rl_json_get(m, "caveats"))
         {
             rl_sbuf_printf(b, "%s- ", first ? "\n" : "");
             first = false;
-            md_text(b, rl_json_get_str(m, "name") ? rl_json_get_str(m, "name") : "?");
+            rl_md_escape(b, rl_json_get_str(m, "name") ? rl_json_get_str(m, "name") : "?");
             rl_sbuf_printf(b, ": ");
-            md_text(b, rl_json_get_str(c, "text") ? rl_json_get_str(c, "text") : "");
+            rl_md_escape(b, rl_json_get_str(c, "text") ? rl_json_get_str(c, "text") : "");
             rl_sbuf_printf(b, "\n");
         }
     }
@@ -116,25 +82,25 @@ rl_status rl_report_markdown(const cJSON *bundle, char **out, size_t *len, rl_er
     char line[2048];
     rl_report_headline(bundle, line, sizeof line);
     rl_sbuf_printf(&b, "## llama-roofline: ");
-    md_text(&b, line);
+    rl_md_escape(&b, line);
     rl_report_answer(bundle, line, sizeof line);
     rl_sbuf_printf(&b, "\n\n");
-    md_text(&b, line);
+    rl_md_escape(&b, line);
     rl_sbuf_printf(&b, "\n\n| Key figure | Value | Kind |\n|---|---:|---|\n");
     rl_report_figure f[RL_REPORT_MAX_FIGURES];
     size_t nf = rl_report_figures(bundle, f);
     for (size_t i = 0; i < nf; i++) {
         rl_sbuf_printf(&b, "| %s | ", f[i].label);
-        md_text(&b, f[i].value);
+        rl_md_escape(&b, f[i].value);
         if (*f[i].unit && strcmp(f[i].value, "n/a") != 0)
             rl_sbuf_printf(&b, " %s", f[i].unit);
         rl_sbuf_printf(&b, " | %s |\n", f[i].kind);
     }
 
-    if (cJSON_IsObject(get(bundle, "client")))
-        rl_report_client_markdown(&b, bundle, md_text);
-    const cJSON *an = get(bundle, "analysis");
-    if (cJSON_GetArraySize(get(an, "models")) > 0) {
+    if (cJSON_IsObject(rl_json_get(bundle, "client")))
+        rl_report_client_markdown(&b, bundle, rl_md_escape);
+    const cJSON *an = rl_json_get(bundle, "analysis");
+    if (cJSON_GetArraySize(rl_json_get(an, "models")) > 0) {
         const char *conv = rl_json_get_str(an, "bytes_convention");
         rl_sbuf_printf(
             &b,
@@ -142,20 +108,20 @@ rl_status rl_report_markdown(const cJSON *bundle, char **out, size_t *len, rl_er
             "Share of ceiling |\n|---|---:|---:|---:|---:|---:|---:|\n",
             conv ? conv : "resident");
         const cJSON *m;
-        cJSON_ArrayForEach(m, get(an, "models"))
+        cJSON_ArrayForEach(m, rl_json_get(an, "models"))
         {
             char a[48], c[48];
             bool ok = false;
             rl_json_get_bool(m, "ok", &ok);
             rl_sbuf_printf(&b, "| ");
-            md_text(&b, rl_json_get_str(m, "name") ? rl_json_get_str(m, "name") : "?");
+            rl_md_escape(&b, rl_json_get_str(m, "name") ? rl_json_get_str(m, "name") : "?");
             rl_report_fmt_num(rl_json_num_or(m, "bytes_per_token", NAN) / 1e6, a, sizeof a);
             rl_sbuf_printf(&b, " | %s | ", a);
             if (!ok) {
                 rl_sbuf_printf(&b, "no short-context decode | | | | |\n");
                 continue;
             }
-            const cJSON *op = get(m, "operating_point");
+            const cJSON *op = rl_json_get(m, "operating_point");
             rl_report_fmt_num(rl_json_num_or(op, "decode_tok_s", NAN), a, sizeof a);
             rl_report_fmt_num(rl_json_num_or(m, "decode_bw_GBs", NAN), c, sizeof c);
             const cJSON *knee = rl_json_available(m, "knee");
@@ -174,38 +140,38 @@ rl_status rl_report_markdown(const cJSON *bundle, char **out, size_t *len, rl_er
         rl_sbuf_printf(&b, "\n**Caveats that apply**\n\n");
         for (size_t i = 0; i < cav.n; i++) {
             rl_sbuf_printf(&b, "- ");
-            md_text(&b, cav.v[i].text);
+            rl_md_escape(&b, cav.v[i].text);
             rl_sbuf_printf(&b, "\n");
         }
     }
-    const cJSON *ws = get(bundle, "warnings");
+    const cJSON *ws = rl_json_get(bundle, "warnings");
     if (cJSON_GetArraySize(ws) > 0) {
         rl_sbuf_printf(&b, "\n**Warnings**\n\n");
         const cJSON *w;
         cJSON_ArrayForEach(w, ws)
         {
             rl_sbuf_printf(&b, "- ");
-            md_text(&b, rl_json_get_str(w, "text") ? rl_json_get_str(w, "text") : "?");
+            rl_md_escape(&b, rl_json_get_str(w, "text") ? rl_json_get_str(w, "text") : "?");
             rl_sbuf_printf(&b, "\n");
         }
     }
-    const cJSON *tool = get(bundle, "tool");
-    const cJSON *lc = get(bundle, "llama_cpp");
+    const cJSON *tool = rl_json_get(bundle, "tool");
+    const cJSON *lc = rl_json_get(bundle, "llama_cpp");
     rl_sbuf_printf(&b, "\n_Measured ");
-    md_text(&b, rl_json_get_str(bundle, "created_utc") ? rl_json_get_str(bundle, "created_utc")
-                                                       : "(undated)");
+    rl_md_escape(&b, rl_json_get_str(bundle, "created_utc") ? rl_json_get_str(bundle, "created_utc")
+                                                            : "(undated)");
     rl_sbuf_printf(&b, " with ");
-    md_text(&b, rl_json_get_str(tool, "name") ? rl_json_get_str(tool, "name") : "?");
+    rl_md_escape(&b, rl_json_get_str(tool, "name") ? rl_json_get_str(tool, "name") : "?");
     rl_sbuf_printf(&b, " ");
-    md_text(&b, rl_json_get_str(tool, "version") ? rl_json_get_str(tool, "version") : "?");
+    rl_md_escape(&b, rl_json_get_str(tool, "version") ? rl_json_get_str(tool, "version") : "?");
     if (rl_json_get_str(lc, "build_commit")) {
         rl_sbuf_printf(&b, " and llama.cpp ");
-        md_text(&b, rl_json_get_str(lc, "build_commit"));
+        rl_md_escape(&b, rl_json_get_str(lc, "build_commit"));
     }
-    const char *cpu = rl_json_get_str(get(bundle, "environment"), "cpu");
+    const char *cpu = rl_json_get_str(rl_json_get(bundle, "environment"), "cpu");
     if (cpu) {
         rl_sbuf_printf(&b, " on ");
-        md_text(&b, cpu);
+        rl_md_escape(&b, cpu);
     }
     rl_sbuf_printf(&b, "; summary by llama-roofline %s._\n", RL_VERSION);
     rl_report_caveats_free(&cav);

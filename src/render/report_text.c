@@ -15,14 +15,9 @@
 #include "base/rl_text.h"
 #include "base/rl_util.h"
 
-static const cJSON *get(const cJSON *o, const char *key)
-{
-    return cJSON_GetObjectItemCaseSensitive(o, key);
-}
-
 static const cJSON *analysis(const cJSON *b)
 {
-    return get(b, "analysis");
+    return rl_json_get(b, "analysis");
 }
 
 static bool has_num(const cJSON *o, const char *key, double *v)
@@ -52,7 +47,7 @@ void rl_report_fmt_num(double v, char *buf, size_t cap)
 const cJSON *rl_report_an_model(const cJSON *b, const char *id)
 {
     const cJSON *m;
-    cJSON_ArrayForEach(m, get(analysis(b), "models"))
+    cJSON_ArrayForEach(m, rl_json_get(analysis(b), "models"))
     {
         const char *mid = rl_json_get_str(m, "id");
         if (id && mid && strcmp(id, mid) == 0)
@@ -111,13 +106,13 @@ static void add(cv_ctx *c, const char *code, rl_report_place place, rl_sbuf *s)
 static const cJSON *warning(const cJSON *b, const char *code)
 {
     const cJSON *w;
-    cJSON_ArrayForEach(w, get(b, "warnings"))
+    cJSON_ArrayForEach(w, rl_json_get(b, "warnings"))
     {
         const char *c = rl_json_get_str(w, "code");
         if (c && strcmp(c, code) == 0)
             return w;
     }
-    cJSON_ArrayForEach(w, get(analysis(b), "warnings"))
+    cJSON_ArrayForEach(w, rl_json_get(analysis(b), "warnings"))
     {
         const char *c = rl_json_get_str(w, "code");
         if (c && strcmp(c, code) == 0)
@@ -128,7 +123,7 @@ static const cJSON *warning(const cJSON *b, const char *code)
 
 static void cv_top(cv_ctx *c, const cJSON *b)
 {
-    const cJSON *status = get(b, "status");
+    const cJSON *status = rl_json_get(b, "status");
     const char *state = str(status, "state", "complete");
     if (strcmp(state, "complete") != 0) {
         rl_sbuf s = {0};
@@ -146,7 +141,7 @@ static void cv_top(cv_ctx *c, const cJSON *b)
             rl_sbuf_printf(&s, ".");
         add(c, "incomplete_run", RL_RP_TOP, &s);
     }
-    const cJSON *src = get(b, "source");
+    const cJSON *src = rl_json_get(b, "source");
     const char *kind = rl_json_get_str(src, "kind");
     if (kind && strcmp(kind, "imported") == 0) {
         rl_sbuf s = {0};
@@ -168,7 +163,7 @@ static void cv_top(cv_ctx *c, const cJSON *b)
 static void cv_bandwidth(cv_ctx *c, const cJSON *b)
 {
     const cJSON *an = analysis(b);
-    const cJSON *fit = get(an, "fit");
+    const cJSON *fit = rl_json_get(an, "fit");
     int n_ok = (int)rl_json_num_or(an, "n_models_ok", 0);
     if (n_ok == 0)
         return;
@@ -196,7 +191,7 @@ static void cv_bandwidth(cv_ctx *c, const cJSON *b)
     if ((w = warning(b, "moe_excluded"))) {
         rl_sbuf s = {0};
         rl_sbuf_printf(&s, "Mixture-of-experts left out of the fit: ");
-        sb_names(&s, b, get(w, "applies_to"));
+        sb_names(&s, b, rl_json_get(w, "applies_to"));
         rl_sbuf_printf(&s,
                        ". Such a model reads only its routed experts per token, far fewer bytes "
                        "than its size, so it sits above the line; it is plotted with its own "
@@ -214,7 +209,7 @@ static void cv_bandwidth(cv_ctx *c, const cJSON *b)
     rl_sbuf_printf(&s, "Short context only: the fit, the bandwidth and the utilisation describe "
                        "decode with an almost empty KV cache (depth 0). With a long context decode "
                        "also reads the cache and does attention work over it, and slows down");
-    if (cJSON_GetArraySize(get(an, "long_context")) > 0)
+    if (cJSON_GetArraySize(rl_json_get(an, "long_context")) > 0)
         rl_sbuf_printf(&s, "; the long-context table shows by how much here.");
     else
         rl_sbuf_printf(&s, "; measure at your context length with run --depth N.");
@@ -225,7 +220,7 @@ static void cv_ceiling(cv_ctx *c, const cJSON *b)
 {
     const cJSON *an = analysis(b);
     const cJSON *ceil = rl_json_available(an, "ceiling");
-    const cJSON *mb = get(b, "membw");
+    const cJSON *mb = rl_json_get(b, "membw");
     rl_sbuf s = {0};
     if (!ceil) {
         rl_sbuf_printf(&s,
@@ -271,7 +266,7 @@ static void cv_util(cv_ctx *c, const cJSON *b)
         double mx = NAN;
         bool all_moe = true;
         const cJSON *id;
-        cJSON_ArrayForEach(id, get(w, "applies_to"))
+        cJSON_ArrayForEach(id, rl_json_get(w, "applies_to"))
         {
             const cJSON *am = cJSON_IsString(id) ? rl_report_an_model(b, id->valuestring) : NULL;
             double u = rl_json_num_or(rl_json_available(am, "utilisation"), "util_pct", NAN);
@@ -285,7 +280,7 @@ static void cv_util(cv_ctx *c, const cJSON *b)
         if (isfinite(mx))
             rl_sbuf_printf(&s, " (up to %.0f%%)", mx);
         rl_sbuf_printf(&s, " for ");
-        sb_names(&s, b, get(w, "applies_to"));
+        sb_names(&s, b, rl_json_get(w, "applies_to"));
         if (all_moe)
             rl_sbuf_printf(&s,
                            ": mixture-of-experts reads only its routed experts per token, so the "
@@ -301,7 +296,7 @@ static void cv_util(cv_ctx *c, const cJSON *b)
     if ((w = warning(b, "gpu_offload"))) {
         rl_sbuf s = {0};
         rl_sbuf_printf(&s, "GPU offload on ");
-        sb_names(&s, b, get(w, "applies_to"));
+        sb_names(&s, b, rl_json_get(w, "applies_to"));
         rl_sbuf_printf(&s,
                        ": the offloaded layers stream from the GPU's memory, not from system "
                        "RAM, so the RAM ceiling and the utilisation do not apply to them and they "
@@ -338,7 +333,7 @@ static void cv_threads(cv_ctx *c, const cJSON *b)
     if (strcmp(label, "compute-bound") != 0)
         return;
     rl_sbuf s = {0};
-    const cJSON *ev = get(v, "evidence");
+    const cJSON *ev = rl_json_get(v, "evidence");
     double swept = rl_json_num_or(ev, "swept_models", 0),
            gaining = rl_json_num_or(ev, "decode_gaining_models", 0);
     rl_sbuf_printf(&s, "Compute-bound decode: ");
@@ -360,7 +355,7 @@ static void cv_threads(cv_ctx *c, const cJSON *b)
 
 static void cv_long_context(cv_ctx *c, const cJSON *b)
 {
-    const cJSON *lc = get(analysis(b), "long_context");
+    const cJSON *lc = rl_json_get(analysis(b), "long_context");
     bool any_pred = false;
     const cJSON *row;
     cJSON_ArrayForEach(row, lc) any_pred |= rl_json_available(row, "bytes_only_prediction") != NULL;
@@ -387,7 +382,7 @@ static void cv_composition(cv_ctx *c, const cJSON *b)
     rl_sbuf s = {0};
     char *why = NULL;
     const cJSON *m;
-    cJSON_ArrayForEach(m, get(b, "models"))
+    cJSON_ArrayForEach(m, rl_json_get(b, "models"))
     {
         char text[RL_GGUF_EXPLANATION_MAX];
         if (!rl_report_label_explanation(m, text, sizeof text))
@@ -449,12 +444,12 @@ bool rl_report_label_explanation(const cJSON *model, char *buf, size_t cap)
 {
     if (cap)
         buf[0] = '\0';
-    const cJSON *g = get(model, "gguf");
-    const cJSON *comp = get(g, "composition");
+    const cJSON *g = rl_json_get(model, "gguf");
+    const cJSON *comp = rl_json_get(g, "composition");
     const char *expected = rl_json_get_str(comp, "expected_type");
     double on_label, bpw;
     uint64_t layer_bytes;
-    const cJSON *types = get(comp, "types");
+    const cJSON *types = rl_json_get(comp, "types");
     if (!expected || !rl_json_get_num(comp, "on_label_pct", &on_label) ||
         !rl_json_get_num(comp, "bits_per_weight", &bpw) ||
         !rl_json_get_u64(comp, "repeating_bytes", &layer_bytes) || layer_bytes == 0 ||
@@ -527,10 +522,11 @@ void rl_report_answer(const cJSON *b, char *buf, size_t cap)
         if (v)
             rl_sbuf_printf(&s, "Decode here is %s: ", str(v, "label", "?"));
         else
-            rl_sbuf_printf(&s, "No verdict (%s): ", str(get(an, "verdict"), "reason", "unknown"));
+            rl_sbuf_printf(
+                &s, "No verdict (%s): ", str(rl_json_get(an, "verdict"), "reason", "unknown"));
         const cJSON *fit = rl_json_available(an, "fit");
         const cJSON *one = NULL, *m;
-        cJSON_ArrayForEach(m, get(an, "models"))
+        cJSON_ArrayForEach(m, rl_json_get(an, "models"))
         {
             bool ok = false;
             if (rl_json_get_bool(m, "ok", &ok) && ok)
@@ -542,13 +538,14 @@ void rl_report_answer(const cJSON *b, char *buf, size_t cap)
                            (int)rl_json_num_or(fit, "n_points", 0));
         } else if (one && rl_json_num_or(an, "n_models_ok", 0) == 1) {
             rl_report_fmt_num(rl_json_num_or(one, "decode_bw_GBs", NAN), x, sizeof x);
-            rl_report_fmt_num(rl_json_num_or(get(one, "operating_point"), "decode_tok_s", NAN), y,
-                              sizeof y);
+            rl_report_fmt_num(
+                rl_json_num_or(rl_json_get(one, "operating_point"), "decode_tok_s", NAN), y,
+                sizeof y);
             rl_sbuf_printf(&s, "%s decodes %s tok/s, %s GB/s (one model, so no fit)",
                            str(one, "name", "the model"), y, x);
         } else {
             rl_sbuf_printf(&s, "no effective bandwidth (%s)",
-                           str(get(an, "fit"), "reason", "no fit"));
+                           str(rl_json_get(an, "fit"), "reason", "no fit"));
         }
         const cJSON *u = rl_json_available(an, "utilisation");
         const cJSON *ceil = rl_json_available(an, "ceiling");
@@ -566,7 +563,7 @@ void rl_report_answer(const cJSON *b, char *buf, size_t cap)
                            kt == 1 ? "thread already gives" : "threads already give");
         else if (one)
             rl_sbuf_printf(&s, ", at %.0f threads (the only count measured)",
-                           rl_json_num_or(get(one, "operating_point"), "threads", NAN));
+                           rl_json_num_or(rl_json_get(one, "operating_point"), "threads", NAN));
         rl_sbuf_printf(&s, ".");
     }
     rl_snprintf(buf, cap, "%s", s.p && !s.oom ? s.p : "");
@@ -605,7 +602,7 @@ size_t rl_report_figures(const cJSON *b, rl_report_figure *out)
                         (int)rl_json_num_or(fit, "n_points", 0));
     } else {
         const cJSON *m, *one = NULL;
-        cJSON_ArrayForEach(m, get(an, "models"))
+        cJSON_ArrayForEach(m, rl_json_get(an, "models"))
         {
             bool ok = false;
             if (rl_json_get_bool(m, "ok", &ok) && ok)
@@ -619,7 +616,8 @@ size_t rl_report_figures(const cJSON *b, rl_report_figure *out)
         } else {
             rl_snprintf(f->value, sizeof f->value, "n/a");
             f->kind = "unavailable";
-            rl_snprintf(f->note, sizeof f->note, "%s", str(get(an, "fit"), "reason", "no fit"));
+            rl_snprintf(f->note, sizeof f->note, "%s",
+                        str(rl_json_get(an, "fit"), "reason", "no fit"));
         }
     }
 
@@ -638,7 +636,8 @@ size_t rl_report_figures(const cJSON *b, rl_report_figure *out)
     } else {
         rl_snprintf(f->value, sizeof f->value, "n/a");
         f->kind = "unavailable";
-        rl_snprintf(f->note, sizeof f->note, "%s", str(get(an, "ceiling"), "reason", "none"));
+        rl_snprintf(f->note, sizeof f->note, "%s",
+                    str(rl_json_get(an, "ceiling"), "reason", "none"));
     }
 
     f = &out[n++];
@@ -658,7 +657,7 @@ size_t rl_report_figures(const cJSON *b, rl_report_figure *out)
         rl_snprintf(f->value, sizeof f->value, "n/a");
         f->kind = "unavailable";
         rl_snprintf(f->note, sizeof f->note, "%s",
-                    str(get(an, "utilisation"), "reason", "no utilisation"));
+                    str(rl_json_get(an, "utilisation"), "reason", "no utilisation"));
     }
 
     f = &out[n++];
@@ -676,7 +675,8 @@ size_t rl_report_figures(const cJSON *b, rl_report_figure *out)
     } else {
         rl_snprintf(f->value, sizeof f->value, "n/a");
         f->kind = "unavailable";
-        rl_snprintf(f->note, sizeof f->note, "%s", str(get(an, "knee"), "reason", "no sweep"));
+        rl_snprintf(f->note, sizeof f->note, "%s",
+                    str(rl_json_get(an, "knee"), "reason", "no sweep"));
     }
 
     f = &out[n++];

@@ -500,6 +500,15 @@ static void test_json_helpers(void **state)
     assert_null(rl_json_get_str(o, "small"));
     assert_string_equal(rl_json_get_str(o, "bad"), "a\xef\xbf\xbd"
                                                    "b");
+    /* rl_json_get: untyped, case-sensitive, NULL-safe. */
+    assert_true(cJSON_IsNumber(rl_json_get(o, "small")));
+    assert_int_equal(rl_json_get(o, "small")->valueint, 42);
+    assert_true(cJSON_IsObject(rl_json_get(o, "r2")));
+    assert_string_equal(rl_json_get(rl_json_get(o, "r2"), "reason")->valuestring, "only one model");
+    assert_null(rl_json_get(o, "SMALL"));
+    assert_null(rl_json_get(o, "missing"));
+    assert_null(rl_json_get(NULL, "small"));
+    assert_null(rl_json_get(rl_json_get(o, "missing"), "reason"));
     cJSON_Delete(o);
 
     char path[4096];
@@ -513,6 +522,19 @@ static void test_json_helpers(void **state)
     assert_null(root);
     assert_non_null(strstr(e.msg, "not valid JSON"));
     remove(path);
+}
+
+static void test_md_escape(void **state)
+{
+    (void)state;
+    rl_sbuf b = {0};
+    rl_md_escape(&b, "a|b\\c*d_e`f[g]h<i>j~k&l#m");
+    rl_md_escape(&b, " x\ny\x1bz\xc2\x9bw\xff.-(){}!+");
+    rl_md_escape(&b, NULL);
+    char *t = rl_sbuf_take(&b);
+    assert_string_equal(t, "a\\|b\\\\c\\*d\\_e\\`f\\[g\\]h\\<i\\>j\\~k\\&l\\#m"
+                           " x y z w\xef\xbf\xbd.-(){}!+");
+    free(t);
 }
 
 int main(void)
@@ -536,6 +558,7 @@ int main(void)
         cmocka_unit_test(test_tty_escape),
         cmocka_unit_test(test_locale_proof),
         cmocka_unit_test(test_json_helpers),
+        cmocka_unit_test(test_md_escape),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

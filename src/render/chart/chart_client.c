@@ -29,11 +29,6 @@
 #define RL_CC_MAX_SAMPLES 1000000
 #define CC_PLOT_H 260.0
 
-static const cJSON *get(const cJSON *o, const char *k)
-{
-    return cJSON_GetObjectItemCaseSensitive(o, k);
-}
-
 /* The concurrency of a point, 0 when missing or absurd. */
 static int64_t point_conc(const cJSON *pt)
 {
@@ -80,11 +75,11 @@ static rl_status ecdf_read(const rl_chart_kind *kind, const void *src, void *dat
     d->xlabel = rules->xlabel;
     const cJSON *pt;
     size_t idx = 0;
-    cJSON_ArrayForEach(pt, get(get(bundle, "client"), "points"))
+    cJSON_ArrayForEach(pt, rl_json_get(rl_json_get(bundle, "client"), "points"))
     {
         size_t series = idx++;
         int64_t conc = point_conc(pt);
-        const cJSON *smp = get(get(get(pt, "metrics"), metric), "samples");
+        const cJSON *smp = rl_json_get(rl_json_get(rl_json_get(pt, "metrics"), metric), "samples");
         int n = cJSON_GetArraySize(smp);
         if (conc == 0 || !cJSON_IsArray(smp) || n < 1)
             continue;
@@ -312,7 +307,7 @@ static const struct {
 static double point_value(const cJSON *o)
 {
     double v;
-    if (!cJSON_IsObject(o) || cJSON_IsFalse(get(o, "available")) ||
+    if (!cJSON_IsObject(o) || cJSON_IsFalse(rl_json_get(o, "available")) ||
         !rl_json_get_num(o, "value", &v) || !isfinite(v) || v < 0 || v > 1e12)
         return NAN;
     return v;
@@ -324,7 +319,7 @@ static rl_status tput_read(const rl_chart_kind *kind, const void *src, void *dat
     tput *d = data;
     (void)kind;
     const cJSON *pt;
-    cJSON_ArrayForEach(pt, get(get(bundle, "client"), "points"))
+    cJSON_ArrayForEach(pt, rl_json_get(rl_json_get(bundle, "client"), "points"))
     {
         int64_t conc = point_conc(pt);
         if (conc == 0)
@@ -333,13 +328,13 @@ static rl_status tput_read(const rl_chart_kind *kind, const void *src, void *dat
             d->skipped++;
             continue;
         }
-        const cJSON *m = get(pt, "metrics");
+        const cJSON *m = rl_json_get(pt, "metrics");
         size_t i = d->n;
         d->conc[i] = (double)conc;
-        d->v[TP_RPS][i] = point_value(get(m, "rps"));
-        d->v[TP_GOOD][i] = point_value(get(get(pt, "goodput"), "rps"));
-        d->v[TP_OUT][i] = point_value(get(m, "output_throughput"));
-        d->v[TP_DEC][i] = point_value(get(m, "decode_throughput"));
+        d->v[TP_RPS][i] = point_value(rl_json_get(m, "rps"));
+        d->v[TP_GOOD][i] = point_value(rl_json_get(rl_json_get(pt, "goodput"), "rps"));
+        d->v[TP_OUT][i] = point_value(rl_json_get(m, "output_throughput"));
+        d->v[TP_DEC][i] = point_value(rl_json_get(m, "decode_throughput"));
         bool any = false;
         for (int k = 0; k < TP_N; k++)
             any |= isfinite(d->v[k][i]);

@@ -48,21 +48,16 @@ static void cr_free(cmp_roof *r)
     }
 }
 
-static const cJSON *get(const cJSON *o, const char *key)
-{
-    return cJSON_GetObjectItemCaseSensitive(o, key);
-}
-
 static rl_status cr_read_input(cmp_roof *r, size_t i, const rl_cmp_input *input, rl_error *err)
 {
     const cJSON *b = input->bundle;
-    const cJSON *an = get(b, "analysis");
+    const cJSON *an = rl_json_get(b, "analysis");
     cr_in *ci = &r->in[i];
     ci->label = rl_chart_clean(input->label, RL_CHART_LABEL_CHARS);
     if (!ci->label)
         return rl_fail(err, RL_EINTERNAL, "comparison roofline: out of memory");
     const cJSON *am;
-    cJSON_ArrayForEach(am, get(an, "models"))
+    cJSON_ArrayForEach(am, rl_json_get(an, "models"))
     {
         if (r->n == CR_MAX_POINTS)
             break;
@@ -84,7 +79,7 @@ static rl_status cr_read_input(cmp_roof *r, size_t i, const rl_cmp_input *input,
         if (!p->name)
             return rl_fail(err, RL_EINTERNAL, "comparison roofline: out of memory");
     }
-    const cJSON *fit = get(an, "fit");
+    const cJSON *fit = rl_json_get(an, "fit");
     bool avail = false;
     double v = 0;
     if (rl_json_get_bool(fit, "available", &avail) && avail &&
@@ -92,7 +87,7 @@ static rl_status cr_read_input(cmp_roof *r, size_t i, const rl_cmp_input *input,
         ci->has_fit = true;
         ci->fit_bps = v;
     }
-    if (rl_json_get_num(get(an, "ceiling"), "GBs", &v) && rl_chart_sane(v)) {
+    if (rl_json_get_num(rl_json_get(an, "ceiling"), "GBs", &v) && rl_chart_sane(v)) {
         ci->has_ceil = true;
         ci->ceil_gbs = v;
     }
@@ -101,7 +96,7 @@ static rl_status cr_read_input(cmp_roof *r, size_t i, const rl_cmp_input *input,
         rl_chart_fmt_gbs(fit_s, sizeof fit_s, ci->fit_bps / 1e9);
     if (ci->has_ceil)
         rl_chart_fmt_gbs(ceil_s, sizeof ceil_s, ci->ceil_gbs);
-    bool runs = cJSON_GetArraySize(get(b, "models")) > 0;
+    bool runs = cJSON_GetArraySize(rl_json_get(b, "models")) > 0;
     ci->key = rl_asprintf("[%zu] %s: %s%s%s%s", i + 1, ci->label,
                           ci->has_fit ? "fit "
                           : runs      ? "no fit"
