@@ -384,7 +384,7 @@ static rl_status client_add(rl_cmp *c, size_t input, rl_cmp_row_spec *spec, cons
     int len = cJSON_IsArray(arr) ? cJSON_GetArraySize(arr) : 0;
     if (len > 0)
         return add_array(c, input, spec, arr, len, true, err);
-    const cJSON *sum = rl_json_get(o, "summary");
+    const cJSON *sum = rl_json_get(o, "stats");
     double sd = 0;
     if (!rl_json_get_num(sum, "mean", &v) || !isfinite(v) || v < 0)
         return RL_OK;

@@ -746,7 +746,7 @@ static void check_analysis(const cJSON *an, const idset *ids, probs *p)
 /* ---- client: the streaming benchmark (docs/BUNDLE.md "client") ---- */
 
 /* One metric m of a client point's metrics (path mp): kind and unit against the legend, and its
- * summary against its samples. counts: the point's request counts are whole, ok of them ok. */
+ * stats against its samples. counts: the point's request counts are whole, ok of them ok. */
 static void check_client_metric(const cJSON *m, const char *mp, bool counts, double ok, probs *p)
 {
     char buf[VPATH], sp[VPATH];
@@ -768,7 +768,7 @@ static void check_client_metric(const cJSON *m, const char *mp, bool counts, dou
             add(p, key_path(buf, sp, "kind"), "kind \"%.40s\", the legend says \"%s\"", kind,
                 row->kind);
     }
-    const cJSON *smp = rl_json_get(m, "samples"), *sum = rl_json_get(m, "summary");
+    const cJSON *smp = rl_json_get(m, "samples"), *sum = rl_json_get(m, "stats");
     if (!smp && !sum) {
         if (!is_finite_num(rl_json_get(m, "value")))
             add(p, key_path(buf, sp, "value"), "neither samples nor a finite value");
@@ -776,14 +776,14 @@ static void check_client_metric(const cJSON *m, const char *mp, bool counts, dou
     }
     const cJSON *sn = rl_json_get(sum, "n"), *smean = rl_json_get(sum, "mean");
     if (!is_int(sn) || !is_finite_num(smean)) {
-        add(p, key_path(buf, sp, "summary"), "needs a whole n and a finite mean");
+        add(p, key_path(buf, sp, "stats"), "needs a whole n and a finite mean");
         return;
     }
     if (counts && sn->valuedouble > ok && strcmp(m->string, "chunk_gap") != 0)
-        add(p, key_path(buf, sp, "summary.n"), "%.0f values from %.0f ok requests", sn->valuedouble,
+        add(p, key_path(buf, sp, "stats.n"), "%.0f values from %.0f ok requests", sn->valuedouble,
             ok);
     if (unavailable(smp))
-        return; /* too many to keep: the summary alone */
+        return; /* too many to keep: the stats alone */
     if (!cJSON_IsArray(smp)) {
         add(p, key_path(buf, sp, "samples"), "not an array nor unavailable");
         return;
@@ -804,19 +804,19 @@ static void check_client_metric(const cJSON *m, const char *mp, bool counts, dou
         return;
     }
     if (sn->valuedouble != (double)n)
-        add(p, key_path(buf, sp, "summary.n"), "summary.n is not the number of samples (%zu)", n);
+        add(p, key_path(buf, sp, "stats.n"), "stats.n is not the number of samples (%zu)", n);
     else if (n > 0 && !rel_close(smean->valuedouble, total / (double)n, REL_TOL))
-        add(p, key_path(buf, sp, "summary.mean"),
-            "summary.mean is not the mean of the samples (%.17g)", total / (double)n);
+        add(p, key_path(buf, sp, "stats.mean"), "stats.mean is not the mean of the samples (%.17g)",
+            total / (double)n);
     const cJSON *smin = rl_json_get(sum, "min"), *smax = rl_json_get(sum, "max");
     if (n > 0 && (!is_finite_num(smin) || !rel_close(smin->valuedouble, mn, REL_TOL)))
-        add(p, key_path(buf, sp, "summary.min"), "summary.min is not the smallest sample");
+        add(p, key_path(buf, sp, "stats.min"), "stats.min is not the smallest sample");
     if (n > 0 && (!is_finite_num(smax) || !rel_close(smax->valuedouble, mx, REL_TOL)))
-        add(p, key_path(buf, sp, "summary.max"), "summary.max is not the largest sample");
+        add(p, key_path(buf, sp, "stats.max"), "stats.max is not the largest sample");
 }
 
 /* Every point: requests add up, each metric has a kind and the legend's unit or a reason,
- * every summary agrees with its samples, no distribution has more values than ok requests,
+ * every stats block agrees with its samples, no distribution has more values than ok requests,
  * goodput counts fit; records one per measured request. The kinds of the settings, the token
  * calibration and every point's metrics are walked as everywhere else. */
 static void check_client(const cJSON *c, probs *p)

@@ -127,6 +127,33 @@ rl_status rl_bundle_check(const cJSON *b, const char *name, rl_error *err)
     return RL_OK;
 }
 
+void rl_bundle_upgrade(cJSON *b)
+{
+    int64_t v = 0;
+    if (!rl_json_get_i64(b, "schema_version", &v) || v != 1)
+        return;
+    const cJSON *pt;
+    cJSON_ArrayForEach(pt, rl_json_get(rl_json_get(b, "client"), "points"))
+    {
+        cJSON *m;
+        cJSON_ArrayForEach(m, rl_json_get(pt, "metrics"))
+        {
+            cJSON *sum = cJSON_GetObjectItemCaseSensitive(m, "summary");
+            /* renamed where it stands, so the key order (and a report's bytes) stay */
+            char *name = sum && !cJSON_GetObjectItemCaseSensitive(m, "stats") &&
+                                 !(sum->type & cJSON_StringIsConst)
+                             ? cJSON_malloc(sizeof "stats")
+                             : NULL;
+            if (name) {
+                memcpy(name, "stats", sizeof "stats");
+                cJSON_free(sum->string);
+                sum->string = name;
+            }
+        }
+    }
+    cJSON_SetNumberValue(cJSON_GetObjectItemCaseSensitive(b, "schema_version"), 2);
+}
+
 /* A report: the text of <script type="application/json" id="bundle">, parsed. */
 static rl_status bundle_from_html(const char *path, const char *text, size_t len, cJSON **out,
                                   rl_error *err)
@@ -200,6 +227,7 @@ rl_status rl_bundle_load(const char *path, cJSON **out, rl_error *err)
         cJSON_Delete(b);
         return st;
     }
+    rl_bundle_upgrade(b);
     *out = b;
     return RL_OK;
 }

@@ -22,7 +22,9 @@
 #include "base/rl_error.h"
 
 #define RL_BUNDLE_SCHEMA "llama-roofline-bundle"
-#define RL_BUNDLE_SCHEMA_VERSION 1
+/* 2: a client metric's statistics block is "stats", as a run's rate's is (1 called it
+ * "summary"); rl_bundle_load reads version 1 and upgrades it in memory. */
+#define RL_BUNDLE_SCHEMA_VERSION 2
 #define RL_BUNDLE_MAX_BYTES ((size_t)256 << 20) /* largest bundle file read */
 
 /* A new bundle: schema, tool, command, argv, created/updated UTC, status "running". */
@@ -37,6 +39,10 @@ rl_status rl_bundle_write(cJSON *b, const char *path, rl_error *err);
  * HTML parser, and the text of its <script type="application/json" id="bundle"> is the bundle
  * (its "<\/" is JSON's escaped '/'); an HTML file without one is RL_EINPUT. */
 rl_status rl_bundle_load(const char *path, cJSON **out, rl_error *err);
+/* A version 1 tree made version 2 in place: every client metric's "summary" renamed "stats",
+ * schema_version set to 2. Other versions are left as they are. rl_bundle_load calls it, so
+ * every reader sees version 2. */
+void rl_bundle_upgrade(cJSON *b);
 /* The same checks on a parsed tree (name is used in messages). */
 rl_status rl_bundle_check(const cJSON *b, const char *name, rl_error *err);
 /* Set "status": {"state": state, "reason": reason or absent}. */

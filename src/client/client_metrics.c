@@ -328,7 +328,7 @@ static cJSON *no_samples(const char *point_reason, const tally_t *t)
                            all);
 }
 
-/* {"kind", "unit", "samples", "summary"} over x[0..n) (samples_kept of them written; fewer
+/* {"kind", "unit", "samples", "stats"} over x[0..n) (samples_kept of them written; fewer
  * than n means too many to keep), or unavailable. excluded: ok requests without a value. */
 static cJSON *dist(const char *kind, const char *unit, const double *x, size_t n,
                    size_t samples_kept, const char *point_reason, const tally_t *t, rl_error *err,
@@ -358,7 +358,7 @@ static cJSON *dist(const char *kind, const char *unit, const double *x, size_t n
                                    n, RL_CLIENT_GAP_SAMPLES_MAX);
         ok = rl_json_attach(o, "samples", u);
     }
-    ok = ok && rl_json_attach(o, "summary", rl_stats_to_json(&s));
+    ok = ok && rl_json_attach(o, "stats", rl_stats_to_json(&s));
     if (ok && t != NULL) {
         size_t c = 0;
         int w = tally_top(t, &c);

@@ -45,7 +45,7 @@ typedef struct {
 } rl_client_point;
 
 /* The JSON of one operating point: the controlled settings, every metric of seed 001 with its
- * kind, each as {"kind", "unit", "samples": [...], "summary": rl_stats_to_json (p50/p90/p99,
+ * kind, each as {"kind", "unit", "samples": [...], "stats": rl_stats_to_json (p50/p90/p99,
  * mean, ci95)} or {"available": false, "reason"}; per-request records (one object per
  * request: prompt id, attempts, ok/error, ttft, e2e, chunk and delivery counts, tokens,
  * normalised output hash); goodput against slo. NULL with err filled on failure. */

@@ -228,8 +228,8 @@ static void point_line(client_ctx *c, bool final)
                 "c=%zu  %zu/%zu done  %zu failed  TTFT p50 %s ms  TPOT p50 %s ms  decode %s "
                 "tok/s%s",
                 c->concurrency, n, rl_client_run_total(c->run), rl_client_run_failed(c->run),
-                p50_text(pt, "ttft", "summary", t1, sizeof t1),
-                p50_text(pt, "tpot", "summary", t2, sizeof t2),
+                p50_text(pt, "ttft", "stats", t1, sizeof t1),
+                p50_text(pt, "tpot", "stats", t2, sizeof t2),
                 p50_text(pt, "decode_throughput", NULL, t3, sizeof t3),
                 c->warmups < (size_t)c->a->warmup ? "  (warming up)" : "");
     if (final) {
@@ -505,9 +505,9 @@ static void print_summary(FILE *out, client_ctx *c, const char *bundle_path, con
                 "  c=%llu: %llu/%llu ok, %llu failed; TTFT p50 %s ms, E2E p50 %s ms, TPOT p50 %s "
                 "ms, decode %s tok/s\n",
                 (unsigned long long)conc, (unsigned long long)okn, (unsigned long long)meas,
-                (unsigned long long)failed, p50_text(pt, "ttft", "summary", t1, sizeof t1),
-                p50_text(pt, "e2e", "summary", t2, sizeof t2),
-                p50_text(pt, "tpot", "summary", t3, sizeof t3),
+                (unsigned long long)failed, p50_text(pt, "ttft", "stats", t1, sizeof t1),
+                p50_text(pt, "e2e", "stats", t2, sizeof t2),
+                p50_text(pt, "tpot", "stats", t3, sizeof t3),
                 p50_text(pt, "decode_throughput", NULL, t4, sizeof t4));
         /* the first failure's reason, escaped */
         const cJSON *r;

@@ -47,7 +47,7 @@ static double stat(const cJSON *m, const char *k)
 {
     if (!available(m))
         return NAN;
-    return rl_json_num_or(rl_json_get(m, "summary"), k, NAN);
+    return rl_json_num_or(rl_json_get(m, "stats"), k, NAN);
 }
 
 /* A point metric's value, NAN when unavailable. */
@@ -471,7 +471,7 @@ static void point_metrics(rl_html *h, xmlNodePtr parent, const cJSON *pt)
         }
         badge(h, rl_html_el(h, tr, "td", NULL), str(m, "kind", "?"));
         rl_html_el_text(h, tr, "td", NULL, str(m, "unit", ""));
-        const cJSON *s = rl_json_get(m, "summary");
+        const cJSON *s = rl_json_get(m, "stats");
         char x[64], y[32];
         if (s) {
             rl_snprintf(x, sizeof x, "%.0f", rl_json_num_or(s, "n", NAN));

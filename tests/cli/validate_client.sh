@@ -41,7 +41,7 @@ PY
   [ -s "$work/err" ] && fail "$1: stderr not empty: $(cat "$work/err")" || true
 }
 broken mean 'p0["metrics"]["ttft"]["samples"][1] += 7' \
-  'client\.points\[0\]\.metrics\.ttft\.summary\.mean' "summary.mean is not the mean of the samples"
+  'client\.points\[0\]\.metrics\.ttft\.stats\.mean' "stats.mean is not the mean of the samples"
 broken counts 'p1["requests"]["failed"] = 2' \
   'client\.points\[1\]\.requests' "ok \(3\) \+ failed \(2\) is not measured \(4\)"
 broken attempts 'p1["requests"]["attempts"] = 3' \
@@ -58,6 +58,16 @@ broken reason 'p0["metrics"]["rps"] = {"available": False}' \
   'client\.points\[0\]\.metrics\.rps\.reason' "unavailable without a reason"
 broken good 'p1["goodput"]["good"] = 4' \
   'client\.points\[1\]\.goodput\.good' "more good requests \(4\) than ok \(3\)"
-broken toomany 'p1["metrics"]["e2e"]["samples"].append(600.0); p1["metrics"]["e2e"]["summary"]["n"] = 4' \
-  'client\.points\[1\]\.metrics\.e2e\.summary\.n' "4 values from 3 ok requests"
+broken toomany 'p1["metrics"]["e2e"]["samples"].append(600.0); p1["metrics"]["e2e"]["stats"]["n"] = 4' \
+  'client\.points\[1\]\.metrics\.e2e\.stats\.n' "4 values from 3 ok requests"
+# schema_version 1 (the client's statistics block was "summary"): read and upgraded, so it is
+# valid and renders to the very page and Markdown of the version 2 fixture
+v1="$RL_SRC/tests/fixtures/client/bundle-v1.json"
+out=$("$RL_BIN" validate "$v1" 2>&1); check "version 1 client bundle valid ($out)" 0 $?
+"$RL_BIN" report "$v1" -o "$work/v1.html" >/dev/null; check "version 1: report" 0 $?
+"$RL_BIN" report "$fx" -o "$work/v2.html" >/dev/null; check "version 2: report" 0 $?
+cmp -s "$work/v1.html" "$work/v2.html" && echo "ok   version 1 and 2 pages identical" ||
+  fail "version 1 and 2 pages differ"
+grep -q '"stats":' "$work/v1.html" && ! grep -q '"summary":' "$work/v1.html" &&
+  echo "ok   version 1 page embeds stats, not summary" || fail "version 1 page: not upgraded"
 finish

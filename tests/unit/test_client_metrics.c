@@ -136,8 +136,8 @@ static void test_deliveries(void **state)
     assert_int_equal((int)num(x, "decode_tokens"), 2);
     assert_near(num(x, "tpot_ms"), 5, 1e-9);
     assert_near(num(x, "prefill_tok_s"), 50, 1e-9); /* 5 tokens / 0.1 s */
-    assert_near(num(j, "metrics.deliveries.summary.mean"), 2, 0);
-    assert_near(num(j, "metrics.chunk_gap.summary.mean"), 10, 1e-9);
+    assert_near(num(j, "metrics.deliveries.stats.mean"), 2, 0);
+    assert_near(num(j, "metrics.chunk_gap.stats.mean"), 10, 1e-9);
     assert_string_equal(cJSON_GetStringValue(get(j, "metrics.ttft.kind")), "proxy");
     assert_string_equal(cJSON_GetStringValue(get(j, "metrics.e2e.kind")), "measured");
     assert_string_equal(cJSON_GetStringValue(get(j, "metrics.tpot.kind")), "derived");
@@ -203,7 +203,7 @@ static void test_tpot_rules(void **state)
     /* output tokens unknown for one request: no throughput rather than an undercount */
     assert_unavailable(j, "metrics.output_throughput", "unknown for 1 of 4");
     /* generation exists for 3 of 4: the 4th is excluded with its reason */
-    assert_int_equal((int)num(j, "metrics.generation.summary.n"), 3);
+    assert_int_equal((int)num(j, "metrics.generation.stats.n"), 3);
     assert_int_equal((int)num(j, "metrics.generation.excluded.n"), 1);
     cJSON_Delete(j);
 }
@@ -244,7 +244,7 @@ static void test_goodput(void **state)
     assert_int_equal((int)num(j, "requests.ok"), 3);
     assert_int_equal((int)num(j, "requests.failed"), 1);
     assert_int_equal((int)num(j, "requests.attempts"), 6); /* 1 + 1 + 1 + 3 */
-    assert_int_equal((int)num(j, "metrics.e2e.summary.n"), 3);
+    assert_int_equal((int)num(j, "metrics.e2e.stats.n"), 3);
     assert_near(num(j, "requests.success_rate.value"), 0.75, 1e-12);
     assert_string_equal(cJSON_GetStringValue(get(rec(j, 3), "error")), "HTTP 500");
     assert_true(cJSON_IsNull(get(rec(j, 3), "e2e_ms")));
@@ -271,14 +271,14 @@ static void test_ci(void **state)
     for (int i = 0; i < 5; i++)
         r[i] = mk(0, 0, 100 + 10 * i, t, NULL, 1, -1, -1, NULL);
     cJSON *j = point(r, 5, NULL, 1);
-    assert_near(num(j, "metrics.e2e.summary.mean"), 120, 1e-9);
-    assert_near(num(j, "metrics.e2e.summary.sd"), 15.8113883, 1e-6);
-    assert_near(num(j, "metrics.e2e.summary.ci95.t"), 2.776, 0.0005);
-    assert_near(num(j, "metrics.e2e.summary.ci95.df"), 4, 0);
-    assert_near(num(j, "metrics.e2e.summary.ci95.low"), 100.37, 0.01);
-    assert_near(num(j, "metrics.e2e.summary.ci95.high"), 139.63, 0.01);
-    assert_near(num(j, "metrics.e2e.summary.p50"), 120, 1e-9);
-    assert_near(num(j, "metrics.e2e.summary.p90"), 136, 1e-9); /* 130 + 0.6 x 10 */
+    assert_near(num(j, "metrics.e2e.stats.mean"), 120, 1e-9);
+    assert_near(num(j, "metrics.e2e.stats.sd"), 15.8113883, 1e-6);
+    assert_near(num(j, "metrics.e2e.stats.ci95.t"), 2.776, 0.0005);
+    assert_near(num(j, "metrics.e2e.stats.ci95.df"), 4, 0);
+    assert_near(num(j, "metrics.e2e.stats.ci95.low"), 100.37, 0.01);
+    assert_near(num(j, "metrics.e2e.stats.ci95.high"), 139.63, 0.01);
+    assert_near(num(j, "metrics.e2e.stats.p50"), 120, 1e-9);
+    assert_near(num(j, "metrics.e2e.stats.p90"), 136, 1e-9); /* 130 + 0.6 x 10 */
     assert_int_equal(cJSON_GetArraySize(get(j, "metrics.e2e.samples")), 5);
     /* one prompt, 5 runs: stability CV is that prompt's CV 15.8114 / 120 */
     assert_near(num(j, "metrics.stability_cv.value"), 15.8113883 / 120, 1e-8);
@@ -292,10 +292,10 @@ static void test_one_sample(void **state)
     double t[] = {50};
     rl_client_result *r[] = {mk(0, 0, 100, t, NULL, 1, -1, -1, NULL)};
     cJSON *j = point(r, 1, NULL, 1);
-    assert_near(num(j, "metrics.e2e.summary.mean"), 100, 0);
-    assert_near(num(j, "metrics.e2e.summary.p99"), 100, 0);
-    assert_true(cJSON_IsFalse(get(j, "metrics.e2e.summary.sd.available")));
-    assert_true(cJSON_IsFalse(get(j, "metrics.e2e.summary.ci95.available")));
+    assert_near(num(j, "metrics.e2e.stats.mean"), 100, 0);
+    assert_near(num(j, "metrics.e2e.stats.p99"), 100, 0);
+    assert_true(cJSON_IsFalse(get(j, "metrics.e2e.stats.sd.available")));
+    assert_true(cJSON_IsFalse(get(j, "metrics.e2e.stats.ci95.available")));
     assert_unavailable(j, "metrics.stability_cv", "2 successful runs");
     assert_unavailable(j, "metrics.repeatability", "2 successful runs");
     /* no token counts anywhere */
@@ -399,7 +399,7 @@ static void test_decode_weighted(void **state)
     rl_client_result *r[] = {mk(0, 0, 130, ta, toka, 2, -1, 5, NULL),
                              mk(1, 0, 4200, tb, tokb, 2, -1, 201, NULL)};
     cJSON *j = point(r, 2, NULL, 1);
-    assert_near(num(j, "metrics.decode_tok_s.summary.mean"), 125, 1e-9);
+    assert_near(num(j, "metrics.decode_tok_s.stats.mean"), 125, 1e-9);
     assert_near(num(j, "metrics.decode_throughput.value"), 204 / 4.02, 1e-9);
     cJSON_Delete(j);
 }
@@ -429,8 +429,8 @@ static void test_many_chunks(void **state)
     }
     cJSON *j = point(r, 2, NULL, 1);
     assert_unavailable(j, "metrics.chunk_gap.samples", "149999 values, more than the 100000 kept");
-    assert_int_equal((int)num(j, "metrics.chunk_gap.summary.n"), 149999);
-    assert_near(num(j, "metrics.chunk_gap.summary.mean"), 5, 1e-9);
+    assert_int_equal((int)num(j, "metrics.chunk_gap.stats.n"), 149999);
+    assert_near(num(j, "metrics.chunk_gap.stats.mean"), 5, 1e-9);
     assert_int_equal((int)num(rec(j, 0), "deliveries"), 150000);
     assert_int_equal((int)num(rec(j, 1), "deliveries"), 1);
     assert_int_equal((int)num(rec(j, 1), "chunks"), 2000000);

@@ -254,7 +254,7 @@ static cJSON *client_bundle(double f, double rps, const char *prompt_text)
         " \"ttft\": {\"kind\": \"proxy\", \"unit\": \"ms\", \"samples\": [%g, %g, %g, %g, %g]},"
         " \"tpot\": {\"available\": false, \"reason\": \"no token counts\"},"
         " \"chunk_gap\": {\"kind\": \"proxy\", \"unit\": \"ms\", \"samples\": {\"available\":"
-        " false, \"reason\": \"too many\"}, \"summary\": {\"n\": 200000, \"mean\": 20, \"sd\": 2}},"
+        " false, \"reason\": \"too many\"}, \"stats\": {\"n\": 200000, \"mean\": 20, \"sd\": 2}},"
         " \"output_tok_s\": {\"kind\": \"derived\", \"unit\": \"tok/s\", \"samples\": [30, 31, "
         "29]},"
         " \"rps\": {\"kind\": \"measured\", \"unit\": \"req/s\", \"value\": %g}},"

@@ -171,7 +171,7 @@ static void check_structure(const cJSON *b)
     for (size_t i = 0; i < sizeof top / sizeof top[0]; i++)
         get(b, top[i]);
     assert_string_equal(str(b, "schema"), "llama-roofline-bundle");
-    assert_int_equal((int)num(b, "schema_version"), 1);
+    assert_int_equal((int)num(b, "schema_version"), 2);
     assert_string_equal(str(b, "command"), "import");
     assert_string_equal(str(get(b, "tool"), "name"), "llama-roofline");
     assert_string_equal(str(get(b, "status"), "state"), "complete");
