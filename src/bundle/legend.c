@@ -126,7 +126,7 @@ static const rl_legend_row rows[] = {
      "Share predicted if decode only streamed bytes: weights / (weights + depth x KV bytes)."},
 
     /* client: the streaming benchmark of seed 001, one element of points[] per operating point
-     * (src/client_metrics.c); distributions hold samples and their stats over successful requests */
+     * (client/client_metrics.c); distributions: samples and stats over successful requests */
     {"client.points[].concurrency", "concurrency", "requests", C, true,
      "Requests kept in flight at this operating point (--concurrency, --sweep-concurrency)."},
     {"client.points[].request_rate", "request rate", "req/s", C, true,
