@@ -572,15 +572,9 @@ void rl_report_answer(const cJSON *b, char *buf, size_t cap)
 
 /* ---- key figures ----------------------------------------------------------------------- */
 
-size_t rl_report_figures(const cJSON *b, rl_report_figure *out)
+/* Effective bandwidth: the fit, else the one model's own rate, else why not. */
+static void fig_bandwidth(const cJSON *an, rl_report_figure *f)
 {
-    if (rl_report_client_only(b))
-        return rl_report_client_figures(b, out);
-    const cJSON *an = analysis(b);
-    size_t n = 0;
-    rl_report_figure *f;
-
-    f = &out[n++];
     memset(f, 0, sizeof *f);
     f->label = "Effective bandwidth";
     f->unit = "GB/s";
@@ -620,8 +614,11 @@ size_t rl_report_figures(const cJSON *b, rl_report_figure *out)
                         str(rl_json_get(an, "fit"), "reason", "no fit"));
         }
     }
+}
 
-    f = &out[n++];
+/* Memory ceiling: measured or supplied, else why not. */
+static void fig_ceiling(const cJSON *an, rl_report_figure *f)
+{
     memset(f, 0, sizeof *f);
     f->label = "Memory ceiling";
     f->unit = "GB/s";
@@ -639,8 +636,11 @@ size_t rl_report_figures(const cJSON *b, rl_report_figure *out)
         rl_snprintf(f->note, sizeof f->note, "%s",
                     str(rl_json_get(an, "ceiling"), "reason", "none"));
     }
+}
 
-    f = &out[n++];
+/* Share of the ceiling: the median utilisation, else why not. */
+static void fig_util(const cJSON *an, rl_report_figure *f)
+{
     memset(f, 0, sizeof *f);
     f->label = "Share of the ceiling";
     f->unit = "%";
@@ -659,8 +659,11 @@ size_t rl_report_figures(const cJSON *b, rl_report_figure *out)
         rl_snprintf(f->note, sizeof f->note, "%s",
                     str(rl_json_get(an, "utilisation"), "reason", "no utilisation"));
     }
+}
 
-    f = &out[n++];
+/* Best thread count: the knee, else why not. */
+static void fig_knee(const cJSON *an, rl_report_figure *f)
+{
     memset(f, 0, sizeof *f);
     f->label = "Best thread count";
     f->unit = "threads";
@@ -678,8 +681,11 @@ size_t rl_report_figures(const cJSON *b, rl_report_figure *out)
         rl_snprintf(f->note, sizeof f->note, "%s",
                     str(rl_json_get(an, "knee"), "reason", "no sweep"));
     }
+}
 
-    f = &out[n++];
+/* Models measured: how many of the models have a decode rate. */
+static void fig_models(const cJSON *an, rl_report_figure *f)
+{
     memset(f, 0, sizeof *f);
     f->label = "Models measured";
     f->unit = "";
@@ -690,21 +696,40 @@ size_t rl_report_figures(const cJSON *b, rl_report_figure *out)
     rl_snprintf(f->note, sizeof f->note,
                 "With a short-context decode rate (each at its own best "
                 "thread count).");
+}
 
+/* Prefill scaling, when the sweep has it: true when f was filled. */
+static bool fig_prefill(const cJSON *an, rl_report_figure *f)
+{
     const cJSON *ps = rl_json_available(an, "prefill_scaling");
-    if (ps) {
-        f = &out[n++];
-        memset(f, 0, sizeof *f);
-        f->label = "Prefill scaling";
-        f->unit = "x";
-        f->place = -1;
-        f->kind = "derived";
-        rl_snprintf(f->value, sizeof f->value, "%.2f", rl_json_num_or(ps, "median", NAN));
-        rl_snprintf(f->note, sizeof f->note,
-                    "Best prefill over prefill at the fewest threads, median of %d models; "
-                    "prefill is compute-bound, so it shows what the cores add.",
-                    (int)rl_json_num_or(ps, "n_models", 0));
-    }
+    if (!ps)
+        return false;
+    memset(f, 0, sizeof *f);
+    f->label = "Prefill scaling";
+    f->unit = "x";
+    f->place = -1;
+    f->kind = "derived";
+    rl_snprintf(f->value, sizeof f->value, "%.2f", rl_json_num_or(ps, "median", NAN));
+    rl_snprintf(f->note, sizeof f->note,
+                "Best prefill over prefill at the fewest threads, median of %d models; "
+                "prefill is compute-bound, so it shows what the cores add.",
+                (int)rl_json_num_or(ps, "n_models", 0));
+    return true;
+}
+
+size_t rl_report_figures(const cJSON *b, rl_report_figure *out)
+{
+    if (rl_report_client_only(b))
+        return rl_report_client_figures(b, out);
+    const cJSON *an = analysis(b);
+    size_t n = 0;
+    fig_bandwidth(an, &out[n++]);
+    fig_ceiling(an, &out[n++]);
+    fig_util(an, &out[n++]);
+    fig_knee(an, &out[n++]);
+    fig_models(an, &out[n++]);
+    if (fig_prefill(an, &out[n]))
+        n++;
     return n;
 }
 
