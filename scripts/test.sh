@@ -3,6 +3,7 @@
 #   1. install missing Debian packages (scripts/deps.sh)
 #   2. provide the pinned llama.cpp tools (scripts/llama-cpp.sh, cached under ~/.cache)
 #   3. clang-format check; Release build with -Werror; the whole suite: unit, CLI and end-to-end tests (ctest)
+#   3b. four mutants of tests/mutants.txt at random (seeded by the date), each must be killed
 #   4. the same suite under an ASan+UBSan build
 #   5. the GGUF reader's libFuzzer target for RL_FUZZ_SECONDS (default 60) seconds
 # Environment: RL_SKIP_ASAN=1, RL_SKIP_FUZZ=1 shorten a local run (CI sets neither);
@@ -36,6 +37,9 @@ echo "formatted"
 
 step "release build and tests"
 run_suite build/release -DCMAKE_BUILD_TYPE=Release
+
+step "mutation sample (scripts/mutants.sh --sample 4: its own copy in build/mutants)"
+bash scripts/mutants.sh --sample 4
 
 if [ "${RL_SKIP_ASAN:-0}" != 1 ]; then
   step "ASan+UBSan build and tests"

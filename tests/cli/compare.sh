@@ -123,4 +123,17 @@ expect "--strict: the line" "$(cat "$work/err")" "suite mismatch: the inputs dif
 "$RL_BIN" compare "$synth" "$ex/rpi5-cortex-a76/bundle.json" >/dev/null; check "without --strict: exit 0" 0 $?
 out=$("$RL_BIN" compare "$synth" "$work/slow.json" --all-columns); check "--all-columns" 0 $?
 expect "--all-columns: depth and n_gen columns" "$out" "metric +model +threads +depth +n_prompt +n_gen"
+# a model name with the cell separator: escaped in the Markdown table (mutant cmptxt-md-pipe in
+# tests/mutants.txt: no other fixture has a |)
+python3 - "$synth" "$work/slow.json" "$work/pipe-a.json" "$work/pipe-b.json" <<'PY'
+import json, sys
+for src, dst in ((sys.argv[1], sys.argv[3]), (sys.argv[2], sys.argv[4])):
+    b = json.load(open(src))
+    for i, m in enumerate(b["models"]):
+        m["name"] = "pipe|name-%d" % i
+    json.dump(b, open(dst, "w"))
+PY
+out=$("$RL_BIN" compare "$work/pipe-a.json" "$work/pipe-b.json" --markdown); check "--markdown, a | in a name" 0 $?
+printf '%s\n' "$out" | grep -qF 'pipe\|name-0' && echo "ok   markdown: | escaped in a cell" || fail "markdown: | not escaped: $(printf '%s\n' "$out" | grep -F 'name-0' | head -1)"
+! printf '%s\n' "$out" | grep -qE 'pipe[|]name' && echo "ok   markdown: no bare | in a name" || fail "markdown: a bare | in a name"
 finish

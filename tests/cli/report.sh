@@ -79,4 +79,16 @@ bad "unwritable --markdown" 4 "/proc/nope" "$work/bundle.json" --markdown=/proc/
 expect "run prints the report's path" "$(cat "$work/run.out")" "^wrote $work/run/report.html$"
 "$RL_BIN" report "$work/run/bundle.json" -o "$work/run-again.html" >/dev/null 2>&1; check "report of run's bundle" 0 $?
 cmp -s "$work/run/report.html" "$work/run-again.html" && echo "ok   run's page = report's page" || fail "run's page differs"
+# a model name with a | (and the other inline characters): escaped in the Markdown summary
+# (mutant report-md-pipe in tests/mutants.txt: no other fixture has a |)
+python3 - "$fx/memory-bound.json" "$work/pipe.json" <<'PY'
+import json, sys
+b = json.load(open(sys.argv[1]))
+for i, m in enumerate(b["models"]):
+    m["name"] = "pipe|name-%d" % i
+json.dump(b, open(sys.argv[2], "w"))
+PY
+md=$("$RL_BIN" report "$work/pipe.json" --markdown 2>"$work/err"); check "--markdown, a | in a name" 0 $?
+printf '%s\n' "$md" | grep -qF 'pipe\|name-0' && echo "ok   markdown: | escaped in a model name" || fail "markdown: | not escaped"
+! printf '%s\n' "$md" | grep -qE 'pipe[|]name' && echo "ok   markdown: no bare | in a name" || fail "markdown: a bare | in a name"
 finish

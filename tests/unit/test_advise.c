@@ -14,12 +14,12 @@
 
 #include <cmocka.h>
 
+#include "rl_test.h"
+
 #include "analyse/advise.h"
 #include "analyse/advise_matrix.h"
 #include "bundle/bundle.h"
 #include "base/rl_json.h"
-
-#define assert_near(a, b, tol) assert_true(fabs((double)(a) - (double)(b)) <= (tol))
 
 static rl_matrix mx;
 

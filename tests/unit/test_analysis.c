@@ -11,9 +11,10 @@
 
 #include <cmocka.h>
 
+#include "rl_test.h"
+
 #include "analyse/analysis.h"
 
-#define assert_near(a, b, tol) assert_true(fabs((double)(a) - (double)(b)) <= (tol))
 #define MAX_RUNS 16
 #define MAX_MODELS 16
 
@@ -106,10 +107,8 @@ static void run(builder *b, rl_an_result *r)
 
 static cJSON *load_json(const char *rel)
 {
-    const char *src = getenv("RL_SRC");
-    assert_non_null(src);
     char path[4096];
-    snprintf(path, sizeof path, "%s/%s", src, rel);
+    rl_test_src_path(path, sizeof path, rel);
     FILE *f = fopen(path, "rb");
     if (f == NULL)
         fail_msg("cannot open %s", path);
@@ -630,6 +629,37 @@ static void test_compute_bound_small_vm(void **state)
     rl_an_free(&r);
 }
 
+/* A sweep that rises, falls and rises again (1, 2, 3, 4 threads: 30, 56, 40, 48 tok/s) gains 20%
+ * from its last threads added, but its top is below its best: not "still gaining" (mutant
+ * an-regain in tests/mutants.txt: the has_loss_at_max condition dropped). Both models zigzag, so
+ * no majority gains and the verdict stays the median one. */
+static void test_zigzag_not_gaining(void **state)
+{
+    (void)state;
+    static builder b;
+    b_init(&b, 60.0, RL_AN_CEILING_MEASURED);
+    const char *ids[] = {"zig-a", "zig-b"};
+    for (size_t i = 0; i < 2; i++) {
+        rl_an_model *m = b_model(&b, ids[i], 391859712);
+        b_run(&b, m, 1, 0, 30.0, 100.0);
+        b_run(&b, m, 2, 0, 56.0, 100.0);
+        b_run(&b, m, 3, 0, 40.0, 100.0);
+        b_run(&b, m, 4, 0, 48.0, 100.0);
+    }
+    rl_an_result r;
+    run(&b, &r);
+    for (size_t i = 0; i < 2; i++) {
+        assert_true(r.models[i].has_top_gain);
+        assert_near(r.models[i].top_gain_pct, 20.0, 1e-9);
+        assert_true(r.models[i].has_loss_at_max);
+        assert_int_equal(r.models[i].decode_threads, 2);
+    }
+    assert_int_equal(r.verdict.n_swept, 2);
+    assert_int_equal(r.verdict.n_gaining, 0);
+    assert_int_not_equal(r.verdict.kind, RL_AN_VERDICT_COMPUTE_BOUND);
+    rl_an_free(&r);
+}
+
 /* The i7-12700H long-context measurements (8 threads, KV cache pre-filled), against
  * data/published/long_context_i7-12700H.csv. Weights = resident size (model_size of the x86
  * run); KV per token = 2 (K, V) x n_layer x n_head_kv x head_dim x 2 B (f16): Qwen2.5-0.5B
@@ -954,6 +984,7 @@ int main(void)
         cmocka_unit_test(test_gpu_offload),
         cmocka_unit_test(test_no_ceiling),
         cmocka_unit_test(test_compute_bound_small_vm),
+        cmocka_unit_test(test_zigzag_not_gaining),
         cmocka_unit_test(test_long_context),
         cmocka_unit_test(test_long_context_threads),
         cmocka_unit_test(test_global_knee_and_prefill),

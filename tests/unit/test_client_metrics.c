@@ -12,6 +12,8 @@
 
 #include <cmocka.h>
 
+#include "rl_test.h"
+
 #include "client/client_metrics.h"
 #include "render/html_client.h"
 #include "base/rl_json.h"
@@ -19,7 +21,6 @@
 #include "../fixtures/client/fixture.c"
 
 #define MS 1000000LL
-#define assert_near(a, b, tol) assert_true(fabs((double)(a) - (double)(b)) <= (tol))
 
 /* A result: sent at send_ms, chunks at t_ms[i] carrying tok[i] tokens (NULL: unknown), ended at
  * end_ms; counts -1 when unknown. */
@@ -250,6 +251,26 @@ static void test_goodput(void **state)
     assert_true(cJSON_IsNull(get(rec(j, 3), "e2e_ms")));
     assert_near(num(rec(j, 3), "elapsed_ms"), 50, 1e-9);
     assert_int_equal((int)num(j, "concurrency"), 2);
+    cJSON_Delete(j);
+
+    /* E2E SLO only, 1100 ms: A (e2e 1100, at the limit) and C (120) good, B (1300) not, D
+     * failed (mutant client-e2e-slo in tests/mutants.txt: the comparison inverted) */
+    rl_client_result *re[] = {
+        mk(0, 0, 1100, ta, tok, 3, 10, 21, NULL),
+        mk(1, 0, 1300, tb, tok, 3, 10, 21, NULL),
+        mk(0, 0, 120, tc, tok, 1, 10, 1, NULL),
+        failed(1, 0, 50, "HTTP 500"),
+    };
+    rl_client_slo slo_e2e = {.ttft_ms = 0, .tpot_ms = 0, .e2e_ms = 1100};
+    j = point(re, 4, &slo_e2e, 2);
+    assert_int_equal((int)num(j, "goodput.good"), 2);
+    assert_int_equal((int)num(j, "goodput.not_good.e2e"), 1);
+    assert_int_equal((int)num(j, "goodput.not_good.ttft"), 0);
+    assert_int_equal((int)num(j, "goodput.not_good.failed"), 1);
+    assert_near(num(j, "goodput.slo.e2e_ms"), 1100, 0);
+    assert_true(cJSON_IsTrue(get(rec(j, 0), "good")));
+    assert_true(cJSON_IsFalse(get(rec(j, 1), "good")));
+    assert_true(cJSON_IsTrue(get(rec(j, 2), "good")));
     cJSON_Delete(j);
 
     /* no SLO: goodput unavailable with the flags to give */

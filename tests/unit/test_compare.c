@@ -95,6 +95,17 @@ static void test_verdicts(void **state)
     assert_int_equal(cs1.verdict, RL_CMP_NOISE);
     assert_float_equal(cs1.change_pct, 1.0, 1e-9);
 
+    /* exactly +2% (means 50 and 51, both exact in binary): "at least 2%" counts it as faster
+     * (mutant cmp-min-effect: >= made >) */
+    const double e0[] = {50, 50.5, 49.5, 50.25, 49.75}, e2[] = {51, 51.5, 50.5, 51.25, 50.75};
+    rl_cmp_cell ce0 = cell_of(e0, 5), ce2 = cell_of(e2, 5);
+    rl_cmp_verdict_of(&ce0, &ce2, true, 0.05, 2.0);
+    assert_true(ce2.change_pct == 2.0);
+    assert_true(ce2.p < 0.05);
+    assert_int_equal(ce2.verdict, RL_CMP_FASTER);
+    free(ce0.samples);
+    free(ce2.samples);
+
     /* 20% slower */
     double slow[5];
     for (size_t i = 0; i < 5; i++)

@@ -8,9 +8,9 @@
 
 #include <cmocka.h>
 
-#include "base/fit.h"
+#include "rl_test.h"
 
-#define assert_near(a, b, tol) assert_true(fabs((double)(a) - (double)(b)) <= (tol))
+#include "base/fit.h"
 
 static void test_exact_recovery(void **state)
 {

@@ -16,6 +16,8 @@
 
 #include <cmocka.h>
 
+#include "rl_test.h"
+
 #include "analyse/analysis_bundle.h"
 #include "bundle/import.h"
 #include "base/rl_file.h"
@@ -42,8 +44,6 @@ static rl_status import_file(const char *path, const rl_import_opts *o, cJSON **
     }
     return st;
 }
-
-#define assert_near(a, b, tol) assert_true(fabs((double)(a) - (double)(b)) <= (tol))
 
 /* ---- helpers ------------------------------------------------------------------------------ */
 

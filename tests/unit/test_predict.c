@@ -14,13 +14,13 @@
 
 #include <cmocka.h>
 
+#include "rl_test.h"
+
 #include "analyse/predict.h"
 #include "analyse/predict_expect.h"
 #include "bundle/bundle_last.h"
 #include "model/model_spec.h"
 #include "base/rl_util.h"
-
-#define assert_near(a, b, tol) assert_true(fabs((double)(a) - (double)(b)) <= (tol))
 
 static void test_rpi5_by_hand(void **state)
 {

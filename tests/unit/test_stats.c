@@ -10,9 +10,9 @@
 
 #include <cmocka.h>
 
-#include "base/stats.h"
+#include "rl_test.h"
 
-#define assert_near(a, b, tol) assert_true(fabs((double)(a) - (double)(b)) <= (tol))
+#include "base/stats.h"
 
 /* Published two-sided 95% critical values, df 1..30 (three decimals). */
 static const double known_t95[30] = {

@@ -18,15 +18,15 @@
 
 #include <cmocka.h>
 
+#include "rl_test.h"
+
 #include "bundle/bundle.h"
 #include "analyse/validate.h"
 
 static cJSON *load_src(const char *rel)
 {
-    const char *src = getenv("RL_SRC");
-    assert_non_null(src);
     char path[4096];
-    snprintf(path, sizeof path, "%s/%s", src, rel);
+    rl_test_src_path(path, sizeof path, rel);
     cJSON *b = NULL;
     rl_error e = {RL_OK, ""};
     if (rl_bundle_load(path, &b, &e) != RL_OK)
@@ -114,6 +114,18 @@ static void ci_misses_mean(cJSON *b)
 {
     cJSON *st = at(at(run(b, 0, 1), "decode"), "stats");
     set_num(at(st, "ci95"), "low", at(st, "mean")->valuedouble + 1);
+}
+/* stats.max and stats.min 1% off the largest and smallest sample (mutants val-stats-max,
+ * val-min in tests/mutants.txt: the check dropped) */
+static void max_wrong(cJSON *b)
+{
+    cJSON *st = at(at(run(b, 1, 1), "decode"), "stats");
+    set_num(st, "max", at(st, "max")->valuedouble * 1.01);
+}
+static void min_wrong(cJSON *b)
+{
+    cJSON *st = at(at(run(b, 2, 0), "prefill"), "stats");
+    set_num(st, "min", at(st, "min")->valuedouble * 0.99);
 }
 static void sample_negative(cJSON *b)
 {
@@ -231,6 +243,10 @@ static const broken_case cases[] = {
      "models[2].runs[1].prefill.stats.sd"},
     {"ci95 misses the mean", SYNTH, ci_misses_mean, "models[0].runs[1].decode.stats.ci95",
      "models[0].runs[1].decode.stats.ci95"},
+    {"stats.max is not the largest sample", SYNTH, max_wrong, "models[1].runs[1].decode.stats.max",
+     "models[1].runs[1].decode.stats.max"},
+    {"stats.min is not the smallest sample", SYNTH, min_wrong,
+     "models[2].runs[0].prefill.stats.min", "models[2].runs[0].prefill.stats.min"},
     {"a negative sample", SYNTH, sample_negative, "models[0].runs[0].decode.samples[2]",
      "models[0].runs[0].decode.samples[2]"},
     {"kind missing", SYNTH, kind_missing, "models[0].runs[1].decode.kind",
