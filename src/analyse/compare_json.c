@@ -16,6 +16,17 @@ static const cJSON *get(const cJSON *o, const char *key)
 
 /* ---- JSON ------------------------------------------------------------------------------ */
 
+/* A new object appended to the array arr, or NULL (nothing appended) when out of memory. */
+static cJSON *append_object(cJSON *arr)
+{
+    cJSON *e = cJSON_CreateObject();
+    if (e && !cJSON_AddItemToArray(arr, e)) {
+        cJSON_Delete(e);
+        return NULL;
+    }
+    return e;
+}
+
 static cJSON *cell_json(const rl_cmp_cell *x, bool baseline)
 {
     cJSON *o = cJSON_CreateObject();
@@ -72,12 +83,11 @@ cJSON *rl_cmp_to_json(const rl_cmp *c, bool with_bundles)
     cJSON *ins = cJSON_CreateArray();
     ok = ok && rl_json_attach(o, "inputs", ins);
     for (size_t i = 0; ok && i < c->n_inputs; i++) {
-        cJSON *in = cJSON_CreateObject();
+        cJSON *in = append_object(ins);
         if (!in) {
             ok = false;
             break;
         }
-        cJSON_AddItemToArray(ins, in);
         ok = rl_json_add_str(in, "label", c->inputs[i].label) &&
              rl_json_add_str(in, "path", c->inputs[i].path);
         const cJSON *b = c->inputs[i].bundle;
@@ -104,12 +114,11 @@ cJSON *rl_cmp_to_json(const rl_cmp *c, bool with_bundles)
     ok = ok && rl_json_attach(o, "rows", rows);
     for (size_t r = 0; ok && r < c->n_rows; r++) {
         const rl_cmp_row *row = &c->rows[r];
-        cJSON *ro = cJSON_CreateObject();
+        cJSON *ro = append_object(rows);
         if (!ro) {
             ok = false;
             break;
         }
-        cJSON_AddItemToArray(rows, ro);
         ok = rl_json_add_str(ro, "group", row->group) &&
              rl_json_add_str(ro, "subject", row->subject) &&
              rl_json_add_str(ro, "metric", row->metric) && rl_json_add_str(ro, "unit", row->unit) &&
@@ -133,12 +142,11 @@ cJSON *rl_cmp_to_json(const rl_cmp *c, bool with_bundles)
     ok = ok && rl_json_attach(o, "facts", fs);
     for (size_t f = 0; ok && f < c->n_facts; f++) {
         const rl_cmp_fact *fa = &c->facts[f];
-        cJSON *fo = cJSON_CreateObject();
+        cJSON *fo = append_object(fs);
         if (!fo) {
             ok = false;
             break;
         }
-        cJSON_AddItemToArray(fs, fo);
         ok = rl_json_add_str(fo, "label", fa->label) &&
              rl_json_add_str(fo, "section", fa->section) &&
              cJSON_AddBoolToObject(fo, "suite", fa->suite) &&
