@@ -537,11 +537,17 @@ rl_status rl_gguf_model_load(const char *path, rl_gguf_model *m, rl_error *err)
             st = rl_gguf_read_file(sp, &files[i], err);
         free(sp);
     }
-    if (st != RL_OK) {
+    return rl_gguf_model_adopt_read(st, files, count, path, m, err);
+}
+
+rl_status rl_gguf_model_adopt_read(rl_status read_st, rl_gguf_file **files, uint32_t count,
+                                   const char *path, rl_gguf_model *m, rl_error *err)
+{
+    if (read_st != RL_OK) {
         for (uint32_t i = 0; i < count; i++)
             rl_gguf_free(files[i]);
         free(files);
-        return st;
+        return read_st;
     }
     return rl_gguf_model_adopt_parts(files, count, path, m, err);
 }
