@@ -16,15 +16,14 @@ static const cJSON *get(const cJSON *o, const char *key)
 
 /* ---- JSON ------------------------------------------------------------------------------ */
 
-/* A new object appended to the array arr, or NULL (nothing appended) when out of memory. */
-static cJSON *append_object(cJSON *arr)
+/* item appended to the array arr; NULL (item deleted) when item is NULL or appending fails. */
+static cJSON *append(cJSON *arr, cJSON *item)
 {
-    cJSON *e = cJSON_CreateObject();
-    if (e && !cJSON_AddItemToArray(arr, e)) {
-        cJSON_Delete(e);
+    if (item && !cJSON_AddItemToArray(arr, item)) {
+        cJSON_Delete(item);
         return NULL;
     }
-    return e;
+    return item;
 }
 
 static cJSON *cell_json(const rl_cmp_cell *x, bool baseline)
@@ -83,7 +82,7 @@ cJSON *rl_cmp_to_json(const rl_cmp *c, bool with_bundles)
     cJSON *ins = cJSON_CreateArray();
     ok = ok && rl_json_attach(o, "inputs", ins);
     for (size_t i = 0; ok && i < c->n_inputs; i++) {
-        cJSON *in = append_object(ins);
+        cJSON *in = append(ins, cJSON_CreateObject());
         if (!in) {
             ok = false;
             break;
@@ -114,7 +113,7 @@ cJSON *rl_cmp_to_json(const rl_cmp *c, bool with_bundles)
     ok = ok && rl_json_attach(o, "rows", rows);
     for (size_t r = 0; ok && r < c->n_rows; r++) {
         const rl_cmp_row *row = &c->rows[r];
-        cJSON *ro = append_object(rows);
+        cJSON *ro = append(rows, cJSON_CreateObject());
         if (!ro) {
             ok = false;
             break;
@@ -131,18 +130,14 @@ cJSON *rl_cmp_to_json(const rl_cmp *c, bool with_bundles)
         cJSON *cells = cJSON_CreateArray();
         ok = ok && rl_json_attach(ro, "cells", cells);
         for (size_t i = 0; ok && i < c->n_inputs; i++) {
-            cJSON *ce = cell_json(&row->cells[i], i == c->baseline);
-            if (!ce)
-                ok = false;
-            else
-                cJSON_AddItemToArray(cells, ce);
+            ok = append(cells, cell_json(&row->cells[i], i == c->baseline)) != NULL;
         }
     }
     cJSON *fs = cJSON_CreateArray();
     ok = ok && rl_json_attach(o, "facts", fs);
     for (size_t f = 0; ok && f < c->n_facts; f++) {
         const rl_cmp_fact *fa = &c->facts[f];
-        cJSON *fo = append_object(fs);
+        cJSON *fo = append(fs, cJSON_CreateObject());
         if (!fo) {
             ok = false;
             break;
@@ -154,11 +149,7 @@ cJSON *rl_cmp_to_json(const rl_cmp *c, bool with_bundles)
         cJSON *vals = cJSON_CreateArray();
         ok = ok && rl_json_attach(fo, "values", vals);
         for (size_t i = 0; ok && i < c->n_inputs; i++) {
-            cJSON *s = rl_json_str(fa->values[i]);
-            if (!s)
-                ok = false;
-            else
-                cJSON_AddItemToArray(vals, s);
+            ok = append(vals, rl_json_str(fa->values[i])) != NULL;
         }
     }
     if (!ok) {
