@@ -82,33 +82,27 @@ static void matched_group(const rl_mx_row *const *rows, int n, int min_group, rl
     t->group_slowest = slow->format;
 }
 
-rl_status rl_advise_core(const rl_matrix *m, const char *core, double scale, int threads,
-                         int min_group, rl_advice *out, rl_error *err)
+/* rl_advise_core, step 1: the error for a core with no rows, listing the known ones. */
+static rl_status unknown_core(const rl_matrix *m, const char *core, rl_error *err)
 {
-    memset(out, 0, sizeof *out);
-    out->best_quality = out->lowest_energy = out->off_envelope = -1;
-    const rl_mx_row *first = rl_matrix_core_row(m, core);
-    if (!first) {
-        const char *cores[16];
-        size_t nc = rl_matrix_cores(m, cores, 16);
-        char known[256] = "";
-        size_t used = 0;
-        for (size_t i = 0; i < nc; i++) {
-            int w = rl_snprintf(known + used, sizeof known - used, "%s%s", i ? ", " : "", cores[i]);
-            if (w > 0 && (size_t)w < sizeof known - used)
-                used += (size_t)w;
-        }
-        char safe[64];
-        return rl_fail(err, RL_EINPUT,
-                       "no measurements for core '%s'. Known: %s (see advise --list-cores)",
-                       rl_tty_escape(core, safe, sizeof safe), known);
+    const char *cores[16];
+    size_t nc = rl_matrix_cores(m, cores, 16);
+    char known[256] = "";
+    size_t used = 0;
+    for (size_t i = 0; i < nc; i++) {
+        int w = rl_snprintf(known + used, sizeof known - used, "%s%s", i ? ", " : "", cores[i]);
+        if (w > 0 && (size_t)w < sizeof known - used)
+            used += (size_t)w;
     }
-    rl_snprintf(out->core, sizeof out->core, "%s", first->core);
-    rl_snprintf(out->core_label, sizeof out->core_label, "%s", first->core_label);
-    rl_snprintf(out->label, sizeof out->label, "%s", first->core_label);
-    out->evidence = RL_EV_FORCED;
+    char safe[64];
+    return rl_fail(err, RL_EINPUT,
+                   "no measurements for core '%s'. Known: %s (see advise --list-cores)",
+                   rl_tty_escape(core, safe, sizeof safe), known);
+}
 
-    /* scale: nearest measured, ties to the smaller; default the smallest */
+/* Step 2: the scale, the nearest measured (ties to the smaller); by default the smallest. */
+static double choose_scale(const rl_matrix *m, const char *core, double scale)
+{
     double chosen = -1;
     for (size_t i = 0; i < m->n; i++) {
         const rl_mx_row *r = &m->rows[i];
@@ -127,13 +121,17 @@ rl_status rl_advise_core(const rl_matrix *m, const char *core, double scale, int
         if (d < dc || (d == dc && r->params_b < chosen))
             chosen = r->params_b;
     }
-    out->scale = chosen;
+    return chosen;
+}
 
-    /* threads available at that scale, and the single fastest row */
+/* Step 3: the thread counts measured at out->scale, and the one chosen (the fastest row's, or
+   the nearest to the one asked for). */
+static void choose_threads(const rl_matrix *m, const char *core, int threads, rl_advice *out)
+{
     const rl_mx_row *fastest_row = NULL;
     for (size_t i = 0; i < m->n; i++) {
         const rl_mx_row *r = &m->rows[i];
-        if (strcmp(r->core, core) != 0 || r->params_b != chosen)
+        if (strcmp(r->core, core) != 0 || r->params_b != out->scale)
             continue;
         if (!fastest_row || r->tok_s > fastest_row->tok_s)
             fastest_row = r;
@@ -148,22 +146,26 @@ rl_status rl_advise_core(const rl_matrix *m, const char *core, double scale, int
     if (threads <= 0) {
         out->threads = fastest_row->threads;
         rl_snprintf(out->thread_choice, sizeof out->thread_choice, "fastest measured");
-    } else {
-        int best = out->threads_avail[0];
-        for (int k = 1; k < out->n_avail; k++)
-            if (abs(out->threads_avail[k] - threads) < abs(best - threads))
-                best = out->threads_avail[k];
-        out->threads = best;
-        if (best == threads)
-            rl_snprintf(out->thread_choice, sizeof out->thread_choice, "as requested");
-        else
-            rl_snprintf(out->thread_choice, sizeof out->thread_choice, "nearest measured to %d",
-                        threads);
+        return;
     }
+    int best = out->threads_avail[0];
+    for (int k = 1; k < out->n_avail; k++)
+        if (abs(out->threads_avail[k] - threads) < abs(best - threads))
+            best = out->threads_avail[k];
+    out->threads = best;
+    if (best == threads)
+        rl_snprintf(out->thread_choice, sizeof out->thread_choice, "as requested");
+    else
+        rl_snprintf(out->thread_choice, sizeof out->thread_choice, "nearest measured to %d",
+                    threads);
+}
 
-    /* the table */
+/* Step 4: the table at the chosen cell: speed against the fastest, deficit against the
+   streaming envelope, ties, the Pareto front, lowest energy and the row off the envelope. */
+static void fill_table(const rl_matrix *m, const char *core, rl_advice *out)
+{
     const rl_mx_row *rows[RL_ADV_MAX_ROWS];
-    out->n = cell_rows(m, core, chosen, out->threads, rows);
+    out->n = cell_rows(m, core, out->scale, out->threads, rows);
     double fast = rows[0]->tok_s, max_gbs = 0;
     for (int i = 0; i < out->n; i++)
         if (rows[i]->streamed_gbs > max_gbs)
@@ -194,14 +196,20 @@ rl_status rl_advise_core(const rl_matrix *m, const char *core, double scale, int
     }
     if (worst_i >= 0 && out->e[worst_i].deficit_pct >= RL_ADV_OFF_ENVELOPE_PCT)
         out->off_envelope = worst_i;
+}
 
-    /* best quality without giving up speed */
+/* Step 5: the best quality without giving up speed (lowest energy, then fastest, among the
+   tied rows within RL_ADV_PPL_TIE of the best perplexity). */
+static void choose_best_quality(rl_advice *out)
+{
     double best_ppl = INFINITY;
-    for (int i = 0; i < out->n; i++)
-        if (out->e[i].tied && has(rows[i]->perplexity) && rows[i]->perplexity < best_ppl)
-            best_ppl = rows[i]->perplexity;
+    for (int i = 0; i < out->n; i++) {
+        const rl_mx_row *r = out->e[i].row;
+        if (out->e[i].tied && has(r->perplexity) && r->perplexity < best_ppl)
+            best_ppl = r->perplexity;
+    }
     for (int i = 0; i < out->n && isfinite(best_ppl); i++) {
-        const rl_mx_row *r = rows[i];
+        const rl_mx_row *r = out->e[i].row;
         if (!out->e[i].tied || !has(r->perplexity) || r->perplexity > best_ppl + RL_ADV_PPL_TIE)
             continue;
         if (out->best_quality < 0) {
@@ -214,27 +222,36 @@ rl_status rl_advise_core(const rl_matrix *m, const char *core, double scale, int
         if (ei < eb || (ei == eb && r->tok_s > b->tok_s))
             out->best_quality = i;
     }
+}
 
-    /* mislabelled, ascending by on-label share (stable) */
-    for (int i = 0; i < out->n; i++)
-        if (has(rows[i]->on_label_pct) && rows[i]->on_label_pct < RL_ADV_ON_LABEL_CONFOUNDED)
+/* Step 6: the mislabelled rows, ascending by on-label share (stable). */
+static void list_mislabelled(rl_advice *out)
+{
+    for (int i = 0; i < out->n; i++) {
+        const rl_mx_row *r = out->e[i].row;
+        if (has(r->on_label_pct) && r->on_label_pct < RL_ADV_ON_LABEL_CONFOUNDED)
             out->mislabelled[out->n_mislabelled++] = i;
+    }
+    int *ml = out->mislabelled;
     for (int i = 1; i < out->n_mislabelled; i++)
-        for (int j = i; j > 0 && rows[out->mislabelled[j - 1]]->on_label_pct >
-                                     rows[out->mislabelled[j]]->on_label_pct;
-             j--) {
-            int t = out->mislabelled[j];
-            out->mislabelled[j] = out->mislabelled[j - 1];
-            out->mislabelled[j - 1] = t;
+        for (int j = i;
+             j > 0 && out->e[ml[j - 1]].row->on_label_pct > out->e[ml[j]].row->on_label_pct; j--) {
+            int t = ml[j];
+            ml[j] = ml[j - 1];
+            ml[j - 1] = t;
         }
+}
 
-    /* every thread count: ranking and matched-byte spread */
+/* Step 7: every thread count's ranking and matched-byte spread, and whether the top three
+   stay the same across thread counts. */
+static void rank_per_thread(const rl_matrix *m, const char *core, int min_group, rl_advice *out)
+{
     out->ranking_stable = true;
     for (int k = 0; k < out->n_avail; k++) {
         rl_adv_thread *t = &out->per_thread[out->n_per_thread++];
         t->threads = out->threads_avail[k];
         const rl_mx_row *tr[RL_ADV_MAX_ROWS];
-        int n = cell_rows(m, core, chosen, t->threads, tr);
+        int n = cell_rows(m, core, out->scale, t->threads, tr);
         for (int i = 0; i < n; i++)
             t->ranking[t->n_ranking++] = tr[i]->format;
         matched_group(tr, n, min_group, t);
@@ -248,6 +265,27 @@ rl_status rl_advise_core(const rl_matrix *m, const char *core, double scale, int
             }
         }
     }
+}
+
+rl_status rl_advise_core(const rl_matrix *m, const char *core, double scale, int threads,
+                         int min_group, rl_advice *out, rl_error *err)
+{
+    memset(out, 0, sizeof *out);
+    out->best_quality = out->lowest_energy = out->off_envelope = -1;
+    const rl_mx_row *first = rl_matrix_core_row(m, core);
+    if (!first)
+        return unknown_core(m, core, err);
+    rl_snprintf(out->core, sizeof out->core, "%s", first->core);
+    rl_snprintf(out->core_label, sizeof out->core_label, "%s", first->core_label);
+    rl_snprintf(out->label, sizeof out->label, "%s", first->core_label);
+    out->evidence = RL_EV_FORCED;
+
+    out->scale = choose_scale(m, core, scale);
+    choose_threads(m, core, threads, out);
+    fill_table(m, core, out);
+    choose_best_quality(out);
+    list_mislabelled(out);
+    rank_per_thread(m, core, min_group, out);
     return RL_OK;
 }
 

@@ -2,6 +2,7 @@
 #include "analyse/advise_matrix.h"
 
 #include <math.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -88,48 +89,73 @@ static rl_status bad(rl_error *err, const char *name, size_t line, int col)
                    name, line, col >= 0 ? columns[col] : "count");
 }
 
+/* How each column is read, in column order: a string into a char array of the row, or a
+   number within [lo, hi] (optional: empty gives NAN), or a whole number (threads). */
+typedef enum { COL_STR, COL_NUM, COL_WHOLE } col_kind;
+
+typedef struct {
+    col_kind kind;
+    size_t off, cap; /* cap: COL_STR only */
+    bool optional;
+    double lo, hi;
+} col_rule;
+
+#define STR_COL(f)                                                                                 \
+    {                                                                                              \
+        COL_STR, offsetof(rl_mx_row, f), sizeof((rl_mx_row *)0)->f, false, 0, 0                    \
+    }
+#define NUM_COL(f, opt, lo, hi)                                                                    \
+    {                                                                                              \
+        COL_NUM, offsetof(rl_mx_row, f), 0, opt, lo, hi                                            \
+    }
+
+static const col_rule col_rules[RL_MX_COLS] = {
+    STR_COL(core),
+    STR_COL(core_label),
+    STR_COL(isa),
+    STR_COL(model),
+    NUM_COL(params_b, false, 0.001, 10000),
+    {COL_WHOLE, offsetof(rl_mx_row, threads), 0, false, 1, 4096},
+    STR_COL(format),
+    NUM_COL(tok_s, false, 1e-6, 1e6),
+    NUM_COL(streamed_mib, false, 1e-6, 1e9),
+    NUM_COL(file_mib, false, 1e-6, 1e9),
+    NUM_COL(streamed_gbs, false, 0, 1e6),
+    NUM_COL(mj_per_token, true, 0, 1e9),
+    NUM_COL(perplexity, true, 0, 1e9),
+    NUM_COL(on_label_pct, false, 0, 100),
+    NUM_COL(bits_per_weight, false, 1, 33),
+    NUM_COL(repack_pct, true, 0, 100),
+    STR_COL(normalization),
+    STR_COL(basis),
+    STR_COL(source),
+};
+
 static rl_status parse_row(const char *name, size_t ln, const field *f, rl_mx_row *r, rl_error *err)
 {
-    if (!copy_str(&f[0], r->core, sizeof r->core))
-        return bad(err, name, ln, 0);
-    if (!copy_str(&f[1], r->core_label, sizeof r->core_label))
-        return bad(err, name, ln, 1);
-    if (!copy_str(&f[2], r->isa, sizeof r->isa))
-        return bad(err, name, ln, 2);
-    if (!copy_str(&f[3], r->model, sizeof r->model))
-        return bad(err, name, ln, 3);
-    if (!num(&f[4], false, 0.001, 10000, &r->params_b))
-        return bad(err, name, ln, 4);
-    double t;
-    if (!num(&f[5], false, 1, 4096, &t) || t != floor(t))
-        return bad(err, name, ln, 5);
-    r->threads = (int)t;
-    if (!copy_str(&f[6], r->format, sizeof r->format))
-        return bad(err, name, ln, 6);
-    if (!num(&f[7], false, 1e-6, 1e6, &r->tok_s))
-        return bad(err, name, ln, 7);
-    if (!num(&f[8], false, 1e-6, 1e9, &r->streamed_mib))
-        return bad(err, name, ln, 8);
-    if (!num(&f[9], false, 1e-6, 1e9, &r->file_mib))
-        return bad(err, name, ln, 9);
-    if (!num(&f[10], false, 0, 1e6, &r->streamed_gbs))
-        return bad(err, name, ln, 10);
-    if (!num(&f[11], true, 0, 1e9, &r->mj_per_token))
-        return bad(err, name, ln, 11);
-    if (!num(&f[12], true, 0, 1e9, &r->perplexity))
-        return bad(err, name, ln, 12);
-    if (!num(&f[13], false, 0, 100, &r->on_label_pct))
-        return bad(err, name, ln, 13);
-    if (!num(&f[14], false, 1, 33, &r->bits_per_weight))
-        return bad(err, name, ln, 14);
-    if (!num(&f[15], true, 0, 100, &r->repack_pct))
-        return bad(err, name, ln, 15);
-    if (!copy_str(&f[16], r->normalization, sizeof r->normalization))
-        return bad(err, name, ln, 16);
-    if (!copy_str(&f[17], r->basis, sizeof r->basis))
-        return bad(err, name, ln, 17);
-    if (!copy_str(&f[18], r->source, sizeof r->source))
-        return bad(err, name, ln, 18);
+    for (int c = 0; c < RL_MX_COLS; c++) {
+        const col_rule *cr = &col_rules[c];
+        char *at = (char *)r + cr->off;
+        double v;
+        bool ok;
+        switch (cr->kind) {
+        case COL_STR: ok = copy_str(&f[c], at, cr->cap); break;
+        case COL_NUM:
+            ok = num(&f[c], cr->optional, cr->lo, cr->hi, &v);
+            if (ok)
+                memcpy(at, &v, sizeof v);
+            break;
+        default: /* COL_WHOLE */
+            ok = num(&f[c], false, cr->lo, cr->hi, &v) && v == floor(v);
+            if (ok) {
+                int t = (int)v;
+                memcpy(at, &t, sizeof t);
+            }
+            break;
+        }
+        if (!ok)
+            return bad(err, name, ln, c);
+    }
     return RL_OK;
 }
 

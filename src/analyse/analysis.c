@@ -737,19 +737,13 @@ static rl_status validate(const rl_an_input *in, rl_error *err)
     return RL_OK;
 }
 
-static rl_status analyze(const rl_an_input *in, rl_an_result *r, idx_list *set, double *xs,
-                         double *ys, double *res, rl_error *err)
+/* analyze, step 1: every model's summary and long-context rows, and the warning for the
+   models whose depth runs skipped the operating point (set is scratch). */
+static rl_status summarize_models(const rl_an_input *in, rl_an_result *r, idx_list *set,
+                                  rl_error *err)
 {
-    size_t nm = in->n_models;
-    r->bytes = in->bytes;
-    r->ceiling = in->ceiling;
-    r->n_models = nm;
-    r->models = rl_calloc(nm ? nm : 1, sizeof *r->models);
-    if (r->models == NULL)
-        return rl_fail(err, RL_EINTERNAL, "analysis: out of memory");
     size_t *skipped = set->idx, n_skipped = 0; /* scratch: long-context skips */
-
-    for (size_t i = 0; i < nm; i++) {
+    for (size_t i = 0; i < in->n_models; i++) {
         const rl_an_model *m = &in->models[i];
         rl_an_model_summary *s = &r->models[i];
         s->id = rl_strdup(m->id);
@@ -769,45 +763,38 @@ static rl_status analyze(const rl_an_input *in, rl_an_result *r, idx_list *set, 
         if (s->ok)
             r->n_models_ok++;
     }
-    rl_status st = RL_OK;
-    if (n_skipped > 0) {
-        rl_sbuf b = {0};
-        rl_sbuf_printf(&b, "Depth runs for ");
-        sb_ids(&b, r, skipped, n_skipped);
-        rl_sbuf_printf(&b,
-                       " were at several thread counts, none of them the operating point, so no "
+    if (n_skipped == 0)
+        return RL_OK;
+    rl_sbuf b = {0};
+    rl_sbuf_printf(&b, "Depth runs for ");
+    sb_ids(&b, r, skipped, n_skipped);
+    rl_sbuf_printf(&b, " were at several thread counts, none of them the operating point, so no "
                        "long-context row is reported for them.");
-        st = add_warning(r, "long_context_threads", rl_sbuf_take(&b), skipped, n_skipped, err);
-        if (st != RL_OK)
-            return st;
-    }
+    return add_warning(r, "long_context_threads", rl_sbuf_take(&b), skipped, n_skipped, err);
+}
 
-    if (r->n_models_ok == 0) {
-        st = add_warning(r, "no_decode",
-                         rl_strdup("No model produced a short-context decode measurement, so "
-                                   "there is nothing to analyse."),
-                         NULL, 0, err);
-        r->fit_reason = r->util_reason = r->verdict.reason = REASON_NO_DECODE;
-        return st;
-    }
-
-    /* models with runs but no depth-0 decode */
+/* Step 2: the warning for the models with runs but no depth-0 decode. */
+static rl_status warn_no_short_context(rl_an_result *r, idx_list *set, rl_error *err)
+{
     set->n = 0;
-    for (size_t i = 0; i < nm; i++)
+    for (size_t i = 0; i < r->n_models; i++)
         if (!r->models[i].ok)
             set->idx[set->n++] = i;
-    if (set->n > 0) {
-        rl_sbuf b = {0};
-        rl_sbuf_printf(&b, "No short-context (depth 0) decode measurement for ");
-        sb_ids(&b, r, set->idx, set->n);
-        rl_sbuf_printf(&b, ", so the fit and the utilisation leave them out.");
-        st = add_warning(r, "no_short_context", rl_sbuf_take(&b), set->idx, set->n, err);
-        if (st != RL_OK)
-            return st;
-    }
+    if (set->n == 0)
+        return RL_OK;
+    rl_sbuf b = {0};
+    rl_sbuf_printf(&b, "No short-context (depth 0) decode measurement for ");
+    sb_ids(&b, r, set->idx, set->n);
+    rl_sbuf_printf(&b, ", so the fit and the utilisation leave them out.");
+    return add_warning(r, "no_short_context", rl_sbuf_take(&b), set->idx, set->n, err);
+}
 
-    /* MoE and the fit set */
-    size_t n_dense = 0;
+/* Step 3: the MoE warning (excluded, or all fitted when every model is MoE) and the fit over
+   the rest; *all_moe says which. */
+static rl_status moe_and_fit(rl_an_result *r, idx_list *set, double *xs, double *ys, double *res,
+                             bool *all_moe, rl_error *err)
+{
+    size_t nm = r->n_models, n_dense = 0;
     set->n = 0;
     for (size_t i = 0; i < nm; i++) {
         const rl_an_model_summary *s = &r->models[i];
@@ -816,10 +803,11 @@ static rl_status analyze(const rl_an_input *in, rl_an_result *r, idx_list *set, 
         else if (s->ok)
             n_dense++;
     }
-    bool all_moe = n_dense == 0;
+    *all_moe = n_dense == 0;
     if (set->n > 0) {
         rl_sbuf b = {0};
-        if (all_moe) {
+        rl_status st;
+        if (*all_moe) {
             rl_sbuf_printf(&b, "Every model is mixture-of-experts (");
             sb_ids(&b, r, set->idx, set->n);
             rl_sbuf_printf(&b,
@@ -840,47 +828,83 @@ static rl_status analyze(const rl_an_input *in, rl_an_result *r, idx_list *set, 
     }
     set->n = 0;
     for (size_t i = 0; i < nm; i++)
-        if (r->models[i].ok && (all_moe || !r->models[i].is_moe))
+        if (r->models[i].ok && (*all_moe || !r->models[i].is_moe))
             set->idx[set->n++] = i;
-    st = do_fit(r, set, xs, ys, res, err);
-    if (st != RL_OK)
-        return st;
+    return do_fit(r, set, xs, ys, res, err);
+}
 
-    /* GPU offload */
+/* Step 4: the warning for the models with layers offloaded to a GPU. */
+static rl_status warn_gpu_offload(rl_an_result *r, idx_list *set, rl_error *err)
+{
     set->n = 0;
-    for (size_t i = 0; i < nm; i++)
+    for (size_t i = 0; i < r->n_models; i++)
         if (r->models[i].gpu_offload)
             set->idx[set->n++] = i;
-    if (set->n > 0) {
-        rl_sbuf b = {0};
-        rl_sbuf_printf(&b, "GPU offload on ");
-        sb_ids(&b, r, set->idx, set->n);
-        rl_sbuf_printf(&b, " (n_gpu_layers != 0 with a GPU backend): offloaded layers stream from "
-                           "VRAM, so the system-RAM ceiling and utilisation do not apply to them. "
-                           "Re-run with --gpu-layers 0 to measure the CPU.");
-        st = add_warning(r, "gpu_offload", rl_sbuf_take(&b), set->idx, set->n, err);
-        if (st != RL_OK)
-            return st;
-    }
+    if (set->n == 0)
+        return RL_OK;
+    rl_sbuf b = {0};
+    rl_sbuf_printf(&b, "GPU offload on ");
+    sb_ids(&b, r, set->idx, set->n);
+    rl_sbuf_printf(&b, " (n_gpu_layers != 0 with a GPU backend): offloaded layers stream from "
+                       "VRAM, so the system-RAM ceiling and utilisation do not apply to them. "
+                       "Re-run with --gpu-layers 0 to measure the CPU.");
+    return add_warning(r, "gpu_offload", rl_sbuf_take(&b), set->idx, set->n, err);
+}
 
-    /* the ceiling */
-    if (r->ceiling.source == RL_AN_CEILING_NONE) {
-        st = add_warning(r, "no_ceiling",
-                         rl_strdup("No memory-bandwidth ceiling is available, so utilisation "
-                                   "and the verdict are unknown. Measure one with membw or "
-                                   "pass --peak-bw <GB/s>."),
-                         NULL, 0, err);
-    } else if (r->ceiling.unstable) {
-        st = add_warning(r, "ceiling_unstable",
-                         rl_strdup("The ceiling measurement was unstable (its repetitions "
-                                   "disagreed), so it is probably too low and every "
-                                   "utilisation too high. Re-run it on an idle machine or pass "
-                                   "--peak-bw <GB/s>."),
-                         NULL, 0, err);
-    }
+/* Step 5: the warning for a missing or unstable ceiling. */
+static rl_status warn_ceiling(rl_an_result *r, rl_error *err)
+{
+    if (r->ceiling.source == RL_AN_CEILING_NONE)
+        return add_warning(r, "no_ceiling",
+                           rl_strdup("No memory-bandwidth ceiling is available, so utilisation "
+                                     "and the verdict are unknown. Measure one with membw or "
+                                     "pass --peak-bw <GB/s>."),
+                           NULL, 0, err);
+    if (r->ceiling.unstable)
+        return add_warning(r, "ceiling_unstable",
+                           rl_strdup("The ceiling measurement was unstable (its repetitions "
+                                     "disagreed), so it is probably too low and every "
+                                     "utilisation too high. Re-run it on an idle machine or "
+                                     "pass --peak-bw <GB/s>."),
+                           NULL, 0, err);
+    return RL_OK;
+}
+
+static rl_status analyze(const rl_an_input *in, rl_an_result *r, idx_list *set, double *xs,
+                         double *ys, double *res, rl_error *err)
+{
+    size_t nm = in->n_models;
+    r->bytes = in->bytes;
+    r->ceiling = in->ceiling;
+    r->n_models = nm;
+    r->models = rl_calloc(nm ? nm : 1, sizeof *r->models);
+    if (r->models == NULL)
+        return rl_fail(err, RL_EINTERNAL, "analysis: out of memory");
+
+    rl_status st = summarize_models(in, r, set, err);
     if (st != RL_OK)
         return st;
-
+    if (r->n_models_ok == 0) {
+        st = add_warning(r, "no_decode",
+                         rl_strdup("No model produced a short-context decode measurement, so "
+                                   "there is nothing to analyse."),
+                         NULL, 0, err);
+        r->fit_reason = r->util_reason = r->verdict.reason = REASON_NO_DECODE;
+        return st;
+    }
+    st = warn_no_short_context(r, set, err);
+    if (st != RL_OK)
+        return st;
+    bool all_moe = false;
+    st = moe_and_fit(r, set, xs, ys, res, &all_moe, err);
+    if (st != RL_OK)
+        return st;
+    st = warn_gpu_offload(r, set, err);
+    if (st != RL_OK)
+        return st;
+    st = warn_ceiling(r, err);
+    if (st != RL_OK)
+        return st;
     st = utilisation_and_verdict(r, all_moe, set, xs, err);
     if (st != RL_OK)
         return st;

@@ -37,7 +37,8 @@
  *   its percentage of the depth-0 rate at the same threads, and the bytes-only prediction
  *   100 * W / (W + depth * kv_bytes_per_token), W = bytes_per_token (unavailable when the KV
  *   size is unknown). Depth runs at several thread counts, none the operating one: skipped
- *   with a warning.
+ *   with a warning. That per-row percentage is the only prediction made here: predicting a
+ *   model's decode rate from a bundle's fit is predict.h's (analyse/predict*.c).
  *
  * Compute-bound rule. Memory-bound decode stops speeding up once a few cores saturate the
  * memory system; decode that is still gaining from the last threads added is limited by the

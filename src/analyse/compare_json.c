@@ -11,6 +11,16 @@
 
 /* ---- JSON ------------------------------------------------------------------------------ */
 
+/* item appended to the array arr; NULL (item deleted) when item is NULL or appending fails. */
+static cJSON *append(cJSON *arr, cJSON *item)
+{
+    if (item && !cJSON_AddItemToArray(arr, item)) {
+        cJSON_Delete(item);
+        return NULL;
+    }
+    return item;
+}
+
 static cJSON *cell_json(const rl_cmp_cell *x, bool baseline)
 {
     cJSON *o = cJSON_CreateObject();
@@ -67,12 +77,11 @@ cJSON *rl_cmp_to_json(const rl_cmp *c, bool with_bundles)
     cJSON *ins = cJSON_CreateArray();
     ok = ok && rl_json_attach(o, "inputs", ins);
     for (size_t i = 0; ok && i < c->n_inputs; i++) {
-        cJSON *in = cJSON_CreateObject();
+        cJSON *in = append(ins, cJSON_CreateObject());
         if (!in) {
             ok = false;
             break;
         }
-        cJSON_AddItemToArray(ins, in);
         ok = rl_json_add_str(in, "label", c->inputs[i].label) &&
              rl_json_add_str(in, "path", c->inputs[i].path);
         const cJSON *b = c->inputs[i].bundle;
@@ -100,12 +109,11 @@ cJSON *rl_cmp_to_json(const rl_cmp *c, bool with_bundles)
     ok = ok && rl_json_attach(o, "rows", rows);
     for (size_t r = 0; ok && r < c->n_rows; r++) {
         const rl_cmp_row *row = &c->rows[r];
-        cJSON *ro = cJSON_CreateObject();
+        cJSON *ro = append(rows, cJSON_CreateObject());
         if (!ro) {
             ok = false;
             break;
         }
-        cJSON_AddItemToArray(rows, ro);
         ok = rl_json_add_str(ro, "group", row->group) &&
              rl_json_add_str(ro, "subject", row->subject) &&
              rl_json_add_str(ro, "metric", row->metric) && rl_json_add_str(ro, "unit", row->unit) &&
@@ -118,23 +126,18 @@ cJSON *rl_cmp_to_json(const rl_cmp *c, bool with_bundles)
         cJSON *cells = cJSON_CreateArray();
         ok = ok && rl_json_attach(ro, "cells", cells);
         for (size_t i = 0; ok && i < c->n_inputs; i++) {
-            cJSON *ce = cell_json(&row->cells[i], i == c->baseline);
-            if (!ce)
-                ok = false;
-            else
-                cJSON_AddItemToArray(cells, ce);
+            ok = append(cells, cell_json(&row->cells[i], i == c->baseline)) != NULL;
         }
     }
     cJSON *fs = cJSON_CreateArray();
     ok = ok && rl_json_attach(o, "facts", fs);
     for (size_t f = 0; ok && f < c->n_facts; f++) {
         const rl_cmp_fact *fa = &c->facts[f];
-        cJSON *fo = cJSON_CreateObject();
+        cJSON *fo = append(fs, cJSON_CreateObject());
         if (!fo) {
             ok = false;
             break;
         }
-        cJSON_AddItemToArray(fs, fo);
         ok = rl_json_add_str(fo, "label", fa->label) &&
              rl_json_add_str(fo, "section", fa->section) &&
              cJSON_AddBoolToObject(fo, "suite", fa->suite) &&
@@ -142,11 +145,7 @@ cJSON *rl_cmp_to_json(const rl_cmp *c, bool with_bundles)
         cJSON *vals = cJSON_CreateArray();
         ok = ok && rl_json_attach(fo, "values", vals);
         for (size_t i = 0; ok && i < c->n_inputs; i++) {
-            cJSON *s = rl_json_str(fa->values[i]);
-            if (!s)
-                ok = false;
-            else
-                cJSON_AddItemToArray(vals, s);
+            ok = append(vals, rl_json_str(fa->values[i])) != NULL;
         }
     }
     if (!ok) {

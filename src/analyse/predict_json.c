@@ -8,6 +8,16 @@
 
 /* ---- JSON ---------------------------------------------------------------------------- */
 
+/* o when everything was added to it (ok), else NULL with o deleted. */
+static cJSON *kept(cJSON *o, bool ok)
+{
+    if (!ok) {
+        cJSON_Delete(o);
+        return NULL;
+    }
+    return o;
+}
+
 cJSON *rl_pred_fit_to_json(const rl_pred_fit *f)
 {
     cJSON *o = cJSON_CreateObject();
@@ -22,11 +32,7 @@ cJSON *rl_pred_fit_to_json(const rl_pred_fit *f)
               rl_json_attach(o, "threads", cJSON_CreateIntArray(f->threads, (int)f->n_threads)) &&
               rl_json_add_str_or_null(o, "verdict", f->verdict[0] ? f->verdict : NULL) &&
               rl_json_add_str(o, "interval", RL_PRED_INTERVAL);
-    if (!ok) {
-        cJSON_Delete(o);
-        return NULL;
-    }
-    return o;
+    return kept(o, ok);
 }
 
 static cJSON *point_json(const rl_pred_point *pt)
@@ -41,11 +47,7 @@ static cJSON *point_json(const rl_pred_point *pt)
              rl_json_add_num(o, "tok_s", pt->tok_s) &&
              rl_json_add_num(o, "tok_s_low", pt->tok_s_low) &&
              rl_json_add_num(o, "tok_s_high", pt->tok_s_high);
-    if (!ok) {
-        cJSON_Delete(o);
-        return NULL;
-    }
-    return o;
+    return kept(o, ok);
 }
 
 static cJSON *rate_json(const rl_pred_rate *r)
@@ -56,11 +58,7 @@ static cJSON *rate_json(const rl_pred_rate *r)
               rl_json_add_num(o, "bw_GBs", r->bw / 1e9) &&
               rl_json_add_num(o, "bw_low_GBs", r->lo / 1e9) &&
               rl_json_add_num(o, "bw_high_GBs", r->hi / 1e9);
-    if (!ok) {
-        cJSON_Delete(o);
-        return NULL;
-    }
-    return o;
+    return kept(o, ok);
 }
 
 cJSON *rl_prediction_to_json(const rl_prediction *p)
@@ -95,9 +93,5 @@ cJSON *rl_prediction_to_json(const rl_prediction *p)
         if (!ok)
             cJSON_Delete(c);
     }
-    if (!ok) {
-        cJSON_Delete(o);
-        return NULL;
-    }
-    return o;
+    return kept(o, ok);
 }

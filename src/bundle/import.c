@@ -163,18 +163,29 @@ static bool given(const cJSON *it)
     return it && !cJSON_IsNull(it);
 }
 
-/* A string or nothing (absent or null: *out NULL). */
-static rl_status opt_str(imp *c, const cJSON *o, const char *path, const char *key,
-                         const char **out)
+/* The item at key when it is given and passes is (*out NULL when absent or null); the error
+   names what was expected. The typed readers below build on it. */
+static rl_status opt_item(imp *c, const cJSON *o, const char *path, const char *key,
+                          cJSON_bool (*is)(const cJSON *), const char *expect, const cJSON **out)
 {
     const cJSON *it = cJSON_GetObjectItemCaseSensitive(o, key);
     *out = NULL;
     if (!given(it))
         return RL_OK;
-    if (!cJSON_IsString(it))
-        return bad_value(c, path, key, it, "a string");
-    *out = it->valuestring;
+    if (!is(it))
+        return bad_value(c, path, key, it, expect);
+    *out = it;
     return RL_OK;
+}
+
+/* A string or nothing (absent or null: *out NULL). */
+static rl_status opt_str(imp *c, const cJSON *o, const char *path, const char *key,
+                         const char **out)
+{
+    const cJSON *it;
+    rl_status st = opt_item(c, o, path, key, cJSON_IsString, "a string", &it);
+    *out = it ? it->valuestring : NULL;
+    return st;
 }
 
 /* A whole number in [lo, hi] or nothing (*has false). */
@@ -215,40 +226,28 @@ static rl_status opt_rate(imp *c, const cJSON *o, const char *path, const char *
 /* true, false, or nothing (*v -1). */
 static rl_status opt_bool(imp *c, const cJSON *o, const char *path, const char *key, int *v)
 {
-    const cJSON *it = cJSON_GetObjectItemCaseSensitive(o, key);
-    *v = -1;
-    if (!given(it))
-        return RL_OK;
-    if (!cJSON_IsBool(it))
-        return bad_value(c, path, key, it, "true or false");
-    *v = cJSON_IsTrue(it) ? 1 : 0;
-    return RL_OK;
+    const cJSON *it;
+    rl_status st = opt_item(c, o, path, key, cJSON_IsBool, "true or false", &it);
+    *v = it ? (cJSON_IsTrue(it) ? 1 : 0) : -1;
+    return st;
 }
 
 /* An object or nothing (*out NULL). */
 static rl_status opt_object(imp *c, const cJSON *o, const char *path, const char *key,
                             const cJSON **out)
 {
-    const cJSON *it = cJSON_GetObjectItemCaseSensitive(o, key);
-    *out = NULL;
-    if (!given(it))
-        return RL_OK;
-    if (!cJSON_IsObject(it))
-        return bad_value(c, path, key, it, "an object");
-    *out = it;
-    return RL_OK;
+    return opt_item(c, o, path, key, cJSON_IsObject, "an object", out);
 }
 
 /* An array of at most max elements, or nothing (*out NULL). */
 static rl_status opt_array(imp *c, const cJSON *o, const char *path, const char *key, int max,
                            const cJSON **out)
 {
-    const cJSON *it = cJSON_GetObjectItemCaseSensitive(o, key);
+    const cJSON *it;
+    rl_status st = opt_item(c, o, path, key, cJSON_IsArray, "an array", &it);
     *out = NULL;
-    if (!given(it))
-        return RL_OK;
-    if (!cJSON_IsArray(it))
-        return bad_value(c, path, key, it, "an array");
+    if (st != RL_OK || !it)
+        return st;
     int n = 0;
     for (const cJSON *e = it->child; e; e = e->next)
         if (++n > max) {

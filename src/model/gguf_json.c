@@ -61,6 +61,17 @@ static bool add_composition(cJSON *o, const rl_gguf_model *m)
     return ok;
 }
 
+/* A new object appended to the array arr, or NULL (nothing appended) when out of memory. */
+static cJSON *append_object(cJSON *arr)
+{
+    cJSON *e = cJSON_CreateObject();
+    if (e && !cJSON_AddItemToArray(arr, e)) {
+        cJSON_Delete(e);
+        return NULL;
+    }
+    return e;
+}
+
 static bool add_types(cJSON *o, const rl_gguf_model *m)
 {
     cJSON *types = cJSON_AddArrayToObject(o, "types");
@@ -68,11 +79,9 @@ static bool add_types(cJSON *o, const rl_gguf_model *m)
         return false;
     for (uint32_t i = 0; i < m->n_types; i++) {
         const rl_gguf_type_bytes *t = &m->types[i];
-        cJSON *e = cJSON_CreateObject();
-        if (!e || !cJSON_AddItemToArray(types, e)) {
-            cJSON_Delete(e);
+        cJSON *e = append_object(types);
+        if (!e)
             return false;
-        }
         bool ok = add_type(e, "type", t->type);
         ok &= rl_json_add_u64(e, "n_tensors", t->n_tensors);
         ok &= rl_json_add_u64_or_null(e, "bytes", t->bytes, rl_gguf_type_bytes_known(m, t));
@@ -92,11 +101,9 @@ static bool add_tensors(cJSON *o, const rl_gguf_model *m)
         const rl_gguf_file *f = m->files[s];
         for (uint64_t i = 0; i < f->n_tensors; i++) {
             const rl_gguf_tensor *t = &f->tensors[i];
-            cJSON *e = cJSON_CreateObject();
-            if (!e || !cJSON_AddItemToArray(ts, e)) {
-                cJSON_Delete(e);
+            cJSON *e = append_object(ts);
+            if (!e)
                 return false;
-            }
             bool ok = rl_json_add_str(e, "name", t->name);
             ok &= add_type(e, "type", t->type);
             cJSON *dims = cJSON_AddArrayToObject(e, "dims");

@@ -232,20 +232,9 @@ static int name_cmp(const void *a, const void *b)
 
 /* ---- the model ----------------------------------------------------------------------- */
 
-static rl_status fill(const rl_gguf_file *meta, const rl_gguf_file *const *files, uint32_t n_files,
-                      const char *path, rl_gguf_model *m, rl_error *err)
+/* fill, step 1: the general.* metadata and the label (from the file type, else the name). */
+static void fill_general(const rl_gguf_file *meta, const char *path, rl_gguf_model *m)
 {
-    memset(m, 0, sizeof *m);
-    m->path = rl_strdup(path);
-    if (!m->path)
-        return rl_fail(err, RL_EINTERNAL, "%s: out of memory", path);
-    m->n_shards = n_files;
-    m->version = meta->version;
-    m->file_type = -1;
-    m->head_type = UINT32_MAX;
-    m->expected_type = -1;
-
-    /* metadata */
     copy_text(m->architecture, sizeof m->architecture,
               rl_gguf_get_str(meta, "general.architecture"));
     copy_text(m->name, sizeof m->name, rl_gguf_get_str(meta, "general.name"));
@@ -259,147 +248,202 @@ static rl_status fill(const rl_gguf_file *meta, const rl_gguf_file *const *files
         snprintf(m->label, sizeof m->label, "%s", lbl);
     else if (!label_from_name(path, m->label, sizeof m->label))
         m->label[0] = '\0';
+}
 
+/* fill, step 2: the <arch>.* shape keys and the KV-cache bytes per token. */
+static void fill_shape(const rl_gguf_file *meta, rl_gguf_model *m)
+{
     const char *arch = m->architecture;
-    if (arch[0]) {
-        uint64_t sum_kv = 0, v;
-        bool arr = false;
-        arch_u64(meta, arch, "block_count", &m->n_layer, NULL, NULL);
-        arch_u64(meta, arch, "embedding_length", &m->n_embd, NULL, NULL);
-        arch_u64(meta, arch, "feed_forward_length", &m->n_ff, NULL, NULL);
-        arch_u64(meta, arch, "attention.head_count", &m->n_head, NULL, NULL);
-        arch_u64(meta, arch, "context_length", &m->context_length, NULL, NULL);
-        arch_u64(meta, arch, "expert_count", &m->expert_count, NULL, NULL);
-        arch_u64(meta, arch, "expert_used_count", &m->expert_used_count, NULL, NULL);
-        if (arch_u64(meta, arch, "attention.head_count_kv", &v, &sum_kv, &arr)) {
-            m->n_head_kv = v;
-            m->head_count_kv_per_layer = arr;
-        } else {
-            m->n_head_kv = m->n_head;
-        }
-        if (!arr && !mul_ok(m->n_layer, m->n_head_kv, &sum_kv))
-            sum_kv = 0;
-        bool has_k = arch_u64(meta, arch, "attention.key_length", &m->key_length, NULL, NULL);
-        bool has_v = arch_u64(meta, arch, "attention.value_length", &m->value_length, NULL, NULL);
-        m->head_dim = has_k ? m->key_length : m->n_head ? m->n_embd / m->n_head : 0;
-        if (!has_k)
-            m->key_length = m->head_dim;
-        if (!has_v)
-            m->value_length = m->key_length;
-        uint64_t kv;
-        if (m->key_length <= UINT64_MAX - m->value_length &&
-            mul_ok(sum_kv, m->key_length + m->value_length, &kv) && mul_ok(kv, 2, &kv))
-            m->kv_bytes_per_token = kv;
+    if (!arch[0])
+        return;
+    uint64_t sum_kv = 0, v;
+    bool arr = false;
+    arch_u64(meta, arch, "block_count", &m->n_layer, NULL, NULL);
+    arch_u64(meta, arch, "embedding_length", &m->n_embd, NULL, NULL);
+    arch_u64(meta, arch, "feed_forward_length", &m->n_ff, NULL, NULL);
+    arch_u64(meta, arch, "attention.head_count", &m->n_head, NULL, NULL);
+    arch_u64(meta, arch, "context_length", &m->context_length, NULL, NULL);
+    arch_u64(meta, arch, "expert_count", &m->expert_count, NULL, NULL);
+    arch_u64(meta, arch, "expert_used_count", &m->expert_used_count, NULL, NULL);
+    if (arch_u64(meta, arch, "attention.head_count_kv", &v, &sum_kv, &arr)) {
+        m->n_head_kv = v;
+        m->head_count_kv_per_layer = arr;
+    } else {
+        m->n_head_kv = m->n_head;
     }
-    m->is_moe = m->expert_count > 0;
+    if (!arr && !mul_ok(m->n_layer, m->n_head_kv, &sum_kv))
+        sum_kv = 0;
+    bool has_k = arch_u64(meta, arch, "attention.key_length", &m->key_length, NULL, NULL);
+    bool has_v = arch_u64(meta, arch, "attention.value_length", &m->value_length, NULL, NULL);
+    m->head_dim = has_k ? m->key_length : m->n_head ? m->n_embd / m->n_head : 0;
+    if (!has_k)
+        m->key_length = m->head_dim;
+    if (!has_v)
+        m->value_length = m->key_length;
+    uint64_t kv;
+    if (m->key_length <= UINT64_MAX - m->value_length &&
+        mul_ok(sum_kv, m->key_length + m->value_length, &kv) && mul_ok(kv, 2, &kv))
+        m->kv_bytes_per_token = kv;
+}
 
-    /* tensors */
-    uint64_t total = 0;
-    for (uint32_t s = 0; s < n_files; s++)
-        total += files[s]->n_tensors;
-    m->n_tensors = total;
-    rl_gguf_type_bytes *rows = rl_calloc((size_t)total, sizeof *rows);
-    rl_gguf_type_bytes *lrows = rl_calloc((size_t)total, sizeof *lrows);
-    const char **names = n_files > 1 ? rl_calloc((size_t)total, sizeof *names) : NULL;
-    if (!rows || !lrows || (n_files > 1 && !names)) {
-        free(rows), free(lrows), free(names);
-        return rl_fail(err, RL_EINTERNAL, "%s: out of memory", path);
-    }
-    size_t nl = 0, k = 0;
-    bool have_head = false, have_embd = false;
-    uint32_t embd_type = UINT32_MAX;
+/* What the tensor scan collects besides the model's own fields. */
+typedef struct {
+    rl_gguf_type_bytes *rows;  /* one per tensor */
+    rl_gguf_type_bytes *lrows; /* one per quantised blk.* tensor */
+    const char **names;        /* every tensor's name, only with more than one shard */
+    size_t nl;                 /* rows in lrows */
+    bool have_head, have_embd;
+    uint32_t embd_type;
+} tensor_scan;
+
+/* fill, step 3: one pass over every shard's tensors (sizes, parameters, head and embedding). */
+static void scan_tensors(const rl_gguf_file *const *files, uint32_t n_files, rl_gguf_model *m,
+                         tensor_scan *ts)
+{
+    size_t k = 0;
     m->sizes_known = true;
     for (uint32_t s = 0; s < n_files; s++) {
         const rl_gguf_file *f = files[s];
         m->file_bytes = add_sat(m->file_bytes, f->file_size);
         for (uint64_t i = 0; i < f->n_tensors; i++, k++) {
             const rl_gguf_tensor *t = &f->tensors[i];
-            if (names)
-                names[k] = t->name;
+            if (ts->names)
+                ts->names[k] = t->name;
             m->n_params = add_sat(m->n_params, t->n_elements);
             if (!t->sized)
                 m->sizes_known = false;
             uint64_t b = t->sized ? t->n_bytes : 0;
-            rows[k] = (rl_gguf_type_bytes){t->type, 1, b, t->n_elements};
+            ts->rows[k] = (rl_gguf_type_bytes){t->type, 1, b, t->n_elements};
             m->tensor_bytes = add_sat(m->tensor_bytes, b);
             if (strncmp(t->name, "blk.", 4) == 0 && !is_float_type(t->type)) {
-                lrows[nl++] = rows[k];
+                ts->lrows[ts->nl++] = ts->rows[k];
                 m->layer_bytes = add_sat(m->layer_bytes, b);
                 m->layer_elements = add_sat(m->layer_elements, t->n_elements);
             }
             if (strstr(t->name, "_exps"))
                 m->expert_bytes = add_sat(m->expert_bytes, b);
             if (strcmp(t->name, "token_embd.weight") == 0) {
-                have_embd = true;
+                ts->have_embd = true;
                 m->embedding_bytes = b;
-                embd_type = t->type;
+                ts->embd_type = t->type;
                 if (m->n_vocab == 0 && t->n_dims >= 2)
                     m->n_vocab = t->ne[1];
             } else if (strcmp(t->name, "output.weight") == 0) {
-                have_head = true;
+                ts->have_head = true;
                 m->head_bytes = b;
                 m->head_type = t->type;
             }
         }
     }
-    if (names) {
-        qsort(names, (size_t)total, sizeof *names, name_cmp);
-        for (size_t i = 1; i < total; i++) {
-            if (strcmp(names[i - 1], names[i]) == 0) {
-                rl_status st = rl_fail(err, RL_EINPUT,
-                                       "%s: tensor '%s' appears in more than one "
-                                       "shard; the parts do not belong together",
-                                       path, names[i]);
-                free(rows), free(lrows), free(names);
-                return st;
-            }
+}
+
+/* fill, step 4: with several shards, no tensor name may appear twice (sorts names). */
+static rl_status check_shard_names(const char **names, uint64_t total, const char *path,
+                                   rl_error *err)
+{
+    qsort(names, (size_t)total, sizeof *names, name_cmp);
+    for (size_t i = 1; i < total; i++)
+        if (strcmp(names[i - 1], names[i]) == 0)
+            return rl_fail(err, RL_EINPUT,
+                           "%s: tensor '%s' appears in more than one "
+                           "shard; the parts do not belong together",
+                           path, names[i]);
+    return RL_OK;
+}
+
+/* fill, step 5: the bytes streamed per token (embedding left out unless tied; only the used
+   share of the experts), or all sizes zeroed when some tensor's size is unknown. */
+static void fill_streamed(rl_gguf_model *m, size_t nl)
+{
+    if (!m->sizes_known) {
+        m->tensor_bytes = m->streamed_bytes = m->embedding_bytes = m->head_bytes = 0;
+        m->expert_bytes = m->layer_bytes = 0;
+        m->has_composition = false;
+        return;
+    }
+    uint64_t streamed = m->tied_embeddings ? m->tensor_bytes : m->tensor_bytes - m->embedding_bytes;
+    if (m->is_moe && m->expert_used_count > 0 && m->expert_bytes > 0) {
+        uint64_t used =
+            m->expert_used_count < m->expert_count ? m->expert_used_count : m->expert_count;
+        unsigned __int128 scaled =
+            ((unsigned __int128)m->expert_bytes * used + m->expert_count / 2) / m->expert_count;
+        streamed = streamed - m->expert_bytes + (uint64_t)scaled;
+    }
+    m->streamed_bytes = streamed;
+    m->has_composition = nl > 0 && m->layer_elements > 0;
+}
+
+/* fill, step 6: how much of the layers is in the label's type, and bits per weight. */
+static void fill_composition(rl_gguf_model *m)
+{
+    m->expected_type = expected_type_of(m->label);
+    if (!m->has_composition)
+        return;
+    uint64_t on = 0;
+    for (uint32_t i = 0; i < m->n_layer_types; i++)
+        if ((int64_t)m->layer_types[i].type == m->expected_type)
+            on = m->layer_types[i].bytes;
+    m->on_label_pct = m->layer_bytes ? 100.0 * (double)on / (double)m->layer_bytes : 0.0;
+    m->bits_per_weight = 8.0 * (double)m->layer_bytes / (double)m->layer_elements;
+}
+
+static rl_status fill(const rl_gguf_file *meta, const rl_gguf_file *const *files, uint32_t n_files,
+                      const char *path, rl_gguf_model *m, rl_error *err)
+{
+    memset(m, 0, sizeof *m);
+    m->path = rl_strdup(path);
+    if (!m->path)
+        return rl_fail(err, RL_EINTERNAL, "%s: out of memory", path);
+    m->n_shards = n_files;
+    m->version = meta->version;
+    m->file_type = -1;
+    m->head_type = UINT32_MAX;
+    m->expected_type = -1;
+
+    fill_general(meta, path, m);
+    fill_shape(meta, m);
+    m->is_moe = m->expert_count > 0;
+
+    uint64_t total = 0;
+    for (uint32_t s = 0; s < n_files; s++)
+        total += files[s]->n_tensors;
+    m->n_tensors = total;
+    tensor_scan ts = {.embd_type = UINT32_MAX};
+    ts.rows = rl_calloc((size_t)total, sizeof *ts.rows);
+    ts.lrows = rl_calloc((size_t)total, sizeof *ts.lrows);
+    ts.names = n_files > 1 ? rl_calloc((size_t)total, sizeof *ts.names) : NULL;
+    if (!ts.rows || !ts.lrows || (n_files > 1 && !ts.names)) {
+        free(ts.rows), free(ts.lrows), free(ts.names);
+        return rl_fail(err, RL_EINTERNAL, "%s: out of memory", path);
+    }
+    scan_tensors(files, n_files, m, &ts);
+    if (ts.names) {
+        rl_status st = check_shard_names(ts.names, total, path, err);
+        free(ts.names);
+        if (st != RL_OK) {
+            free(ts.rows), free(ts.lrows);
+            return st;
         }
-        free(names);
     }
     if (m->n_vocab == 0) {
         const rl_gguf_kv *tok = rl_gguf_find(meta, "tokenizer.ggml.tokens");
         if (tok && tok->type == GGUF_T_ARRAY)
             m->n_vocab = tok->v.arr.len;
     }
-    m->tied_embeddings = !have_head && have_embd;
+    m->tied_embeddings = !ts.have_head && ts.have_embd;
     if (m->tied_embeddings) {
         m->head_bytes = m->embedding_bytes;
-        m->head_type = embd_type;
+        m->head_type = ts.embd_type;
     }
 
-    m->n_types = merge_types(rows, (size_t)total);
-    m->types = rows;
-    m->n_layer_types = merge_types(lrows, nl);
-    m->layer_types = lrows;
+    m->n_types = merge_types(ts.rows, (size_t)total);
+    m->types = ts.rows;
+    m->n_layer_types = merge_types(ts.lrows, ts.nl);
+    m->layer_types = ts.lrows;
 
-    if (!m->sizes_known) {
-        m->tensor_bytes = m->streamed_bytes = m->embedding_bytes = m->head_bytes = 0;
-        m->expert_bytes = m->layer_bytes = 0;
-        m->has_composition = false;
-    } else {
-        uint64_t streamed =
-            m->tied_embeddings ? m->tensor_bytes : m->tensor_bytes - m->embedding_bytes;
-        if (m->is_moe && m->expert_used_count > 0 && m->expert_bytes > 0) {
-            uint64_t used =
-                m->expert_used_count < m->expert_count ? m->expert_used_count : m->expert_count;
-            unsigned __int128 scaled =
-                ((unsigned __int128)m->expert_bytes * used + m->expert_count / 2) / m->expert_count;
-            streamed = streamed - m->expert_bytes + (uint64_t)scaled;
-        }
-        m->streamed_bytes = streamed;
-        m->has_composition = nl > 0 && m->layer_elements > 0;
-    }
+    fill_streamed(m, ts.nl);
     m->resident_bytes = m->file_bytes;
-
-    m->expected_type = expected_type_of(m->label);
-    if (m->has_composition) {
-        uint64_t on = 0;
-        for (uint32_t i = 0; i < m->n_layer_types; i++)
-            if ((int64_t)m->layer_types[i].type == m->expected_type)
-                on = m->layer_types[i].bytes;
-        m->on_label_pct = m->layer_bytes ? 100.0 * (double)on / (double)m->layer_bytes : 0.0;
-        m->bits_per_weight = 8.0 * (double)m->layer_bytes / (double)m->layer_elements;
-    }
+    fill_composition(m);
     return RL_OK;
 }
 
@@ -493,11 +537,17 @@ rl_status rl_gguf_model_load(const char *path, rl_gguf_model *m, rl_error *err)
             st = rl_gguf_read_file(sp, &files[i], err);
         free(sp);
     }
-    if (st != RL_OK) {
+    return rl_gguf_model_adopt_read(st, files, count, path, m, err);
+}
+
+rl_status rl_gguf_model_adopt_read(rl_status read_st, rl_gguf_file **files, uint32_t count,
+                                   const char *path, rl_gguf_model *m, rl_error *err)
+{
+    if (read_st != RL_OK) {
         for (uint32_t i = 0; i < count; i++)
             rl_gguf_free(files[i]);
         free(files);
-        return st;
+        return read_st;
     }
     return rl_gguf_model_adopt_parts(files, count, path, m, err);
 }

@@ -90,6 +90,11 @@ rl_status rl_gguf_model_adopt(rl_gguf_file *f, rl_gguf_model *m, rl_error *err);
  * The remote reader (gguf_remote.h) builds split models with it. */
 rl_status rl_gguf_model_adopt_parts(rl_gguf_file **files, uint32_t count, const char *path,
                                     rl_gguf_model *m, rl_error *err);
+/* The end of reading count shards: when read_st (how reading them went) is not RL_OK, frees
+ * every file read so far (files[i] NULL for the rest) and the array and returns read_st;
+ * otherwise rl_gguf_model_adopt_parts. */
+rl_status rl_gguf_model_adopt_read(rl_status read_st, rl_gguf_file **files, uint32_t count,
+                                   const char *path, rl_gguf_model *m, rl_error *err);
 void rl_gguf_model_free(rl_gguf_model *m);
 /* Recognise a multi-part name "<prefix>-NNNNN-of-MMMMM.gguf" (five digits each, as llama.cpp's
  * gguf-split writes them): *prefix_len is the length of <prefix> within path, *no and *count

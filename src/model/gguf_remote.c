@@ -565,13 +565,7 @@ rl_status rl_gguf_remote_model_load(const char *url, const rl_remote_opts *o,
                 : rl_fail(err, RL_EINTERNAL, "out of memory");
         free(su);
     }
-    if (st != RL_OK) {
-        for (uint32_t i = 0; i < count; i++)
-            rl_gguf_free(files[i]);
-        free(files);
-        return st;
-    }
-    return rl_gguf_model_adopt_parts(files, count, url, m, err);
+    return rl_gguf_model_adopt_read(st, files, count, url, m, err);
 }
 
 rl_status rl_gguf_model_open(const char *path, FILE *log, rl_gguf_model *m, rl_error *err)

@@ -467,6 +467,36 @@ static void test_shards(void **state)
     rl_gguf_model_free(&m); /* safe on a failed load */
 }
 
+/* rl_gguf_model_adopt_read: a failed read frees what was read (the rest NULL) and returns the
+ * read's status untouched; a good one adopts the parts. */
+static void test_adopt_read(void **state)
+{
+    (void)state;
+    mbuild b = {0};
+    mb_tensor(&b, "blk.0.a.weight", Q8_0, 32, 10);
+    wbuf w = mb_finish(&b);
+    rl_error err = {RL_OK, ""};
+    rl_gguf_file **files = calloc(2, sizeof *files);
+    assert_non_null(files);
+    assert_int_equal(rl_gguf_read_buffer(w.p, w.len, "a-00001-of-00002.gguf", &files[0], &err),
+                     RL_OK);
+    rl_gguf_model m;
+    memset(&m, 0, sizeof m);
+    snprintf(err.msg, sizeof err.msg, "the read's own message");
+    assert_int_equal(rl_gguf_model_adopt_read(RL_EINPUT, files, 2, "a.gguf", &m, &err), RL_EINPUT);
+    assert_string_equal(err.msg, "the read's own message");
+
+    files = calloc(1, sizeof *files);
+    assert_non_null(files);
+    assert_int_equal(rl_gguf_read_buffer(w.p, w.len, "b.gguf", &files[0], &err), RL_OK);
+    assert_int_equal(rl_gguf_model_adopt_read(RL_OK, files, 1, "b.gguf", &m, &err), RL_OK);
+    assert_int_equal(m.n_shards, 1);
+    assert_int_equal(m.n_tensors, 1);
+    assert_string_equal(m.path, "b.gguf");
+    rl_gguf_model_free(&m);
+    free(w.p);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -478,6 +508,7 @@ int main(void)
         cmocka_unit_test(test_kv_bytes),
         cmocka_unit_test(test_labels),
         cmocka_unit_test(test_shards),
+        cmocka_unit_test(test_adopt_read),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
