@@ -4,6 +4,7 @@
  * or synth-built files, the measured advice into the bundle and the report). See
  * advise_run.h. Everything allocated here is freed before each function returns. */
 #include "cmd/advise_run.h"
+#include "cmd/session.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -184,7 +185,7 @@ rl_status rl_advise_run_measure(const rl_advise_opts *o, rl_error *err)
     so.out_dir = o->dir;
     so.bytes = RL_AN_BYTES_STREAMED;
     cJSON *bundle = NULL;
-    st = rl_sweep_execute(&so, &bundle, err);
+    st = rl_session_sweep(&so, &bundle, err);
     rl_advise_set_free(&set);
     if (!bundle)
         return st;
@@ -198,8 +199,9 @@ rl_status rl_advise_run_measure(const rl_advise_opts *o, rl_error *err)
     rl_error we = {RL_OK, ""};
     rl_status wst = path && rpath ? rl_bundle_write(bundle, path, &we)
                                   : rl_fail(&we, RL_EINTERNAL, "out of memory");
+    rl_session_end_opts end = {"advise", o->dir, RL_SESSION_PAGE_PLAIN, false};
     if (wst == RL_OK)
-        wst = rl_report_write_html(bundle, rpath, &we);
+        wst = rl_session_end(&end, bundle, RL_OK, &we);
     rl_status ost = RL_OK;
     rl_error oe = {RL_OK, ""};
     if (o->json) {

@@ -21,6 +21,7 @@
 #include "client/client_metrics.h"
 #include "client/client_prompts.h"
 #include "cmd/client_run.h"
+#include "cmd/session.h"
 #include "client/client_sched.h"
 #include "base/proc.h"
 #include "render/report.h"
@@ -737,12 +738,12 @@ rl_status rl_client_run_session(const rl_client_opts *o, rl_error *err)
         }
         bool measured = st == RL_OK || st == RL_EINTERRUPTED;
         bool have_page = false;
-        if (measured && page && st == RL_OK) {
+        if (measured && page) {
+            rl_session_end_opts end = {"client", a.out_dir,
+                                       RL_SESSION_OK_ONLY | RL_SESSION_PAGE_WARNS, false};
             rl_error re;
-            if (rl_report_write_html(c.bundle, page, &re) == RL_OK)
-                have_page = true;
-            else
-                fprintf(stderr, "llama-roofline client: warning: no report: %s\n", re.msg);
+            rl_session_end(&end, c.bundle, st, &re);
+            have_page = end.wrote_page;
         }
         if (measured && a.csv) {
             rl_error ce;

@@ -6,10 +6,10 @@
 #include <string.h>
 
 #include "cmd/cmd.h"
+#include "cmd/session.h"
 #include "cmd/diagnose_models.h"
 #include "measure/membw.h"
 #include "analyse/predict.h"
-#include "render/report.h"
 #include "base/rl_opt.h"
 #include "base/rl_util.h"
 #include "cmd/sweep.h"
@@ -179,11 +179,12 @@ static rl_status run(int argc, char **argv, rl_error *err)
         o->models = (const char *const *)models.paths;
         o->n_models = models.n;
         o->argv = rl_opt_typed(&o->argc);
-        st = rl_sweep_execute(o, &bundle, err);
+        st = rl_session_sweep(o, &bundle, err);
     }
     if (bundle)
         st = rl_pred_after_diagnose(bundle, o->out_dir, a.predict, a.n_predict, st, err);
-    st = rl_report_after_measure("diagnose", bundle, o->out_dir, st, err);
+    rl_session_end_opts end = {"diagnose", o->out_dir, RL_SESSION_SUMMARY, false};
+    st = rl_session_end(&end, bundle, st, err);
     cJSON_Delete(bundle);
     rl_model_paths_free(&models);
     return st;

@@ -5,9 +5,9 @@
 #include <string.h>
 
 #include "cmd/cmd.h"
+#include "cmd/session.h"
 #include "model/gguf_remote.h"
 #include "measure/membw.h"
-#include "render/report.h"
 #include "base/rl_opt.h"
 #include "base/rl_text.h"
 #include "base/rl_util.h"
@@ -196,8 +196,9 @@ static rl_status run(int argc, char **argv, rl_error *err)
     o.bench_args = bargs;
     o.argv = rl_opt_typed(&o.argc);
     cJSON *bundle = NULL;
-    st = rl_sweep_execute(&o, &bundle, err);
-    st = rl_report_after_measure("run", bundle, o.out_dir, st, err);
+    st = rl_session_sweep(&o, &bundle, err);
+    rl_session_end_opts end = {"run", o.out_dir, RL_SESSION_SUMMARY, false};
+    st = rl_session_end(&end, bundle, st, err);
     cJSON_Delete(bundle);
     return st;
 }

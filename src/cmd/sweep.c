@@ -1,5 +1,5 @@
-/* sweep.c: the ceiling, the llama-bench sweep and the analysis, saved into a bundle as they
- * happen. See sweep.h. */
+/* sweep.c: the ceiling and the llama-bench sweep, saved into a bundle as they happen; the
+ * analysis is the command's next phase (cmd/session.h). See sweep.h. */
 #include "cmd/sweep.h"
 
 #include <signal.h>
@@ -8,7 +8,6 @@
 #include <string.h>
 #include <sys/resource.h>
 
-#include "analyse/analysis_bundle.h"
 #include "bundle/bundle.h"
 #include "model/gguf_json.h"
 #include "model/gguf_model.h"
@@ -451,220 +450,274 @@ static double self_cpu_s(void)
            (double)ru.ru_stime.tv_sec + (double)ru.ru_stime.tv_usec / 1e6;
 }
 
-rl_status rl_sweep_execute(const rl_sweep_opts *opts, cJSON **bundle_out, rl_error *err)
-{
-    int64_t t_start = rl_proc_now_ns();
-    double membw_cpu = 0;
-    *bundle_out = NULL;
-    rl_sweep_opts o = *opts;
-    char *path = rl_asprintf("%s/bundle.json", o.out_dir);
-    char *bin = NULL;
-    cJSON *b = NULL;
-    rl_status st = path ? RL_OK : rl_fail(err, RL_EINTERNAL, "out of memory");
-    int threads[RL_SWEEP_MAX_LIST], depths[RL_SWEEP_MAX_LIST], nt = 0, nd = 0;
+/* One sweep's working state: the options (a copy: --resume reads the settings back into it),
+ * the llama-bench binary, the thread and depth lists, this machine. */
+typedef struct {
+    rl_sweep_opts o;
+    rl_sweep_state *s;
+    char *bin;
+    int threads[RL_SWEEP_MAX_LIST], depths[RL_SWEEP_MAX_LIST], nt, nd;
     rl_sysinfo si;
-    rl_sysinfo_collect(&si);
+} sweep_ctx;
 
-    if (st == RL_OK && o.resume) {
-        st = rl_bundle_load(path, &b, err);
-        const char *cmd = b ? rl_json_get_str(b, "command") : NULL;
-        if (st == RL_OK && (!cmd || strcmp(cmd, o.command) != 0))
-            st = rl_fail(err, RL_EINPUT, "%s: a bundle of `%s`, not of `%s`: nothing to resume",
-                         path, cmd ? cmd : "?", o.command);
-        if (st == RL_OK)
-            st = settings_from(cJSON_GetObjectItemCaseSensitive(b, "settings"), &o, threads, &nt,
-                               depths, &nd, err);
-        if (st != RL_OK) {
-            cJSON_Delete(b);
-            b = NULL;
+/* --resume: the bundle in the output directory, its settings read back into the options. */
+static rl_status sweep_resume(sweep_ctx *c, rl_error *err)
+{
+    rl_status st = rl_bundle_load(c->s->path, &c->s->bundle, err);
+    cJSON *b = c->s->bundle;
+    const char *cmd = b ? rl_json_get_str(b, "command") : NULL;
+    if (st == RL_OK && (!cmd || strcmp(cmd, c->o.command) != 0))
+        st = rl_fail(err, RL_EINPUT, "%s: a bundle of `%s`, not of `%s`: nothing to resume",
+                     c->s->path, cmd ? cmd : "?", c->o.command);
+    if (st == RL_OK)
+        st = settings_from(cJSON_GetObjectItemCaseSensitive(b, "settings"), &c->o, c->threads,
+                           &c->nt, c->depths, &c->nd, err);
+    if (st != RL_OK) {
+        cJSON_Delete(b);
+        c->s->bundle = NULL;
+    }
+    return st;
+}
+
+/* A new bundle: the thread and depth lists, the environment, the settings, the models. */
+static rl_status sweep_new(sweep_ctx *c, rl_error *err)
+{
+    const rl_sweep_opts *o = &c->o;
+    rl_status st = RL_OK;
+    if (o->n_threads) {
+        memcpy(c->threads, o->threads, sizeof c->threads);
+        c->nt = o->n_threads;
+    } else {
+        c->nt = rl_membw_default_threads(c->si.logical_cores > 0 ? c->si.logical_cores : 1,
+                                         c->si.physical_cores, c->threads, RL_SWEEP_MAX_LIST);
+    }
+    if (o->n_depths) {
+        memcpy(c->depths, o->depths, sizeof c->depths);
+        c->nd = o->n_depths;
+    } else {
+        c->depths[0] = 0;
+        c->nd = 1;
+    }
+    cJSON *b = c->s->bundle = rl_bundle_new(o->command, o->argc, o->argv);
+    if (!b)
+        st = rl_fail(err, RL_EINTERNAL, "out of memory");
+    cJSON *src = b ? cJSON_AddObjectToObject(b, "source") : NULL;
+    if (src)
+        cJSON_AddStringToObject(src, "kind", "measured");
+    if (b) {
+        cJSON_AddItemToObject(b, "environment", rl_sysinfo_to_json(&c->si));
+        cJSON_AddItemToObject(b, "settings", settings_json(o, c->threads, c->nt, c->depths, c->nd));
+        cJSON *models = cJSON_AddArrayToObject(b, "models");
+        for (size_t i = 0; st == RL_OK && i < o->n_models; i++) {
+            cJSON *m = model_json(o->models[i], i, err);
+            if (!m)
+                st = err->status;
+            else
+                cJSON_AddItemToArray(models, m);
         }
     }
     if (st == RL_OK)
-        st = rl_lbench_find(o.llama_bench, &bin, err);
-    if (st == RL_OK && !o.resume)
-        st = rl_mkdir_p(o.out_dir, "choose a writable -o directory", err);
+        st = rl_bundle_write(b, c->s->path, err);
+    return st;
+}
+
+/* The bundle to record into: resumed or new, checked writable, llama-bench found. */
+static rl_status sweep_open(sweep_ctx *c, rl_error *err)
+{
+    rl_status st = RL_OK;
+    if (c->o.resume)
+        st = sweep_resume(c, err);
     if (st == RL_OK)
-        st = rl_check_writable(path, err);
-    if (st == RL_OK && !o.resume) {
-        if (o.n_threads) {
-            memcpy(threads, o.threads, sizeof threads);
-            nt = o.n_threads;
-        } else {
-            nt = rl_membw_default_threads(si.logical_cores > 0 ? si.logical_cores : 1,
-                                          si.physical_cores, threads, RL_SWEEP_MAX_LIST);
+        st = rl_lbench_find(c->o.llama_bench, &c->bin, err);
+    if (st == RL_OK && !c->o.resume)
+        st = rl_mkdir_p(c->o.out_dir, "choose a writable -o directory", err);
+    if (st == RL_OK)
+        st = rl_check_writable(c->s->path, err);
+    if (st == RL_OK && !c->o.resume)
+        st = sweep_new(c, err);
+    if (st == RL_OK)
+        set_item(c->s->bundle, "llama_cpp", build_json(c->bin));
+    return st;
+}
+
+/* The memory ceiling, unless the bundle has one (resumed) or --skip-membw. */
+static rl_status sweep_ceiling(sweep_ctx *c, rl_error *err)
+{
+    cJSON *b = c->s->bundle;
+    rl_status st = RL_OK;
+    if (cJSON_GetObjectItemCaseSensitive(b, "membw"))
+        return RL_OK;
+    if (c->o.skip_membw) {
+        cJSON *m = cJSON_CreateObject();
+        cJSON_AddFalseToObject(m, "available");
+        cJSON_AddStringToObject(m, "reason", "skipped with --skip-membw");
+        set_item(b, "membw", m);
+    } else {
+        rl_membw_opts mo = {0};
+        mo.isa = -1;
+        mo.quick = c->o.quick_membw;
+        rl_membw_result res;
+        rl_progress("measuring the memory read ceiling");
+        double c0 = self_cpu_s();
+        st = rl_membw_ceiling(&mo, c->o.peak_bw, &c->si, &res, err);
+        c->s->membw_cpu = self_cpu_s() - c0;
+        rl_progress_done();
+        if (st == RL_OK || st == RL_EINTERRUPTED)
+            set_item(b, "membw", rl_membw_to_json(&res, NULL));
+        rl_membw_result_free(&res);
+        if (st == RL_EINTERRUPTED) {
+            rl_bundle_set_status(b, "interrupted", "interrupted while measuring the ceiling");
+            rl_error e2;
+            rl_bundle_write(b, c->s->path, &e2);
         }
-        if (o.n_depths) {
-            memcpy(depths, o.depths, sizeof depths);
-            nd = o.n_depths;
-        } else {
-            depths[0] = 0;
-            nd = 1;
-        }
-        b = rl_bundle_new(o.command, o.argc, o.argv);
-        if (!b)
-            st = rl_fail(err, RL_EINTERNAL, "out of memory");
-        cJSON *src = b ? cJSON_AddObjectToObject(b, "source") : NULL;
-        if (src)
-            cJSON_AddStringToObject(src, "kind", "measured");
-        if (b) {
-            cJSON_AddItemToObject(b, "environment", rl_sysinfo_to_json(&si));
-            cJSON_AddItemToObject(b, "settings", settings_json(&o, threads, nt, depths, nd));
-            cJSON *models = cJSON_AddArrayToObject(b, "models");
-            for (size_t i = 0; st == RL_OK && i < o.n_models; i++) {
-                cJSON *m = model_json(o.models[i], i, err);
-                if (!m)
-                    st = err->status;
-                else
-                    cJSON_AddItemToArray(models, m);
-            }
-        }
-        if (st == RL_OK)
-            st = rl_bundle_write(b, path, err);
     }
     if (st == RL_OK)
-        set_item(b, "llama_cpp", build_json(bin));
+        st = rl_bundle_write(b, c->s->path, err);
+    return st;
+}
 
-    /* the ceiling */
-    if (st == RL_OK && !cJSON_GetObjectItemCaseSensitive(b, "membw")) {
-        if (o.skip_membw) {
-            cJSON *m = cJSON_CreateObject();
-            cJSON_AddFalseToObject(m, "available");
-            cJSON_AddStringToObject(m, "reason", "skipped with --skip-membw");
-            set_item(b, "membw", m);
-        } else {
-            rl_membw_opts mo = {0};
-            mo.isa = -1;
-            mo.quick = o.quick_membw;
-            rl_membw_result res;
-            rl_progress("measuring the memory read ceiling");
-            double c0 = self_cpu_s();
-            st = rl_membw_ceiling(&mo, o.peak_bw, &si, &res, err);
-            membw_cpu = self_cpu_s() - c0;
-            rl_progress_done();
-            if (st == RL_OK || st == RL_EINTERRUPTED)
-                set_item(b, "membw", rl_membw_to_json(&res, NULL));
-            rl_membw_result_free(&res);
-            if (st == RL_EINTERRUPTED) {
-                rl_bundle_set_status(b, "interrupted", "interrupted while measuring the ceiling");
-                rl_error e2;
-                rl_bundle_write(b, path, &e2);
-            }
-        }
-        if (st == RL_OK)
-            st = rl_bundle_write(b, path, err);
+/* Progress through the sweep: invocations counted and the time they took, for the ETA. */
+typedef struct {
+    size_t done, total;
+    double elapsed;
+} sweep_progress;
+
+/* One (model, threads, depth) run: skipped when already "ok", else measured, its failure
+ * reported and recorded as a warning, and the bundle rewritten. */
+static rl_status sweep_one(sweep_ctx *c, cJSON *m, cJSON *runs, int t, int d, sweep_progress *p,
+                           rl_error *err)
+{
+    cJSON *b = c->s->bundle;
+    const char *mpath = rl_json_get_str(m, "path");
+    const char *mid = rl_json_get_str(m, "id");
+    const char *mname = rl_json_get_str(m, "name");
+    cJSON *run = find_run(runs, t, d);
+    const char *state = run ? rl_json_get_str(run, "status") : NULL;
+    p->done++;
+    if (state && strcmp(state, "ok") == 0)
+        return RL_OK; /* resumed: already measured */
+    if (!run) {
+        run = cJSON_CreateObject();
+        if (!run)
+            return rl_fail(err, RL_EINTERNAL, "out of memory");
+        cJSON_AddNumberToObject(run, "threads", t);
+        cJSON_AddNumberToObject(run, "depth", d);
+        cJSON_AddItemToArray(runs, run);
     }
+    set_item(run, "status", cJSON_CreateString("running"));
+    size_t done = p->done, total = p->total;
+    double eta = done > 1 ? p->elapsed / (double)(done - 1) * (double)(total - done + 1) : 0;
+    rl_progress("[%zu/%zu] %s  t=%d  depth %d%s%.0f s left", done, total, mname, t, d,
+                done > 1 ? "  about " : "  ", done > 1 ? eta : 0.0);
+    int64_t t0 = rl_proc_now_ns();
+    rl_status st = measure_run(c->bin, &c->o, mpath, t, d, run, b, c->s->path, err);
+    p->elapsed += (double)(rl_proc_now_ns() - t0) / 1e9;
+    const char *rs = rl_json_get_str(run, "status");
+    const char *re = rl_json_get_str(run, "error");
+    if (rs && strcmp(rs, "ok") != 0 && strcmp(rs, "interrupted") != 0 && re) {
+        rl_progress_done();
+        char *safe = rl_tty_escape_dup(re);
+        fprintf(stderr, "llama-roofline %s: %s t=%d depth %d: %s\n", c->o.command, mname, t, d,
+                safe ? safe : re);
+        free(safe);
+        char wt[1024];
+        rl_snprintf(wt, sizeof wt, "%s at %d threads, depth %d: %s", mname, t, d, re);
+        add_run_warning(b, "llama_bench_failed", wt, mid);
+    }
+    rl_error we;
+    rl_status ws = rl_bundle_write(b, c->s->path, &we);
+    if (st == RL_OK && ws != RL_OK) {
+        *err = we;
+        st = ws;
+    }
+    return st;
+}
 
-    /* the sweep */
-    cJSON *models = b ? cJSON_GetObjectItemCaseSensitive(b, "models") : NULL;
+/* The sweep: every model x thread count x depth, in order. */
+static rl_status sweep_models(sweep_ctx *c, rl_error *err)
+{
+    cJSON *models = cJSON_GetObjectItemCaseSensitive(c->s->bundle, "models");
     size_t n_models = (size_t)cJSON_GetArraySize(models);
-    size_t total = n_models * (size_t)nt * (size_t)nd, done = 0;
-    double elapsed = 0;
+    sweep_progress p = {0, n_models * (size_t)c->nt * (size_t)c->nd, 0};
+    rl_status st = RL_OK;
     cJSON *m;
     cJSON_ArrayForEach(m, models)
     {
+        cJSON *runs = cJSON_GetObjectItemCaseSensitive(m, "runs");
+        if (!runs || !rl_json_get_str(m, "path") || !rl_json_get_str(m, "id"))
+            return rl_fail(err, RL_EINPUT, "%s: a model entry lacks its path or runs", c->s->path);
+        for (int ti = 0; st == RL_OK && ti < c->nt; ti++)
+            for (int di = 0; st == RL_OK && di < c->nd; di++)
+                st = sweep_one(c, m, runs, c->threads[ti], c->depths[di], &p, err);
         if (st != RL_OK)
             break;
-        cJSON *runs = cJSON_GetObjectItemCaseSensitive(m, "runs");
-        const char *mpath = rl_json_get_str(m, "path");
-        const char *mid = rl_json_get_str(m, "id");
-        const char *mname = rl_json_get_str(m, "name");
-        if (!runs || !mpath || !mid) {
-            st = rl_fail(err, RL_EINPUT, "%s: a model entry lacks its path or runs", path);
-            break;
-        }
-        for (int ti = 0; st == RL_OK && ti < nt; ti++) {
-            for (int di = 0; st == RL_OK && di < nd; di++) {
-                cJSON *run = find_run(runs, threads[ti], depths[di]);
-                const char *state = run ? rl_json_get_str(run, "status") : NULL;
-                done++;
-                if (state && strcmp(state, "ok") == 0)
-                    continue; /* resumed: already measured */
-                if (!run) {
-                    run = cJSON_CreateObject();
-                    if (!run) {
-                        st = rl_fail(err, RL_EINTERNAL, "out of memory");
-                        break;
-                    }
-                    cJSON_AddNumberToObject(run, "threads", threads[ti]);
-                    cJSON_AddNumberToObject(run, "depth", depths[di]);
-                    cJSON_AddItemToArray(runs, run);
-                }
-                set_item(run, "status", cJSON_CreateString("running"));
-                double eta =
-                    done > 1 ? elapsed / (double)(done - 1) * (double)(total - done + 1) : 0;
-                rl_progress("[%zu/%zu] %s  t=%d  depth %d%s%.0f s left", done, total, mname,
-                            threads[ti], depths[di], done > 1 ? "  about " : "  ",
-                            done > 1 ? eta : 0.0);
-                int64_t t0 = rl_proc_now_ns();
-                st = measure_run(bin, &o, mpath, threads[ti], depths[di], run, b, path, err);
-                elapsed += (double)(rl_proc_now_ns() - t0) / 1e9;
-                const char *rs = rl_json_get_str(run, "status");
-                const char *re = rl_json_get_str(run, "error");
-                if (rs && strcmp(rs, "ok") != 0 && strcmp(rs, "interrupted") != 0 && re) {
-                    rl_progress_done();
-                    char *safe = rl_tty_escape_dup(re);
-                    fprintf(stderr, "llama-roofline %s: %s t=%d depth %d: %s\n", o.command, mname,
-                            threads[ti], depths[di], safe ? safe : re);
-                    free(safe);
-                    char wt[1024];
-                    rl_snprintf(wt, sizeof wt, "%s at %d threads, depth %d: %s", mname, threads[ti],
-                                depths[di], re);
-                    add_run_warning(b, "llama_bench_failed", wt, mid);
-                }
-                rl_error we;
-                rl_status ws = rl_bundle_write(b, path, &we);
-                if (st == RL_OK && ws != RL_OK) {
-                    *err = we;
-                    st = ws;
-                }
-            }
-        }
     }
-    rl_progress_done();
-
-    if (b && (st == RL_OK || st == RL_EINTERRUPTED)) {
-        rl_error ae;
-        if (rl_bundle_analyze(b, o.bytes, &ae) != RL_OK && st == RL_OK) {
-            *err = ae;
-            st = ae.status;
-        }
-    }
-    if (b) {
-        /* what the tool itself cost, apart from the measurements (membw's threads and the
-         * llama-bench children): parsing, bookkeeping, writing the bundle */
-        cJSON *ov = cJSON_CreateObject();
-        if (ov) {
-            cJSON_AddStringToObject(ov, "kind", "measured");
-            cJSON_AddNumberToObject(ov, "wall_s", (double)(rl_proc_now_ns() - t_start) / 1e9);
-            cJSON_AddNumberToObject(ov, "membw_cpu_s", membw_cpu);
-            cJSON_AddNumberToObject(ov, "tool_cpu_s", self_cpu_s() - membw_cpu);
-            set_item(b, "overhead", ov);
-        }
-        const cJSON *an = cJSON_GetObjectItemCaseSensitive(b, "analysis");
-        int64_t ok_models = 0;
-        rl_json_get_i64(an, "n_models_ok", &ok_models);
-        if (st == RL_EINTERRUPTED)
-            rl_bundle_set_status(b, "interrupted", "interrupted; --resume continues it");
-        else if (st != RL_OK)
-            rl_bundle_set_status(b, "failed", err->msg);
-        else if (ok_models == 0)
-            rl_bundle_set_status(b, "complete", "no model produced a decode rate");
-        else
-            rl_bundle_set_status(b, "complete", NULL);
-        rl_error we;
-        rl_status ws = rl_bundle_write(b, path, &we);
-        if (st == RL_OK && ws != RL_OK) {
-            *err = we;
-            st = ws;
-        }
-        if (st == RL_OK && ok_models == 0)
-            st = rl_fail(err, RL_NOTHING,
-                         "no model produced a decode measurement (see the errors above and %s); "
-                         "check that the GGUF files load with this llama-bench",
-                         path);
-    }
-    *bundle_out = b;
-    free(bin);
-    free(path);
     return st;
+}
+
+rl_status rl_sweep_measure(const rl_sweep_opts *opts, rl_sweep_state *s, rl_error *err)
+{
+    memset(s, 0, sizeof *s);
+    s->t_start = rl_proc_now_ns();
+    sweep_ctx c = {0};
+    c.o = *opts;
+    c.s = s;
+    s->path = rl_asprintf("%s/bundle.json", c.o.out_dir);
+    rl_status st = s->path ? RL_OK : rl_fail(err, RL_EINTERNAL, "out of memory");
+    rl_sysinfo_collect(&c.si);
+    if (st == RL_OK)
+        st = sweep_open(&c, err);
+    if (st == RL_OK)
+        st = sweep_ceiling(&c, err);
+    if (st == RL_OK && s->bundle)
+        st = sweep_models(&c, err);
+    rl_progress_done();
+    free(c.bin);
+    return st;
+}
+
+rl_status rl_sweep_close(rl_sweep_state *s, rl_status st, rl_error *err)
+{
+    cJSON *b = s->bundle;
+    if (!b)
+        return st;
+    /* what the tool itself cost, apart from the measurements (membw's threads and the
+     * llama-bench children): parsing, bookkeeping, writing the bundle */
+    cJSON *ov = cJSON_CreateObject();
+    if (ov) {
+        cJSON_AddStringToObject(ov, "kind", "measured");
+        cJSON_AddNumberToObject(ov, "wall_s", (double)(rl_proc_now_ns() - s->t_start) / 1e9);
+        cJSON_AddNumberToObject(ov, "membw_cpu_s", s->membw_cpu);
+        cJSON_AddNumberToObject(ov, "tool_cpu_s", self_cpu_s() - s->membw_cpu);
+        set_item(b, "overhead", ov);
+    }
+    const cJSON *an = cJSON_GetObjectItemCaseSensitive(b, "analysis");
+    int64_t ok_models = 0;
+    rl_json_get_i64(an, "n_models_ok", &ok_models);
+    if (st == RL_EINTERRUPTED)
+        rl_bundle_set_status(b, "interrupted", "interrupted; --resume continues it");
+    else if (st != RL_OK)
+        rl_bundle_set_status(b, "failed", err->msg);
+    else if (ok_models == 0)
+        rl_bundle_set_status(b, "complete", "no model produced a decode rate");
+    else
+        rl_bundle_set_status(b, "complete", NULL);
+    rl_error we;
+    rl_status ws = rl_bundle_write(b, s->path, &we);
+    if (st == RL_OK && ws != RL_OK) {
+        *err = we;
+        st = ws;
+    }
+    if (st == RL_OK && ok_models == 0)
+        st = rl_fail(err, RL_NOTHING,
+                     "no model produced a decode measurement (see the errors above and %s); "
+                     "check that the GGUF files load with this llama-bench",
+                     s->path);
+    return st;
+}
+
+void rl_sweep_state_free(rl_sweep_state *s)
+{
+    free(s->path);
+    s->path = NULL;
 }

@@ -1,6 +1,7 @@
 /* sweep.h: the measurement behind `run`: the memory ceiling, then llama-bench over every model
  * x thread count x KV depth, each invocation's records saved into the bundle the moment they
- * arrive, then the analysis. Measurement only: nothing here renders.
+ * arrive. Measurement and recording only: the analysis is the command's next phase
+ * (rl_session_sweep in cmd/session.h runs measure -> analyse -> close), and nothing here renders.
  *
  * One llama-bench invocation per (model, threads, depth), with `-o jsonl`: its stdout is
  * parsed line by line as it arrives (lbench feeder) and the bundle is rewritten atomically after
@@ -13,13 +14,15 @@
  * --resume: the bundle in the output directory is read back (refused, untouched, when it is not
  * a run bundle), its settings and models are used, and runs already "ok" are skipped.
  *
- * Ownership: rl_sweep_execute returns the bundle tree in *bundle_out (caller frees with
- * cJSON_Delete) even on failure when one was started; the options are borrowed. */
+ * Ownership: rl_sweep_measure leaves the bundle tree in state->bundle (caller frees with
+ * cJSON_Delete) even on failure when one was started, and the path in state->path (freed by
+ * rl_sweep_state_free); the options are borrowed. */
 #ifndef RL_SWEEP_H
 #define RL_SWEEP_H
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
 
 #include <cjson/cJSON.h>
@@ -55,8 +58,24 @@ typedef struct {
     rl_an_bytes_convention bytes;
 } rl_sweep_opts;
 
-/* Everything above; writes out_dir/bundle.json. RL_NOTHING when no model produced a decode
- * rate, RL_EMISSING when llama-bench is missing, RL_EINTERRUPTED (bundle kept) on Ctrl-C. */
-rl_status rl_sweep_execute(const rl_sweep_opts *o, cJSON **bundle_out, rl_error *err);
+/* What one sweep leaves for the phases after it. */
+typedef struct {
+    cJSON *bundle;    /* the bundle tree being recorded, or NULL */
+    char *path;       /* out_dir/bundle.json */
+    int64_t t_start;  /* when the sweep began, for the overhead record */
+    double membw_cpu; /* CPU seconds the ceiling took */
+} rl_sweep_state;
+
+/* Everything above, recorded into state->bundle and written to out_dir/bundle.json after every
+ * record. RL_EMISSING when llama-bench is missing, RL_EINTERRUPTED (bundle kept) on Ctrl-C. */
+rl_status rl_sweep_measure(const rl_sweep_opts *o, rl_sweep_state *state, rl_error *err);
+
+/* The last record, after the analysis: the tool's overhead and the bundle's status (st is the
+ * status so far), then the final write. RL_NOTHING when no model produced a decode rate (the
+ * analysis's n_models_ok is 0). */
+rl_status rl_sweep_close(rl_sweep_state *state, rl_status st, rl_error *err);
+
+/* Frees state->path; the bundle stays the caller's. */
+void rl_sweep_state_free(rl_sweep_state *state);
 
 #endif

@@ -218,35 +218,6 @@ char *rl_report_path_beside(const char *file)
     return rl_asprintf("%.*s/%s", (int)(slash - file), file, RL_REPORT_FILE);
 }
 
-rl_status rl_report_after_measure(const char *verb, const cJSON *bundle, const char *out_dir,
-                                  rl_status st, rl_error *err)
-{
-    if (!bundle || !(st == RL_OK || st == RL_NOTHING || st == RL_EINTERRUPTED))
-        return st;
-    char *path = rl_asprintf("%s/bundle.json", out_dir);
-    char *page = rl_asprintf("%s/%s", out_dir, RL_REPORT_FILE);
-    if (!path || !page) {
-        free(path);
-        free(page);
-        return st == RL_OK ? rl_fail(err, RL_EINTERNAL, "out of memory") : st;
-    }
-    rl_report_print_summary(stdout, bundle, path);
-    /* the finished bundle, rendered: measurement itself never renders */
-    rl_error rerr = {RL_OK, ""};
-    rl_status rst = rl_report_write_html(bundle, page, &rerr);
-    char safe[4096];
-    if (rst == RL_OK)
-        printf("wrote %s\n", rl_tty_escape(page, safe, sizeof safe));
-    else if (st == RL_OK)
-        st = rl_fail(err, rst, "%s (the bundle is kept: `llama-roofline report %s` renders it)",
-                     rerr.msg, rl_tty_escape(path, safe, sizeof safe));
-    else
-        fprintf(stderr, "llama-roofline %s: warning: no report: %s\n", verb, rerr.msg);
-    free(path);
-    free(page);
-    return st;
-}
-
 /* ---- summary -------------------------------------------------------------------------- */
 
 void rl_report_print_summary(FILE *out, const cJSON *b, const char *bundle_path)

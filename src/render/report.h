@@ -36,12 +36,4 @@ char *rl_report_path_beside(const char *file);
  * best threads), then one line per model, the warnings, and the bundle path. */
 void rl_report_print_summary(FILE *out, const cJSON *bundle, const char *bundle_path);
 
-/* What `run` and `diagnose` do with a finished measurement: print the text summary (the answer
- * first), render DIR/report.html from the bundle and print both paths. st is the measurement's
- * status; the result is st, or the report's failure when the measurement itself succeeded (a
- * failed page after a failed measurement is a warning on stderr). verb names the command in
- * messages. */
-rl_status rl_report_after_measure(const char *verb, const cJSON *bundle, const char *out_dir,
-                                  rl_status st, rl_error *err);
-
 #endif

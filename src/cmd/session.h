@@ -1,0 +1,50 @@
+/* session.h: how a measuring command's session ends, in one place, in order: measure ->
+ * analyse -> write the bundle -> report. `run`, `diagnose`, `client` and `advise --measure`
+ * all finish through rl_session_end; the sweep's commands measure through rl_session_sweep.
+ *
+ * Ownership: the bundle is the caller's throughout (rl_session_sweep hands it over in
+ * *bundle_out, also after a failure when one was started); the options are borrowed. */
+#ifndef RL_SESSION_H
+#define RL_SESSION_H
+
+#include <stdbool.h>
+
+#include <cjson/cJSON.h>
+
+#include "base/rl_error.h"
+#include "cmd/sweep.h"
+
+/* The sweep's phases: measure and record (sweep.h), then the analysis of the bundle with o's
+ * bytes convention (after a complete or interrupted measurement), then the bundle's last
+ * record and write. The result is the first failure. */
+rl_status rl_session_sweep(const rl_sweep_opts *o, cJSON **bundle_out, rl_error *err);
+
+/* Where the commands differ at the end (each keeps its own output). */
+enum {
+    /* print the text summary first and "wrote PAGE" after (run, diagnose) */
+    RL_SESSION_SUMMARY = 1u << 0,
+    /* render only after a measurement that succeeded, not after an interrupted one (client) */
+    RL_SESSION_OK_ONLY = 1u << 1,
+    /* a failed page is a warning on stderr, never the session's status (client) */
+    RL_SESSION_PAGE_WARNS = 1u << 2,
+    /* a failed page after a good measurement fails with the renderer's own message, without
+     * the hint that the bundle is kept (advise, which ranks that failure itself) */
+    RL_SESSION_PAGE_PLAIN = 1u << 3,
+};
+
+typedef struct {
+    const char *verb;    /* the command, in messages */
+    const char *out_dir; /* DIR: the bundle is DIR/bundle.json, the page DIR/report.html */
+    unsigned flags;      /* RL_SESSION_* */
+    bool wrote_page;     /* out: DIR/report.html was written */
+} rl_session_end_opts;
+
+/* The end of a measurement whose bundle is complete or interrupted (its analysis already
+ * stored, the bundle written): the summary where the command has one, DIR/report.html rendered
+ * from the bundle, the paths printed. st is the measurement's status; nothing is done unless it
+ * is RL_OK, RL_NOTHING or RL_EINTERRUPTED. The result is st, or the page's failure when the
+ * measurement itself succeeded (a failed page after a failed measurement is a warning on
+ * stderr). */
+rl_status rl_session_end(rl_session_end_opts *e, const cJSON *bundle, rl_status st, rl_error *err);
+
+#endif
