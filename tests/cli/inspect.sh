@@ -325,7 +325,7 @@ has "hostile metadata: tensor name escaped" "$out" 'blk.0.attn_q\e[2J\u009b2J.we
 "$RL_BIN" inspect "$OK/tiny-valid.gguf" >/dev/full 2>"$T/err"
 rc=$?
 check "stdout full (/dev/full): exit 4" 4 "$rc"
-has "stdout full: message" "$(cat "$T/err")" "cannot write the report to standard output"
+has "stdout full: message" "$(cat "$T/err")" "standard output could not be written"
 
 # --- help ------------------------------------------------------------------------------
 run --help

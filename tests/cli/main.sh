@@ -60,6 +60,7 @@ validate $ex
 inspect $RL_SRC/tests/fixtures/gguf/tiny-valid.gguf
 run --help
 report --markdown $ex
+predict --bundle $ex synth:tiny:Q8_0
 EOF2
 else
   echo "ok   /dev/full: not writable here, skipped"
