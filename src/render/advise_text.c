@@ -178,9 +178,11 @@ static void table(rl_sbuf *b, const rl_advice *a, bool md)
         rl_sbuf_printf(b, "\n");
 }
 
-static void block(rl_sbuf *b, const rl_advice *a, bool md)
+/* block: one core's advice, in named steps in order (heading, evidence, threads, table, legend,
+ * then the bullets). */
+static void block_heading(rl_sbuf *b, const rl_advice *a, bool md)
 {
-    char label[80], up[80], s[1024];
+    char label[80], up[80];
     rl_tty_escape(a->label, label, sizeof label);
     upper(up, sizeof up, label);
     if (md)
@@ -192,7 +194,11 @@ static void block(rl_sbuf *b, const rl_advice *a, bool md)
             rl_sbuf_put(b, "-", 1);
         rl_sbuf_printf(b, "\n");
     }
-    char why[300];
+}
+
+static void block_evidence(rl_sbuf *b, const rl_advice *a, bool md)
+{
+    char why[300], s[1024];
     rl_tty_escape(a->why, why, sizeof why);
     if (why[0])
         why[0] = (char)toupper((unsigned char)why[0]);
@@ -202,7 +208,11 @@ static void block(rl_sbuf *b, const rl_advice *a, bool md)
         rl_sbuf_printf(b, "%s\n\n", s);
     else
         wrap(b, s, 4, WIDTH - 2);
-    char avail[128] = "";
+}
+
+static void block_threads(rl_sbuf *b, const rl_advice *a, bool md)
+{
+    char avail[128] = "", s[1024];
     size_t used = 0;
     for (int i = 0; i < a->n_avail; i++) {
         int w = rl_snprintf(avail + used, sizeof avail - used, "%s%d", i ? ", " : "",
@@ -218,7 +228,10 @@ static void block(rl_sbuf *b, const rl_advice *a, bool md)
         wrap(b, s, 4, WIDTH - 2);
         rl_sbuf_printf(b, "\n");
     }
-    table(b, a, md);
+}
+
+static void block_legend(rl_sbuf *b, bool md)
+{
     const char *legend =
         "vs best: = marks a format within 5% of the fastest (tied: formats that close are not "
         "reliably ordered). GB/s is over the bytes streamed per token, so \"off env\" (below "
@@ -236,10 +249,14 @@ static void block(rl_sbuf *b, const rl_advice *a, bool md)
         wrap(b, l2, 4, WIDTH - 2);
         rl_sbuf_printf(b, "\n");
     }
+}
 
+/* The fastest format, what it ties with, and the best quality inside that speed band. */
+static void block_fastest(rl_sbuf *b, const rl_advice *a, bool md)
+{
     const rl_mx_row *f = a->e[0].row;
-    char tied[256] = "";
-    used = 0;
+    char tied[256] = "", s[1024];
+    size_t used = 0;
     int nt = 0;
     for (int i = 1; i < a->n; i++)
         if (a->e[i].tied) {
@@ -266,6 +283,11 @@ static void block(rl_sbuf *b, const rl_advice *a, bool md)
         rl_snprintf(s, sizeof s, "%s is also the best quality inside that speed band.", f->format);
         bullet(b, md, s);
     }
+}
+
+static void block_energy(rl_sbuf *b, const rl_advice *a, bool md)
+{
+    char s[1024];
     if (a->lowest_energy >= 0) {
         const rl_mx_row *q = a->e[a->lowest_energy].row;
         rl_snprintf(s, sizeof s, "Lowest energy per token: %s at %.0f mJ.", q->format,
@@ -276,33 +298,52 @@ static void block(rl_sbuf *b, const rl_advice *a, bool md)
                     "study had only on the Raspberry Pi 5.");
     }
     bullet(b, md, s);
-    if (a->off_envelope >= 0) {
-        const rl_adv_entry *e = &a->e[a->off_envelope];
-        rl_snprintf(s, sizeof s,
-                    "Worst value for its bytes: %s, %.0f%% below the streaming envelope on this "
-                    "core. It moves the bytes; it spends longer unpacking them.",
-                    e->row->format, e->deficit_pct);
-        bullet(b, md, s);
+}
+
+static void block_off_envelope(rl_sbuf *b, const rl_advice *a, bool md)
+{
+    if (a->off_envelope < 0)
+        return;
+    char s[1024];
+    const rl_adv_entry *e = &a->e[a->off_envelope];
+    rl_snprintf(s, sizeof s,
+                "Worst value for its bytes: %s, %.0f%% below the streaming envelope on this "
+                "core. It moves the bytes; it spends longer unpacking them.",
+                e->row->format, e->deficit_pct);
+    bullet(b, md, s);
+}
+
+static void block_thread_winner(rl_sbuf *b, const rl_advice *a, bool md)
+{
+    if (a->ranking_stable || a->n_per_thread <= 1)
+        return;
+    char s[1024];
+    size_t used =
+        (size_t)rl_snprintf(s, sizeof s, "The winner changes with thread count on this core (");
+    for (int i = 0; i < a->n_per_thread && used < sizeof s; i++) {
+        int w = rl_snprintf(s + used, sizeof s - used, "%s%d threads: %s", i ? ", " : "",
+                            a->per_thread[i].threads, a->per_thread[i].ranking[0]);
+        if (w > 0)
+            used += (size_t)w;
     }
-    if (!a->ranking_stable && a->n_per_thread > 1) {
-        used =
-            (size_t)rl_snprintf(s, sizeof s, "The winner changes with thread count on this core (");
-        for (int i = 0; i < a->n_per_thread && used < sizeof s; i++) {
-            int w = rl_snprintf(s + used, sizeof s - used, "%s%d threads: %s", i ? ", " : "",
-                                a->per_thread[i].threads, a->per_thread[i].ranking[0]);
-            if (w > 0)
-                used += (size_t)w;
-        }
-        if (used < sizeof s)
-            rl_snprintf(s + used, sizeof s - used, "), so set -t deliberately.");
-        bullet(b, md, s);
-    }
+    if (used < sizeof s)
+        rl_snprintf(s + used, sizeof s - used, "), so set -t deliberately.");
+    bullet(b, md, s);
+}
+
+static void block_composition(rl_sbuf *b, const rl_advice *a, bool md)
+{
     char warn[768];
     rl_advice_composition_warning(a, warn, sizeof warn);
     if (warn[0])
         bullet(b, md, warn);
-    /* matched bytes */
-    used = 0;
+}
+
+/* What format choice alone is worth, among files that stream matched bytes. */
+static void block_matched(rl_sbuf *b, const rl_advice *a, bool md)
+{
+    char s[1024];
+    size_t used = 0;
     int nm = 0;
     const rl_adv_thread *g = NULL;
     s[0] = '\0';
@@ -336,6 +377,21 @@ static void block(rl_sbuf *b, const rl_advice *a, bool md)
                "No three formats stream within 3% of the same bytes at this scale, so this "
                "table compares sizes as much as formats.");
     }
+}
+
+static void block(rl_sbuf *b, const rl_advice *a, bool md)
+{
+    block_heading(b, a, md);
+    block_evidence(b, a, md);
+    block_threads(b, a, md);
+    table(b, a, md);
+    block_legend(b, md);
+    block_fastest(b, a, md);
+    block_energy(b, a, md);
+    block_off_envelope(b, a, md);
+    block_thread_winner(b, a, md);
+    block_composition(b, a, md);
+    block_matched(b, a, md);
 }
 
 static void recipe(rl_sbuf *b, bool md)
