@@ -178,9 +178,11 @@ static void table(rl_sbuf *b, const rl_advice *a, bool md)
         rl_sbuf_printf(b, "\n");
 }
 
-static void block(rl_sbuf *b, const rl_advice *a, bool md)
+/* block: one core's advice, in named steps in order (heading, evidence, threads, table, legend,
+ * then the bullets). */
+static void block_heading(rl_sbuf *b, const rl_advice *a, bool md)
 {
-    char label[80], up[80], s[1024];
+    char label[80], up[80];
     rl_tty_escape(a->label, label, sizeof label);
     upper(up, sizeof up, label);
     if (md)
@@ -192,7 +194,11 @@ static void block(rl_sbuf *b, const rl_advice *a, bool md)
             rl_sbuf_put(b, "-", 1);
         rl_sbuf_printf(b, "\n");
     }
-    char why[300];
+}
+
+static void block_evidence(rl_sbuf *b, const rl_advice *a, bool md)
+{
+    char why[300], s[1024];
     rl_tty_escape(a->why, why, sizeof why);
     if (why[0])
         why[0] = (char)toupper((unsigned char)why[0]);
@@ -202,7 +208,11 @@ static void block(rl_sbuf *b, const rl_advice *a, bool md)
         rl_sbuf_printf(b, "%s\n\n", s);
     else
         wrap(b, s, 4, WIDTH - 2);
-    char avail[128] = "";
+}
+
+static void block_threads(rl_sbuf *b, const rl_advice *a, bool md)
+{
+    char avail[128] = "", s[1024];
     size_t used = 0;
     for (int i = 0; i < a->n_avail; i++) {
         int w = rl_snprintf(avail + used, sizeof avail - used, "%s%d", i ? ", " : "",
@@ -218,7 +228,10 @@ static void block(rl_sbuf *b, const rl_advice *a, bool md)
         wrap(b, s, 4, WIDTH - 2);
         rl_sbuf_printf(b, "\n");
     }
-    table(b, a, md);
+}
+
+static void block_legend(rl_sbuf *b, bool md)
+{
     const char *legend =
         "vs best: = marks a format within 5% of the fastest (tied: formats that close are not "
         "reliably ordered). GB/s is over the bytes streamed per token, so \"off env\" (below "
@@ -236,10 +249,14 @@ static void block(rl_sbuf *b, const rl_advice *a, bool md)
         wrap(b, l2, 4, WIDTH - 2);
         rl_sbuf_printf(b, "\n");
     }
+}
 
+/* The fastest format, what it ties with, and the best quality inside that speed band. */
+static void block_fastest(rl_sbuf *b, const rl_advice *a, bool md)
+{
     const rl_mx_row *f = a->e[0].row;
-    char tied[256] = "";
-    used = 0;
+    char tied[256] = "", s[1024];
+    size_t used = 0;
     int nt = 0;
     for (int i = 1; i < a->n; i++)
         if (a->e[i].tied) {
@@ -266,6 +283,11 @@ static void block(rl_sbuf *b, const rl_advice *a, bool md)
         rl_snprintf(s, sizeof s, "%s is also the best quality inside that speed band.", f->format);
         bullet(b, md, s);
     }
+}
+
+static void block_energy(rl_sbuf *b, const rl_advice *a, bool md)
+{
+    char s[1024];
     if (a->lowest_energy >= 0) {
         const rl_mx_row *q = a->e[a->lowest_energy].row;
         rl_snprintf(s, sizeof s, "Lowest energy per token: %s at %.0f mJ.", q->format,
@@ -276,33 +298,52 @@ static void block(rl_sbuf *b, const rl_advice *a, bool md)
                     "study had only on the Raspberry Pi 5.");
     }
     bullet(b, md, s);
-    if (a->off_envelope >= 0) {
-        const rl_adv_entry *e = &a->e[a->off_envelope];
-        rl_snprintf(s, sizeof s,
-                    "Worst value for its bytes: %s, %.0f%% below the streaming envelope on this "
-                    "core. It moves the bytes; it spends longer unpacking them.",
-                    e->row->format, e->deficit_pct);
-        bullet(b, md, s);
+}
+
+static void block_off_envelope(rl_sbuf *b, const rl_advice *a, bool md)
+{
+    if (a->off_envelope < 0)
+        return;
+    char s[1024];
+    const rl_adv_entry *e = &a->e[a->off_envelope];
+    rl_snprintf(s, sizeof s,
+                "Worst value for its bytes: %s, %.0f%% below the streaming envelope on this "
+                "core. It moves the bytes; it spends longer unpacking them.",
+                e->row->format, e->deficit_pct);
+    bullet(b, md, s);
+}
+
+static void block_thread_winner(rl_sbuf *b, const rl_advice *a, bool md)
+{
+    if (a->ranking_stable || a->n_per_thread <= 1)
+        return;
+    char s[1024];
+    size_t used =
+        (size_t)rl_snprintf(s, sizeof s, "The winner changes with thread count on this core (");
+    for (int i = 0; i < a->n_per_thread && used < sizeof s; i++) {
+        int w = rl_snprintf(s + used, sizeof s - used, "%s%d threads: %s", i ? ", " : "",
+                            a->per_thread[i].threads, a->per_thread[i].ranking[0]);
+        if (w > 0)
+            used += (size_t)w;
     }
-    if (!a->ranking_stable && a->n_per_thread > 1) {
-        used =
-            (size_t)rl_snprintf(s, sizeof s, "The winner changes with thread count on this core (");
-        for (int i = 0; i < a->n_per_thread && used < sizeof s; i++) {
-            int w = rl_snprintf(s + used, sizeof s - used, "%s%d threads: %s", i ? ", " : "",
-                                a->per_thread[i].threads, a->per_thread[i].ranking[0]);
-            if (w > 0)
-                used += (size_t)w;
-        }
-        if (used < sizeof s)
-            rl_snprintf(s + used, sizeof s - used, "), so set -t deliberately.");
-        bullet(b, md, s);
-    }
+    if (used < sizeof s)
+        rl_snprintf(s + used, sizeof s - used, "), so set -t deliberately.");
+    bullet(b, md, s);
+}
+
+static void block_composition(rl_sbuf *b, const rl_advice *a, bool md)
+{
     char warn[768];
     rl_advice_composition_warning(a, warn, sizeof warn);
     if (warn[0])
         bullet(b, md, warn);
-    /* matched bytes */
-    used = 0;
+}
+
+/* What format choice alone is worth, among files that stream matched bytes. */
+static void block_matched(rl_sbuf *b, const rl_advice *a, bool md)
+{
+    char s[1024];
+    size_t used = 0;
     int nm = 0;
     const rl_adv_thread *g = NULL;
     s[0] = '\0';
@@ -336,6 +377,21 @@ static void block(rl_sbuf *b, const rl_advice *a, bool md)
                "No three formats stream within 3% of the same bytes at this scale, so this "
                "table compares sizes as much as formats.");
     }
+}
+
+static void block(rl_sbuf *b, const rl_advice *a, bool md)
+{
+    block_heading(b, a, md);
+    block_evidence(b, a, md);
+    block_threads(b, a, md);
+    table(b, a, md);
+    block_legend(b, md);
+    block_fastest(b, a, md);
+    block_energy(b, a, md);
+    block_off_envelope(b, a, md);
+    block_thread_winner(b, a, md);
+    block_composition(b, a, md);
+    block_matched(b, a, md);
 }
 
 static void recipe(rl_sbuf *b, bool md)
@@ -567,170 +623,218 @@ cJSON *rl_cpu_info_to_json(const rl_cpu_info *c)
 
 /* ---- measured ---------------------------------------------------------------------------- */
 
-char *rl_advise_measured_text(const cJSON *bundle, bool md)
+/* rl_advise_measured_text in named steps: heading, one table per thread count (head, rows,
+ * matched bytes, composition warning), the winner per thread count, the verdict, the caveat. */
+static void measured_heading(rl_sbuf *b, const cJSON *adv, bool md)
 {
-    const cJSON *adv = rl_json_get(bundle, "advice");
-    rl_sbuf b = {0};
     char safe[256];
     if (md)
-        rl_sbuf_printf(&b, "# Which quantization format to run: measured on this machine\n\n");
+        rl_sbuf_printf(b, "# Which quantization format to run: measured on this machine\n\n");
     else {
-        rule(&b, '=');
-        rl_sbuf_printf(&b, "  measured on this machine\n");
-        rule(&b, '=');
+        rule(b, '=');
+        rl_sbuf_printf(b, "  measured on this machine\n");
+        rule(b, '=');
     }
     rl_tty_escape(rl_json_get_str(adv, "machine") ? rl_json_get_str(adv, "machine") : "?", safe,
                   sizeof safe);
     if (md) {
-        rl_sbuf_printf(&b, "- **Machine:** ");
-        rl_md_escape(&b, safe);
-        rl_sbuf_printf(&b, "\n");
+        rl_sbuf_printf(b, "- **Machine:** ");
+        rl_md_escape(b, safe);
+        rl_sbuf_printf(b, "\n");
     } else {
-        rl_sbuf_printf(&b, "  Machine : %s\n", safe);
+        rl_sbuf_printf(b, "  Machine : %s\n", safe);
     }
-    const cJSON *tables = rl_json_get(adv, "tables");
-    bool any_matched = false;
-    const cJSON *t;
-    const cJSON *tarr = cJSON_IsArray(tables) ? tables : NULL;
-    cJSON_ArrayForEach(t, tarr)
+}
+
+static void measured_table_head(rl_sbuf *b, const cJSON *t, bool md)
+{
+    int64_t th = 0;
+    rl_json_get_i64(t, "threads", &th);
+    if (md) {
+        rl_sbuf_printf(b, "\n## %lld thread%s\n\n", (long long)th, th == 1 ? "" : "s");
+        rl_sbuf_printf(b, "| file | format | tok/s | vs best | MiB/token | GB/s | on-label "
+                          "|\n|---|---|--:|--:|--:|--:|--:|\n");
+    } else {
+        rl_sbuf_printf(b, "\n  %lld THREAD%s\n", (long long)th, th == 1 ? "" : "S");
+        rl_sbuf_printf(b, "    %-32s %-9s %7s %8s %8s %6s %8s\n", "file", "format", "tok/s",
+                       "vs best", "MiB/tok", "GB/s", "on-label");
+    }
+}
+
+static void measured_row(rl_sbuf *b, const cJSON *r, bool first, bool md)
+{
+    char name[128], fmt[64], vs[16], onl[16];
+    rl_tty_escape(rl_json_get_str(r, "name") ? rl_json_get_str(r, "name") : "?", name, sizeof name);
+    rl_tty_escape(rl_json_get_str(r, "format") ? rl_json_get_str(r, "format") : "?", fmt,
+                  sizeof fmt);
+    double tok = rl_json_num_or(r, "tok_s", NAN), v = rl_json_num_or(r, "vs_best_pct", 0);
+    double mib = rl_json_num_or(r, "streamed_MiB", NAN);
+    double gbs = rl_json_num_or(r, "streamed_GBs", NAN);
+    double ol = rl_json_num_or(r, "on_label_pct", NAN);
+    bool tied = cJSON_IsTrue(rl_json_get(r, "tied"));
+    if (first)
+        rl_snprintf(vs, sizeof vs, "best");
+    else
+        rl_snprintf(vs, sizeof vs, "%s%.0f%%%s", fabs(v) < 0.5 ? "" : "-", fabs(v),
+                    tied ? "=" : "");
+    if (isnan(ol))
+        rl_snprintf(onl, sizeof onl, "-");
+    else
+        rl_snprintf(onl, sizeof onl, "%.0f%%", ol);
+    if (md) {
+        rl_sbuf_printf(b, "| ");
+        rl_md_escape(b, name);
+        rl_sbuf_printf(b, " | ");
+        rl_md_escape(b, fmt);
+        rl_sbuf_printf(b, " | %.2f | %s | %.1f | %.1f | %s |\n", tok, vs, mib, gbs, onl);
+    } else {
+        rl_sbuf_printf(b, "    %-32.32s %-9s %7.2f %8s %8.1f %6.1f %8s\n", name, fmt, tok, vs, mib,
+                       gbs, onl);
+    }
+}
+
+/* The matched-bytes sentence under one table; true when two files did stream matched bytes. */
+static bool measured_matched(rl_sbuf *b, const cJSON *t, bool md)
+{
+    const cJSON *mb = rl_json_get(t, "matched_bytes");
+    char s[1024];
+    bool matched = false;
+    if (cJSON_IsFalse(rl_json_get(mb, "available")) || !mb) {
+        rl_snprintf(s, sizeof s,
+                    "No two files stream within 3%% of the same bytes at this "
+                    "thread count.");
+    } else {
+        matched = true;
+        const char *fa = rl_json_get_str(mb, "fastest"), *sl = rl_json_get_str(mb, "slowest");
+        char fa_s[64], sl_s[64];
+        rl_tty_escape(fa ? fa : "?", fa_s, sizeof fa_s);
+        rl_tty_escape(sl ? sl : "?", sl_s, sizeof sl_s);
+        rl_snprintf(s, sizeof s,
+                    "Same bytes: %s and %s stream within 3%% of %.0f MiB per token, and %s "
+                    "is %.0f%% faster than %s anyway. That difference is unpacking work, not "
+                    "memory traffic.",
+                    fa_s, sl_s, rl_json_num_or(mb, "mean_streamed_MiB", 0), fa_s,
+                    rl_json_num_or(mb, "spread_pct", 0), sl_s);
+    }
+    if (md)
+        rl_sbuf_printf(b, "\n%s\n", s);
+    else {
+        rl_sbuf_printf(b, "\n");
+        wrap(b, s, 4, WIDTH);
+    }
+    return matched;
+}
+
+/* One thread count's table; true when its files include a matched-bytes pair. */
+static bool measured_table(rl_sbuf *b, const cJSON *t, bool md)
+{
+    measured_table_head(b, t, md);
+    const cJSON *r;
+    int i = 0;
+    cJSON_ArrayForEach(r, rl_json_get(t, "rows"))
     {
+        measured_row(b, r, i++ == 0, md);
+    }
+    bool matched = measured_matched(b, t, md);
+    const char *w = rl_json_get_str(t, "composition_warning");
+    if (w) {
+        if (md)
+            rl_sbuf_printf(b, "\n%s\n", w);
+        else
+            wrap(b, w, 4, WIDTH);
+    }
+    return matched;
+}
+
+/* The winner per thread count, when it changes. */
+static void measured_winners(rl_sbuf *b, const cJSON *tables, bool md)
+{
+    if (!cJSON_IsArray(tables) || cJSON_GetArraySize(tables) <= 1)
+        return;
+    char s[1024];
+    size_t used = (size_t)rl_snprintf(s, sizeof s, "The winner changes with thread count here (");
+    bool changes = false;
+    const char *first = NULL;
+    const cJSON *t;
+    cJSON_ArrayForEach(t, tables)
+    {
+        const char *f = rl_json_get_str(t, "fastest");
         int64_t th = 0;
         rl_json_get_i64(t, "threads", &th);
-        if (md) {
-            rl_sbuf_printf(&b, "\n## %lld thread%s\n\n", (long long)th, th == 1 ? "" : "s");
-            rl_sbuf_printf(&b, "| file | format | tok/s | vs best | MiB/token | GB/s | on-label "
-                               "|\n|---|---|--:|--:|--:|--:|--:|\n");
-        } else {
-            rl_sbuf_printf(&b, "\n  %lld THREAD%s\n", (long long)th, th == 1 ? "" : "S");
-            rl_sbuf_printf(&b, "    %-32s %-9s %7s %8s %8s %6s %8s\n", "file", "format", "tok/s",
-                           "vs best", "MiB/tok", "GB/s", "on-label");
-        }
-        const cJSON *r;
-        int i = 0;
-        cJSON_ArrayForEach(r, rl_json_get(t, "rows"))
-        {
-            char name[128], fmt[64], vs[16], onl[16];
-            rl_tty_escape(rl_json_get_str(r, "name") ? rl_json_get_str(r, "name") : "?", name,
-                          sizeof name);
-            rl_tty_escape(rl_json_get_str(r, "format") ? rl_json_get_str(r, "format") : "?", fmt,
-                          sizeof fmt);
-            double tok = rl_json_num_or(r, "tok_s", NAN), v = rl_json_num_or(r, "vs_best_pct", 0);
-            double mib = rl_json_num_or(r, "streamed_MiB", NAN);
-            double gbs = rl_json_num_or(r, "streamed_GBs", NAN);
-            double ol = rl_json_num_or(r, "on_label_pct", NAN);
-            bool tied = cJSON_IsTrue(rl_json_get(r, "tied"));
-            if (i++ == 0)
-                rl_snprintf(vs, sizeof vs, "best");
-            else
-                rl_snprintf(vs, sizeof vs, "%s%.0f%%%s", fabs(v) < 0.5 ? "" : "-", fabs(v),
-                            tied ? "=" : "");
-            if (isnan(ol))
-                rl_snprintf(onl, sizeof onl, "-");
-            else
-                rl_snprintf(onl, sizeof onl, "%.0f%%", ol);
-            if (md) {
-                rl_sbuf_printf(&b, "| ");
-                rl_md_escape(&b, name);
-                rl_sbuf_printf(&b, " | ");
-                rl_md_escape(&b, fmt);
-                rl_sbuf_printf(&b, " | %.2f | %s | %.1f | %.1f | %s |\n", tok, vs, mib, gbs, onl);
-            } else {
-                rl_sbuf_printf(&b, "    %-32.32s %-9s %7.2f %8s %8.1f %6.1f %8s\n", name, fmt, tok,
-                               vs, mib, gbs, onl);
-            }
-        }
-        const cJSON *mb = rl_json_get(t, "matched_bytes");
-        char s[1024];
-        if (cJSON_IsFalse(rl_json_get(mb, "available")) || !mb) {
-            rl_snprintf(s, sizeof s,
-                        "No two files stream within 3%% of the same bytes at this "
-                        "thread count.");
-        } else {
-            any_matched = true;
-            const char *fa = rl_json_get_str(mb, "fastest"), *sl = rl_json_get_str(mb, "slowest");
-            char fa_s[64], sl_s[64];
-            rl_tty_escape(fa ? fa : "?", fa_s, sizeof fa_s);
-            rl_tty_escape(sl ? sl : "?", sl_s, sizeof sl_s);
-            rl_snprintf(s, sizeof s,
-                        "Same bytes: %s and %s stream within 3%% of %.0f MiB per token, and %s "
-                        "is %.0f%% faster than %s anyway. That difference is unpacking work, not "
-                        "memory traffic.",
-                        fa_s, sl_s, rl_json_num_or(mb, "mean_streamed_MiB", 0), fa_s,
-                        rl_json_num_or(mb, "spread_pct", 0), sl_s);
-        }
+        if (!f)
+            continue;
+        if (first && strcmp(first, f) != 0)
+            changes = true;
+        if (!first)
+            first = f;
+        char fs[64];
+        rl_tty_escape(f, fs, sizeof fs);
+        int w = rl_snprintf(s + used, sizeof s - used, "%s%lld thread%s: %s",
+                            first == f ? "" : ", ", (long long)th, th == 1 ? "" : "s", fs);
+        if (w > 0 && (size_t)w < sizeof s - used)
+            used += (size_t)w;
+    }
+    if (used < sizeof s)
+        rl_snprintf(s + used, sizeof s - used, "), so set -t deliberately.");
+    if (changes) {
         if (md)
-            rl_sbuf_printf(&b, "\n%s\n", s);
+            rl_sbuf_printf(b, "\n%s\n", s);
         else {
-            rl_sbuf_printf(&b, "\n");
-            wrap(&b, s, 4, WIDTH);
-        }
-        const char *w = rl_json_get_str(t, "composition_warning");
-        if (w) {
-            if (md)
-                rl_sbuf_printf(&b, "\n%s\n", w);
-            else
-                wrap(&b, w, 4, WIDTH);
+            rl_sbuf_printf(b, "\n");
+            wrap(b, s, 2, WIDTH);
         }
     }
-    if (cJSON_IsArray(tables) && cJSON_GetArraySize(tables) > 1) {
-        /* the winner per thread count, when it changes */
-        char s[1024];
-        size_t used =
-            (size_t)rl_snprintf(s, sizeof s, "The winner changes with thread count here (");
-        bool changes = false;
-        const char *first = NULL;
-        cJSON_ArrayForEach(t, tarr)
-        {
-            const char *f = rl_json_get_str(t, "fastest");
-            int64_t th = 0;
-            rl_json_get_i64(t, "threads", &th);
-            if (!f)
-                continue;
-            if (first && strcmp(first, f) != 0)
-                changes = true;
-            if (!first)
-                first = f;
-            char fs[64];
-            rl_tty_escape(f, fs, sizeof fs);
-            int w = rl_snprintf(s + used, sizeof s - used, "%s%lld thread%s: %s",
-                                first == f ? "" : ", ", (long long)th, th == 1 ? "" : "s", fs);
-            if (w > 0 && (size_t)w < sizeof s - used)
-                used += (size_t)w;
-        }
-        if (used < sizeof s)
-            rl_snprintf(s + used, sizeof s - used, "), so set -t deliberately.");
-        if (changes) {
-            if (md)
-                rl_sbuf_printf(&b, "\n%s\n", s);
-            else {
-                rl_sbuf_printf(&b, "\n");
-                wrap(&b, s, 2, WIDTH);
-            }
-        }
-    }
+}
+
+/* Nothing decoded, or a size comparison rather than a format comparison. */
+static void measured_verdict(rl_sbuf *b, const cJSON *tables, bool any_matched, bool md)
+{
     if (!cJSON_IsArray(tables)) {
-        rl_sbuf_printf(&b, md ? "\nNothing decoded.\n" : "\n  Nothing decoded.\n");
+        rl_sbuf_printf(b, md ? "\nNothing decoded.\n" : "\n  Nothing decoded.\n");
     } else if (!any_matched) {
         const char *h = "THIS IS A SIZE COMPARISON, NOT A FORMAT COMPARISON";
         const char *p = "No two of these files stream the same bytes per token, so their speeds "
                         "differ by size first. To compare formats, build a set from one F16 "
                         "source: llama-roofline advise --plan model-f16.gguf.";
         if (md)
-            rl_sbuf_printf(&b, "\n## %s\n\n%s\n", h, p);
+            rl_sbuf_printf(b, "\n## %s\n\n%s\n", h, p);
         else {
-            rl_sbuf_printf(&b, "\n  %s\n", h);
-            wrap(&b, p, 4, WIDTH);
+            rl_sbuf_printf(b, "\n  %s\n", h);
+            wrap(b, p, 4, WIDTH);
         }
     }
+}
+
+static void measured_caveat(rl_sbuf *b, bool md)
+{
     const char *caveat =
         "These are your files on this machine, throughput only: nothing here "
         "measures output quality. Measure on an idle machine. Where to send it: " GALLERY;
     if (md)
-        rl_sbuf_printf(&b, "\n## Read this before quoting it\n\n%s\n", caveat);
+        rl_sbuf_printf(b, "\n## Read this before quoting it\n\n%s\n", caveat);
     else {
-        rl_sbuf_printf(&b, "\n  READ THIS BEFORE QUOTING IT\n");
-        wrap(&b, caveat, 4, WIDTH);
+        rl_sbuf_printf(b, "\n  READ THIS BEFORE QUOTING IT\n");
+        wrap(b, caveat, 4, WIDTH);
     }
+}
+
+char *rl_advise_measured_text(const cJSON *bundle, bool md)
+{
+    const cJSON *adv = rl_json_get(bundle, "advice");
+    rl_sbuf b = {0};
+    measured_heading(&b, adv, md);
+    const cJSON *tables = rl_json_get(adv, "tables");
+    bool any_matched = false;
+    const cJSON *t;
+    const cJSON *tarr = cJSON_IsArray(tables) ? tables : NULL;
+    cJSON_ArrayForEach(t, tarr)
+    {
+        if (measured_table(&b, t, md))
+            any_matched = true;
+    }
+    measured_winners(&b, tables, md);
+    measured_verdict(&b, tables, any_matched, md);
+    measured_caveat(&b, md);
     return rl_sbuf_take(&b);
 }
 
