@@ -576,210 +576,289 @@ static rl_status from_bundle(const rl_client_opts *a, rl_error *err)
 }
 /* ---- the session ------------------------------------------------------------------------ */
 
+/* What a session holds besides the measurement context; freed by free_session. */
+typedef struct {
+    client_ctx c;
+    const char *api_key;
+    char *bundle_path, *page;
+    rl_client_fm_caps caps;
+    bool have_caps;
+    char fm_bin[512];
+    char *fm_counter;
+    bool stopped;
+} session;
+
+/* --api-key-env: the key from the environment, which must be set. */
+static rl_status read_api_key(session *s, rl_error *err)
+{
+    const rl_client_opts *a = s->c.a;
+    if (!a->key_env)
+        return RL_OK;
+    s->api_key = getenv(a->key_env);
+    if (!s->api_key || !*s->api_key) {
+        char safe[128];
+        return rl_fail(err, RL_EINPUT,
+                       "--api-key-env: the environment variable %s is not set or empty",
+                       rl_tty_escape(a->key_env, safe, sizeof safe));
+    }
+    return RL_OK;
+}
+
+/* The prompts, at most MAX_REQUESTS requests per point (freed here when too many). */
+static rl_status load_prompts(session *s, rl_error *err)
+{
+    client_ctx *c = &s->c;
+    const rl_client_opts *a = c->a;
+    rl_status st;
+    if (a->prompts_file)
+        st = rl_client_prompts_file(a->prompts_file, &c->prompts, err);
+    else
+        st = rl_client_prompts_profile(a->profile ? a->profile : "short-chat", &c->prompts, err);
+    if (st != RL_OK)
+        return st;
+    if (c->prompts.n * (size_t)a->runs > MAX_REQUESTS) {
+        rl_client_prompts_free(&c->prompts);
+        return rl_fail(err, RL_EINPUT,
+                       "%zu prompts x --runs %d is more than %d requests per operating point: "
+                       "lower --runs",
+                       c->prompts.n, a->runs, MAX_REQUESTS);
+    }
+    return RL_OK;
+}
+
+/* Where the bundle goes; checked before anything is measured. */
+static rl_status open_outputs(session *s, rl_error *err)
+{
+    rl_client_opts *a = s->c.a;
+    rl_status st = RL_OK;
+    if (!a->json && !a->out_dir)
+        a->out_dir = "llama-roofline-out";
+    if (a->out_dir) {
+        st = rl_mkdir_p(a->out_dir, "choose a writable -o directory", err);
+        s->bundle_path = rl_asprintf("%s/bundle.json", a->out_dir);
+        s->page = rl_asprintf("%s/%s", a->out_dir, RL_REPORT_FILE);
+    } else {
+        s->bundle_path = rl_strdup(a->json);
+    }
+    if (st == RL_OK && (!s->bundle_path || (a->out_dir && !s->page)))
+        st = rl_fail(err, RL_EINTERNAL, "out of memory");
+    if (st == RL_OK)
+        st = rl_check_writable(s->bundle_path, err);
+    if (st == RL_OK && a->csv && strcmp(a->csv, "-") != 0)
+        st = rl_check_writable(a->csv, err);
+    if (st == RL_OK && a->chunks) {
+        s->c.chunks = fopen(a->chunks, "w");
+        if (!s->c.chunks) {
+            char safe[512];
+            st = rl_fail(err, RL_EOUTPUT, "cannot write %s: %s (choose a writable --chunks path)",
+                         rl_tty_escape(a->chunks, safe, sizeof safe), strerror(errno));
+        }
+    }
+    return st;
+}
+
+/* fm's capabilities and the token counter. */
+static rl_status probe_fm(session *s, rl_error *err)
+{
+    client_ctx *c = &s->c;
+    rl_client_opts *a = c->a;
+    rl_status st = RL_OK;
+    if (!c->http && (a->fm_help ? (rl_snprintf(s->fm_bin, sizeof s->fm_bin, "%s", a->fm_help), true)
+                                : rl_client_fm_detect(a->cmd, s->fm_bin, sizeof s->fm_bin))) {
+        st = rl_client_fm_probe(s->fm_bin, a->timeout < 15 ? a->timeout : 15, &s->caps, err);
+        s->have_caps = st == RL_OK;
+        if (s->have_caps && !a->count_cmd && s->caps.token_count_command)
+            a->count_cmd = s->fm_counter =
+                rl_asprintf("%s %s --quiet", s->fm_bin, s->caps.token_count_command);
+    }
+    if (st == RL_OK && a->count_cmd) {
+        rl_progress("client: calibrating the token counter");
+        st = rl_client_counter_init(&c->counter, a->count_cmd, a->timeout, c->prompts.n, err);
+        c->have_counter = st == RL_OK;
+        rl_progress_done();
+    }
+    return st;
+}
+
+/* The bundle: argv, environment and the client section without points. */
+static rl_status build_bundle(session *s, rl_error *err)
+{
+    client_ctx *c = &s->c;
+    int targc = 0;
+    char *const *targv = rl_opt_typed(&targc);
+    c->bundle = rl_bundle_new("client", targc, targv);
+    if (c->bundle)
+        scrub_argv(c->bundle, c->a);
+    rl_sysinfo si;
+    rl_sysinfo_collect(&si);
+    cJSON *cl = c->bundle ? client_section(c, s->have_caps ? &s->caps : NULL, s->fm_bin) : NULL;
+    if (!c->bundle || !rl_json_attach(c->bundle, "environment", rl_sysinfo_to_json(&si)) ||
+        !rl_json_attach(c->bundle, "client", cl))
+        return rl_fail(err, RL_EINTERNAL, "out of memory building the bundle");
+    c->points = cJSON_GetObjectItemCaseSensitive(cl, "points");
+    return RL_OK;
+}
+
+static rl_status start_writer(session *s, rl_error *err)
+{
+    writer *w = &s->c.w;
+    w->path = s->bundle_path;
+    pthread_mutex_init(&w->mu, NULL);
+    pthread_cond_init(&w->cv, NULL);
+    if (pthread_create(&w->th, NULL, writer_main, w) != 0)
+        return rl_fail(err, RL_EINTERNAL, "cannot start the bundle writer thread");
+    w->started = true;
+    return RL_OK;
+}
+
+/* The operating points, one per --concurrency value, until one fails or --fail-fast stops. */
+static rl_status measure_points(session *s, rl_error *err)
+{
+    client_ctx *c = &s->c;
+    const rl_client_opts *a = c->a;
+    c->plan.prompts = (const char *const *)c->prompts.texts;
+    c->plan.prompt_lens = c->prompts.lens;
+    c->plan.max_tokens = c->prompts.max_tokens;
+    c->plan.n_prompts = c->prompts.n;
+    c->plan.runs = (unsigned)a->runs;
+    c->plan.warmup = (unsigned)a->warmup;
+    c->plan.retry = (unsigned)a->retry;
+    c->plan.timeout = a->timeout;
+    c->plan.max_tokens_default = a->max_tokens;
+    c->plan.request_rate = a->rate;
+    c->plan.ramp_up_ms = a->ramp;
+    c->plan.fail_fast = a->fail_fast;
+    rl_status st = RL_OK;
+    for (int i = 0; st == RL_OK && i < a->n_conc && !s->stopped; i++) {
+        c->concurrency = (size_t)a->conc[i];
+        c->plan.concurrency = c->concurrency;
+        c->point = (size_t)i;
+        st = measure_point(c, s->api_key, err);
+        s->stopped = rl_client_run_stopped(c->run);
+        rl_client_run_free(c->run);
+        c->run = NULL;
+    }
+    return st;
+}
+
+/* The final bundle write: status set, writer thread drained and stopped, then written
+ * synchronously; a failed write (or an earlier failed background write) replaces an OK or
+ * interrupted st and its message in *saved. */
+static rl_status write_final_bundle(session *s, rl_status st, rl_error *err, rl_error *saved)
+{
+    client_ctx *c = &s->c;
+    set_tokens(c);
+    const char *state = st == RL_EINTERRUPTED ? "interrupted"
+                        : st != RL_OK         ? "failed"
+                        : s->stopped          ? "failed"
+                                              : "complete";
+    rl_bundle_set_status(c->bundle, state,
+                         st != RL_OK  ? err->msg
+                         : s->stopped ? "--fail-fast: stopped at the first failed request"
+                                      : NULL);
+    writer_drain(&c->w);
+    writer_stop(&c->w);
+    rl_error we;
+    rl_status wst = rl_bundle_write(c->bundle, s->bundle_path, &we);
+    if (wst == RL_OK && c->w.st != RL_OK) {
+        wst = c->w.st;
+        we = c->w.err;
+    }
+    if (wst != RL_OK && (st == RL_OK || st == RL_EINTERRUPTED)) {
+        st = wst;
+        *saved = we;
+    }
+    return st;
+}
+
+/* The end: final bundle, report, exports, summary, and the verdict on what was measured. */
+static rl_status finish(session *s, rl_status st, rl_error *err)
+{
+    client_ctx *c = &s->c;
+    const rl_client_opts *a = c->a;
+    if (!c->bundle || !c->w.started)
+        return st;
+    rl_error saved = *err;
+    st = write_final_bundle(s, st, err, &saved);
+    bool measured = st == RL_OK || st == RL_EINTERRUPTED;
+    bool have_page = false;
+    if (measured && s->page) {
+        rl_session_end_opts end = {"client", a->out_dir, RL_SESSION_OK_ONLY | RL_SESSION_PAGE_WARNS,
+                                   false};
+        rl_error re;
+        rl_session_end(&end, c->bundle, st, &re);
+        have_page = end.wrote_page;
+    }
+    if (measured && a->csv) {
+        rl_error ce;
+        rl_status cst = rl_client_csv_write(c->bundle, a->csv, &ce);
+        if (cst != RL_OK && st == RL_OK) {
+            st = cst;
+            saved = ce;
+        }
+    }
+    if (measured)
+        print_summary(a->csv && strcmp(a->csv, "-") == 0 ? stderr : stdout, c, s->bundle_path,
+                      have_page ? s->page : NULL);
+    *err = saved;
+    if (st == RL_OK && all_missing(c))
+        st = rl_fail(err, RL_EMISSING,
+                     "every request failed because the shell could not run the command "
+                     "(exit 127/126): check the program in --cmd");
+    else if (st == RL_OK && s->stopped)
+        st = rl_fail(err, RL_NOTHING,
+                     "--fail-fast: stopped at the first failed request "
+                     "(the bundle keeps what was measured)");
+    else if (st == RL_OK && total_ok(c) == 0)
+        st = rl_fail(err, RL_NOTHING,
+                     "no request succeeded: see the errors in the summary and the bundle");
+    return st;
+}
+
+static void free_session(session *s)
+{
+    client_ctx *c = &s->c;
+    if (c->w.started)
+        writer_stop(&c->w);
+    if (c->chunks)
+        fclose(c->chunks);
+    rl_client_run_free(c->run);
+    if (c->have_counter || c->counter.command)
+        rl_client_counter_free(&c->counter);
+    free(s->fm_counter);
+    cJSON_Delete(c->bundle);
+    rl_client_prompts_free(&c->prompts);
+    free(s->bundle_path);
+    free(s->page);
+}
+
 rl_status rl_client_run_session(const rl_client_opts *o, rl_error *err)
 {
     rl_client_opts a = *o; /* a copy: the defaults and fm's counter below fill it in */
-    rl_status st = RL_OK;
     if (a.from)
         return from_bundle(&a, err);
     if (a.n_conc == 0) {
         a.conc[0] = 1;
         a.n_conc = 1;
     }
-    const char *api_key = NULL;
-    if (a.key_env) {
-        api_key = getenv(a.key_env);
-        if (!api_key || !*api_key) {
-            char safe[128];
-            return rl_fail(err, RL_EINPUT,
-                           "--api-key-env: the environment variable %s is not set or empty",
-                           rl_tty_escape(a.key_env, safe, sizeof safe));
-        }
-    }
-
-    client_ctx c = {0};
-    c.a = &a;
-    c.http = a.url != NULL;
-    if (a.prompts_file)
-        st = rl_client_prompts_file(a.prompts_file, &c.prompts, err);
-    else
-        st = rl_client_prompts_profile(a.profile ? a.profile : "short-chat", &c.prompts, err);
+    session s = {0};
+    s.c.a = &a;
+    s.c.http = a.url != NULL;
+    rl_status st = read_api_key(&s, err);
+    if (st == RL_OK)
+        st = load_prompts(&s, err);
     if (st != RL_OK)
         return st;
-
-    if (c.prompts.n * (size_t)a.runs > MAX_REQUESTS) {
-        rl_client_prompts_free(&c.prompts);
-        return rl_fail(err, RL_EINPUT,
-                       "%zu prompts x --runs %d is more than %d requests per operating point: "
-                       "lower --runs",
-                       c.prompts.n, a.runs, MAX_REQUESTS);
-    }
-
-    /* where the bundle goes; checked before anything is measured */
-    char *bundle_path = NULL, *page = NULL;
-    if (!a.json && !a.out_dir)
-        a.out_dir = "llama-roofline-out";
-    if (a.out_dir) {
-        st = rl_mkdir_p(a.out_dir, "choose a writable -o directory", err);
-        bundle_path = rl_asprintf("%s/bundle.json", a.out_dir);
-        page = rl_asprintf("%s/%s", a.out_dir, RL_REPORT_FILE);
-    } else {
-        bundle_path = rl_strdup(a.json);
-    }
-    if (st == RL_OK && (!bundle_path || (a.out_dir && !page)))
-        st = rl_fail(err, RL_EINTERNAL, "out of memory");
+    st = open_outputs(&s, err);
     if (st == RL_OK)
-        st = rl_check_writable(bundle_path, err);
-    if (st == RL_OK && a.csv && strcmp(a.csv, "-") != 0)
-        st = rl_check_writable(a.csv, err);
-    if (st == RL_OK && a.chunks) {
-        c.chunks = fopen(a.chunks, "w");
-        if (!c.chunks) {
-            char safe[512];
-            st = rl_fail(err, RL_EOUTPUT, "cannot write %s: %s (choose a writable --chunks path)",
-                         rl_tty_escape(a.chunks, safe, sizeof safe), strerror(errno));
-        }
-    }
-
-    /* fm's capabilities and the token counter */
-    rl_client_fm_caps caps;
-    bool have_caps = false;
-    char fm_bin[512] = "";
-    char *fm_counter = NULL;
-    if (st == RL_OK && !c.http &&
-        (a.fm_help ? (rl_snprintf(fm_bin, sizeof fm_bin, "%s", a.fm_help), true)
-                   : rl_client_fm_detect(a.cmd, fm_bin, sizeof fm_bin))) {
-        st = rl_client_fm_probe(fm_bin, a.timeout < 15 ? a.timeout : 15, &caps, err);
-        have_caps = st == RL_OK;
-        if (have_caps && !a.count_cmd && caps.token_count_command)
-            a.count_cmd = fm_counter =
-                rl_asprintf("%s %s --quiet", fm_bin, caps.token_count_command);
-    }
-    if (st == RL_OK && a.count_cmd) {
-        rl_progress("client: calibrating the token counter");
-        st = rl_client_counter_init(&c.counter, a.count_cmd, a.timeout, c.prompts.n, err);
-        c.have_counter = st == RL_OK;
-        rl_progress_done();
-    }
-
-    /* the bundle */
-    if (st == RL_OK) {
-        int targc = 0;
-        char *const *targv = rl_opt_typed(&targc);
-        c.bundle = rl_bundle_new("client", targc, targv);
-        if (c.bundle)
-            scrub_argv(c.bundle, &a);
-        rl_sysinfo si;
-        rl_sysinfo_collect(&si);
-        cJSON *cl = c.bundle ? client_section(&c, have_caps ? &caps : NULL, fm_bin) : NULL;
-        if (!c.bundle || !rl_json_attach(c.bundle, "environment", rl_sysinfo_to_json(&si)) ||
-            !rl_json_attach(c.bundle, "client", cl))
-            st = rl_fail(err, RL_EINTERNAL, "out of memory building the bundle");
-        else
-            c.points = cJSON_GetObjectItemCaseSensitive(cl, "points");
-    }
-    if (st == RL_OK) {
-        c.w.path = bundle_path;
-        pthread_mutex_init(&c.w.mu, NULL);
-        pthread_cond_init(&c.w.cv, NULL);
-        if (pthread_create(&c.w.th, NULL, writer_main, &c.w) != 0)
-            st = rl_fail(err, RL_EINTERNAL, "cannot start the bundle writer thread");
-        else
-            c.w.started = true;
-    }
-
-    /* the operating points */
-    c.plan.prompts = (const char *const *)c.prompts.texts;
-    c.plan.prompt_lens = c.prompts.lens;
-    c.plan.max_tokens = c.prompts.max_tokens;
-    c.plan.n_prompts = c.prompts.n;
-    c.plan.runs = (unsigned)a.runs;
-    c.plan.warmup = (unsigned)a.warmup;
-    c.plan.retry = (unsigned)a.retry;
-    c.plan.timeout = a.timeout;
-    c.plan.max_tokens_default = a.max_tokens;
-    c.plan.request_rate = a.rate;
-    c.plan.ramp_up_ms = a.ramp;
-    c.plan.fail_fast = a.fail_fast;
-    bool stopped = false;
-    for (int i = 0; st == RL_OK && i < a.n_conc && !stopped; i++) {
-        c.concurrency = (size_t)a.conc[i];
-        c.plan.concurrency = c.concurrency;
-        c.point = (size_t)i;
-        st = measure_point(&c, api_key, err);
-        stopped = rl_client_run_stopped(c.run);
-        rl_client_run_free(c.run);
-        c.run = NULL;
-    }
-
-    /* the end: final bundle, report, exports, summary */
-    if (c.bundle && c.w.started) {
-        set_tokens(&c);
-        rl_error saved = *err;
-        const char *state = st == RL_EINTERRUPTED ? "interrupted"
-                            : st != RL_OK         ? "failed"
-                            : stopped             ? "failed"
-                                                  : "complete";
-        rl_bundle_set_status(c.bundle, state,
-                             st != RL_OK ? err->msg
-                             : stopped   ? "--fail-fast: stopped at the first failed request"
-                                         : NULL);
-        writer_drain(&c.w);
-        writer_stop(&c.w);
-        rl_error we;
-        rl_status wst = rl_bundle_write(c.bundle, bundle_path, &we);
-        if (wst == RL_OK && c.w.st != RL_OK) {
-            wst = c.w.st;
-            we = c.w.err;
-        }
-        if (wst != RL_OK && (st == RL_OK || st == RL_EINTERRUPTED)) {
-            st = wst;
-            saved = we;
-        }
-        bool measured = st == RL_OK || st == RL_EINTERRUPTED;
-        bool have_page = false;
-        if (measured && page) {
-            rl_session_end_opts end = {"client", a.out_dir,
-                                       RL_SESSION_OK_ONLY | RL_SESSION_PAGE_WARNS, false};
-            rl_error re;
-            rl_session_end(&end, c.bundle, st, &re);
-            have_page = end.wrote_page;
-        }
-        if (measured && a.csv) {
-            rl_error ce;
-            rl_status cst = rl_client_csv_write(c.bundle, a.csv, &ce);
-            if (cst != RL_OK && st == RL_OK) {
-                st = cst;
-                saved = ce;
-            }
-        }
-        if (measured)
-            print_summary(a.csv && strcmp(a.csv, "-") == 0 ? stderr : stdout, &c, bundle_path,
-                          have_page ? page : NULL);
-        *err = saved;
-        if (st == RL_OK && all_missing(&c))
-            st = rl_fail(err, RL_EMISSING,
-                         "every request failed because the shell could not run the command "
-                         "(exit 127/126): check the program in --cmd");
-        else if (st == RL_OK && stopped)
-            st = rl_fail(err, RL_NOTHING,
-                         "--fail-fast: stopped at the first failed request "
-                         "(the bundle keeps what was measured)");
-        else if (st == RL_OK && total_ok(&c) == 0)
-            st = rl_fail(err, RL_NOTHING,
-                         "no request succeeded: see the errors in the summary and the bundle");
-    }
-    if (c.w.started)
-        writer_stop(&c.w);
-    if (c.chunks)
-        fclose(c.chunks);
-    rl_client_run_free(c.run);
-    if (c.have_counter || c.counter.command)
-        rl_client_counter_free(&c.counter);
-    free(fm_counter);
-    cJSON_Delete(c.bundle);
-    rl_client_prompts_free(&c.prompts);
-    free(bundle_path);
-    free(page);
+        st = probe_fm(&s, err);
+    if (st == RL_OK)
+        st = build_bundle(&s, err);
+    if (st == RL_OK)
+        st = start_writer(&s, err);
+    if (st == RL_OK)
+        st = measure_points(&s, err);
+    st = finish(&s, st, err);
+    free_session(&s);
     return st;
 }

@@ -579,10 +579,26 @@ void rl_membw_controlled(double gbs, rl_membw_result *res)
 
 /* ------------------------------------------------------------ the sweep */
 
-rl_status rl_membw_measure(const rl_membw_opts *opts, const rl_sysinfo *si, rl_membw_result *res,
-                           rl_error *err)
+/* The sweep's state, shared by its steps. */
+typedef struct {
+    const rl_membw_opts *opts;
+    rl_membw_result *res;
+    rl_isa isa;
+    int cpus[RL_SYSINFO_MAX_CPUS], ncpus;
+    uint64_t want;  /* bytes to map; a fallback sticks for the remaining counts */
+    uint64_t limit; /* 80% of the available RAM, 0 when unknown */
+    bool per_count; /* a fresh mapping per thread count (several NUMA nodes) */
+    int max_nt;
+    rl_membw_buf buf;
+    bool trial_done;
+} sweep;
+
+/* Repetitions, sample length and ISA from the options; fails when the CPU cannot run the
+ * forced ISA. */
+static rl_status sweep_settings(sweep *w, rl_error *err)
 {
-    double t_begin = now_s();
+    const rl_membw_opts *opts = w->opts;
+    rl_membw_result *res = w->res;
     memset(res, 0, sizeof *res);
     res->single_thread_GBs = res->saturated_GBs = res->copy_GBs = -1;
     res->quick = opts->quick;
@@ -593,13 +609,21 @@ rl_status rl_membw_measure(const rl_membw_opts *opts, const rl_sysinfo *si, rl_m
     res->sample_s = opts->sample_s > 0
                         ? opts->sample_s
                         : (opts->quick ? RL_MEMBW_QUICK_SAMPLE_S : RL_MEMBW_SAMPLE_S);
-    rl_isa isa = opts->isa >= 0 && opts->isa < RL_ISA_COUNT ? (rl_isa)opts->isa : rl_isa_best();
+    w->isa = opts->isa >= 0 && opts->isa < RL_ISA_COUNT ? (rl_isa)opts->isa : rl_isa_best();
     res->isa_forced = opts->isa >= 0;
-    if (!rl_isa_supported(isa))
-        return rl_fail(err, RL_EINPUT, "this CPU cannot run the %s kernels", rl_isa_name(isa));
+    if (!rl_isa_supported(w->isa))
+        return rl_fail(err, RL_EINPUT, "this CPU cannot run the %s kernels", rl_isa_name(w->isa));
+    return RL_OK;
+}
 
-    int cpus[RL_SYSINFO_MAX_CPUS], nphys = 0;
-    int ncpus = rl_sysinfo_cpu_order(cpus, RL_SYSINFO_MAX_CPUS, &nphys);
+/* The thread counts and the working set from the options and the machine. */
+static void sweep_plan(sweep *w, const rl_sysinfo *si)
+{
+    const rl_membw_opts *opts = w->opts;
+    rl_membw_result *res = w->res;
+    int nphys = 0;
+    int ncpus = rl_sysinfo_cpu_order(w->cpus, RL_SYSINFO_MAX_CPUS, &nphys);
+    w->ncpus = ncpus;
     int logical = ncpus > 0 ? ncpus : (si && si->logical_cores > 0 ? si->logical_cores : 1);
     int physical =
         ncpus > 0 ? nphys : (si && si->physical_cores > 0 ? si->physical_cores : logical);
@@ -615,106 +639,144 @@ rl_status rl_membw_measure(const rl_membw_opts *opts, const rl_sysinfo *si, rl_m
     uint64_t ram = si ? si->ram_bytes : 0, llc = si ? si->llc_bytes : 0;
     res->requested_bytes = opts->working_set_bytes ? opts->working_set_bytes
                                                    : rl_membw_default_ws(ram, llc, opts->quick);
-    uint64_t want = res->requested_bytes;
-    uint64_t limit = si && si->ram_available_bytes ? si->ram_available_bytes / 10 * 8 : 0;
+    w->want = res->requested_bytes;
+    w->limit = si && si->ram_available_bytes ? si->ram_available_bytes / 10 * 8 : 0;
     res->pinned = true;
     res->huge_pages_advised = true;
 
-    rl_status st = RL_OK;
-    static const rl_kernel order[RL_KERNEL_COUNT] = {RL_KERNEL_SUM, RL_KERNEL_XOR, RL_KERNEL_DOT,
-                                                     RL_KERNEL_COPY};
     /* On one NUMA node the set is mapped once and first-touched in parallel by the largest
      * pool (fresh memory can be slow to fault in, notably in VMs); with several nodes every
      * thread count gets a fresh mapping that its own threads first-touch. */
-    bool per_count = si && si->numa_nodes > 1;
-    int max_nt = 1;
+    w->per_count = si && si->numa_nodes > 1;
+    w->max_nt = 1;
     for (int ci = 0; ci < res->n_counts; ci++)
-        if (res->thread_counts[ci] > max_nt)
-            max_nt = res->thread_counts[ci];
-    rl_membw_buf buf = {0};
-    bool trial_done = false;
+        if (res->thread_counts[ci] > w->max_nt)
+            w->max_nt = res->thread_counts[ci];
+}
+
+/* Map the working set and first-touch it (with nt threads, or the largest pool on one NUMA
+ * node); the first time, also pick the ISA when none was forced. */
+static rl_status map_set(sweep *w, int nt, rl_error *err)
+{
+    rl_membw_result *res = w->res;
+    char note[256];
+    rl_progress("membw: mapping and first-touching %.0f MiB", (double)w->want / RL_MEMBW_MIB);
+    rl_status st =
+        rl_membw_alloc(w->want, RL_MEMBW_FLOOR_BYTES, w->limit, &w->buf, note, sizeof note, err);
+    if (st != RL_OK)
+        return st;
+    if (note[0] && !res->fallback_note[0])
+        snprintf(res->fallback_note, sizeof res->fallback_note, "%s", note);
+    w->want = w->buf.bytes; /* a fallback sticks for the remaining counts */
+    res->working_set_bytes = w->buf.bytes;
+    res->huge_pages_advised &= w->buf.huge_advised;
+    pool toucher;
+    int tn = w->per_count ? nt : w->max_nt;
+    st = pool_start(&toucher, tn, w->cpus, w->ncpus, &w->buf, true, err);
+    if (st != RL_OK)
+        return st;
+    if (w->opts->isa < 0 && !w->trial_done) /* once, so one ISA covers the whole sweep */
+        w->isa = pick_isa(&toucher, res);
+    w->trial_done = true;
+    res->pinned &= pool_stop(&toucher);
+    if (rl_interrupted)
+        return RL_EINTERRUPTED;
+    return RL_OK;
+}
+
+static const rl_kernel kernel_order[RL_KERNEL_COUNT] = {RL_KERNEL_SUM, RL_KERNEL_XOR, RL_KERNEL_DOT,
+                                                        RL_KERNEL_COPY};
+
+/* A discarded warm-up pass per kernel, which also sizes the samples. */
+static void size_cell(sweep *w, pool *pl, int nt, rl_membw_run cell[RL_KERNEL_COUNT])
+{
+    for (int k = 0; k < RL_KERNEL_COUNT; k++) {
+        rl_membw_run *r = &cell[k];
+        memset(r, 0, sizeof *r);
+        r->kernel = kernel_order[k];
+        r->isa = w->isa;
+        r->threads = nt;
+        r->bytes_per_pass = kernel_bytes(pl, kernel_order[k]);
+        double t = pool_sample(pl, kernel_order[k], w->isa, 1);
+        double passes = t > 0 ? floor(w->res->sample_s / t + 0.5) : 1;
+        r->passes = passes < 1 ? 1 : passes > 10000 ? 10000 : (int)passes;
+    }
+}
+
+/* The timed repetitions of thread count ci. The read-only kernels' repetitions are
+ * interleaved, so a disturbance spreads over all of them. copy runs after them: the dirty
+ * lines it leaves in the cache are written back during whatever runs next, which would charge
+ * a read kernel for copy's stores. One untimed read pass then flushes them before the next
+ * count. */
+static void sample_cell(sweep *w, pool *pl, int ci, int nt, rl_membw_run cell[RL_KERNEL_COUNT])
+{
+    rl_membw_result *res = w->res;
+    for (int phase = 0; phase < 2; phase++) {
+        for (int rep = 0; rep < res->reps && !rl_interrupted; rep++) {
+            rl_progress("membw: %d thread%s (%d/%d): %s repetition %d/%d", nt, nt == 1 ? "" : "s",
+                        ci + 1, res->n_counts, phase ? "copy" : "read", rep + 1, res->reps);
+            for (int k = 0; k < RL_KERNEL_COUNT && !rl_interrupted; k++) {
+                rl_membw_run *r = &cell[k];
+                if (rl_kernel_read_only(r->kernel) == (phase == 1))
+                    continue;
+                double t = pool_sample(pl, r->kernel, w->isa, r->passes);
+                double bytes = (double)r->bytes_per_pass * r->passes;
+                r->gbs[r->n++] = t > 0 ? bytes / t / 1e9 : 0;
+            }
+        }
+    }
+    if (!rl_interrupted)
+        pool_sample(pl, RL_KERNEL_SUM, w->isa, 1);
+}
+
+/* Measure thread count ci on the mapped set and add its runs to the result. */
+static rl_status measure_count(sweep *w, int ci, rl_error *err)
+{
+    rl_membw_result *res = w->res;
+    int nt = res->thread_counts[ci];
+    pool pl;
+    rl_status st = pool_start(&pl, nt, w->cpus, w->ncpus, &w->buf, false, err);
+    if (st != RL_OK)
+        return st;
+    rl_membw_run cell[RL_KERNEL_COUNT];
+    size_cell(w, &pl, nt, cell);
+    sample_cell(w, &pl, ci, nt, cell);
+    res->pinned &= pool_stop(&pl);
+    if (w->per_count)
+        rl_membw_free(&w->buf);
+    for (int k = 0; k < RL_KERNEL_COUNT; k++)
+        if (cell[k].n > 0 && !rl_membw_add_run(res, &cell[k]))
+            st = rl_fail(err, RL_EINTERNAL, "out of memory");
+    if (rl_interrupted && st == RL_OK)
+        st = RL_EINTERRUPTED;
+    return st;
+}
+
+rl_status rl_membw_measure(const rl_membw_opts *opts, const rl_sysinfo *si, rl_membw_result *res,
+                           rl_error *err)
+{
+    double t_begin = now_s();
+    sweep w = {0};
+    w.opts = opts;
+    w.res = res;
+    rl_status st = sweep_settings(&w, err);
+    if (st != RL_OK)
+        return st;
+    sweep_plan(&w, si);
     int done_counts = 0;
     for (int ci = 0; ci < res->n_counts && st == RL_OK; ci++) {
-        int nt = res->thread_counts[ci];
         if (rl_interrupted) {
             st = RL_EINTERRUPTED;
             break;
         }
-        if (!buf.base) {
-            char note[256];
-            rl_progress("membw: mapping and first-touching %.0f MiB", (double)want / RL_MEMBW_MIB);
-            st = rl_membw_alloc(want, RL_MEMBW_FLOOR_BYTES, limit, &buf, note, sizeof note, err);
-            if (st != RL_OK)
-                break;
-            if (note[0] && !res->fallback_note[0])
-                snprintf(res->fallback_note, sizeof res->fallback_note, "%s", note);
-            want = buf.bytes; /* a fallback sticks for the remaining counts */
-            res->working_set_bytes = buf.bytes;
-            res->huge_pages_advised &= buf.huge_advised;
-            pool toucher;
-            int tn = per_count ? nt : max_nt;
-            st = pool_start(&toucher, tn, cpus, ncpus, &buf, true, err);
-            if (st != RL_OK)
-                break;
-            if (opts->isa < 0 && !trial_done) /* once, so one ISA covers the whole sweep */
-                isa = pick_isa(&toucher, res);
-            trial_done = true;
-            res->pinned &= pool_stop(&toucher);
-            if (rl_interrupted) {
-                st = RL_EINTERRUPTED;
-                break;
-            }
-        }
-        pool pl;
-        st = pool_start(&pl, nt, cpus, ncpus, &buf, false, err);
-        if (st != RL_OK)
-            break;
-        /* discarded warm-up pass per kernel, which also sizes the samples */
-        rl_membw_run cell[RL_KERNEL_COUNT];
-        for (int k = 0; k < RL_KERNEL_COUNT; k++) {
-            rl_membw_run *r = &cell[k];
-            memset(r, 0, sizeof *r);
-            r->kernel = order[k];
-            r->isa = isa;
-            r->threads = nt;
-            r->bytes_per_pass = kernel_bytes(&pl, order[k]);
-            double t = pool_sample(&pl, order[k], isa, 1);
-            double passes = t > 0 ? floor(res->sample_s / t + 0.5) : 1;
-            r->passes = passes < 1 ? 1 : passes > 10000 ? 10000 : (int)passes;
-        }
-        /* The read-only kernels' repetitions are interleaved, so a disturbance spreads over
-         * all of them. copy runs after them: the dirty lines it leaves in the cache are
-         * written back during whatever runs next, which would charge a read kernel for
-         * copy's stores. One untimed read pass then flushes them before the next count. */
-        for (int phase = 0; phase < 2; phase++) {
-            for (int rep = 0; rep < res->reps && !rl_interrupted; rep++) {
-                rl_progress("membw: %d thread%s (%d/%d): %s repetition %d/%d", nt,
-                            nt == 1 ? "" : "s", ci + 1, res->n_counts, phase ? "copy" : "read",
-                            rep + 1, res->reps);
-                for (int k = 0; k < RL_KERNEL_COUNT && !rl_interrupted; k++) {
-                    rl_membw_run *r = &cell[k];
-                    if (rl_kernel_read_only(r->kernel) == (phase == 1))
-                        continue;
-                    double t = pool_sample(&pl, r->kernel, isa, r->passes);
-                    double bytes = (double)r->bytes_per_pass * r->passes;
-                    r->gbs[r->n++] = t > 0 ? bytes / t / 1e9 : 0;
-                }
-            }
-        }
-        if (!rl_interrupted)
-            pool_sample(&pl, RL_KERNEL_SUM, isa, 1);
-        res->pinned &= pool_stop(&pl);
-        if (per_count)
-            rl_membw_free(&buf);
-        for (int k = 0; k < RL_KERNEL_COUNT; k++)
-            if (cell[k].n > 0 && !rl_membw_add_run(res, &cell[k]))
-                st = rl_fail(err, RL_EINTERNAL, "out of memory");
-        if (rl_interrupted && st == RL_OK)
-            st = RL_EINTERRUPTED;
+        if (!w.buf.base)
+            st = map_set(&w, res->thread_counts[ci], err);
+        if (st == RL_OK)
+            st = measure_count(&w, ci, err);
         if (st == RL_OK)
             done_counts++;
     }
-    rl_membw_free(&buf);
+    rl_membw_free(&w.buf);
     rl_progress_done();
     res->complete = st == RL_OK && done_counts == res->n_counts;
     rl_membw_summarize(res);
