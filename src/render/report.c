@@ -70,40 +70,36 @@ static void md_predictions(rl_sbuf *b, const cJSON *bundle)
     }
 }
 
-rl_status rl_report_markdown(const cJSON *bundle, char **out, size_t *len, rl_error *err)
+/* The headline, the answer and the key-figures table. */
+static void md_figures(rl_sbuf *b, const cJSON *bundle)
 {
-    *out = NULL;
-    *len = 0;
-    rl_report_caveats cav;
-    rl_status st = rl_report_caveats_get(bundle, &cav, err);
-    if (st != RL_OK)
-        return st;
-    rl_sbuf b = {0};
     char line[2048];
     rl_report_headline(bundle, line, sizeof line);
-    rl_sbuf_printf(&b, "## llama-roofline: ");
-    rl_md_escape(&b, line);
+    rl_sbuf_printf(b, "## llama-roofline: ");
+    rl_md_escape(b, line);
     rl_report_answer(bundle, line, sizeof line);
-    rl_sbuf_printf(&b, "\n\n");
-    rl_md_escape(&b, line);
-    rl_sbuf_printf(&b, "\n\n| Key figure | Value | Kind |\n|---|---:|---|\n");
+    rl_sbuf_printf(b, "\n\n");
+    rl_md_escape(b, line);
+    rl_sbuf_printf(b, "\n\n| Key figure | Value | Kind |\n|---|---:|---|\n");
     rl_report_figure f[RL_REPORT_MAX_FIGURES];
     size_t nf = rl_report_figures(bundle, f);
     for (size_t i = 0; i < nf; i++) {
-        rl_sbuf_printf(&b, "| %s | ", f[i].label);
-        rl_md_escape(&b, f[i].value);
+        rl_sbuf_printf(b, "| %s | ", f[i].label);
+        rl_md_escape(b, f[i].value);
         if (*f[i].unit && strcmp(f[i].value, "n/a") != 0)
-            rl_sbuf_printf(&b, " %s", f[i].unit);
-        rl_sbuf_printf(&b, " | %s |\n", f[i].kind);
+            rl_sbuf_printf(b, " %s", f[i].unit);
+        rl_sbuf_printf(b, " | %s |\n", f[i].kind);
     }
+}
 
-    if (cJSON_IsObject(rl_json_get(bundle, "client")))
-        rl_report_client_markdown(&b, bundle, rl_md_escape);
+/* One row per analysed model. */
+static void md_models(rl_sbuf *b, const cJSON *bundle)
+{
     const cJSON *an = rl_json_get(bundle, "analysis");
     if (cJSON_GetArraySize(rl_json_get(an, "models")) > 0) {
         const char *conv = rl_json_get_str(an, "bytes_convention");
         rl_sbuf_printf(
-            &b,
+            b,
             "\n| Model | Bytes/token (MB, %s) | Decode (tok/s) | Threads | Knee | GB/s | "
             "Share of ceiling |\n|---|---:|---:|---:|---:|---:|---:|\n",
             conv ? conv : "resident");
@@ -113,12 +109,12 @@ rl_status rl_report_markdown(const cJSON *bundle, char **out, size_t *len, rl_er
             char a[48], c[48];
             bool ok = false;
             rl_json_get_bool(m, "ok", &ok);
-            rl_sbuf_printf(&b, "| ");
-            rl_md_escape(&b, rl_json_get_str(m, "name") ? rl_json_get_str(m, "name") : "?");
+            rl_sbuf_printf(b, "| ");
+            rl_md_escape(b, rl_json_get_str(m, "name") ? rl_json_get_str(m, "name") : "?");
             rl_report_fmt_num(rl_json_num_or(m, "bytes_per_token", NAN) / 1e6, a, sizeof a);
-            rl_sbuf_printf(&b, " | %s | ", a);
+            rl_sbuf_printf(b, " | %s | ", a);
             if (!ok) {
-                rl_sbuf_printf(&b, "no short-context decode | | | | |\n");
+                rl_sbuf_printf(b, "no short-context decode | | | | |\n");
                 continue;
             }
             const cJSON *op = rl_json_get(m, "operating_point");
@@ -131,49 +127,80 @@ rl_status rl_report_markdown(const cJSON *bundle, char **out, size_t *len, rl_er
                 rl_snprintf(k, sizeof k, "%.0f", rl_json_num_or(knee, "threads", NAN));
             if (u)
                 rl_snprintf(us, sizeof us, "%.0f%%", rl_json_num_or(u, "util_pct", NAN));
-            rl_sbuf_printf(&b, "%s | %.0f | %s | %s | %s |\n", a,
-                           rl_json_num_or(op, "threads", NAN), k, c, us);
+            rl_sbuf_printf(b, "%s | %.0f | %s | %s | %s |\n", a, rl_json_num_or(op, "threads", NAN),
+                           k, c, us);
         }
     }
-    md_predictions(&b, bundle);
-    if (cav.n) {
-        rl_sbuf_printf(&b, "\n**Caveats that apply**\n\n");
-        for (size_t i = 0; i < cav.n; i++) {
-            rl_sbuf_printf(&b, "- ");
-            rl_md_escape(&b, cav.v[i].text);
-            rl_sbuf_printf(&b, "\n");
+}
+
+static void md_caveats(rl_sbuf *b, const rl_report_caveats *cav)
+{
+    if (cav->n) {
+        rl_sbuf_printf(b, "\n**Caveats that apply**\n\n");
+        for (size_t i = 0; i < cav->n; i++) {
+            rl_sbuf_printf(b, "- ");
+            rl_md_escape(b, cav->v[i].text);
+            rl_sbuf_printf(b, "\n");
         }
     }
+}
+
+static void md_warnings(rl_sbuf *b, const cJSON *bundle)
+{
     const cJSON *ws = rl_json_get(bundle, "warnings");
     if (cJSON_GetArraySize(ws) > 0) {
-        rl_sbuf_printf(&b, "\n**Warnings**\n\n");
+        rl_sbuf_printf(b, "\n**Warnings**\n\n");
         const cJSON *w;
         cJSON_ArrayForEach(w, ws)
         {
-            rl_sbuf_printf(&b, "- ");
-            rl_md_escape(&b, rl_json_get_str(w, "text") ? rl_json_get_str(w, "text") : "?");
-            rl_sbuf_printf(&b, "\n");
+            rl_sbuf_printf(b, "- ");
+            rl_md_escape(b, rl_json_get_str(w, "text") ? rl_json_get_str(w, "text") : "?");
+            rl_sbuf_printf(b, "\n");
         }
     }
+}
+
+/* When, with what, on what. */
+static void md_footer(rl_sbuf *b, const cJSON *bundle)
+{
     const cJSON *tool = rl_json_get(bundle, "tool");
     const cJSON *lc = rl_json_get(bundle, "llama_cpp");
-    rl_sbuf_printf(&b, "\n_Measured ");
-    rl_md_escape(&b, rl_json_get_str(bundle, "created_utc") ? rl_json_get_str(bundle, "created_utc")
-                                                            : "(undated)");
-    rl_sbuf_printf(&b, " with ");
-    rl_md_escape(&b, rl_json_get_str(tool, "name") ? rl_json_get_str(tool, "name") : "?");
-    rl_sbuf_printf(&b, " ");
-    rl_md_escape(&b, rl_json_get_str(tool, "version") ? rl_json_get_str(tool, "version") : "?");
+    rl_sbuf_printf(b, "\n_Measured ");
+    rl_md_escape(b, rl_json_get_str(bundle, "created_utc") ? rl_json_get_str(bundle, "created_utc")
+                                                           : "(undated)");
+    rl_sbuf_printf(b, " with ");
+    rl_md_escape(b, rl_json_get_str(tool, "name") ? rl_json_get_str(tool, "name") : "?");
+    rl_sbuf_printf(b, " ");
+    rl_md_escape(b, rl_json_get_str(tool, "version") ? rl_json_get_str(tool, "version") : "?");
     if (rl_json_get_str(lc, "build_commit")) {
-        rl_sbuf_printf(&b, " and llama.cpp ");
-        rl_md_escape(&b, rl_json_get_str(lc, "build_commit"));
+        rl_sbuf_printf(b, " and llama.cpp ");
+        rl_md_escape(b, rl_json_get_str(lc, "build_commit"));
     }
     const char *cpu = rl_json_get_str(rl_json_get(bundle, "environment"), "cpu");
     if (cpu) {
-        rl_sbuf_printf(&b, " on ");
-        rl_md_escape(&b, cpu);
+        rl_sbuf_printf(b, " on ");
+        rl_md_escape(b, cpu);
     }
-    rl_sbuf_printf(&b, "; summary by llama-roofline %s._\n", RL_VERSION);
+    rl_sbuf_printf(b, "; summary by llama-roofline %s._\n", RL_VERSION);
+}
+
+rl_status rl_report_markdown(const cJSON *bundle, char **out, size_t *len, rl_error *err)
+{
+    *out = NULL;
+    *len = 0;
+    rl_report_caveats cav;
+    rl_status st = rl_report_caveats_get(bundle, &cav, err);
+    if (st != RL_OK)
+        return st;
+    rl_sbuf b = {0};
+    md_figures(&b, bundle);
+    if (cJSON_IsObject(rl_json_get(bundle, "client")))
+        rl_report_client_markdown(&b, bundle, rl_md_escape);
+    md_models(&b, bundle);
+    md_predictions(&b, bundle);
+    md_caveats(&b, &cav);
+    md_warnings(&b, bundle);
+    md_footer(&b, bundle);
     rl_report_caveats_free(&cav);
     if (b.oom || !b.p) {
         free(b.p);
