@@ -21,6 +21,7 @@
 #include "client/client_metrics.h"
 #include "client/client_prompts.h"
 #include "cmd/client_run.h"
+#include "cmd/defaults.h"
 #include "cmd/session.h"
 #include "client/client_sched.h"
 #include "base/proc.h"
@@ -838,7 +839,7 @@ rl_status rl_client_run_session(const rl_client_opts *o, rl_error *err)
     if (a.from)
         return from_bundle(&a, err);
     if (a.n_conc == 0) {
-        a.conc[0] = 1;
+        a.conc[0] = rl_defaults.client_concurrency;
         a.n_conc = 1;
     }
     session s = {0};

@@ -6,9 +6,11 @@
 
 #include "cmd/advise_run.h"
 #include "cmd/cmd.h"
+#include "cmd/defaults.h"
 #include "base/rl_opt.h"
 #include "base/rl_util.h"
 
+// clang-format off
 static const char usage[] =
     "usage: llama-roofline advise [--core NAME] [--threads N] [--scale B] [--json|--markdown]\n"
     "                             [-o FILE]\n"
@@ -48,7 +50,7 @@ static const char usage[] =
     "  --formats LIST       formats for --synth, e.g. Q4_0,Q8_0,F16 (default: Q4_0, IQ4_NL,\n"
     "                       IQ4_XS, Q3_K_M, Q4_K_M, Q6_K, Q8_0)\n"
     "  --n-prompt N, --n-gen N, --reps N, --timeout SEC\n"
-    "                       llama-bench settings (defaults 128, 128, 3, 3600)\n"
+    "                       llama-bench settings (defaults " RL_DEF_STR(RL_DEF_N_PROMPT) ", " RL_DEF_STR(RL_DEF_N_GEN) ", " RL_DEF_STR(RL_DEF_REPS) ", " RL_DEF_STR(RL_DEF_TIMEOUT_S) ")\n"
     "  --llama-bench PATH   the llama-bench binary or its directory\n"
     "  --llama-quantize PATH  the llama-quantize binary or its directory (default: beside\n"
     "                       llama-bench)\n"
@@ -61,6 +63,7 @@ static const char usage[] =
     "nothing; 2 bad input (an unknown --core, a bad number, fewer than two files, a quantized\n"
     "--plan source); 3 llama-bench or llama-quantize not found; 4 an output cannot be written;\n"
     "130 interrupted (the bundle keeps what was measured).\n";
+// clang-format on
 
 enum {
     OPT_CORE = 256,
@@ -216,10 +219,10 @@ static rl_status run(int argc, char **argv, rl_error *err)
     opts a;
     memset(&a, 0, sizeof a);
     rl_advise_opts *o = &a.r;
-    o->n_prompt = 128;
-    o->n_gen = 128;
-    o->reps = 3;
-    o->timeout = 3600;
+    o->n_prompt = rl_defaults.n_prompt;
+    o->n_gen = rl_defaults.n_gen;
+    o->reps = rl_defaults.reps;
+    o->timeout = rl_defaults.timeout_s;
     o->dir = "llama-roofline-advise";
     o->models = a.models;
     rl_status st = parse(argc, argv, &a, err);

@@ -7,10 +7,12 @@
 
 #include "cmd/client_run.h"
 #include "cmd/cmd.h"
+#include "cmd/defaults.h"
 #include "base/rl_opt.h"
 #include "base/rl_text.h"
 #include "base/rl_util.h"
 
+// clang-format off
 static const char usage[] =
     "usage: llama-roofline client (--cmd 'COMMAND' | --url URL) [options]\n"
     "\n"
@@ -44,18 +46,18 @@ static const char usage[] =
     "                         summarisation, code, or mixed (one of each)\n"
     "  --prompts FILE.jsonl   one {\"id\": ..., \"prompt\": ..., \"max_tokens\": ...} per line\n"
     "operating points:\n"
-    "  --concurrency N        requests in flight, 1 to 1024 (default 1)\n"
+    "  --concurrency N        requests in flight, 1 to 1024 (default " RL_DEF_STR(RL_DEF_CLIENT_CONCURRENCY) ")\n"
     "  --sweep-concurrency L  one operating point per value, e.g. 1,2,4 (sorted, de-duplicated)\n"
     "  --request-rate RPS     admit requests at fixed intervals of 1/RPS s (no randomness),\n"
     "                         0.001 to 10000; still at most N in flight\n"
     "  --ramp-up-ms MS        with --request-rate: the first interval is 4/RPS, shrinking\n"
     "                         linearly to 1/RPS over MS ms, 1 to 3600000\n"
     "  --warmup N             unmeasured requests (first prompt, one at a time) before each\n"
-    "                         point, 0 to 100 (default 1)\n"
-    "  --runs N               repeat the prompt set N times, 1 to 10000 (default 1)\n"
-    "  --retry N              retry a failed request up to N times, 0 to 10 (default 0), after\n"
+    "                         point, 0 to 100 (default " RL_DEF_STR(RL_DEF_CLIENT_WARMUP) ")\n"
+    "  --runs N               repeat the prompt set N times, 1 to 10000 (default " RL_DEF_STR(RL_DEF_CLIENT_RUNS) ")\n"
+    "  --retry N              retry a failed request up to N times, 0 to 10 (default " RL_DEF_STR(RL_DEF_CLIENT_RETRY) "), after\n"
     "                         500 ms, 1 s, 2 s, then 4 s; a retried success is one sample\n"
-    "  --timeout SEC          per request attempt, 0.001 to 86400 (default 60)\n"
+    "  --timeout SEC          per request attempt, 0.001 to 86400 (default " RL_DEF_STR(RL_DEF_CLIENT_TIMEOUT_S) ")\n"
     "  --fail-fast            stop at the first failed request (the bundle is still written)\n"
     "  --capture-output       keep each answer's text in the bundle's records\n"
     "  --slo-ttft-ms MS, --slo-tpot-ms MS, --slo-e2e-ms MS\n"
@@ -77,6 +79,7 @@ static const char usage[] =
     "2 bad input; 3 the command's program was not found for any request (shell status 127/126)\n"
     "or the HTTP driver is not built; 4 an output cannot be written; 5 internal error; 130\n"
     "interrupted (the bundle keeps every finished request).\n";
+// clang-format on
 
 enum {
     OPT_CMD = 256,
@@ -264,9 +267,10 @@ static rl_status parse(int argc, char **argv, rl_client_opts *a, bool *help, rl_
 static rl_status run(int argc, char **argv, rl_error *err)
 {
     rl_client_opts a = {0};
-    a.warmup = 1;
-    a.runs = 1;
-    a.timeout = 60;
+    a.warmup = rl_defaults.client_warmup;
+    a.runs = rl_defaults.client_runs;
+    a.retry = rl_defaults.client_retry;
+    a.timeout = rl_defaults.client_timeout_s;
     bool help = false;
     rl_status st = parse(argc, argv, &a, &help, err);
     if (st != RL_OK)

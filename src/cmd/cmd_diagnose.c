@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "cmd/cmd.h"
+#include "cmd/defaults.h"
 #include "cmd/session.h"
 #include "cmd/diagnose_models.h"
 #include "measure/membw.h"
@@ -15,6 +16,7 @@
 #include "cmd/sweep.h"
 #include "measure/sysinfo.h"
 
+// clang-format off
 static const char usage[] =
     "usage: llama-roofline diagnose [options] [GGUF|DIR...]\n"
     "\n"
@@ -34,12 +36,12 @@ static const char usage[] =
     "                      short ceiling measurement\n"
     "  -t, --threads LIST  thread counts, each 1 to 4096 (default: 1, half the physical\n"
     "                      cores, all physical, all logical)\n"
-    "  --reps N            repetitions per test, 1 to 1000 (default 3; 1 with --quick)\n"
+    "  --reps N            repetitions per test, 1 to 1000 (default " RL_DEF_STR(RL_DEF_REPS) "; 1 with --quick)\n"
     "  --peak-bw GBS       use GBS (above 0, at most 100000) as the ceiling, no measurement\n"
     "  --skip-membw        no ceiling (then no utilisation and no verdict)\n"
     "  --file-bytes        count resident bytes (llama-bench model_size, else the file size)\n"
     "  --gpu-layers N      -ngl, 0 to 100000 (default 0)\n"
-    "  --timeout SEC       per llama-bench invocation, 1 to 86400 (default 3600)\n"
+    "  --timeout SEC       per llama-bench invocation, 1 to 86400 (default " RL_DEF_STR(RL_DEF_TIMEOUT_S) ")\n"
     "  --llama-bench PATH  llama-bench or its directory (default: $LLAMA_BENCH, PATH, then\n"
     "                      the build of scripts/llama-cpp.sh)\n"
     "  -o, --output DIR    where bundle.json goes (default llama-roofline-out)\n"
@@ -52,6 +54,7 @@ static const char usage[] =
     "missing or corrupt GGUF, no model among those named); 3 llama-bench not found; 4 the\n"
     "output or the synth cache cannot be written; 5 internal error; 130 interrupted (the\n"
     "bundle keeps what was measured; --resume continues).\n";
+// clang-format on
 
 enum { OPT_SYNTH = 256, OPT_QUICK, OPT_REPS, OPT_PEAK, OPT_SKIP, OPT_FILE_BYTES, OPT_NGL };
 enum { OPT_TIMEOUT = OPT_NGL + 1, OPT_LB, OPT_RESUME, OPT_PREDICT };
@@ -142,10 +145,10 @@ static rl_status run(int argc, char **argv, rl_error *err)
     diag_args a = {0};
     rl_sweep_opts *o = &a.o;
     o->command = "diagnose";
-    o->n_prompt = 128;
-    o->n_gen = 128;
-    o->reps = 3;
-    o->timeout_s = 3600;
+    o->n_prompt = rl_defaults.n_prompt;
+    o->n_gen = rl_defaults.n_gen;
+    o->reps = rl_defaults.reps;
+    o->timeout_s = rl_defaults.timeout_s;
     o->out_dir = "llama-roofline-out";
     o->bytes = RL_AN_BYTES_STREAMED;
     rl_status st = parse(argc, argv, &a, err);

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "cmd/cmd.h"
+#include "cmd/defaults.h"
 #include "cmd/session.h"
 #include "model/gguf_remote.h"
 #include "measure/membw.h"
@@ -13,6 +14,7 @@
 #include "base/rl_util.h"
 #include "cmd/sweep.h"
 
+// clang-format off
 static const char usage[] =
     "usage: llama-roofline run -m GGUF [-m GGUF...] [options]\n"
     "\n"
@@ -28,17 +30,17 @@ static const char usage[] =
     "  -t, --threads LIST     thread counts, e.g. 1,2,4 (default: 1, half the physical cores,\n"
     "                         all physical, all logical)\n"
     "  --depth LIST           KV-cache depths for decode, e.g. 0,512,2048 (default 0)\n"
-    "  --n-prompt N           prompt tokens, 1 to 16777216 (default 128; 0 is refused: some\n"
+    "  --n-prompt N           prompt tokens, 1 to 16777216 (default " RL_DEF_STR(RL_DEF_N_PROMPT) "; 0 is refused: some\n"
     "                         builds report a spuriously low generation rate with -p 0)\n"
-    "  --n-gen N              generated tokens, 1 to 16777216 (default 128)\n"
-    "  --reps N               repetitions per llama-bench test, 1 to 1000 (default 3)\n"
+    "  --n-gen N              generated tokens, 1 to 16777216 (default " RL_DEF_STR(RL_DEF_N_GEN) ")\n"
+    "  --reps N               repetitions per llama-bench test, 1 to 1000 (default " RL_DEF_STR(RL_DEF_REPS) ")\n"
     "  --target-ci PCT        repeat in batches of --reps until the decode 95% CI half-width\n"
     "                         is under PCT % of the mean (0.1 to 100), or --max-reps is hit\n"
-    "  --max-reps N           at most N repetitions per run with --target-ci (default 30)\n"
+    "  --max-reps N           at most N repetitions per run with --target-ci (default " RL_DEF_STR(RL_DEF_MAX_REPS) ")\n"
     "  --gpu-layers N         -ngl for llama-bench, 0 to 100000 (default 0: the RAM ceiling\n"
     "                         does not apply to offloaded layers)\n"
     "  --bench-arg ARG        appended verbatim to llama-bench's command line (repeatable)\n"
-    "  --timeout SEC          per llama-bench invocation, 1 to 86400 (default 3600)\n"
+    "  --timeout SEC          per llama-bench invocation, 1 to 86400 (default " RL_DEF_STR(RL_DEF_TIMEOUT_S) ")\n"
     "  --peak-bw GBS          do not measure the ceiling: use GBS (kind \"controlled\")\n"
     "  --skip-membw           no ceiling (no utilisation and no verdict)\n"
     "  --quick-membw          a short ceiling measurement\n"
@@ -54,6 +56,7 @@ static const char usage[] =
     "unreadable GGUF, a foreign or corrupt bundle to resume, left untouched); 3 llama-bench\n"
     "not found; 4 the output directory cannot be written; 5 internal error; 130 interrupted\n"
     "(the bundle keeps every completed record).\n";
+// clang-format on
 
 enum {
     OPT_DEPTH = 256,
@@ -177,11 +180,11 @@ static rl_status run(int argc, char **argv, rl_error *err)
     const char *models[RL_SWEEP_MAX_MODELS], *bargs[64];
     rl_sweep_opts o = {0};
     o.command = "run";
-    o.n_prompt = 128;
-    o.n_gen = 128;
-    o.reps = 3;
-    o.max_reps = 30;
-    o.timeout_s = 3600;
+    o.n_prompt = rl_defaults.n_prompt;
+    o.n_gen = rl_defaults.n_gen;
+    o.reps = rl_defaults.reps;
+    o.max_reps = rl_defaults.max_reps;
+    o.timeout_s = rl_defaults.timeout_s;
     o.out_dir = "llama-roofline-out";
     o.bytes = RL_AN_BYTES_RESIDENT;
     bool help = false;

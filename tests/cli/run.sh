@@ -30,6 +30,16 @@ out=$(env -u LLAMA_BENCH PATH=/usr/bin:/bin HOME="$work/nohome" LLAMA_ROOFLINE_C
 expect "missing llama-bench: says how to get it" "$(cat "$work/miss.err")" "scripts/llama-cpp.sh"
 bad "unwritable output" 4 "cannot (create|write)" "${base[@]}" -o /proc/nope/out
 
+# ---- the defaults (src/cmd/defaults.h) as --help spells them, the same in run, diagnose, advise
+rh=$("$RL_BIN" run --help); dh=$("$RL_BIN" diagnose --help); ah=$("$RL_BIN" advise --help)
+expect "run --help: --n-prompt default 128" "$(grep -- '--n-prompt N' <<<"$rh")" "default 128"
+expect "run --help: --n-gen default 128" "$(grep -- '--n-gen N' <<<"$rh")" "default 128"
+expect "run --help: --reps default 3" "$(grep -- '--reps N' <<<"$rh")" "default 3\)"
+expect "run --help: --timeout default 3600" "$(grep -- '--timeout SEC' <<<"$rh")" "default 3600\)"
+expect "diagnose --help: --reps default as run" "$(grep -- '--reps N' <<<"$dh")" "default 3;"
+expect "diagnose --help: --timeout default as run" "$(grep -- '--timeout SEC' <<<"$dh")" "default 3600\)"
+expect "advise --help: llama-bench defaults as run" "$ah" "defaults 128, 128, 3, 3600\)"
+
 # ---- a clean run
 "$RL_BIN" run "${base[@]}" -o "$work/ok" >"$work/ok.out" 2>"$work/ok.err"; check "clean run" 0 $?
 json_check "clean: every run ok with 2 records and recomputed samples" "$work/ok/bundle.json" \
