@@ -258,6 +258,34 @@ static void sleep_until(int64_t wake_ns)
     nanosleep(&ts, NULL);
 }
 
+/* Stop the spawner (it finishes the spawn in hand), then every child still here is stopped
+ * and reported; queued slots are dropped. */
+static void stop_all(const rl_client_sched *s, spawner *sp, rl_proc **procs, pthread_t th,
+                     size_t *pending, rl_proc_prio *prio)
+{
+    pthread_mutex_lock(&sp->mu);
+    sp->quit = true;
+    for (size_t i = 0; i < sp->n; i++)
+        if (sp->slots[i].state == SLOT_QUEUED) {
+            sp->slots[i].state = SLOT_FREE;
+            rl_client_result_free(sp->slots[i].res);
+            sp->slots[i].res = NULL;
+            (*pending)--;
+        }
+    pthread_cond_signal(&sp->cv);
+    pthread_mutex_unlock(&sp->mu);
+    pthread_join(th, NULL);
+    rl_proc_reader_priority_end(prio);
+    if (*pending)
+        adopt(sp, procs, pending);
+    for (size_t i = 0; i < sp->n; i++) {
+        if (sp->slots[i].state == SLOT_RUNNING) {
+            finish(s, &sp->slots[i], true);
+            procs[i] = NULL;
+        }
+    }
+}
+
 rl_status rl_client_cmd_run(const rl_client_cmd_cfg *cfg, const rl_client_sched *s, rl_error *err)
 {
     size_t n = cfg->concurrency ? cfg->concurrency : 1;
@@ -356,29 +384,7 @@ rl_status rl_client_cmd_run(const rl_client_cmd_cfg *cfg, const rl_client_sched 
         if (st != RL_OK)
             break;
     }
-    /* stop the spawner (it finishes the spawn in hand), then every child still here is
-     * stopped and reported */
-    pthread_mutex_lock(&sp.mu);
-    sp.quit = true;
-    for (size_t i = 0; i < n; i++)
-        if (sp.slots[i].state == SLOT_QUEUED) {
-            sp.slots[i].state = SLOT_FREE;
-            rl_client_result_free(sp.slots[i].res);
-            sp.slots[i].res = NULL;
-            pending--;
-        }
-    pthread_cond_signal(&sp.cv);
-    pthread_mutex_unlock(&sp.mu);
-    pthread_join(th, NULL);
-    rl_proc_reader_priority_end(&prio);
-    if (pending)
-        adopt(&sp, procs, &pending);
-    for (size_t i = 0; i < n; i++) {
-        if (sp.slots[i].state == SLOT_RUNNING) {
-            finish(s, &sp.slots[i], true);
-            procs[i] = NULL;
-        }
-    }
+    stop_all(s, &sp, procs, th, &pending, &prio);
     pthread_mutex_destroy(&sp.mu);
     pthread_cond_destroy(&sp.cv);
     free(sp.slots);

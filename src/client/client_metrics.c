@@ -595,155 +595,173 @@ static cJSON *slo_json(const rl_client_slo *slo)
     return o;
 }
 
-cJSON *rl_client_point_json(const rl_client_point *p, const rl_client_slo *slo, rl_error *err)
-{
-    static const rl_client_slo no_slo = {0, 0, 0};
-    if (slo == NULL)
-        slo = &no_slo;
-    if (p == NULL || (p->n_results > 0 && p->results == NULL))
-        return rl_fail(err, RL_EINTERNAL, "client metrics: no results given"), NULL;
-    bool slo_set = slo->ttft_ms > 0 || slo->tpot_ms > 0 || slo->e2e_ms > 0;
-    size_t n = p->n_results;
-    req_t *q = rl_calloc(n ? n : 1, sizeof *q);
-    pr_t *pr = rl_calloc(n ? n : 1, sizeof *pr);
-    size_t *runs = rl_calloc(p->n_prompts ? p->n_prompts : 1, sizeof *runs);
-    arrays_t a = {0};
-    cJSON *root = NULL;
-    bool fail = false, ok = q != NULL && pr != NULL && runs != NULL;
+/* The state of one point's computation, shared by its steps. */
+typedef struct {
+    const rl_client_point *p;
+    const rl_client_slo *slo;
+    rl_error *err;
+    bool slo_set, fail;
+    size_t n;
+    req_t *q;
+    pr_t *pr;
+    size_t *runs;
+    arrays_t a;
+    size_t n_ok, attempts, total_gaps, gaps_cap;
+    int64_t win_from, win_to;
+    double win_s;
+    double dec_tokens, dec_ms, sum_out, sum_prompt;
+    size_t out_known, prompt_known, n_good, n_pr;
+    size_t slo_fail_failed, slo_fail_ttft, slo_fail_tpot, slo_fail_e2e;
+    tally_t t_ttft, t_gen, t_tpot, t_pre, t_out, t_first, t_ptok, t_otok;
+    char none[160];
+    const char *point_reason;
+} point_t;
 
-    /* pass 1: validate, count pooled gaps (bounded by chunks, which the drivers bounded) */
-    size_t n_ok = 0, attempts = 0, total_gaps = 0;
-    int64_t win_from = 0, win_to = 0;
-    for (size_t i = 0; ok && i < n; i++) {
+/* Pass 1: validate, count pooled gaps (bounded by chunks, which the drivers bounded). */
+static bool point_validate(point_t *c)
+{
+    const rl_client_point *p = c->p;
+    for (size_t i = 0; i < c->n; i++) {
         const rl_client_result *r = p->results[i];
         if (r == NULL || (r->n_chunks > 0 && r->chunks == NULL)) {
-            rl_fail(err, RL_EINTERNAL, "client metrics: result %zu is empty", i);
-            fail = true;
-            ok = false;
-            break;
+            rl_fail(c->err, RL_EINTERNAL, "client metrics: result %zu is empty", i);
+            c->fail = true;
+            return false;
         }
         if (p->n_prompts > 0 && r->prompt >= p->n_prompts) {
-            rl_fail(err, RL_EINTERNAL, "client metrics: result %zu names prompt %zu of %zu", i,
+            rl_fail(c->err, RL_EINTERNAL, "client metrics: result %zu names prompt %zu of %zu", i,
                     r->prompt, p->n_prompts);
-            fail = true;
-            ok = false;
-            break;
+            c->fail = true;
+            return false;
         }
-        attempts += r->attempt ? r->attempt : 1;
+        c->attempts += r->attempt ? r->attempt : 1;
         if (!r->ok)
             continue;
-        if (n_ok == 0 || r->send_ns < win_from)
-            win_from = r->send_ns;
-        if (n_ok == 0 || r->end_ns > win_to)
-            win_to = r->end_ns;
-        n_ok++;
-        for (size_t c = 1; c < r->n_chunks; c++)
-            if (r->chunks[c].t_ns - r->chunks[c - 1].t_ns >= RL_CLIENT_DELIVERY_GAP_NS)
-                total_gaps++;
+        if (c->n_ok == 0 || r->send_ns < c->win_from)
+            c->win_from = r->send_ns;
+        if (c->n_ok == 0 || r->end_ns > c->win_to)
+            c->win_to = r->end_ns;
+        c->n_ok++;
+        for (size_t k = 1; k < r->n_chunks; k++)
+            if (r->chunks[k].t_ns - r->chunks[k - 1].t_ns >= RL_CLIENT_DELIVERY_GAP_NS)
+                c->total_gaps++;
     }
-    size_t gaps_cap = total_gaps < RL_CLIENT_GAP_SAMPLES_MAX ? total_gaps : 0;
-    ok = ok && arrays_alloc(&a, n, gaps_cap ? gaps_cap : (total_gaps ? 1 : 0));
+    return true;
+}
 
-    /* pass 2: per request, and the samples of every distribution */
-    double dec_tokens = 0, dec_ms = 0, sum_out = 0, sum_prompt = 0;
-    size_t out_known = 0, prompt_known = 0, n_good = 0, n_pr = 0;
-    size_t slo_fail_failed = 0, slo_fail_ttft = 0, slo_fail_tpot = 0, slo_fail_e2e = 0;
-    tally_t t_ttft = {0}, t_gen = {0}, t_tpot = {0}, t_pre = {0}, t_out = {0}, t_first = {0},
-            t_ptok = {0}, t_otok = {0};
-    for (size_t i = 0; ok && i < n; i++) {
+/* One ok request's samples into the distributions, their tallies and the sums. */
+static void point_samples(point_t *c, const rl_client_result *r, const req_t *x)
+{
+    arrays_t *a = &c->a;
+    a->e2e[a->n_e2e++] = x->e2e_ms;
+    a->deliv[a->n_deliv++] = (double)x->deliveries;
+    if (isfinite(x->ttft_ms))
+        a->ttft[a->n_ttft++] = x->ttft_ms;
+    else
+        tally_add(&c->t_ttft, x->w_ttft);
+    if (isfinite(x->gen_ms))
+        a->gen[a->n_gen++] = x->gen_ms;
+    else
+        tally_add(&c->t_gen, x->w_gen);
+    if (isfinite(x->second_ms))
+        a->second[a->n_second++] = x->second_ms;
+    if (isfinite(x->tpot_ms)) {
+        a->tpot[a->n_tpot++] = x->tpot_ms;
+        a->dec_rate[a->n_dec_rate++] = x->decode_tok_s;
+        c->dec_tokens += (double)x->decode_tokens;
+        c->dec_ms += x->gen_ms;
+    } else {
+        tally_add(&c->t_tpot, x->w_tpot);
+    }
+    if (isfinite(x->prefill_tok_s))
+        a->prefill[a->n_prefill++] = x->prefill_tok_s;
+    else
+        tally_add(&c->t_pre, x->w_prefill);
+    if (isfinite(x->output_tok_s))
+        a->out_rate[a->n_out_rate++] = x->output_tok_s;
+    else
+        tally_add(&c->t_out, x->w_out_rate);
+    if (x->first_tokens >= 0)
+        a->ftok[a->n_ftok++] = (double)x->first_tokens;
+    else
+        tally_add(&c->t_first, x->w_first);
+    if (r->prompt_tokens >= 0) {
+        a->ptok[a->n_ptok++] = (double)r->prompt_tokens;
+        c->sum_prompt += (double)r->prompt_tokens;
+        c->prompt_known++;
+    } else {
+        tally_add(&c->t_ptok, W_NO_PROMPT_TOKENS);
+    }
+    if (r->output_tokens >= 0) {
+        a->otok[a->n_otok++] = (double)r->output_tokens;
+        c->sum_out += (double)r->output_tokens;
+        c->out_known++;
+    } else {
+        tally_add(&c->t_otok, W_NO_OUTPUT_TOKENS);
+    }
+}
+
+/* Pass 2: per request, the SLO tally and the samples of every distribution. */
+static void point_tally(point_t *c)
+{
+    const rl_client_point *p = c->p;
+    const rl_client_slo *slo = c->slo;
+    for (size_t i = 0; i < c->n; i++) {
         const rl_client_result *r = p->results[i];
-        req_t *x = &q[i];
+        req_t *x = &c->q[i];
         x->prompt = r->prompt;
-        x->run = p->n_prompts > 0 ? ++runs[r->prompt] : i + 1;
-        request(r, x, slo, slo_set, gaps_cap ? a.gaps : NULL, gaps_cap, &a.n_gaps);
-        if (slo_set) {
+        x->run = p->n_prompts > 0 ? ++c->runs[r->prompt] : i + 1;
+        request(r, x, slo, c->slo_set, c->gaps_cap ? c->a.gaps : NULL, c->gaps_cap, &c->a.n_gaps);
+        if (c->slo_set) {
             if (x->good == 1)
-                n_good++;
+                c->n_good++;
             if (!r->ok)
-                slo_fail_failed++;
+                c->slo_fail_failed++;
             else {
-                slo_fail_ttft +=
+                c->slo_fail_ttft +=
                     slo->ttft_ms > 0 && !(isfinite(x->ttft_ms) && x->ttft_ms <= slo->ttft_ms);
-                slo_fail_tpot +=
+                c->slo_fail_tpot +=
                     slo->tpot_ms > 0 && !(isfinite(x->tpot_ms) && x->tpot_ms <= slo->tpot_ms);
-                slo_fail_e2e +=
+                c->slo_fail_e2e +=
                     slo->e2e_ms > 0 && !(isfinite(x->e2e_ms) && x->e2e_ms <= slo->e2e_ms);
             }
         }
         if (!r->ok)
             continue;
-        a.e2e[a.n_e2e++] = x->e2e_ms;
-        a.deliv[a.n_deliv++] = (double)x->deliveries;
-        if (isfinite(x->ttft_ms))
-            a.ttft[a.n_ttft++] = x->ttft_ms;
-        else
-            tally_add(&t_ttft, x->w_ttft);
-        if (isfinite(x->gen_ms))
-            a.gen[a.n_gen++] = x->gen_ms;
-        else
-            tally_add(&t_gen, x->w_gen);
-        if (isfinite(x->second_ms))
-            a.second[a.n_second++] = x->second_ms;
-        if (isfinite(x->tpot_ms)) {
-            a.tpot[a.n_tpot++] = x->tpot_ms;
-            a.dec_rate[a.n_dec_rate++] = x->decode_tok_s;
-            dec_tokens += (double)x->decode_tokens;
-            dec_ms += x->gen_ms;
-        } else {
-            tally_add(&t_tpot, x->w_tpot);
-        }
-        if (isfinite(x->prefill_tok_s))
-            a.prefill[a.n_prefill++] = x->prefill_tok_s;
-        else
-            tally_add(&t_pre, x->w_prefill);
-        if (isfinite(x->output_tok_s))
-            a.out_rate[a.n_out_rate++] = x->output_tok_s;
-        else
-            tally_add(&t_out, x->w_out_rate);
-        if (x->first_tokens >= 0)
-            a.ftok[a.n_ftok++] = (double)x->first_tokens;
-        else
-            tally_add(&t_first, x->w_first);
-        if (r->prompt_tokens >= 0) {
-            a.ptok[a.n_ptok++] = (double)r->prompt_tokens;
-            sum_prompt += (double)r->prompt_tokens;
-            prompt_known++;
-        } else {
-            tally_add(&t_ptok, W_NO_PROMPT_TOKENS);
-        }
-        if (r->output_tokens >= 0) {
-            a.otok[a.n_otok++] = (double)r->output_tokens;
-            sum_out += (double)r->output_tokens;
-            out_known++;
-        } else {
-            tally_add(&t_otok, W_NO_OUTPUT_TOKENS);
-        }
-        pr[n_pr++] = (pr_t){r->prompt, q[i].hash, x->e2e_ms};
+        point_samples(c, r, x);
+        c->pr[c->n_pr++] = (pr_t){r->prompt, c->q[i].hash, x->e2e_ms};
     }
-    a.gaps_kept = gaps_cap ? a.n_gaps : 0;
+    c->a.gaps_kept = c->gaps_cap ? c->a.n_gaps : 0;
+}
 
-    /* the JSON */
-    char none[160];
-    const char *point_reason = NULL;
-    if (ok && n_ok == 0) {
-        if (n == 0)
-            rl_snprintf(none, sizeof none, "no request was measured at this operating point");
-        else
-            rl_snprintf(none, sizeof none,
-                        "no successful request at this operating point (%zu of %zu failed)", n, n);
-        point_reason = none;
-    }
-    root = ok ? cJSON_CreateObject() : NULL;
-    ok = root != NULL;
-    ok = ok && rl_json_add_u64(root, "concurrency", p->concurrency) &&
-         rl_json_add_num_or_null(root, "request_rate", p->request_rate, p->request_rate > 0) &&
-         rl_json_add_num_or_null(root, "ramp_up_ms", p->ramp_up_ms, p->ramp_up_ms > 0) &&
-         rl_json_add_u64(root, "warmup", p->warmup);
+/* The reason every metric of a point without a successful request is unavailable. */
+static void point_set_reason(point_t *c)
+{
+    if (c->n_ok != 0)
+        return;
+    if (c->n == 0)
+        rl_snprintf(c->none, sizeof c->none, "no request was measured at this operating point");
+    else
+        rl_snprintf(c->none, sizeof c->none,
+                    "no successful request at this operating point (%zu of %zu failed)", c->n,
+                    c->n);
+    c->point_reason = c->none;
+}
+
+/* The point's settings, request counts, wall and window. */
+static bool point_header(point_t *c, cJSON *root)
+{
+    const rl_client_point *p = c->p;
+    size_t n = c->n, n_ok = c->n_ok;
+    bool ok = rl_json_add_u64(root, "concurrency", p->concurrency) &&
+              rl_json_add_num_or_null(root, "request_rate", p->request_rate, p->request_rate > 0) &&
+              rl_json_add_num_or_null(root, "ramp_up_ms", p->ramp_up_ms, p->ramp_up_ms > 0) &&
+              rl_json_add_u64(root, "warmup", p->warmup);
     cJSON *req = ok ? cJSON_CreateObject() : NULL;
     ok = ok && rl_json_attach(root, "requests", req) &&
          cJSON_AddStringToObject(req, "kind", "measured") && rl_json_add_u64(req, "measured", n) &&
          rl_json_add_u64(req, "ok", n_ok) && rl_json_add_u64(req, "failed", n - n_ok) &&
-         rl_json_add_u64(req, "attempts", attempts);
+         rl_json_add_u64(req, "attempts", c->attempts);
     if (ok && n > 0) {
         cJSON *sr = scalar("measured", "1", (double)n_ok / (double)n);
         ok = rl_json_attach(req, "success_rate", sr);
@@ -755,67 +773,82 @@ cJSON *rl_client_point_json(const rl_client_point *p, const rl_client_slo *slo, 
                         "first send to last end of every measured request");
     else if (ok)
         ok = rl_json_add_unavailable(root, "wall", "the scheduler gave no wall-clock span");
-    double win_s = NAN;
-    if (ok && n_ok > 0 && win_to > win_from) {
-        ok = add_window(root, "window", win_from, win_to,
+    if (ok && n_ok > 0 && c->win_to > c->win_from) {
+        ok = add_window(root, "window", c->win_from, c->win_to,
                         "first send to last end of the successful requests");
-        win_s = (double)(win_to - win_from) / 1e9;
+        c->win_s = (double)(c->win_to - c->win_from) / 1e9;
     } else if (ok) {
-        ok = rl_json_add_unavailable(
-            root, "window", point_reason ? point_reason : "the successful requests span 0 ms");
+        ok = rl_json_add_unavailable(root, "window",
+                                     c->point_reason ? c->point_reason
+                                                     : "the successful requests span 0 ms");
     }
+    return ok;
+}
 
-    cJSON *m = ok ? cJSON_CreateObject() : NULL;
-    ok = ok && rl_json_attach(root, "metrics", m);
+/* Every distribution of the point into metrics m. */
+static bool point_distributions(point_t *c, cJSON *m)
+{
+    const arrays_t *a = &c->a;
+    const char *point_reason = c->point_reason;
+    rl_error *err = c->err;
+    bool ok = true;
 #define DIST(key, kind, unit, arr, cnt, kept, tally)                                               \
     do {                                                                                           \
         if (ok) {                                                                                  \
-            cJSON *d_ = dist(kind, unit, arr, cnt, kept, point_reason, tally, err, &fail);         \
-            ok = !fail && rl_json_attach(m, key, d_);                                              \
+            cJSON *d_ = dist(kind, unit, arr, cnt, kept, point_reason, tally, err, &c->fail);      \
+            ok = !c->fail && rl_json_attach(m, key, d_);                                           \
         }                                                                                          \
     } while (0)
-    DIST("ttft", "proxy", "ms", a.ttft, a.n_ttft, a.n_ttft, &t_ttft);
-    DIST("e2e", "measured", "ms", a.e2e, a.n_e2e, a.n_e2e, NULL);
-    DIST("deliveries", "derived", "count", a.deliv, a.n_deliv, a.n_deliv, NULL);
-    DIST("generation", "derived", "ms", a.gen, a.n_gen, a.n_gen, &t_gen);
-    DIST("tpot", "derived", "ms", a.tpot, a.n_tpot, a.n_tpot, &t_tpot);
-    DIST("second_chunk", "proxy", "ms", a.second, a.n_second, a.n_second, &t_gen);
-    if (ok && total_gaps > 0 && gaps_cap == 0) {
+    DIST("ttft", "proxy", "ms", a->ttft, a->n_ttft, a->n_ttft, &c->t_ttft);
+    DIST("e2e", "measured", "ms", a->e2e, a->n_e2e, a->n_e2e, NULL);
+    DIST("deliveries", "derived", "count", a->deliv, a->n_deliv, a->n_deliv, NULL);
+    DIST("generation", "derived", "ms", a->gen, a->n_gen, a->n_gen, &c->t_gen);
+    DIST("tpot", "derived", "ms", a->tpot, a->n_tpot, a->n_tpot, &c->t_tpot);
+    DIST("second_chunk", "proxy", "ms", a->second, a->n_second, a->n_second, &c->t_gen);
+    if (ok && c->total_gaps > 0 && c->gaps_cap == 0) {
         /* too many gaps to keep: one more pass collects them all for the summary only */
-        double *g = rl_calloc(total_gaps, sizeof *g);
+        double *g = rl_calloc(c->total_gaps, sizeof *g);
         size_t ng = 0;
         double sec = 0;
         int64_t last = 0;
         ok = g != NULL;
-        for (size_t i = 0; ok && i < n; i++) {
-            const rl_client_result *r = p->results[i];
+        for (size_t i = 0; ok && i < c->n; i++) {
+            const rl_client_result *r = c->p->results[i];
             req_t tmp = {0};
             if (r->ok)
-                walk_chunks(r, &tmp, g, total_gaps, &ng, &sec, &last);
+                walk_chunks(r, &tmp, g, c->total_gaps, &ng, &sec, &last);
         }
         DIST("chunk_gap", "proxy", "ms", g, ng, 0, NULL);
         free(g);
     } else {
-        DIST("chunk_gap", "proxy", "ms", a.gaps, a.n_gaps, a.gaps_kept,
-             a.n_gaps == 0 && n_ok > 0 ? &t_gen : NULL);
+        DIST("chunk_gap", "proxy", "ms", a->gaps, a->n_gaps, a->gaps_kept,
+             a->n_gaps == 0 && c->n_ok > 0 ? &c->t_gen : NULL);
     }
-    DIST("prompt_tokens", "measured", "tokens", a.ptok, a.n_ptok, a.n_ptok, &t_ptok);
-    DIST("output_tokens", "measured", "tokens", a.otok, a.n_otok, a.n_otok, &t_otok);
-    DIST("first_delivery_tokens", "measured", "tokens", a.ftok, a.n_ftok, a.n_ftok, &t_first);
-    DIST("prefill_tok_s", "proxy", "tok/s", a.prefill, a.n_prefill, a.n_prefill, &t_pre);
-    DIST("output_tok_s", "derived", "tok/s", a.out_rate, a.n_out_rate, a.n_out_rate, &t_out);
-    DIST("decode_tok_s", "derived", "tok/s", a.dec_rate, a.n_dec_rate, a.n_dec_rate, &t_tpot);
+    DIST("prompt_tokens", "measured", "tokens", a->ptok, a->n_ptok, a->n_ptok, &c->t_ptok);
+    DIST("output_tokens", "measured", "tokens", a->otok, a->n_otok, a->n_otok, &c->t_otok);
+    DIST("first_delivery_tokens", "measured", "tokens", a->ftok, a->n_ftok, a->n_ftok, &c->t_first);
+    DIST("prefill_tok_s", "proxy", "tok/s", a->prefill, a->n_prefill, a->n_prefill, &c->t_pre);
+    DIST("output_tok_s", "derived", "tok/s", a->out_rate, a->n_out_rate, a->n_out_rate, &c->t_out);
+    DIST("decode_tok_s", "derived", "tok/s", a->dec_rate, a->n_dec_rate, a->n_dec_rate, &c->t_tpot);
 #undef DIST
+    return ok;
+}
 
-    /* point-wide rates */
-    if (ok) {
+/* The point-wide rates into metrics m. */
+static bool point_rates(point_t *c, cJSON *m)
+{
+    const char *point_reason = c->point_reason;
+    double win_s = c->win_s;
+    size_t n_ok = c->n_ok, out_known = c->out_known, prompt_known = c->prompt_known;
+    bool ok = true;
+    {
         cJSON *v;
-        if (a.n_dec_rate > 0 && dec_ms > 0) {
-            v = scalar("derived", "tok/s", dec_tokens / (dec_ms / 1e3));
-            ok = v != NULL && rl_json_add_num(v, "decode_tokens", dec_tokens) &&
-                 rl_json_add_num(v, "generation_ms", dec_ms);
+        if (c->a.n_dec_rate > 0 && c->dec_ms > 0) {
+            v = scalar("derived", "tok/s", c->dec_tokens / (c->dec_ms / 1e3));
+            ok = v != NULL && rl_json_add_num(v, "decode_tokens", c->dec_tokens) &&
+                 rl_json_add_num(v, "generation_ms", c->dec_ms);
         } else {
-            v = no_samples(point_reason, &t_tpot);
+            v = no_samples(point_reason, &c->t_tpot);
         }
         ok = ok && rl_json_attach(m, "decode_throughput", v);
     }
@@ -828,7 +861,7 @@ cJSON *rl_client_point_json(const rl_client_point *p, const rl_client_slo *slo, 
             v = unavailable_fmt("output tokens unknown for %zu of %zu successful requests",
                                 n_ok - out_known, n_ok);
         else
-            v = scalar("derived", "tok/s", sum_out / win_s);
+            v = scalar("derived", "tok/s", c->sum_out / win_s);
         ok = rl_json_attach(m, "output_throughput", v);
     }
     if (ok) {
@@ -841,7 +874,7 @@ cJSON *rl_client_point_json(const rl_client_point *p, const rl_client_slo *slo, 
                                 "requests",
                                 n_ok - (out_known < prompt_known ? out_known : prompt_known), n_ok);
         else
-            v = scalar("derived", "tok/s", (sum_out + sum_prompt) / win_s);
+            v = scalar("derived", "tok/s", (c->sum_out + c->sum_prompt) / win_s);
         ok = rl_json_attach(m, "total_throughput", v);
     }
     if (ok) {
@@ -851,50 +884,97 @@ cJSON *rl_client_point_json(const rl_client_point *p, const rl_client_slo *slo, 
                                                           : "the successful requests span 0 ms");
         ok = rl_json_attach(m, "rps", v);
     }
-    ok = ok && per_prompt(p, pr, n_pr, m, point_reason, err, &fail);
+    return ok;
+}
 
-    /* goodput */
-    if (ok && !slo_set) {
-        ok = rl_json_add_unavailable(root, "goodput",
-                                     "no SLO set (give --slo-ttft-ms, --slo-tpot-ms or "
-                                     "--slo-e2e-ms)");
-    } else if (ok) {
-        cJSON *g = cJSON_CreateObject(), *nb = NULL;
-        ok = rl_json_attach(root, "goodput", g) && cJSON_AddStringToObject(g, "kind", "derived") &&
-             rl_json_attach(g, "slo", slo_json(slo)) && rl_json_add_u64(g, "requests", n) &&
-             rl_json_add_u64(g, "good", n_good) &&
-             rl_json_add_num_or_null(g, "fraction", n ? (double)n_good / (double)n : 0, n > 0);
-        nb = ok ? cJSON_CreateObject() : NULL;
-        ok = ok && rl_json_attach(g, "not_good", nb) &&
-             rl_json_add_u64(nb, "failed", slo_fail_failed) &&
-             rl_json_add_u64(nb, "ttft", slo_fail_ttft) &&
-             rl_json_add_u64(nb, "tpot", slo_fail_tpot) && rl_json_add_u64(nb, "e2e", slo_fail_e2e);
-        if (ok) {
-            cJSON *v = isfinite(win_s)
-                           ? scalar("derived", "req/s", (double)n_good / win_s)
-                           : rl_json_unavailable(
-                                 point_reason ? point_reason : "the successful requests span 0 ms");
-            ok = rl_json_attach(g, "rps", v);
-        }
+/* Goodput against the SLOs, or why there is none. */
+static bool point_goodput(const point_t *c, cJSON *root)
+{
+    size_t n = c->n, n_good = c->n_good;
+    if (!c->slo_set)
+        return rl_json_add_unavailable(root, "goodput",
+                                       "no SLO set (give --slo-ttft-ms, --slo-tpot-ms or "
+                                       "--slo-e2e-ms)");
+    cJSON *g = cJSON_CreateObject(), *nb = NULL;
+    bool ok = rl_json_attach(root, "goodput", g) && cJSON_AddStringToObject(g, "kind", "derived") &&
+              rl_json_attach(g, "slo", slo_json(c->slo)) && rl_json_add_u64(g, "requests", n) &&
+              rl_json_add_u64(g, "good", n_good) &&
+              rl_json_add_num_or_null(g, "fraction", n ? (double)n_good / (double)n : 0, n > 0);
+    nb = ok ? cJSON_CreateObject() : NULL;
+    ok = ok && rl_json_attach(g, "not_good", nb) &&
+         rl_json_add_u64(nb, "failed", c->slo_fail_failed) &&
+         rl_json_add_u64(nb, "ttft", c->slo_fail_ttft) &&
+         rl_json_add_u64(nb, "tpot", c->slo_fail_tpot) &&
+         rl_json_add_u64(nb, "e2e", c->slo_fail_e2e);
+    if (ok) {
+        cJSON *v = isfinite(c->win_s)
+                       ? scalar("derived", "req/s", (double)n_good / c->win_s)
+                       : rl_json_unavailable(c->point_reason ? c->point_reason
+                                                             : "the successful requests span 0 ms");
+        ok = rl_json_attach(g, "rps", v);
     }
+    return ok;
+}
 
-    /* records */
-    cJSON *recs = ok ? cJSON_CreateArray() : NULL;
-    ok = ok && rl_json_attach(root, "records", recs);
-    for (size_t i = 0; ok && i < n; i++) {
-        cJSON *o = record(p, p->results[i], &q[i]);
+/* One record per request. */
+static bool point_records(const point_t *c, cJSON *root)
+{
+    cJSON *recs = cJSON_CreateArray();
+    bool ok = rl_json_attach(root, "records", recs);
+    for (size_t i = 0; ok && i < c->n; i++) {
+        cJSON *o = record(c->p, c->p->results[i], &c->q[i]);
         ok = o != NULL && cJSON_AddItemToArray(recs, o);
     }
+    return ok;
+}
 
-    arrays_free(&a);
-    free(q);
-    free(pr);
-    free(runs);
+/* The steps, in order: validate, tally the requests, the header, the distributions, the
+ * rates, per-prompt, goodput, the records. */
+static cJSON *point_assemble(point_t *c)
+{
+    bool ok = c->q != NULL && c->pr != NULL && c->runs != NULL;
+    ok = ok && point_validate(c);
+    c->gaps_cap = c->total_gaps < RL_CLIENT_GAP_SAMPLES_MAX ? c->total_gaps : 0;
+    ok = ok && arrays_alloc(&c->a, c->n, c->gaps_cap ? c->gaps_cap : (c->total_gaps ? 1 : 0));
+    if (ok)
+        point_tally(c);
+    if (ok)
+        point_set_reason(c);
+    cJSON *root = ok ? cJSON_CreateObject() : NULL;
+    ok = root != NULL && point_header(c, root);
+    cJSON *m = ok ? cJSON_CreateObject() : NULL;
+    ok = ok && rl_json_attach(root, "metrics", m);
+    ok = ok && point_distributions(c, m);
+    ok = ok && point_rates(c, m);
+    ok = ok && per_prompt(c->p, c->pr, c->n_pr, m, c->point_reason, c->err, &c->fail);
+    ok = ok && point_goodput(c, root);
+    ok = ok && point_records(c, root);
     if (!ok) {
         cJSON_Delete(root);
-        if (!fail)
-            rl_fail(err, RL_EINTERNAL, "out of memory computing the client metrics");
         return NULL;
     }
+    return root;
+}
+
+cJSON *rl_client_point_json(const rl_client_point *p, const rl_client_slo *slo, rl_error *err)
+{
+    static const rl_client_slo no_slo = {0, 0, 0};
+    if (slo == NULL)
+        slo = &no_slo;
+    if (p == NULL || (p->n_results > 0 && p->results == NULL))
+        return rl_fail(err, RL_EINTERNAL, "client metrics: no results given"), NULL;
+    size_t n = p->n_results;
+    point_t c = {.p = p, .slo = slo, .err = err, .n = n, .win_s = NAN};
+    c.slo_set = slo->ttft_ms > 0 || slo->tpot_ms > 0 || slo->e2e_ms > 0;
+    c.q = rl_calloc(n ? n : 1, sizeof *c.q);
+    c.pr = rl_calloc(n ? n : 1, sizeof *c.pr);
+    c.runs = rl_calloc(p->n_prompts ? p->n_prompts : 1, sizeof *c.runs);
+    cJSON *root = point_assemble(&c);
+    arrays_free(&c.a);
+    free(c.q);
+    free(c.pr);
+    free(c.runs);
+    if (root == NULL && !c.fail)
+        rl_fail(err, RL_EINTERNAL, "out of memory computing the client metrics");
     return root;
 }
