@@ -2,7 +2,7 @@
 # scripts/test.sh: run every test of llama-roofline, as CI does.
 #   1. install missing Debian packages (scripts/deps.sh)
 #   2. provide the pinned llama.cpp tools (scripts/llama-cpp.sh, cached under ~/.cache)
-#   3. clang-format check; Release build with -Werror; the whole suite: unit, CLI and end-to-end tests (ctest)
+#   3. clang-format check; no function over 120 lines; Release build with -Werror; the whole suite: unit, CLI and end-to-end tests (ctest)
 #   3b. four mutants of tests/mutants.txt at random (seeded by the date), each must be killed
 #   4. the same suite under an ASan+UBSan build
 #   5. the GGUF reader's libFuzzer target for RL_FUZZ_SECONDS (default 60) seconds
@@ -34,6 +34,9 @@ run_suite() { # build-dir, extra cmake args...
 step "format (clang-format, config in .clang-format)"
 clang-format --dry-run --Werror $(find src -name '*.[ch]') tests/unit/*.c tests/unit/*.h tests/fuzz/*.c
 echo "formatted"
+
+step "function length (scripts/long-functions.sh: none over 120 lines)"
+bash scripts/long-functions.sh 120 5
 
 step "release build and tests"
 run_suite build/release -DCMAKE_BUILD_TYPE=Release
