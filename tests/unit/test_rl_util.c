@@ -524,6 +524,34 @@ static void test_json_helpers(void **state)
     remove(path);
 }
 
+static void test_json_extent(void **state)
+{
+    (void)state;
+    const char *nested = "{\"a\": [1, {\"b\": [2, 3]}], \"c\": {}} trailing";
+    assert_int_equal(rl_json_extent(nested, strlen(nested), 0, NULL), strlen(nested) - 9);
+    const char *arr = "[[], [[]]],";
+    assert_int_equal(rl_json_extent(arr, strlen(arr), 0, NULL), 10);
+    /* brackets and escaped quotes inside strings do not count */
+    const char *str = "{\"k\": \"}]{[\\\"}\", \"e\": \"\\\\\"}x";
+    assert_int_equal(rl_json_extent(str, strlen(str), 0, NULL), strlen(str) - 1);
+    /* unterminated: the object, a string, an escape at the very end */
+    assert_int_equal(rl_json_extent("{\"a\": [1, 2]", 12, 0, NULL), 0);
+    assert_int_equal(rl_json_extent("{\"a}", 5, 0, NULL), 0);
+    assert_int_equal(rl_json_extent("{\"\\", 3, 0, NULL), 0);
+    assert_int_equal(rl_json_extent("}", 1, 0, NULL), 0);
+    /* len bounds the scan */
+    assert_int_equal(rl_json_extent("{}", 1, 0, NULL), 0);
+    /* commas outside strings, bounded */
+    const char *c = "{\"a\": \",,\", \"b\": [1, 2, 3]}";
+    size_t n = 99;
+    assert_int_equal(rl_json_extent(c, strlen(c), 10, &n), strlen(c));
+    assert_int_equal(n, 3);
+    assert_int_equal(rl_json_extent(c, strlen(c), 3, &n), strlen(c));
+    assert_int_equal(n, 3);
+    assert_int_equal(rl_json_extent(c, strlen(c), 2, &n), 0);
+    assert_int_equal(n, 3);
+}
+
 static void test_md_escape(void **state)
 {
     (void)state;
@@ -558,6 +586,7 @@ int main(void)
         cmocka_unit_test(test_tty_escape),
         cmocka_unit_test(test_locale_proof),
         cmocka_unit_test(test_json_helpers),
+        cmocka_unit_test(test_json_extent),
         cmocka_unit_test(test_md_escape),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
