@@ -2,7 +2,6 @@
  * baseline (compare.h). The only file I/O of compare. */
 #include "analyse/compare.h"
 
-#include <dirent.h>
 #include <errno.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -11,6 +10,7 @@
 #include <sys/stat.h>
 
 #include "bundle/bundle.h"
+#include "base/rl_file.h"
 #include "base/rl_text.h"
 #include "base/rl_util.h"
 
@@ -110,11 +110,6 @@ static char *dir_main_file(const char *dir)
     return NULL;
 }
 
-static int cmp_names(const void *a, const void *b)
-{
-    return strcmp(*(char *const *)a, *(char *const *)b);
-}
-
 static rl_status add_dir(rl_cmp *c, const char *dir, rl_error *err)
 {
     char *main_file = dir_main_file(dir);
@@ -123,36 +118,9 @@ static rl_status add_dir(rl_cmp *c, const char *dir, rl_error *err)
         free(main_file);
         return st;
     }
-    DIR *d = opendir(dir);
-    if (!d)
-        return rl_fail(err, RL_EINPUT, "cannot open directory %s: %s", dir, strerror(errno));
-    char **names = NULL;
-    size_t n = 0, cap = 0;
-    rl_status st = RL_OK;
-    struct dirent *e;
-    while ((e = readdir(d)) != NULL) {
-        if (e->d_name[0] == '.')
-            continue;
-        if (n == 100000) {
-            st = rl_fail(err, RL_EINPUT, "%s holds more than 100000 entries", dir);
-            break;
-        }
-        if (n == cap) {
-            char **p = rl_grow(names, &cap, sizeof *p, 64);
-            if (!p) {
-                st = rl_fail(err, RL_EINTERNAL, "out of memory");
-                break;
-            }
-            names = p;
-        }
-        if (!(names[n++] = rl_strdup(e->d_name))) {
-            st = rl_fail(err, RL_EINTERNAL, "out of memory");
-            break;
-        }
-    }
-    closedir(d);
-    if (st == RL_OK && n > 1)
-        qsort(names, n, sizeof *names, cmp_names);
+    char **names;
+    size_t n;
+    rl_status st = rl_dir_list(dir, NULL, NULL, 100000, &names, &n, err);
     size_t before = c->n_inputs;
     for (size_t i = 0; st == RL_OK && i < n; i++) {
         char *p = rl_asprintf("%s/%s", dir, names[i]);
@@ -181,9 +149,7 @@ static rl_status add_dir(rl_cmp *c, const char *dir, rl_error *err)
         }
         free(p);
     }
-    for (size_t i = 0; i < n; i++)
-        free(names[i]);
-    free(names);
+    rl_dir_names_free(names, n);
     if (st == RL_OK && c->n_inputs == before)
         st = rl_fail(err, RL_EINPUT,
                      "%s holds no bundle or report (give bundle.json or report.html files, or "

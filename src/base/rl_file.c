@@ -1,6 +1,7 @@
 /* rl_file.c: atomic writes, interrupt-aware write loops, regular-file reads. See rl_file.h. */
 #include "base/rl_file.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -379,5 +380,62 @@ rl_status rl_file_read_all(const char *path, size_t max, char **data, size_t *le
     buf[got] = '\0';
     *data = buf;
     *len = got;
+    return RL_OK;
+}
+
+static int cmp_names(const void *a, const void *b)
+{
+    return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+void rl_dir_names_free(char **names, size_t n)
+{
+    for (size_t i = 0; names && i < n; i++)
+        free(names[i]);
+    free(names);
+}
+
+rl_status rl_dir_list(const char *dir, bool (*keep)(const char *name, void *ctx), void *ctx,
+                      size_t max, char ***names_out, size_t *n_out, rl_error *err)
+{
+    *names_out = NULL;
+    *n_out = 0;
+    DIR *d = opendir(dir);
+    if (!d)
+        return rl_fail(err, RL_EINPUT, "cannot open directory %s: %s", dir, strerror(errno));
+    char **names = NULL;
+    size_t n = 0, cap = 0;
+    rl_status st = RL_OK;
+    struct dirent *e;
+    while ((e = readdir(d)) != NULL) {
+        if (e->d_name[0] == '.' || (keep && !keep(e->d_name, ctx)))
+            continue;
+        if (n == max) {
+            st = rl_fail(err, RL_EINPUT, "%s holds more than %zu entries", dir, max);
+            break;
+        }
+        if (n == cap) {
+            char **p = rl_grow(names, &cap, sizeof *p, 64);
+            if (!p) {
+                st = rl_fail(err, RL_EINTERNAL, "out of memory");
+                break;
+            }
+            names = p;
+        }
+        if (!(names[n] = rl_strdup(e->d_name))) {
+            st = rl_fail(err, RL_EINTERNAL, "out of memory");
+            break;
+        }
+        n++;
+    }
+    closedir(d);
+    if (st != RL_OK) {
+        rl_dir_names_free(names, n);
+        return st;
+    }
+    if (n > 1)
+        qsort(names, n, sizeof *names, cmp_names);
+    *names_out = names;
+    *n_out = n;
     return RL_OK;
 }

@@ -85,4 +85,12 @@ rl_status rl_file_read_all(const char *path, size_t max, char **data, size_t *le
 /* Unlink every registered temporary file. Async-signal-safe; for the signal handler. */
 void rl_file_cleanup_signal(void);
 
+/* The names in dir sorted by strcmp, hidden ones (starting with '.') left out, then only those
+ * keep(name, ctx) accepts (all when keep is NULL). *names (an array of *n malloc'd strings) is
+ * the caller's, freed with rl_dir_names_free. RL_EINPUT naming dir when it cannot be opened
+ * or holds more than max such names; RL_EINTERNAL when out of memory (nothing returned). */
+rl_status rl_dir_list(const char *dir, bool (*keep)(const char *name, void *ctx), void *ctx,
+                      size_t max, char ***names, size_t *n, rl_error *err);
+void rl_dir_names_free(char **names, size_t n);
+
 #endif

@@ -248,3 +248,34 @@ rl_status rl_json_read_file(const char *path, size_t max_bytes, cJSON **out, rl_
     free(text);
     return st;
 }
+
+size_t rl_json_extent(const char *t, size_t len, size_t max_commas, size_t *commas)
+{
+    size_t depth = 0, n = 0;
+    bool in_str = false;
+    if (commas)
+        *commas = 0;
+    for (size_t i = 0; i < len; i++) {
+        char ch = t[i];
+        if (in_str) {
+            if (ch == '\\')
+                i++;
+            else if (ch == '"')
+                in_str = false;
+        } else if (ch == '"') {
+            in_str = true;
+        } else if (ch == '{' || ch == '[') {
+            depth++;
+        } else if (ch == ',' && commas) {
+            *commas = ++n;
+            if (n > max_commas)
+                return 0;
+        } else if (ch == '}' || ch == ']') {
+            if (depth == 0)
+                return 0; /* a closing bracket before any opening one */
+            if (--depth == 0)
+                return i + 1;
+        }
+    }
+    return 0;
+}

@@ -58,6 +58,13 @@ double rl_json_num_or(const cJSON *o, const char *key, double dflt);
 /* The object under key when it says {"available": true, ...}; NULL when absent or unavailable. */
 const cJSON *rl_json_available(const cJSON *o, const char *key);
 
+/* Length of the JSON value starting at t[0] (a '{' or '['), up to and including its closing
+ * bracket, or 0 when the text ends first (unterminated). Strings and their escapes are
+ * respected; brackets are only counted, not matched by kind (cJSON checks the structure).
+ * When commas is not NULL it receives the number of commas outside strings, and the scan stops
+ * (returning 0) as soon as that number exceeds max_commas: a bound checked before parsing. */
+size_t rl_json_extent(const char *t, size_t len, size_t max_commas, size_t *commas);
+
 /* Pretty-printed text with a final newline (caller frees); NULL when out of memory. */
 char *rl_json_print(const cJSON *item);
 /* Write item to path atomically (rl_file.h); RL_EOUTPUT naming path on failure. */

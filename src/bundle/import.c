@@ -936,33 +936,6 @@ static rl_status import_lbench(imp *c, const rl_lbench_set *set, cJSON *b)
 
 /* ---- telling the inputs apart ------------------------------------------------------------ */
 
-/* Count the JSON values of the document at t[0] (a '{'), strings and escapes respected, and
- * stop once there are more than max: a bound checked before cJSON builds the tree. */
-static size_t count_values(const char *t, size_t len, size_t max)
-{
-    size_t n = 1, depth = 0;
-    bool in_str = false;
-    for (size_t i = 0; i < len && n <= max; i++) {
-        char ch = t[i];
-        if (in_str) {
-            if (ch == '\\')
-                i++;
-            else if (ch == '"')
-                in_str = false;
-        } else if (ch == '"') {
-            in_str = true;
-        } else if (ch == '{' || ch == '[') {
-            depth++;
-        } else if (ch == ',') {
-            n++;
-        } else if (ch == '}' || ch == ']') {
-            if (depth == 0 || --depth == 0)
-                break;
-        }
-    }
-    return n;
-}
-
 static bool is_ws(char ch)
 {
     return ch == ' ' || ch == '\t' || ch == '\n' || ch == '\r';
@@ -989,7 +962,10 @@ static rl_status detect(imp *c, const char *text, size_t len, input_kind *kind, 
         return not_importable(c, "the file is empty");
     if (text[s] != '{')
         return RL_OK; /* an array, or JSONL after banner lines: llama-bench */
-    if (count_values(text + s, len - s, MAX_VALUES) > MAX_VALUES) {
+    /* the number of values (commas + 1) bounded before cJSON builds the tree */
+    size_t commas;
+    rl_json_extent(text + s, len - s, MAX_VALUES - 1, &commas);
+    if (commas + 1 > MAX_VALUES) {
         char why[96];
         snprintf(why, sizeof why, "its first JSON document holds more than %d values", MAX_VALUES);
         return not_importable(c, why);

@@ -258,15 +258,21 @@ static void request(const rl_client_result *r, req_t *q, const rl_client_slo *sl
     }
 
     if (slo_set) {
-        bool good = true;
-        if (slo->ttft_ms > 0 && !(isfinite(q->ttft_ms) && q->ttft_ms <= slo->ttft_ms))
-            good = false;
-        if (slo->tpot_ms > 0 && !(isfinite(q->tpot_ms) && q->tpot_ms <= slo->tpot_ms))
-            good = false;
-        if (slo->e2e_ms > 0 && !(isfinite(q->e2e_ms) && q->e2e_ms <= slo->e2e_ms))
-            good = false;
-        q->good = good ? 1 : 0;
+        q->good = rl_client_slo_misses(slo, q->ttft_ms, q->tpot_ms, q->e2e_ms) == 0 ? 1 : 0;
     }
+}
+
+unsigned rl_client_slo_misses(const rl_client_slo *slo, double ttft_ms, double tpot_ms,
+                              double e2e_ms)
+{
+    unsigned miss = 0;
+    if (slo->ttft_ms > 0 && !(isfinite(ttft_ms) && ttft_ms <= slo->ttft_ms))
+        miss |= RL_SLO_TTFT;
+    if (slo->tpot_ms > 0 && !(isfinite(tpot_ms) && tpot_ms <= slo->tpot_ms))
+        miss |= RL_SLO_TPOT;
+    if (slo->e2e_ms > 0 && !(isfinite(e2e_ms) && e2e_ms <= slo->e2e_ms))
+        miss |= RL_SLO_E2E;
+    return miss;
 }
 
 /* ---- JSON pieces ------------------------------------------------------------------------ */
@@ -718,12 +724,10 @@ static void point_tally(point_t *c)
             if (!r->ok)
                 c->slo_fail_failed++;
             else {
-                c->slo_fail_ttft +=
-                    slo->ttft_ms > 0 && !(isfinite(x->ttft_ms) && x->ttft_ms <= slo->ttft_ms);
-                c->slo_fail_tpot +=
-                    slo->tpot_ms > 0 && !(isfinite(x->tpot_ms) && x->tpot_ms <= slo->tpot_ms);
-                c->slo_fail_e2e +=
-                    slo->e2e_ms > 0 && !(isfinite(x->e2e_ms) && x->e2e_ms <= slo->e2e_ms);
+                unsigned miss = rl_client_slo_misses(slo, x->ttft_ms, x->tpot_ms, x->e2e_ms);
+                c->slo_fail_ttft += (miss & RL_SLO_TTFT) != 0;
+                c->slo_fail_tpot += (miss & RL_SLO_TPOT) != 0;
+                c->slo_fail_e2e += (miss & RL_SLO_E2E) != 0;
             }
         }
         if (!r->ok)

@@ -31,6 +31,13 @@ typedef struct {
     double e2e_ms;
 } rl_client_slo;
 
+/* The limits of slo a request misses: a bit per limit, 0 when it meets them all. A limit <= 0
+ * is not set and never missed; a set limit is met when the value is finite and at most the
+ * limit (a request exactly at the limit meets it); an unknown (non-finite) value misses it. */
+enum { RL_SLO_TTFT = 1u, RL_SLO_TPOT = 2u, RL_SLO_E2E = 4u };
+unsigned rl_client_slo_misses(const rl_client_slo *slo, double ttft_ms, double tpot_ms,
+                              double e2e_ms);
+
 /* One operating point as measured. */
 typedef struct {
     size_t concurrency;       /* requests in flight (controlled) */

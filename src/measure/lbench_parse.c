@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/rl_json.h"
 #include "base/rl_util.h"
 
 #define LB_HEAD_BYTES 400 /* kept for messages: 80 characters of up to 4 bytes, and margin */
@@ -538,31 +539,6 @@ static size_t find_array(const char *t, size_t len)
     return len;
 }
 
-/* Length of the JSON object starting at t[0] == '{' (strings and escapes respected), or 0 when
- * the text ends first. Brackets are only counted: cJSON checks the structure. */
-static size_t object_extent(const char *t, size_t len)
-{
-    size_t depth = 0;
-    bool in_str = false;
-    for (size_t i = 0; i < len; i++) {
-        char c = t[i];
-        if (in_str) {
-            if (c == '\\')
-                i++;
-            else if (c == '"')
-                in_str = false;
-        } else if (c == '"') {
-            in_str = true;
-        } else if (c == '{' || c == '[') {
-            depth++;
-        } else if (c == '}' || c == ']') {
-            if (--depth == 0)
-                return i + 1;
-        }
-    }
-    return 0;
-}
-
 static rl_status parse_array(const char *t, size_t len, rl_lbench_set *set, rl_error *err)
 {
     size_t cap = 0, i = 1; /* past the '[' */
@@ -583,7 +559,7 @@ static rl_status parse_array(const char *t, size_t len, rl_lbench_set *set, rl_e
                          "an array element is not an object");
             return RL_OK;
         }
-        size_t n = object_extent(t + i, len - i);
+        size_t n = rl_json_extent(t + i, len - i, 0, NULL);
         if (n == 0) {
             set->truncated = true;
             return RL_OK;

@@ -3,11 +3,11 @@
  * hypervisor cpuid leaf. Every probe is optional; see sysinfo.h for ownership. */
 #include "measure/sysinfo.h"
 
+#include "base/rl_file.h"
 #include "base/rl_json.h"
 #include "base/rl_text.h"
 
 #include <ctype.h>
-#include <dirent.h>
 #include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -242,6 +242,13 @@ static bool cpu_topology(const char *root, int cpu, long *pkg, long *core)
     return true;
 }
 
+/* "nodeN": one NUMA node's directory under /sys/devices/system/node. */
+static bool is_node_name(const char *name, void *ctx)
+{
+    (void)ctx;
+    return strncmp(name, "node", 4) == 0 && isdigit((unsigned char)name[4]);
+}
+
 static void collect_topology(const char *root, bool real, rl_sysinfo *si, const cpuinfo_scan *ci)
 {
     unsigned char *online = calloc(RL_SYSINFO_MAX_CPUS, 1);
@@ -300,15 +307,12 @@ static void collect_topology(const char *root, bool real, rl_sysinfo *si, const 
 
     char full[1024];
     snprintf(full, sizeof full, "%s/sys/devices/system/node", root);
-    DIR *d = opendir(full);
-    if (d) {
-        int nodes = 0;
-        struct dirent *e;
-        while ((e = readdir(d)) != NULL)
-            if (strncmp(e->d_name, "node", 4) == 0 && isdigit((unsigned char)e->d_name[4]))
-                nodes++;
-        closedir(d);
-        si->numa_nodes = nodes > 0 ? nodes : -1;
+    char **names;
+    size_t nodes;
+    rl_error e;
+    if (rl_dir_list(full, is_node_name, NULL, SIZE_MAX, &names, &nodes, &e) == RL_OK) {
+        rl_dir_names_free(names, nodes);
+        si->numa_nodes = nodes > 0 ? (int)nodes : -1;
     }
 }
 

@@ -3,7 +3,6 @@
  * allocated for a listing is freed before the call returns. */
 #include "model/model_paths.h"
 
-#include <dirent.h>
 #include <inttypes.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -14,6 +13,7 @@
 
 #include "model/gguf_model.h"
 #include "model/gguf_remote.h"
+#include "base/rl_file.h"
 #include "base/rl_util.h"
 
 /* The identity of the model a path names: the file's device and inode (of part 1 for a split
@@ -104,16 +104,17 @@ typedef struct {
     bool is_dir;
 } entry;
 
-static int entry_cmp(const void *a, const void *b)
-{
-    return strcmp(((const entry *)a)->path, ((const entry *)b)->path);
-}
-
 static void free_entries(entry *v, size_t n)
 {
     for (size_t i = 0; i < n; i++)
         free(v[i].path);
     free(v);
+}
+
+/* A name worth a stat: a .gguf file, or any name when subdirectories are wanted. */
+static bool name_wanted(const char *name, void *ctx)
+{
+    return ends_with_gguf(name) || *(const unsigned *)ctx > 0;
 }
 
 /* dir's model files and (when depth > 0) subdirectories, sorted by name. */
@@ -122,26 +123,25 @@ static rl_status list_dir(const char *dir, unsigned depth, entry **out, size_t *
 {
     *out = NULL;
     *n_out = 0;
-    DIR *d = opendir(dir);
-    if (!d)
+    char **names;
+    size_t n_names;
+    rl_status st = rl_dir_list(dir, name_wanted, &depth, SIZE_MAX, &names, &n_names, err);
+    if (st == RL_EINPUT)
         return rl_fail(err, RL_EINPUT, "%s: cannot open the directory", dir);
+    if (st != RL_OK)
+        return st;
     size_t dl = strlen(dir);
     const char *sep = dl > 0 && dir[dl - 1] == '/' ? "" : "/";
     entry *v = NULL;
     size_t n = 0, cap = 0;
-    rl_status st = RL_OK;
-    struct dirent *e;
-    while ((e = readdir(d)) != NULL) {
-        if (e->d_name[0] == '.')
-            continue;
-        bool maybe_model = ends_with_gguf(e->d_name);
-        if (!maybe_model && depth == 0)
-            continue;
+    for (size_t i = 0; i < n_names; i++) {
+        const char *name = names[i];
+        bool maybe_model = ends_with_gguf(name);
         size_t plen;
         uint32_t no, count;
-        if (maybe_model && rl_gguf_split_name(e->d_name, &plen, &no, &count) && no != 1)
+        if (maybe_model && rl_gguf_split_name(name, &plen, &no, &count) && no != 1)
             maybe_model = false; /* a later part: part 1 stands for the model */
-        char *p = rl_asprintf("%s%s%s", dir, sep, e->d_name);
+        char *p = rl_asprintf("%s%s%s", dir, sep, name);
         if (!p) {
             st = rl_fail(err, RL_EINTERNAL, "out of memory");
             break;
@@ -169,13 +169,11 @@ static rl_status list_dir(const char *dir, unsigned depth, entry **out, size_t *
         }
         v[n++] = (entry){p, is_dir};
     }
-    closedir(d);
+    rl_dir_names_free(names, n_names);
     if (st != RL_OK) {
         free_entries(v, n);
         return st;
     }
-    if (n > 1)
-        qsort(v, n, sizeof *v, entry_cmp);
     *out = v;
     *n_out = n;
     return RL_OK;

@@ -212,6 +212,27 @@ static void test_tpot_rules(void **state)
 /* SLO TTFT 150 ms, TPOT 60 ms: A (TTFT 100, TPOT 50) good; B TTFT 200 not good; C one
  * delivery, so no TPOT: not good (an unavailable SLO metric is never good); D failed. Window:
  * 0 to 1300 ms of the ok ones -> goodput 1 / 1.3 s. */
+static void test_slo_misses(void **state)
+{
+    (void)state;
+    const rl_client_slo none = {0, 0, 0}, neg = {-1, -1, -1};
+    assert_int_equal(rl_client_slo_misses(&none, NAN, INFINITY, 1e9), 0);
+    assert_int_equal(rl_client_slo_misses(&neg, NAN, NAN, NAN), 0);
+    const rl_client_slo s = {100, 20, 1000};
+    /* each limit: below, exactly at (met), just above (missed), unknown (missed) */
+    assert_int_equal(rl_client_slo_misses(&s, 99.9, 19.9, 999.9), 0);
+    assert_int_equal(rl_client_slo_misses(&s, 100, 20, 1000), 0);
+    assert_int_equal(rl_client_slo_misses(&s, 100.001, 20, 1000), RL_SLO_TTFT);
+    assert_int_equal(rl_client_slo_misses(&s, 100, 20.001, 1000), RL_SLO_TPOT);
+    assert_int_equal(rl_client_slo_misses(&s, 100, 20, 1000.001), RL_SLO_E2E);
+    assert_int_equal(rl_client_slo_misses(&s, NAN, INFINITY, NAN),
+                     RL_SLO_TTFT | RL_SLO_TPOT | RL_SLO_E2E);
+    /* only the limits that are set count */
+    const rl_client_slo t = {0, 20, 0};
+    assert_int_equal(rl_client_slo_misses(&t, NAN, 20, NAN), 0);
+    assert_int_equal(rl_client_slo_misses(&t, 1, 21, 1), RL_SLO_TPOT);
+}
+
 static void test_goodput(void **state)
 {
     (void)state;
@@ -533,6 +554,7 @@ int main(void)
         cmocka_unit_test(test_deliveries),
         cmocka_unit_test(test_tpot),
         cmocka_unit_test(test_tpot_rules),
+        cmocka_unit_test(test_slo_misses),
         cmocka_unit_test(test_goodput),
         cmocka_unit_test(test_ci),
         cmocka_unit_test(test_one_sample),

@@ -332,6 +332,71 @@ static void test_write_file(void **state)
     rmdir(dir);
 }
 
+static bool not_txt(const char *name, void *ctx)
+{
+    (*(int *)ctx)++;
+    size_t n = strlen(name);
+    return !(n >= 4 && strcmp(name + n - 4, ".txt") == 0);
+}
+
+static void test_dir_list(void **state)
+{
+    (void)state;
+    char dir[4096], path[4200];
+    snprintf(dir, sizeof dir, "%s/dirlist-%ld", tmpdir(), (long)getpid());
+    assert_int_equal(mkdir(dir, 0777), 0);
+    const char *files[] = {"b.gguf", "a.txt", ".hidden", "C", "a.gguf", "sub"};
+    for (size_t i = 0; i < 6; i++) {
+        snprintf(path, sizeof path, "%s/%s", dir, files[i]);
+        if (i == 5) {
+            assert_int_equal(mkdir(path, 0777), 0);
+        } else {
+            FILE *f = fopen(path, "wb");
+            assert_non_null(f);
+            fclose(f);
+        }
+    }
+    rl_error e = {RL_OK, ""};
+    char **names;
+    size_t n;
+    /* sorted by strcmp, hidden names left out */
+    assert_int_equal(rl_dir_list(dir, NULL, NULL, 100, &names, &n, &e), RL_OK);
+    assert_int_equal(n, 5);
+    assert_string_equal(names[0], "C");
+    assert_string_equal(names[1], "a.gguf");
+    assert_string_equal(names[2], "a.txt");
+    assert_string_equal(names[3], "b.gguf");
+    assert_string_equal(names[4], "sub");
+    rl_dir_names_free(names, n);
+    /* the filter sees every visible name; the bound counts the kept ones */
+    int calls = 0;
+    assert_int_equal(rl_dir_list(dir, not_txt, &calls, 4, &names, &n, &e), RL_OK);
+    assert_int_equal(calls, 5);
+    assert_int_equal(n, 4);
+    assert_string_equal(names[2], "b.gguf");
+    rl_dir_names_free(names, n);
+    assert_int_equal(rl_dir_list(dir, not_txt, &calls, 3, &names, &n, &e), RL_EINPUT);
+    assert_null(names);
+    assert_int_equal(n, 0);
+    assert_non_null(strstr(e.msg, "holds more than 3 entries"));
+    /* an empty listing and a missing directory */
+    snprintf(path, sizeof path, "%s/sub", dir);
+    assert_int_equal(rl_dir_list(path, NULL, NULL, 0, &names, &n, &e), RL_OK);
+    assert_int_equal(n, 0);
+    rl_dir_names_free(names, n);
+    snprintf(path, sizeof path, "%s/missing", dir);
+    assert_int_equal(rl_dir_list(path, NULL, NULL, 100, &names, &n, &e), RL_EINPUT);
+    assert_non_null(strstr(e.msg, "cannot open directory"));
+    for (size_t i = 0; i < 6; i++) {
+        snprintf(path, sizeof path, "%s/%s", dir, files[i]);
+        if (i == 5)
+            rmdir(path);
+        else
+            remove(path);
+    }
+    rmdir(dir);
+}
+
 static void test_check_writable(void **state)
 {
     (void)state;
@@ -524,6 +589,34 @@ static void test_json_helpers(void **state)
     remove(path);
 }
 
+static void test_json_extent(void **state)
+{
+    (void)state;
+    const char *nested = "{\"a\": [1, {\"b\": [2, 3]}], \"c\": {}} trailing";
+    assert_int_equal(rl_json_extent(nested, strlen(nested), 0, NULL), strlen(nested) - 9);
+    const char *arr = "[[], [[]]],";
+    assert_int_equal(rl_json_extent(arr, strlen(arr), 0, NULL), 10);
+    /* brackets and escaped quotes inside strings do not count */
+    const char *str = "{\"k\": \"}]{[\\\"}\", \"e\": \"\\\\\"}x";
+    assert_int_equal(rl_json_extent(str, strlen(str), 0, NULL), strlen(str) - 1);
+    /* unterminated: the object, a string, an escape at the very end */
+    assert_int_equal(rl_json_extent("{\"a\": [1, 2]", 12, 0, NULL), 0);
+    assert_int_equal(rl_json_extent("{\"a}", 5, 0, NULL), 0);
+    assert_int_equal(rl_json_extent("{\"\\", 3, 0, NULL), 0);
+    assert_int_equal(rl_json_extent("}", 1, 0, NULL), 0);
+    /* len bounds the scan */
+    assert_int_equal(rl_json_extent("{}", 1, 0, NULL), 0);
+    /* commas outside strings, bounded */
+    const char *c = "{\"a\": \",,\", \"b\": [1, 2, 3]}";
+    size_t n = 99;
+    assert_int_equal(rl_json_extent(c, strlen(c), 10, &n), strlen(c));
+    assert_int_equal(n, 3);
+    assert_int_equal(rl_json_extent(c, strlen(c), 3, &n), strlen(c));
+    assert_int_equal(n, 3);
+    assert_int_equal(rl_json_extent(c, strlen(c), 2, &n), 0);
+    assert_int_equal(n, 3);
+}
+
 static void test_md_escape(void **state)
 {
     (void)state;
@@ -552,12 +645,14 @@ int main(void)
         cmocka_unit_test(test_calloc_overflow),
         cmocka_unit_test(test_grow),
         cmocka_unit_test(test_write_file),
+        cmocka_unit_test(test_dir_list),
         cmocka_unit_test(test_check_writable),
         cmocka_unit_test(test_open_regular),
         cmocka_unit_test(test_formatters),
         cmocka_unit_test(test_tty_escape),
         cmocka_unit_test(test_locale_proof),
         cmocka_unit_test(test_json_helpers),
+        cmocka_unit_test(test_json_extent),
         cmocka_unit_test(test_md_escape),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
