@@ -30,6 +30,10 @@ static void test_calibrate(void **state)
     assert_true(c.step == 2 && c.overhead == 1 && c.consistent);
     rl_client_calibrate((int64_t[]){1, 1, 1}, &c); /* no step */
     assert_false(c.consistent);
+    rl_client_calibrate((int64_t[]){17, 18, 19}, &c); /* overhead 16: the largest allowed */
+    assert_true(c.step == 1 && c.overhead == 16 && c.consistent);
+    rl_client_calibrate((int64_t[]){18, 19, 20}, &c); /* overhead 17: one too many */
+    assert_true(c.overhead == 17 && !c.consistent);
     rl_client_calibrate((int64_t[]){20, 21, 22}, &c); /* overhead 19 > 16 */
     assert_true(c.overhead == 19 && !c.consistent);
     rl_client_calibrate((int64_t[]){1, 3, 5}, &c); /* overhead -1 */

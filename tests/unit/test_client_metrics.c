@@ -294,6 +294,21 @@ static void test_goodput(void **state)
     assert_true(cJSON_IsTrue(get(rec(j, 2), "good")));
     cJSON_Delete(j);
 
+    /* TTFT SLO only, 200 ms: B's TTFT is exactly 200 ms, at the limit, so good
+     * (mutant client-ttft-slo: < for <=) */
+    rl_client_result *rt[] = {
+        mk(0, 0, 1100, ta, tok, 3, 10, 21, NULL),
+        mk(1, 0, 1300, tb, tok, 3, 10, 21, NULL),
+        mk(0, 0, 120, tc, tok, 1, 10, 1, NULL),
+        failed(1, 0, 50, "HTTP 500"),
+    };
+    rl_client_slo slo_ttft = {.ttft_ms = 200, .tpot_ms = 0, .e2e_ms = 0};
+    j = point(rt, 4, &slo_ttft, 2);
+    assert_int_equal((int)num(j, "goodput.good"), 3);
+    assert_int_equal((int)num(j, "goodput.not_good.ttft"), 0);
+    assert_true(cJSON_IsTrue(get(rec(j, 1), "good")));
+    cJSON_Delete(j);
+
     /* no SLO: goodput unavailable with the flags to give */
     double t1[] = {100};
     rl_client_result *r1[] = {mk(0, 0, 120, t1, NULL, 1, -1, -1, NULL)};

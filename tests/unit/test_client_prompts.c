@@ -62,9 +62,19 @@ static void test_jsonl(void **state)
     free(s);
     cJSON_Delete(j);
     rl_client_prompts_free(&p);
+    /* max_tokens at both ends of 1..1000000 */
+    const char *edges = "{\"prompt\": \"x\", \"max_tokens\": 1000000}\n"
+                        "{\"prompt\": \"y\", \"max_tokens\": 1}\n";
+    assert_int_equal(rl_client_prompts_parse("f.jsonl", edges, strlen(edges), &p, &err), RL_OK);
+    assert_int_equal(p.n, 2);
+    assert_int_equal(p.max_tokens[0], 1000000);
+    assert_int_equal(p.max_tokens[1], 1);
+    rl_client_prompts_free(&p);
     struct {
         const char *text, *msg;
     } bad[] = {
+        {"{\"prompt\": \"x\", \"max_tokens\": 1000001}\n", "f.jsonl:1: \"max_tokens\" must be"},
+        {"{\"prompt\": \"x\", \"max_tokens\": 0}\n", "f.jsonl:1: \"max_tokens\" must be"},
         {"{\"prompt\": \"x\"}\n[1]\n", "f.jsonl:2: not a JSON object"},
         {"{\"id\": \"x\"}\n", "f.jsonl:1: \"prompt\" is missing or not a string"},
         {"{\"prompt\": \"  \"}\n", "f.jsonl:1: the prompt is empty"},

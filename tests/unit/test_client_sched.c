@@ -38,6 +38,7 @@ static void test_arrivals(void **state)
 static void test_backoff(void **state)
 {
     (void)state;
+    assert_int_equal(rl_client_backoff_ms(0), 500); /* attempt 0 counts as the first */
     assert_int_equal(rl_client_backoff_ms(1), 500);
     assert_int_equal(rl_client_backoff_ms(2), 1000);
     assert_int_equal(rl_client_backoff_ms(3), 2000);

@@ -104,6 +104,18 @@ static void test_whole(void **state)
     free(got);
 }
 
+/* A value that is only the one space after the colon is empty; of two spaces one is kept. */
+static void test_lone_space_value(void **state)
+{
+    (void)state;
+    bool pending = true;
+    const char s[] = "data: \n\ndata:  \n\n";
+    char *got = parse_cut(s, sizeof s - 1, NULL, 0, &pending);
+    assert_string_equal(got, "message|\n--\nmessage| \n--\n");
+    assert_false(pending);
+    free(got);
+}
+
 static void test_every_split(void **state)
 {
     (void)state;
@@ -215,6 +227,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_whole),
+        cmocka_unit_test(test_lone_space_value),
         cmocka_unit_test(test_every_split),
         cmocka_unit_test(test_byte_by_byte),
         cmocka_unit_test(test_three_piece_splits),

@@ -135,6 +135,19 @@ static void test_amd_zen(void **state)
     assert_non_null(strstr(c.detail, "Zen 3"));
 }
 
+/* Values and keys are trimmed of every kind of space (CRLF lines, tabs), not only ' '. */
+static void test_trim_whitespace(void **state)
+{
+    (void)state;
+    rl_cpu_info c;
+    const char *t = "processor\t: 0\r\nvendor_id\t: GenuineIntel\t\r\n"
+                    "model name\t: Foo CPU \t\r\n";
+    rl_cpu_detect_text(t, strlen(t), NULL, &c);
+    assert_int_equal(c.logical, 1);
+    assert_string_equal(c.vendor, "GenuineIntel");
+    assert_string_equal(c.cpu, "Foo CPU");
+}
+
 static void test_garbage_and_missing(void **state)
 {
     (void)state;
@@ -158,6 +171,7 @@ int main(void)
         cmocka_unit_test(test_unknown_arm),
         cmocka_unit_test(test_alder_lake_laptop),
         cmocka_unit_test(test_alder_lake_desktop),
+        cmocka_unit_test(test_trim_whitespace),
         cmocka_unit_test(test_raptor_lake),
         cmocka_unit_test(test_amd_zen),
         cmocka_unit_test(test_garbage_and_missing),

@@ -97,12 +97,27 @@ static void test_errors(void **state)
     assert_int_equal(rl_fit_roofline(y, y, RL_FIT_MAX_POINTS + 1, NULL, &f, &e), RL_EINPUT);
 }
 
+/* exactly RL_FIT_MAX_POINTS points is still allowed: tok/s = 2e9 / bytes recovered */
+static void test_max_points(void **state)
+{
+    (void)state;
+    static double bytes[RL_FIT_MAX_POINTS], tok[RL_FIT_MAX_POINTS];
+    for (size_t i = 0; i < RL_FIT_MAX_POINTS; i++) {
+        bytes[i] = 1e6 * (double)(i + 1);
+        tok[i] = 2e9 / bytes[i];
+    }
+    rl_fit_result f;
+    rl_error e = {RL_OK, ""};
+    assert_int_equal(rl_fit_roofline(bytes, tok, RL_FIT_MAX_POINTS, NULL, &f, &e), RL_OK);
+    assert_true(fabs(f.bw_bytes_s - 2e9) < 1.0);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_exact_recovery), cmocka_unit_test(test_loose_by_hand),
         cmocka_unit_test(test_one_point),      cmocka_unit_test(test_identical_y),
-        cmocka_unit_test(test_errors),
+        cmocka_unit_test(test_errors),         cmocka_unit_test(test_max_points),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -740,6 +740,47 @@ static void test_read_file(void **state)
     free(w.p);
 }
 
+/* Key names in messages: a control byte (0x1f, the last one) shown as '?', a key of exactly
+ * 96 bytes (the clip limit) shown whole, one of 97 cut with "...". */
+static void test_key_in_messages(void **state)
+{
+    (void)state;
+    wbuf w = {0};
+    w_header(&w, 3, 0, 1);
+    w_str(&w, "k\x1fz"), w_u32(&w, 13), w_u64(&w, 0);
+    expect_fail(&w, "unknown value type 13 for key 'k?z'");
+    char key[98];
+    memset(key, 'a', 97);
+    key[96] = '\0';
+    char want[128];
+    snprintf(want, sizeof want, "for key '%s'", key);
+    w.len = 0;
+    w_header(&w, 3, 0, 1);
+    w_str(&w, key), w_u32(&w, 13), w_u64(&w, 0);
+    expect_fail(&w, want);
+    key[96] = 'a', key[97] = '\0';
+    snprintf(want, sizeof want, "for key '%.96s...'", key);
+    w.len = 0;
+    w_header(&w, 3, 0, 1);
+    w_str(&w, key), w_u32(&w, 13), w_u64(&w, 0);
+    expect_fail(&w, want);
+    free(w.p);
+}
+
+/* A header-only file (no tensors) whose last value ends exactly at the end of the file. */
+static void test_read_to_eof(void **state)
+{
+    (void)state;
+    wbuf w = {0};
+    w_header(&w, 3, 0, 1);
+    w_kv_u32(&w, "last", 7);
+    rl_gguf_file *f = expect_ok(&w);
+    assert_int_equal(f->n_kv, 1);
+    assert_int_equal(f->bytes_read, w.len);
+    rl_gguf_free(f);
+    free(w.p);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -753,6 +794,8 @@ int main(void)
         cmocka_unit_test(test_tensor_errors),
         cmocka_unit_test(test_unknown_type_unsized),
         cmocka_unit_test(test_read_file),
+        cmocka_unit_test(test_key_in_messages),
+        cmocka_unit_test(test_read_to_eof),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

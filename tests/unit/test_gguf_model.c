@@ -237,6 +237,23 @@ static void test_unknown_type(void **state)
     rl_gguf_model_free(&m);
 }
 
+/* Totals saturate: two 2^63-element tensors of an unknown type (no bytes, so the file stays
+ * tiny) give a parameter count of UINT64_MAX, not a wrapped 0. */
+static void test_saturating_totals(void **state)
+{
+    (void)state;
+    mbuild b = {0};
+    mb_tensor(&b, "blk.0.a.weight", 250, 1ull << 63, 1);
+    mb_tensor(&b, "blk.0.b.weight", 250, 1ull << 63, 1);
+    rl_gguf_model m;
+    model_of(&b, "s.gguf", &m);
+    assert_false(m.sizes_known);
+    assert_true(m.n_params == UINT64_MAX);
+    assert_int_equal(m.n_types, 1);
+    assert_true(m.types[0].elements == UINT64_MAX);
+    rl_gguf_model_free(&m);
+}
+
 static void test_kv_bytes(void **state)
 {
     (void)state;
@@ -505,6 +522,7 @@ int main(void)
         cmocka_unit_test(test_moe),
         cmocka_unit_test(test_composition),
         cmocka_unit_test(test_unknown_type),
+        cmocka_unit_test(test_saturating_totals),
         cmocka_unit_test(test_kv_bytes),
         cmocka_unit_test(test_labels),
         cmocka_unit_test(test_shards),

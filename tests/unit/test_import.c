@@ -19,7 +19,9 @@
 #include "rl_test.h"
 
 #include "analyse/analysis_bundle.h"
+#include "bundle/bundle.h"
 #include "bundle/import.h"
+#include "bundle/legend.h"
 #include "base/rl_file.h"
 #include "base/rl_json.h"
 
@@ -670,13 +672,45 @@ static void test_hostile(void **state)
     free(many);
 }
 
+/* Bundle edges: schema_version 0 refused (versions start at 1); a report whose only prefix is
+ * a byte-order mark is still taken for HTML; the legend table ends at rl_legend_count(). */
+static void test_bundle_edges(void **state)
+{
+    (void)state;
+    rl_error e = {RL_OK, ""};
+    cJSON *b = cJSON_Parse("{\"schema\": \"" RL_BUNDLE_SCHEMA "\", \"schema_version\": 0}");
+    assert_non_null(b);
+    assert_int_equal(rl_bundle_check(b, "v0.json", &e), RL_EINPUT);
+    assert_non_null(strstr(e.msg, "v0.json: the bundle has no valid schema_version"));
+    cJSON_Delete(b);
+
+    const char *t = getenv("RL_TMP");
+    char path[512];
+    snprintf(path, sizeof path, "%s/bom-report-%ld.html", t && *t ? t : "/tmp", (long)getpid());
+    FILE *f = fopen(path, "wb");
+    assert_non_null(f);
+    fputs("\xEF\xBB\xBF<html><body><p>no bundle</p></body></html>\n", f);
+    assert_int_equal(fclose(f), 0);
+    cJSON *out = NULL;
+    assert_int_equal(rl_bundle_load(path, &out, &e), RL_EINPUT);
+    assert_null(out);
+    if (!strstr(e.msg, "an HTML file without an embedded bundle"))
+        fail_msg("BOM report not taken for HTML: %s", e.msg);
+    remove(path);
+
+    size_t n = rl_legend_count();
+    assert_true(n > 0);
+    assert_non_null(rl_legend_at(n - 1));
+    assert_null(rl_legend_at(n));
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_published_rpi5), cmocka_unit_test(test_published_x86),
         cmocka_unit_test(test_fit_35_73),      cmocka_unit_test(test_examples_golden),
         cmocka_unit_test(test_lbench_outputs), cmocka_unit_test(test_conventions),
-        cmocka_unit_test(test_hostile),
+        cmocka_unit_test(test_hostile),        cmocka_unit_test(test_bundle_edges),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -319,6 +319,27 @@ static void refuse_str(const char *text, const char *needle)
     expect_refused(text, strlen(text), needle);
 }
 
+/* The edges: n_prompt may be exactly RL_LBENCH_MAX_TOKENS (2^24), one more is refused; an
+ * avg_ts of exactly 0 beside samples is still read (has_avg_ts). */
+static void test_int_and_avg_edges(void **state)
+{
+    (void)state;
+    rl_lbench_set set;
+    rl_error e = {RL_OK, ""};
+    assert_int_equal(parse_str("{\"n_prompt\": 16777216, \"n_gen\": 0, \"n_depth\": 16777216,"
+                               " \"avg_ts\": 0, \"samples_ns\": [1000000000]}",
+                               &set, &e),
+                     RL_OK);
+    assert_int_equal(set.n_records, 1);
+    assert_int_equal(set.records[0].n_prompt, RL_LBENCH_MAX_TOKENS);
+    assert_int_equal(set.records[0].n_depth, RL_LBENCH_MAX_TOKENS);
+    assert_true(set.records[0].has_avg_ts);
+    assert_true(set.records[0].avg_ts == 0.0);
+    rl_lbench_set_free(&set);
+    refuse_str("{\"n_prompt\": 16777217, \"n_gen\": 0, \"avg_ts\": 1}",
+               "n_prompt is not a whole number in range");
+}
+
 static void test_garbage(void **state)
 {
     (void)state;
@@ -1150,6 +1171,7 @@ int main(void)
         cmocka_unit_test(test_jsonl_with_banner),
         cmocka_unit_test(test_old_records),
         cmocka_unit_test(test_garbage),
+        cmocka_unit_test(test_int_and_avg_edges),
         cmocka_unit_test(test_recomputed_rates),
         cmocka_unit_test(test_avg_mismatch),
         cmocka_unit_test(test_from_average),

@@ -463,6 +463,25 @@ static void test_formatters(void **state)
     assert_string_equal(b, "494.03 M");
     rl_fmt_count(b, sizeof b, 12);
     assert_string_equal(b, "12");
+    /* the unit boundaries themselves: 1000 bytes is kB, exactly 1e9 is B */
+    rl_fmt_size(b, sizeof b, 1000);
+    assert_string_equal(b, "1.0 kB");
+    rl_fmt_count(b, sizeof b, 1000000000ull);
+    assert_string_equal(b, "1.00 B");
+    rl_fmt_count(b, sizeof b, 999999999ull);
+    assert_string_equal(b, "1000.00 M");
+}
+
+static void test_utf8_seq(void **state)
+{
+    (void)state;
+    const unsigned char e_acute[] = {0xC3, 0xA9, 0};
+    const unsigned char euro[] = {0xE2, 0x82, 0xAC, 0};
+    assert_int_equal(rl_utf8_seq(e_acute, 2), 2);
+    assert_int_equal(rl_utf8_seq(euro, 3), 3);
+    /* a valid continuation lies just past n: the sequence is still truncated */
+    assert_int_equal(rl_utf8_seq(e_acute, 1), 0);
+    assert_int_equal(rl_utf8_seq(euro, 2), 0);
 }
 
 static void test_tty_escape(void **state)
@@ -649,6 +668,7 @@ int main(void)
         cmocka_unit_test(test_check_writable),
         cmocka_unit_test(test_open_regular),
         cmocka_unit_test(test_formatters),
+        cmocka_unit_test(test_utf8_seq),
         cmocka_unit_test(test_tty_escape),
         cmocka_unit_test(test_locale_proof),
         cmocka_unit_test(test_json_helpers),

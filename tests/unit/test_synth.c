@@ -329,6 +329,10 @@ static void test_half_conversions(void **state)
     assert_int_equal(rl_half_bf16_from_f32(1.0f), 0x3F80);
     assert_int_equal(rl_half_bf16_from_f32(-0.02f), 0xBCA4);
     assert_true(rl_half_bf16_to_f32(0x3F80) == 1.0f);
+    /* infinity stays infinity (0x7F80), only a NaN gets the quiet bit */
+    assert_int_equal(rl_half_bf16_from_f32(INFINITY), 0x7F80);
+    assert_int_equal(rl_half_bf16_from_f32(-INFINITY), 0xFF80);
+    assert_int_equal(rl_half_bf16_from_f32(NAN) & 0x7FC0, 0x7FC0);
     for (uint32_t h = 0; h < 0x7C00; h++) /* every finite positive half round-trips */
         assert_int_equal(rl_half_from_f32(rl_half_to_f32((uint16_t)h)), h);
 }

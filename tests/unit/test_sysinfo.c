@@ -53,7 +53,7 @@ static int setup_tree(void **state)
     snprintf(root, sizeof root, "%s/sysinfo-tree-%ld", tmp && *tmp ? tmp : "/tmp", (long)getpid());
     mkdirs("");
     put("proc/cpuinfo",
-        "processor\t: 0\nmodel name\t: Test CPU 9000 @ 3.00GHz\n"
+        "processor\t: 0\nmodel name\t:\t Test CPU 9000 @ 3.00GHz\n" /* tab: trimmed too */
         "physical id\t: 0\ncore id\t\t: 0\n"
         "flags\t\t: fpu sse2 avx2 hypervisor avx512f\n\n"
         "processor\t: 1\nmodel name\t: Test CPU 9000 @ 3.00GHz\n"
