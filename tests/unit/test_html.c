@@ -494,6 +494,11 @@ static void test_safe_text(void **state)
                                 "c\xFF\xEF\xBF\xBE.");
     assert_string_equal(s, "a\\e[1m\\x07\tb\n\\u009bc\xEF\xBF\xBD\xEF\xBF\xBD.");
     free(s);
+    /* the ends of the ranges: U+FDD0 and U+FDEF are noncharacters (mutant html-nonchar), U+FDCF
+     * and U+FDF0 are not; U+009F is the last C1 control (mutant html-c1), U+00A0 is text */
+    s = rl_html_safe_text("\xEF\xB7\x90|\xEF\xB7\xAF|\xEF\xB7\x8F|\xEF\xB7\xB0|\xC2\x9F|\xC2\xA0|");
+    assert_string_equal(s, "\xEF\xBF\xBD|\xEF\xBF\xBD|\xEF\xB7\x8F|\xEF\xB7\xB0|\\u009f|\xC2\xA0|");
+    free(s);
     s = rl_html_safe_text(NULL);
     assert_string_equal(s, "");
     free(s);
