@@ -16,6 +16,7 @@
 #include "analyse/predict.h"
 #include "base/rl_json.h"
 #include "base/rl_util.h"
+#include "base/stats.h"
 
 #define VPATH 512
 #define REL_TOL 1e-9
@@ -316,6 +317,34 @@ static void check_top(const cJSON *b, probs *p)
 
 /* ---- models and runs ---- */
 
+/* A rate's stats.ci95 (stats.h): finite low and high holding stats.mean, and as wide as
+ * 2 * t95(n - 1) * sd / sqrt(n) of the samples (sd their sample standard deviation), within
+ * REL_TOL of the width or of the mean (the rounding of low and high near a large mean). */
+static void check_ci95(const cJSON *ci, const char *stp, const cJSON *sm, size_t n, double sd,
+                       double mean, probs *p)
+{
+    char buf[VPATH];
+    if (!ci || unavailable(ci))
+        return;
+    const cJSON *lo = rl_json_get(ci, "low"), *hi = rl_json_get(ci, "high");
+    if (!is_finite_num(lo) || !is_finite_num(hi)) {
+        add(p, key_path(buf, stp, "ci95"), "ci95 needs finite low and high");
+        return;
+    }
+    if (is_finite_num(sm) &&
+        !(lo->valuedouble <= sm->valuedouble && sm->valuedouble <= hi->valuedouble))
+        add(p, key_path(buf, stp, "ci95"), "ci95 [%.6g, %.6g] does not hold the mean %.6g",
+            lo->valuedouble, hi->valuedouble, sm->valuedouble);
+    if (n < 2)
+        return;
+    double want = 2 * rl_stats_t95(n - 1) * sd / sqrt((double)n);
+    double width = hi->valuedouble - lo->valuedouble;
+    if (!rel_close(width, want, REL_TOL) && fabs(width - want) > REL_TOL * fabs(mean))
+        add(p, key_path(buf, stp, "ci95"),
+            "ci95 is %.17g wide, not 2 * t95(%zu) * sd / sqrt(n) of the samples (%.17g)", width,
+            n - 1, want);
+}
+
 static void check_rate(const cJSON *r, const char *path, probs *p)
 {
     char buf[VPATH], sp[VPATH];
@@ -395,16 +424,8 @@ static void check_rate(const cJSON *r, const char *path, probs *p)
         add(p, key_path(buf, stp, "sd"),
             "one sample cannot show spread: stats.sd must be unavailable");
     }
-    const cJSON *ci = rl_json_get(st, "ci95");
-    if (ci && !unavailable(ci)) {
-        const cJSON *lo = rl_json_get(ci, "low"), *hi = rl_json_get(ci, "high");
-        if (!is_finite_num(lo) || !is_finite_num(hi))
-            add(p, key_path(buf, stp, "ci95"), "ci95 needs finite low and high");
-        else if (is_finite_num(sm) &&
-                 !(lo->valuedouble <= sm->valuedouble && sm->valuedouble <= hi->valuedouble))
-            add(p, key_path(buf, stp, "ci95"), "ci95 [%.6g, %.6g] does not hold the mean %.6g",
-                lo->valuedouble, hi->valuedouble, sm->valuedouble);
-    }
+    check_ci95(rl_json_get(st, "ci95"), stp, sm, n, n >= 2 ? sqrt(ss / (double)(n - 1)) : 0, mean,
+               p);
 }
 
 /* The samples of one rate come from its records: one per samples_ns entry of every record of

@@ -28,6 +28,8 @@ out=$("$RL_BIN" compare --help); check "--help" 0 $?
 expect "--help names the test" "$out" "Welch's two-sided t-test"
 bad "no input" 2 "no input: give two or more bundles" 
 bad "one input only" 2 "compare needs at least two inputs .*got 1" "$synth"
+# the count is checked before anything else: before the page's -o is tried (it would exit 4)
+bad "one input, unwritable -o" 2 "compare needs at least two inputs .*got 1" -o "$work/no/such/dir/c.html" "$synth"
 bad "missing file" 2 "cannot read $work/nope.json" "$synth" "$work/nope.json"
 head -c 3000 "$synth" >"$work/truncated.json"
 bad "truncated JSON" 2 "truncated.json" "$synth" "$work/truncated.json"

@@ -67,6 +67,16 @@ expect "moe caveat" "$out" "caveat \(moe\): A mixture of experts with the reside
 expect "small-model caveat" "$out" "caveat \(below_fit_range\)"
 out=$("$RL_BIN" predict --bundle "$PI" --markdown synth:qwen2.5-0.5b:Q4_0); check "--markdown" 0 $?
 expect "markdown table" "$out" "^\| synth qwen2\.5-0\.5b Q4\\\\_0 \| 0 \| 358 MB \| 29\.9 \| 28\.3 to 33\.6 \| at 10\.69 GB/s: the fit over all 7 models \(no fitted model is Q4\\\\_0\) \|$"
+# a model name (general.name) with a | in it: escaped, so the table keeps its six cells
+"$RL_BIN" synth --preset tiny --type Q8_0 -q -o "$work/pipe.gguf" || fail "synth pipe"
+python3 - "$work/pipe.gguf" <<'PY'
+import sys
+d = open(sys.argv[1], "rb").read()
+assert d.count(b"synth tiny") == 1
+open(sys.argv[1], "wb").write(d.replace(b"synth tiny", b"synth|tiny"))
+PY
+out=$("$RL_BIN" predict --bundle "$PI" --markdown "$work/pipe.gguf"); check "--markdown, a | in the name" 0 $?
+expect "markdown: the | escaped" "$out" "^\| synth\\\\\|tiny Q8\\\\_0 \| 0 \| 3\.1 MB \| "
 
 # ---- same format first: the Pi's one fitted Q8_0 model (m7) sets a Q8_0 model's rate, its
 # interval the fit's scaled to that rate; the five Q4_K_M models set a Q4_K_M's, their own

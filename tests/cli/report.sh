@@ -26,6 +26,9 @@ cmp -s "$work/report.html" "$work/again.html" && echo "ok   from the report: sam
 cp "$work/report.html" "$work/copy.html"
 "$RL_BIN" report "$work/copy.html" >/dev/null 2>&1; check "report in place" 0 $?
 cmp -s "$work/report.html" "$work/copy.html" && echo "ok   re-rendered in place: same bytes" || fail "in place: bytes differ"
+cp "$work/report.html" "$work/COPY.HTML"
+"$RL_BIN" report "$work/COPY.HTML" -o "$work/COPY.HTML" >/dev/null 2>&1; check "report X.HTML -o X.HTML (the suffix in any case)" 0 $?
+cmp -s "$work/report.html" "$work/COPY.HTML" && echo "ok   .HTML re-rendered in place: same bytes" || fail ".HTML in place: bytes differ"
 "$RL_BIN" report "$work/bundle.json" -o - >"$work/stdout.html" 2>"$work/err"; check "-o -" 0 $?
 cmp -s "$work/report.html" "$work/stdout.html" && echo "ok   -o -: the page on stdout" || fail "-o -: differs"
 "$RL_BIN" report "$fx/hostile.json" -o "$work/h1.html" >/dev/null 2>&1; check "hostile bundle" 0 $?

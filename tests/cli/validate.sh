@@ -57,6 +57,19 @@ expect "the valid one still says so" "$out" "bundle.json: valid$"
 expect "summary" "$out" "^$work/broken.json: [0-9]+ problems$"
 [ -s "$work/err" ] && fail "broken bundle: stderr not empty: $(cat "$work/err")" || echo "ok   nothing on stderr"
 
+# ---- a bundle with exactly one problem: exit 1, its line, "1 problem"
+python3 - "$RL_SRC/examples/synth-amd-epyc/bundle.json" "$work/one.json" <<'PY'
+import json, sys
+j = json.load(open(sys.argv[1]))
+st = j["models"][2]["runs"][0]["prefill"]["stats"]
+st["min"] *= 0.99
+json.dump(j, open(sys.argv[2], "w"), indent=1)
+PY
+out=$("$RL_BIN" validate "$work/one.json"); check "one problem" 1 $?
+expect "one problem: its path" "$out" "^$work/one.json: models\[2\]\.runs\[0\]\.prefill\.stats\.min: stats\.min is not the smallest sample"
+expect "one problem: summary" "$out" "^$work/one.json: 1 problem$"
+[ "$(wc -l <<<"$out")" = 2 ] && echo "ok   one problem: two lines" || fail "one problem: $out"
+
 # a control character in a reported path (a key of the bundle) is escaped
 python3 - "$work/broken.json" "$work/esc.json" <<'PY'
 import json, sys

@@ -425,6 +425,21 @@ static void test_measured_bundle(void **state)
         cJSON_GetObjectItemCaseSensitive(t2, "matched_bytes"), "available")));
     cJSON_Delete(b);
 
+    /* 300 and 309 MiB: exactly the match ratio 1.03 apart, still one group (mutant
+     * advise-match); 300 and 310 MiB are not */
+    for (int k = 0; k < 2; k++) {
+        b = rl_bundle_new("advise", 0, NULL);
+        ms = cJSON_AddArrayToObject(b, "models");
+        cJSON_AddItemToArray(ms, model("m1", "Q4_0", 300, 100, ta, th, 1));
+        cJSON_AddItemToArray(ms, model("m2", "IQ4_XS", k ? 310 : 309, 100, tb, th, 1));
+        assert_int_equal(rl_advise_bundle(b, "Test CPU", &e), RL_OK);
+        adv = cJSON_GetObjectItemCaseSensitive(b, "advice");
+        t2 = cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(adv, "tables"), 0);
+        mb = cJSON_GetObjectItemCaseSensitive(t2, "matched_bytes");
+        assert_int_equal(cJSON_IsFalse(cJSON_GetObjectItemCaseSensitive(mb, "available")), k);
+        cJSON_Delete(b);
+    }
+
     /* the winner changes with threads: the text says so, with "Same bytes:" */
     b = rl_bundle_new("advise", 0, NULL);
     ms = cJSON_AddArrayToObject(b, "models");

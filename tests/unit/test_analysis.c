@@ -304,6 +304,12 @@ static void test_knee_within_2pct(void **state)
     run(&b, &r);
     assert_int_equal(r.models[0].knee_threads, 4);
     rl_an_free(&r);
+
+    /* exactly at the floor, best x (1 - RL_AN_KNEE_TOL): still the knee (mutant an-knee-floor) */
+    b.runs[0][3].decode.mean = 20.0 * (1.0 - RL_AN_KNEE_TOL);
+    run(&b, &r);
+    assert_int_equal(r.models[0].knee_threads, 2);
+    rl_an_free(&r);
 }
 
 static void test_one_model_no_fit(void **state)

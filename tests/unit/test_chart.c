@@ -18,6 +18,7 @@
 #include <libxml/tree.h>
 
 #include "render/chart/chart.h"
+#include "render/chart/chart_int.h"
 #include "base/rl_text.h"
 
 /* ---- the hand-made bundle ---------------------------------------------------------------- */
@@ -421,6 +422,45 @@ static void test_roofline_one_model(void **state)
     cJSON_Delete(b);
 }
 
+/* Exactly two models: the fit line is drawn (mutant chart-roof-2: only from three). */
+static void test_roofline_two_models(void **state)
+{
+    (void)state;
+    cJSON *b = make_bundle(NULL, 2, false);
+    rl_chart c;
+    rl_error e = {RL_OK, ""};
+    assert_int_equal(rl_chart_roofline(b, &c, &e), RL_OK);
+    xmlDocPtr doc = check_svg(&c, "roofline");
+    assert_true(has_text(doc, "fit 37.65 GB/s"));
+    assert_int_equal(c.n_rows, 4); /* two points, the fit and the ceiling */
+    assert_close(num(&c, row_of(&c, "series", "fit line", NULL, NULL), "bandwidth (GB/s)"),
+                 FIT_BPS / 1e9);
+    xmlFreeDoc(doc);
+    rl_chart_free(&c);
+    cJSON_Delete(b);
+}
+
+/* The value filter and the nice tick steps at their boundaries (chart_int.h): 0 is not drawn
+ * (mutant chart-sane), the smallest positive double is; a span of 25 gets steps of 5, one of
+ * 40 steps of 10 (mutant chart-nice: 5 and 10 swapped). */
+static void test_sane_and_nice(void **state)
+{
+    (void)state;
+    assert_false(rl_chart_sane(0.0));
+    assert_false(rl_chart_sane(-1.0));
+    assert_false(rl_chart_sane(1e15));
+    assert_true(rl_chart_sane(4.9e-324));
+    rl_chart_scale s;
+    rl_chart_scale_lin(&s, 0, 25, true, 0, 100);
+    assert_close(s.step, 5);
+    assert_close(s.hi, 25);
+    rl_chart_scale_lin(&s, 0, 40, true, 0, 100);
+    assert_close(s.step, 10);
+    assert_close(s.hi, 40);
+    rl_chart_scale_lin(&s, 0, 10, true, 0, 100);
+    assert_close(s.step, 2);
+}
+
 static void test_threads(void **state)
 {
     (void)state;
@@ -744,12 +784,20 @@ static void test_png(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_roofline),      cmocka_unit_test(test_roofline_one_model),
-        cmocka_unit_test(test_threads),       cmocka_unit_test(test_long_context),
-        cmocka_unit_test(test_composition),   cmocka_unit_test(test_membw),
-        cmocka_unit_test(test_hostile_names), cmocka_unit_test(test_hostile_numbers),
-        cmocka_unit_test(test_many_models),   cmocka_unit_test(test_deterministic),
-        cmocka_unit_test(test_nothing),       cmocka_unit_test(test_png),
+        cmocka_unit_test(test_roofline),
+        cmocka_unit_test(test_roofline_one_model),
+        cmocka_unit_test(test_threads),
+        cmocka_unit_test(test_long_context),
+        cmocka_unit_test(test_composition),
+        cmocka_unit_test(test_membw),
+        cmocka_unit_test(test_hostile_names),
+        cmocka_unit_test(test_hostile_numbers),
+        cmocka_unit_test(test_many_models),
+        cmocka_unit_test(test_deterministic),
+        cmocka_unit_test(test_nothing),
+        cmocka_unit_test(test_png),
+        cmocka_unit_test(test_roofline_two_models),
+        cmocka_unit_test(test_sane_and_nice),
     };
     int rc = cmocka_run_group_tests(tests, NULL, NULL);
     xmlCleanupParser();

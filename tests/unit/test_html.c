@@ -494,6 +494,11 @@ static void test_safe_text(void **state)
                                 "c\xFF\xEF\xBF\xBE.");
     assert_string_equal(s, "a\\e[1m\\x07\tb\n\\u009bc\xEF\xBF\xBD\xEF\xBF\xBD.");
     free(s);
+    /* the ends of the ranges: U+FDD0 and U+FDEF are noncharacters (mutant html-nonchar), U+FDCF
+     * and U+FDF0 are not; U+009F is the last C1 control (mutant html-c1), U+00A0 is text */
+    s = rl_html_safe_text("\xEF\xB7\x90|\xEF\xB7\xAF|\xEF\xB7\x8F|\xEF\xB7\xB0|\xC2\x9F|\xC2\xA0|");
+    assert_string_equal(s, "\xEF\xBF\xBD|\xEF\xBF\xBD|\xEF\xB7\x8F|\xEF\xB7\xB0|\\u009f|\xC2\xA0|");
+    free(s);
     s = rl_html_safe_text(NULL);
     assert_string_equal(s, "");
     free(s);
@@ -652,14 +657,34 @@ static void test_minimal_bundle(void **state)
     cJSON_Delete(b);
 }
 
+/* A _bytes fact of 0 is a size like any other: "0 bytes (0 bytes)", not a bare "0" (mutant
+ * html-bytes); 1024 is "1.0 kB (1024 bytes)"-like: its exact count in parentheses. */
+static void test_zero_bytes_fact(void **state)
+{
+    (void)state;
+    cJSON *b = fixture("one-model.json");
+    cJSON *env = cJSON_GetObjectItemCaseSensitive(b, "environment");
+    assert_true(
+        cJSON_ReplaceItemInObjectCaseSensitive(env, "ram_available_bytes", cJSON_CreateNumber(0)));
+    assert_true(cJSON_ReplaceItemInObjectCaseSensitive(env, "ram_bytes", cJSON_CreateNumber(1024)));
+    size_t len;
+    char *page = render(b, &len);
+    htmlDocPtr d = parse_page(page, len);
+    assert_true(text_contains(xmlDocGetRootElement(d), "(0 bytes)"));
+    assert_true(text_contains(xmlDocGetRootElement(d), "(1024 bytes)"));
+    xmlFreeDoc(d);
+    free(page);
+    cJSON_Delete(b);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_page_memory_bound), cmocka_unit_test(test_page_one_model),
-        cmocka_unit_test(test_hostile),           cmocka_unit_test(test_safe_text),
-        cmocka_unit_test(test_json_for_script),   cmocka_unit_test(test_svg_import),
-        cmocka_unit_test(test_markdown),          cmocka_unit_test(test_load_html_errors),
-        cmocka_unit_test(test_minimal_bundle),
+        cmocka_unit_test(test_zero_bytes_fact),   cmocka_unit_test(test_hostile),
+        cmocka_unit_test(test_safe_text),         cmocka_unit_test(test_json_for_script),
+        cmocka_unit_test(test_svg_import),        cmocka_unit_test(test_markdown),
+        cmocka_unit_test(test_load_html_errors),  cmocka_unit_test(test_minimal_bundle),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

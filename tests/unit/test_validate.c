@@ -131,6 +131,20 @@ static void sample_negative(cJSON *b)
 {
     cJSON_SetNumberValue(idx(at(at(run(b, 0, 0), "decode"), "samples"), 2), -3.0);
 }
+/* a sample of exactly 0 (mutant val-sample-pos: only negatives refused) */
+static void sample_zero(cJSON *b)
+{
+    cJSON_SetNumberValue(idx(at(at(run(b, 1, 1), "decode"), "samples"), 0), 0.0);
+}
+/* ci95 10% too narrow around its mean: it still holds the mean (mutant val-ci-width) */
+static void ci_narrow(cJSON *b)
+{
+    cJSON *st = at(at(run(b, 2, 0), "decode"), "stats"), *ci = at(st, "ci95");
+    double m = at(st, "mean")->valuedouble;
+    double lo = at(ci, "low")->valuedouble, hi = at(ci, "high")->valuedouble;
+    set_num(ci, "low", m - 0.9 * (m - lo));
+    set_num(ci, "high", m + 0.9 * (hi - m));
+}
 static void kind_missing(cJSON *b)
 {
     cJSON_DeleteItemFromObjectCaseSensitive(at(run(b, 0, 1), "decode"), "kind");
@@ -249,6 +263,10 @@ static const broken_case cases[] = {
      "models[2].runs[0].prefill.stats.min", "models[2].runs[0].prefill.stats.min"},
     {"a negative sample", SYNTH, sample_negative, "models[0].runs[0].decode.samples[2]",
      "models[0].runs[0].decode.samples[2]"},
+    {"a sample of 0", SYNTH, sample_zero, "models[1].runs[1].decode.samples[0]",
+     "models[1].runs[1].decode.samples[0]"},
+    {"ci95 10% too narrow", SYNTH, ci_narrow, "models[2].runs[0].decode.stats.ci95",
+     "models[2].runs[0].decode.stats.ci95"},
     {"kind missing", SYNTH, kind_missing, "models[0].runs[1].decode.kind",
      "models[0].runs[1].decode.kind"},
     {"unknown kind", SYNTH, kind_unknown, "models[2].bytes_per_token.kind",
@@ -335,12 +353,71 @@ static void test_odd(void **state)
     cJSON_Delete(b);
 }
 
+/* An advice row (advise --measure) whose tok_s is exactly 95% of the fastest is tied (mutant
+ * val-tied: only above 95%); one just below is not. The rows' decode are imported rates (a
+ * mean, no samples) so that every row is valid as it stands. */
+static cJSON *adv_row(const char *id, const char *fmt, double tok, double first, bool tied)
+{
+    cJSON *r = cJSON_CreateObject();
+    cJSON_AddStringToObject(r, "model_id", id);
+    cJSON_AddStringToObject(r, "format", fmt);
+    cJSON *d = cJSON_AddObjectToObject(r, "decode");
+    cJSON_AddStringToObject(d, "kind", "measured");
+    cJSON_AddStringToObject(d, "unit", "tok/s");
+    cJSON_AddNumberToObject(d, "mean", tok);
+    cJSON *s = cJSON_AddObjectToObject(d, "samples");
+    cJSON_AddFalseToObject(s, "available");
+    cJSON_AddStringToObject(s, "reason", "imported: the source gives only the mean");
+    cJSON_AddNumberToObject(r, "tok_s", tok);
+    cJSON_AddNumberToObject(r, "vs_best_pct", 100.0 * (tok / first - 1.0));
+    cJSON_AddBoolToObject(r, "tied", tied);
+    return r;
+}
+
+static void check_tied(double ratio, bool tied, size_t want_problems)
+{
+    cJSON *b = load_src(RPI5);
+    cJSON *adv = cJSON_AddObjectToObject(b, "advice");
+    cJSON_AddStringToObject(adv, "kind", "derived");
+    cJSON *t = cJSON_CreateObject();
+    cJSON_AddItemToArray(cJSON_AddArrayToObject(adv, "tables"), t);
+    cJSON_AddNumberToObject(t, "threads", 4);
+    cJSON *rows = cJSON_AddArrayToObject(t, "rows");
+    cJSON_AddItemToArray(rows, adv_row("m1", "Q8_0", 20.0, 20.0, true));
+    cJSON_AddItemToArray(rows, adv_row("m2", "Q4_0", ratio * 20.0, 20.0, tied));
+    cJSON *rk = cJSON_AddArrayToObject(t, "ranking");
+    cJSON_AddItemToArray(rk, cJSON_CreateString("Q8_0"));
+    cJSON_AddItemToArray(rk, cJSON_CreateString("Q4_0"));
+    cJSON_AddStringToObject(t, "fastest", "Q8_0");
+    rl_validate_problems p = {0};
+    assert_int_equal(rl_validate(b, &p), RL_OK);
+    if (p.n != want_problems ||
+        (want_problems && !rl_validate_find(&p, "advice.tables[0].rows[1].tied"))) {
+        print_message("ratio %.17g tied %d: expected %zu problems, got:\n", ratio, tied,
+                      want_problems);
+        print_problems(&p);
+        fail();
+    }
+    rl_validate_problems_free(&p);
+    cJSON_Delete(b);
+}
+
+static void test_advice_tied(void **state)
+{
+    (void)state;
+    check_tied(0.95, true, 0);
+    check_tied(0.95, false, 1);
+    check_tied(0.949, false, 0);
+    check_tied(0.949, true, 1);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_valid),
         cmocka_unit_test(test_broken),
         cmocka_unit_test(test_odd),
+        cmocka_unit_test(test_advice_tied),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
