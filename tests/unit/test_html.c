@@ -658,7 +658,7 @@ static void test_minimal_bundle(void **state)
 }
 
 /* A _bytes fact of 0 is a size like any other: "0 bytes (0 bytes)", not a bare "0" (mutant
- * html-bytes); 1024 is "1.0 kB (1024 bytes)"-like: its exact count in parentheses. */
+ * html-bytes); 1024 too gets its exact count in parentheses. */
 static void test_zero_bytes_fact(void **state)
 {
     (void)state;
