@@ -548,6 +548,16 @@ static void skip_spaces(const char **p, const char *end)
         (*p)++;
 }
 
+/* "N (HASH)" at p: fills t's number and commit, true when the whole form is there. */
+static bool num_then_commit(const char *p, const char *end, rl_lbench_build *t)
+{
+    if (!read_num(&p, end, &t->number))
+        return false;
+    skip_spaces(&p, end);
+    return lit(&p, end, "(") && read_commit(&p, end, t->commit, sizeof t->commit) &&
+           lit(&p, end, ")");
+}
+
 /* One line against the three known forms. */
 static bool build_from_line(const char *s, const char *end, rl_lbench_build *b)
 {
@@ -557,15 +567,10 @@ static bool build_from_line(const char *s, const char *end, rl_lbench_build *b)
     skip_spaces(&p, end);
     if (lit(&p, end, "version:")) {
         skip_spaces(&p, end);
-        const char *q = p;
         /* "version: N (HASH)" */
-        if (read_num(&q, end, &t.number)) {
-            skip_spaces(&q, end);
-            if (lit(&q, end, "(") && read_commit(&q, end, t.commit, sizeof t.commit) &&
-                lit(&q, end, ")")) {
-                *b = t;
-                return true;
-            }
+        if (num_then_commit(p, end, &t)) {
+            *b = t;
+            return true;
         }
         /* "version: V (build N, commit HASH)" */
         const char *v = p;
@@ -588,15 +593,10 @@ static bool build_from_line(const char *s, const char *end, rl_lbench_build *b)
     }
     if (lit(&p, end, "build:")) {
         skip_spaces(&p, end);
-        const char *q = p;
         /* "build: N (HASH) with ..." (common log line) */
-        if (read_num(&q, end, &t.number)) {
-            skip_spaces(&q, end);
-            if (lit(&q, end, "(") && read_commit(&q, end, t.commit, sizeof t.commit) &&
-                lit(&q, end, ")")) {
-                *b = t;
-                return true;
-            }
+        if (num_then_commit(p, end, &t)) {
+            *b = t;
+            return true;
         }
         /* "build: HASH (N)" (llama-bench's markdown footer) */
         t.number = 0;

@@ -72,6 +72,17 @@ static void gen_half(const rl_synth_plan *p, const rl_synth_tensor *t, uint64_t 
     }
 }
 
+/* A block's fp16 scale from table d, chosen by the first of its words of the stream (b *
+ * words_per_block), written at out; returns the index of that first word. */
+static inline uint64_t block_scale(const rl_synth_tensor *t, uint64_t b, uint64_t words_per_block,
+                                   const uint16_t d[16], unsigned char *out)
+{
+    uint64_t k = b * words_per_block;
+    uint16_t s = d[word(t->stream, k) & 15];
+    memcpy(out, &s, 2);
+    return k;
+}
+
 static void gen_q8_0(const rl_synth_tensor *t, uint64_t first, uint64_t count, unsigned char *out)
 {
     const rl_ggml_type_info *ti = rl_ggml_type_get(RL_GGML_Q8_0);
@@ -79,9 +90,7 @@ static void gen_q8_0(const rl_synth_tensor *t, uint64_t first, uint64_t count, u
     scale_table(t->amp, 127.0f, d);
     for (uint64_t b = first / ti->blck, end = (first + count) / ti->blck; b < end;
          b++, out += ti->type_size) {
-        uint64_t k = b * 5;
-        uint16_t s = d[word(t->stream, k) & 15];
-        memcpy(out, &s, 2);
+        uint64_t k = block_scale(t, b, 5, d, out);
         for (int j = 0; j < 4; j++) {
             uint64_t w = word(t->stream, k + 1 + (uint64_t)j);
             /* -128 would step outside [-amp, amp]: make every 0x80 byte 0x81 (-127). The
@@ -102,9 +111,7 @@ static void gen_q4_0(const rl_synth_tensor *t, uint64_t first, uint64_t count, u
     scale_table(t->amp, 8.0f, d);
     for (uint64_t b = first / ti->blck, end = (first + count) / ti->blck; b < end;
          b++, out += ti->type_size) {
-        uint64_t k = b * 3;
-        uint16_t s = d[word(t->stream, k) & 15];
-        memcpy(out, &s, 2);
+        uint64_t k = block_scale(t, b, 3, d, out);
         uint64_t w1 = word(t->stream, k + 1), w2 = word(t->stream, k + 2);
         memcpy(out + 2, &w1, 8);
         memcpy(out + 10, &w2, 8);

@@ -12,7 +12,6 @@
 
 #include "render/chart/chart.h"
 #include "render/chart/chart_int.h"
-#include "render/compare_assets.h"
 #include "render/chart/compare_chart.h"
 #include "render/compare_text.h"
 #include "render/html_doc.h"

@@ -1,7 +1,8 @@
-/* report_assets.h: the report's template and stylesheet, compiled into the binary at build
- * time (cmake/embed.cmake writes report_assets.c from templates/report.xml and
- * styles/report.css), so an installed llama-roofline needs no data files. Each array is
- * NUL-terminated; the length excludes the NUL. */
+/* report_assets.h: the pages' templates and stylesheets, compiled into the binary at build
+ * time (cmake/embed.cmake writes report_assets.c from templates/report.xml, styles/report.css,
+ * templates/compare.xml and styles/compare.css), so an installed llama-roofline needs no data
+ * files. The comparison page inlines styles/report.css first, then styles/compare.css. Each
+ * array is NUL-terminated; the length excludes the NUL. */
 #ifndef RL_REPORT_ASSETS_H
 #define RL_REPORT_ASSETS_H
 
@@ -11,5 +12,9 @@ extern const unsigned char rl_asset_report_xml[];
 extern const size_t rl_asset_report_xml_len;
 extern const unsigned char rl_asset_report_css[];
 extern const size_t rl_asset_report_css_len;
+extern const unsigned char rl_asset_compare_xml[];
+extern const size_t rl_asset_compare_xml_len;
+extern const unsigned char rl_asset_compare_css[];
+extern const size_t rl_asset_compare_css_len;
 
 #endif

@@ -572,13 +572,28 @@ void rl_report_answer(const cJSON *b, char *buf, size_t cap)
 
 /* ---- key figures ----------------------------------------------------------------------- */
 
+/* A figure's fixed parts: what it is, its unit and where its caveat sits (-1: none). */
+static void fig_begin(rl_report_figure *f, const char *label, const char *unit, int place)
+{
+    memset(f, 0, sizeof *f);
+    f->label = label;
+    f->unit = unit;
+    f->place = place;
+}
+
+/* A figure with no value: "n/a", and the analysis's reason for key (else fallback). */
+static void fig_unavailable(rl_report_figure *f, const cJSON *an, const char *key,
+                            const char *fallback)
+{
+    rl_snprintf(f->value, sizeof f->value, "n/a");
+    f->kind = "unavailable";
+    rl_snprintf(f->note, sizeof f->note, "%s", str(rl_json_get(an, key), "reason", fallback));
+}
+
 /* Effective bandwidth: the fit, else the one model's own rate, else why not. */
 static void fig_bandwidth(const cJSON *an, rl_report_figure *f)
 {
-    memset(f, 0, sizeof *f);
-    f->label = "Effective bandwidth";
-    f->unit = "GB/s";
-    f->place = RL_RP_BANDWIDTH;
+    fig_begin(f, "Effective bandwidth", "GB/s", RL_RP_BANDWIDTH);
     const cJSON *fit = rl_json_available(an, "fit");
     if (fit) {
         rl_report_fmt_num(rl_json_num_or(fit, "bw_GBs", NAN), f->value, sizeof f->value);
@@ -608,10 +623,7 @@ static void fig_bandwidth(const cJSON *an, rl_report_figure *f)
             rl_snprintf(f->note, sizeof f->note,
                         "One model's decode rate x its bytes per token; not a fit.");
         } else {
-            rl_snprintf(f->value, sizeof f->value, "n/a");
-            f->kind = "unavailable";
-            rl_snprintf(f->note, sizeof f->note, "%s",
-                        str(rl_json_get(an, "fit"), "reason", "no fit"));
+            fig_unavailable(f, an, "fit", "no fit");
         }
     }
 }
@@ -619,10 +631,7 @@ static void fig_bandwidth(const cJSON *an, rl_report_figure *f)
 /* Memory ceiling: measured or supplied, else why not. */
 static void fig_ceiling(const cJSON *an, rl_report_figure *f)
 {
-    memset(f, 0, sizeof *f);
-    f->label = "Memory ceiling";
-    f->unit = "GB/s";
-    f->place = RL_RP_CEILING;
+    fig_begin(f, "Memory ceiling", "GB/s", RL_RP_CEILING);
     const cJSON *ceil = rl_json_available(an, "ceiling");
     if (ceil) {
         rl_report_fmt_num(rl_json_num_or(ceil, "GBs", NAN), f->value, sizeof f->value);
@@ -631,20 +640,14 @@ static void fig_ceiling(const cJSON *an, rl_report_figure *f)
         rl_snprintf(f->note, sizeof f->note, "%s",
                     ctl ? "Given with --peak-bw." : "Best streaming read of the membw kernels.");
     } else {
-        rl_snprintf(f->value, sizeof f->value, "n/a");
-        f->kind = "unavailable";
-        rl_snprintf(f->note, sizeof f->note, "%s",
-                    str(rl_json_get(an, "ceiling"), "reason", "none"));
+        fig_unavailable(f, an, "ceiling", "none");
     }
 }
 
 /* Share of the ceiling: the median utilisation, else why not. */
 static void fig_util(const cJSON *an, rl_report_figure *f)
 {
-    memset(f, 0, sizeof *f);
-    f->label = "Share of the ceiling";
-    f->unit = "%";
-    f->place = RL_RP_UTIL;
+    fig_begin(f, "Share of the ceiling", "%", RL_RP_UTIL);
     const cJSON *u = rl_json_available(an, "utilisation");
     if (u) {
         rl_snprintf(f->value, sizeof f->value, "%.0f", rl_json_num_or(u, "median_pct", NAN));
@@ -654,20 +657,14 @@ static void fig_util(const cJSON *an, rl_report_figure *f)
                     (int)rl_json_num_or(u, "n_models", 0), rl_json_num_or(u, "min_pct", NAN),
                     rl_json_num_or(u, "max_pct", NAN));
     } else {
-        rl_snprintf(f->value, sizeof f->value, "n/a");
-        f->kind = "unavailable";
-        rl_snprintf(f->note, sizeof f->note, "%s",
-                    str(rl_json_get(an, "utilisation"), "reason", "no utilisation"));
+        fig_unavailable(f, an, "utilisation", "no utilisation");
     }
 }
 
 /* Best thread count: the knee, else why not. */
 static void fig_knee(const cJSON *an, rl_report_figure *f)
 {
-    memset(f, 0, sizeof *f);
-    f->label = "Best thread count";
-    f->unit = "threads";
-    f->place = -1;
+    fig_begin(f, "Best thread count", "threads", -1);
     const cJSON *k = rl_json_available(an, "knee");
     if (k) {
         rl_snprintf(f->value, sizeof f->value, "%.0f", rl_json_num_or(k, "threads", NAN));
@@ -676,20 +673,14 @@ static void fig_knee(const cJSON *an, rl_report_figure *f)
                     "Fewest threads within 2%% of the best decode rate (%d of %d models agree).",
                     (int)rl_json_num_or(k, "votes", 0), (int)rl_json_num_or(k, "voters", 0));
     } else {
-        rl_snprintf(f->value, sizeof f->value, "n/a");
-        f->kind = "unavailable";
-        rl_snprintf(f->note, sizeof f->note, "%s",
-                    str(rl_json_get(an, "knee"), "reason", "no sweep"));
+        fig_unavailable(f, an, "knee", "no sweep");
     }
 }
 
 /* Models measured: how many of the models have a decode rate. */
 static void fig_models(const cJSON *an, rl_report_figure *f)
 {
-    memset(f, 0, sizeof *f);
-    f->label = "Models measured";
-    f->unit = "";
-    f->place = -1;
+    fig_begin(f, "Models measured", "", -1);
     f->kind = "measured";
     rl_snprintf(f->value, sizeof f->value, "%d of %d", (int)rl_json_num_or(an, "n_models_ok", 0),
                 (int)rl_json_num_or(an, "n_models", 0));
@@ -704,10 +695,7 @@ static bool fig_prefill(const cJSON *an, rl_report_figure *f)
     const cJSON *ps = rl_json_available(an, "prefill_scaling");
     if (!ps)
         return false;
-    memset(f, 0, sizeof *f);
-    f->label = "Prefill scaling";
-    f->unit = "x";
-    f->place = -1;
+    fig_begin(f, "Prefill scaling", "x", -1);
     f->kind = "derived";
     rl_snprintf(f->value, sizeof f->value, "%.2f", rl_json_num_or(ps, "median", NAN));
     rl_snprintf(f->note, sizeof f->note,

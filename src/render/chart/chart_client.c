@@ -232,11 +232,6 @@ static rl_status ecdf_table(rl_chart *out, const void *data, rl_error *err)
     return st;
 }
 
-static double ecdf_height(void *data)
-{
-    return ceil(16 + CC_PLOT_H + 46 + rl_chart_measure(ecdf_legend_h, data) + 10);
-}
-
 static const ecdf_rules ttft_rules = {
     "ttft",
     "TTFT in ms: send to the first streamed chunk. A proxy: a chunk may carry several tokens, "
@@ -248,30 +243,17 @@ static const ecdf_rules tpot_rules = {
     "arrived after the first delivery.",
     "TPOT (ms per token)"};
 
-static const rl_chart_kind ttft_kind = {
-    .id = "client-ttft",
-    .title = "Time to first token (proxy)",
-    .what = "client chart",
-    .rules = &ttft_rules,
-    .size = sizeof(ecdf),
-    .read = ecdf_read,
-    .desc = ecdf_desc,
-    .table = ecdf_table,
-    .height = ecdf_height,
-    .draw = ecdf_draw,
-};
-static const rl_chart_kind tpot_kind = {
-    .id = "client-tpot",
-    .title = "Time per output token",
-    .what = "client chart",
-    .rules = &tpot_rules,
-    .size = sizeof(ecdf),
-    .read = ecdf_read,
-    .desc = ecdf_desc,
-    .table = ecdf_table,
-    .height = ecdf_height,
-    .draw = ecdf_draw,
-};
+/* The two distributions differ only in their id, title and rules. */
+#define ECDF_KIND(ID, TITLE, RULES)                                                                \
+    {                                                                                              \
+        .id = ID, .title = TITLE, .what = "client chart", .rules = RULES, .size = sizeof(ecdf),    \
+        .read = ecdf_read, .desc = ecdf_desc, .table = ecdf_table, .top_h = 16 + CC_PLOT_H + 46,   \
+        .legend_h = ecdf_legend_h, .bottom_h = 10, .draw = ecdf_draw,                              \
+    }
+static const rl_chart_kind ttft_kind =
+    ECDF_KIND("client-ttft", "Time to first token (proxy)", &ttft_rules);
+static const rl_chart_kind tpot_kind =
+    ECDF_KIND("client-tpot", "Time per output token", &tpot_rules);
 
 rl_status rl_chart_client_ttft(const cJSON *bundle, rl_chart *out, rl_error *err)
 {
@@ -457,11 +439,6 @@ static rl_status tp_table(rl_chart *out, const void *data, rl_error *err)
     return st;
 }
 
-static double tp_height(void *data)
-{
-    return ceil(30 + CC_PLOT_H + 50 + rl_chart_measure(tp_legend_h, data) + 10);
-}
-
 static const rl_chart_kind tp_kind = {
     .id = "client-throughput",
     .title = "Throughput and goodput by concurrency",
@@ -470,7 +447,9 @@ static const rl_chart_kind tp_kind = {
     .read = tput_read,
     .desc = tp_desc,
     .table = tp_table,
-    .height = tp_height,
+    .top_h = 30 + CC_PLOT_H + 50,
+    .legend_h = tp_legend_h,
+    .bottom_h = 10,
     .draw = tp_draw,
 };
 

@@ -134,13 +134,10 @@ static void cr_line(rl_chart_canvas *cv, const rl_chart_scale *xs, const rl_char
 static void cr_draw(rl_chart_canvas *cv, void *ctx)
 {
     const cmp_roof *r = ctx;
-    double xlo = 1e300, xhi = 0, ylo = 1e300, yhi = 0;
-    for (size_t i = 0; i < r->n; i++) {
-        xlo = fmin(xlo, r->pt[i].bytes / 1e6);
-        xhi = fmax(xhi, r->pt[i].bytes / 1e6);
-        ylo = fmin(ylo, r->pt[i].tps);
-        yhi = fmax(yhi, r->pt[i].tps);
-    }
+    rl_chart_extent bx = rl_chart_extent_empty();
+    for (size_t i = 0; i < r->n; i++)
+        rl_chart_extent_add(&bx, r->pt[i].bytes / 1e6, r->pt[i].tps);
+    double xlo = bx.xlo, xhi = bx.xhi, ylo = bx.ylo, yhi = bx.yhi;
     rl_chart_rect plot = {0, 14, 0, cv->h - 14 - 58 - r->legend_h - 8};
     rl_chart_scale xs, ys;
     rl_chart_roofline_axes(cv, xlo, xhi, ylo / 1.7, yhi * 1.7, &plot, &xs, &ys);

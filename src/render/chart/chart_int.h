@@ -287,6 +287,12 @@ rl_status rl_chart_render_png(const char *path, double w, double h, rl_chart_dra
  * both axis titles drawn. */
 void rl_chart_roofline_axes(rl_chart_canvas *cv, double xlo, double xhi, double ybot, double ytop,
                             rl_chart_rect *plot, rl_chart_scale *xs, rl_chart_scale *ys);
+/* The extent of a roofline's points: x in MB, y in tok/s. Empty: lo 1e300, hi 0. */
+typedef struct {
+    double xlo, xhi, ylo, yhi;
+} rl_chart_extent;
+rl_chart_extent rl_chart_extent_empty(void);
+void rl_chart_extent_add(rl_chart_extent *b, double x, double y);
 
 /* ---- chart_kind.c: the entry skeleton every chart shares ----------------------------------- */
 
@@ -304,7 +310,11 @@ struct rl_chart_kind {
     rl_status (*read)(const rl_chart_kind *k, const void *src, void *d, rl_error *err);
     char *(*desc)(const rl_chart_kind *k, const void *d); /* malloc'd; NULL: out of memory */
     rl_status (*table)(rl_chart *c, const void *d, rl_error *err);
-    double (*height)(void *d); /* px; may keep layout it measured in d for draw */
+    /* The height in px: height(d) when set (it may keep layout it measured in d for draw),
+     * else ceil(top_h + the legend's measured height + bottom_h) (legend_h NULL: none). */
+    double (*height)(void *d);
+    double top_h, bottom_h;
+    double (*legend_h)(rl_chart_canvas *cv, void *d);
     rl_chart_draw_fn draw;
     void (*free)(void *d); /* what d owns (not d itself); NULL: nothing */
 };

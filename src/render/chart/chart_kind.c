@@ -7,6 +7,7 @@
  * the SVG (or the PNG), then the data's strings freed and, on failure, the chart too.
  *
  * Ownership: the data struct lives only inside a driver call; out is filled as every rl_chart. */
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -28,6 +29,14 @@ static void kind_free(const rl_chart_kind *k, void *d)
     free(d);
 }
 
+/* The chart's height in px: the kind's own rule, else its paddings around the legend. */
+static double kind_height(const rl_chart_kind *k, void *d)
+{
+    if (k->height)
+        return k->height(d);
+    return ceil(k->top_h + (k->legend_h ? rl_chart_measure(k->legend_h, d) : 0) + k->bottom_h);
+}
+
 rl_status rl_chart_run(const rl_chart_kind *k, const void *src, rl_chart *out, rl_error *err)
 {
     memset(out, 0, sizeof *out);
@@ -44,7 +53,7 @@ rl_status rl_chart_run(const rl_chart_kind *k, const void *src, rl_chart *out, r
     if (st == RL_OK)
         st = k->table(out, d, err);
     if (st == RL_OK)
-        st = rl_chart_render_svg(out, RL_CHART_W, k->height(d), k->draw, d, err);
+        st = rl_chart_render_svg(out, RL_CHART_W, kind_height(k, d), k->draw, d, err);
     kind_free(k, d);
     if (st != RL_OK)
         rl_chart_free(out);
@@ -58,7 +67,7 @@ rl_status rl_chart_run_png(const rl_chart_kind *k, const void *src, const char *
         return RL_EINTERNAL;
     rl_status st = k->read(k, src, d, err);
     if (st == RL_OK)
-        st = rl_chart_render_png(path, RL_CHART_W, k->height(d), k->draw, d, err);
+        st = rl_chart_render_png(path, RL_CHART_W, kind_height(k, d), k->draw, d, err);
     kind_free(k, d);
     return st;
 }

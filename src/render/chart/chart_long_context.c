@@ -242,12 +242,6 @@ static char *lc_desc(const rl_chart_kind *kind, const void *data)
         d->n, d->n == 1 ? "" : "s", more);
 }
 
-static double lc_height(void *data)
-{
-    (void)data;
-    return LC_H;
-}
-
 static const rl_chart_kind lc_kind = {
     .id = "long-context",
     .title = "Long context: decode as the KV cache fills",
@@ -256,7 +250,7 @@ static const rl_chart_kind lc_kind = {
     .read = lc_read,
     .desc = lc_desc,
     .table = lc_table,
-    .height = lc_height,
+    .top_h = LC_H,
     .draw = lc_draw,
     .free = lc_free,
 };

@@ -266,12 +266,6 @@ static char *mb_desc(const rl_chart_kind *kind, const void *data)
                        d->n, d->n == 1 ? "" : "s", ceil_s);
 }
 
-static double mb_height(void *data)
-{
-    (void)data;
-    return MB_H;
-}
-
 static const rl_chart_kind mb_kind = {
     .id = "membw",
     .title = "Memory ceiling: bandwidth by kernel and threads",
@@ -280,7 +274,7 @@ static const rl_chart_kind mb_kind = {
     .read = mb_read,
     .desc = mb_desc,
     .table = mb_table,
-    .height = mb_height,
+    .top_h = MB_H,
     .draw = mb_draw,
     .free = mb_free,
 };

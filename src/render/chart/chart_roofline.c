@@ -228,6 +228,19 @@ static void bw_label(rl_chart_canvas *cv, const rl_chart_scale *xs, const rl_cha
         rl_chart_place(cv, text, RL_CHART_FS_LABEL, true, "line-label", spots, n, plot, true);
 }
 
+rl_chart_extent rl_chart_extent_empty(void)
+{
+    return (rl_chart_extent){1e300, 0, 1e300, 0};
+}
+
+void rl_chart_extent_add(rl_chart_extent *b, double x, double y)
+{
+    b->xlo = fmin(b->xlo, x);
+    b->xhi = fmax(b->xhi, x);
+    b->ylo = fmin(b->ylo, y);
+    b->yhi = fmax(b->yhi, y);
+}
+
 void rl_chart_roofline_axes(rl_chart_canvas *cv, double xlo, double xhi, double ybot, double ytop,
                             rl_chart_rect *plot, rl_chart_scale *xs, rl_chart_scale *ys)
 {
@@ -245,13 +258,10 @@ void rl_chart_roofline_axes(rl_chart_canvas *cv, double xlo, double xhi, double 
 static void roof_draw(rl_chart_canvas *cv, void *ctx)
 {
     const roof *r = ctx;
-    double xlo = 1e300, xhi = 0, ylo = 1e300, yhi = 0;
-    for (size_t i = 0; i < r->n; i++) {
-        xlo = fmin(xlo, r->pt[i].bytes / 1e6);
-        xhi = fmax(xhi, r->pt[i].bytes / 1e6);
-        ylo = fmin(ylo, r->pt[i].tps);
-        yhi = fmax(yhi, r->pt[i].tps);
-    }
+    rl_chart_extent bx = rl_chart_extent_empty();
+    for (size_t i = 0; i < r->n; i++)
+        rl_chart_extent_add(&bx, r->pt[i].bytes / 1e6, r->pt[i].tps);
+    double xlo = bx.xlo, xhi = bx.xhi, ylo = bx.ylo, yhi = bx.yhi;
     rl_chart_rect plot = {0, 14, 0, cv->h - 14 - 58};
     rl_chart_scale xs, ys;
     rl_chart_scale_log(&xs, xlo, xhi, 1.6, 0, 1);
@@ -369,12 +379,6 @@ static char *roof_desc(const rl_chart_kind *kind, const void *data)
 
 #define ROOF_H 440.0
 
-static double roof_height(void *data)
-{
-    (void)data;
-    return ROOF_H;
-}
-
 static const rl_chart_kind roof_kind = {
     .id = "roofline",
     .title = "Decode roofline: tok/s against bytes per token",
@@ -383,7 +387,7 @@ static const rl_chart_kind roof_kind = {
     .read = roof_read,
     .desc = roof_desc,
     .table = roof_table,
-    .height = roof_height,
+    .top_h = ROOF_H,
     .draw = roof_draw,
     .free = roof_free,
 };

@@ -256,11 +256,6 @@ static char *thr_desc(const rl_chart_kind *kind, const void *data)
                        d->n, d->n == 1 ? "" : "s", more, knee);
 }
 
-static double thr_height(void *data)
-{
-    return ceil(30 + THR_PLOT_H + 50 + rl_chart_measure(thr_legend_h, data) + 10);
-}
-
 static const rl_chart_kind thr_kind = {
     .id = "threads",
     .title = "Thread sweep: decode and prefill",
@@ -269,7 +264,9 @@ static const rl_chart_kind thr_kind = {
     .read = thr_read,
     .desc = thr_desc,
     .table = thr_table,
-    .height = thr_height,
+    .top_h = 30 + THR_PLOT_H + 50,
+    .legend_h = thr_legend_h,
+    .bottom_h = 10,
     .draw = thr_draw,
     .free = thr_free,
 };
