@@ -52,3 +52,21 @@ int rl_getopt(int argc, char **argv, const char *shortopts, const struct option 
                 argv[0]);
     return RL_OPT_ERROR;
 }
+
+rl_status rl_opt_each(int argc, char **argv, const char *shortopts, const struct option *longopts,
+                      rl_opt_fn fn, void *ctx, bool *help, rl_error *err)
+{
+    rl_opt_begin();
+    for (int c; (c = rl_getopt(argc, argv, shortopts, longopts, err)) != -1;) {
+        if (c == RL_OPT_ERROR)
+            return RL_EINPUT;
+        if (c == 'h') {
+            *help = true;
+            return RL_OK;
+        }
+        rl_status st = fn(c, optarg, ctx, err);
+        if (st != RL_OK)
+            return st;
+    }
+    return RL_OK;
+}

@@ -9,6 +9,7 @@
 #define RL_OPT_H
 
 #include <getopt.h>
+#include <stdbool.h>
 
 #include "base/rl_error.h"
 
@@ -28,5 +29,16 @@ void rl_opt_begin(void);
  * shortopts must not start with ':' or '+' (added here). */
 int rl_getopt(int argc, char **argv, const char *shortopts, const struct option *longopts,
               rl_error *err);
+
+/* One option of a command: c is getopt_long's value, arg its value (optarg, NULL for a flag
+ * or an absent optional value), ctx the command's. Returns RL_OK to go on, or fills err. */
+typedef rl_status (*rl_opt_fn)(int c, const char *arg, void *ctx, rl_error *err);
+/* The getopt loop of every command: rl_opt_begin, then rl_getopt until the end of the
+ * options. An unknown option or a missing value is RL_EINPUT (err filled by rl_getopt);
+ * -h/--help sets *help and stops there (RL_OK; later options are not read); every other
+ * option goes to fn, and fn's failure stops the loop and is returned. On return optind is
+ * the first operand (getopt_long has moved the operands to the end of argv). */
+rl_status rl_opt_each(int argc, char **argv, const char *shortopts, const struct option *longopts,
+                      rl_opt_fn fn, void *ctx, bool *help, rl_error *err);
 
 #endif

@@ -146,53 +146,53 @@ static rl_status parse_formats(opts *a, const char *s, rl_error *err)
     return RL_OK;
 }
 
+static rl_status on_opt(int c, const char *arg, void *ctx, rl_error *err)
+{
+    opts *a = ctx;
+    rl_advise_opts *o = &a->r;
+    rl_status st = RL_OK;
+    switch (c) {
+    case OPT_CORE: o->core = arg; break;
+    case OPT_LIST: o->list = true; break;
+    case 't':
+        st = rl_opt_int_list("--threads", arg, 1, 4096, o->threads, RL_SWEEP_MAX_LIST,
+                             &o->n_threads, true, err);
+        break;
+    case OPT_SCALE: st = rl_opt_double("--scale", arg, 0, true, 10000, &o->scale, err); break;
+    case OPT_CPUINFO: o->cpuinfo = arg; break;
+    case OPT_PLAN: o->plan = arg; break;
+    case OPT_JSON: o->json = true; break;
+    case OPT_MD: o->md = true; break;
+    case 'o': o->out = arg; break;
+    case OPT_MEASURE: a->measure = true; break;
+    case 'm':
+        if (o->n_models >= RL_SWEEP_MAX_MODELS)
+            return rl_fail(err, RL_EINPUT, "at most %d models", RL_SWEEP_MAX_MODELS);
+        a->models[o->n_models++] = arg;
+        break;
+    case OPT_SYNTH: o->synth = true; break;
+    case OPT_PRESET: o->preset = arg; break;
+    case OPT_FORMATS: st = parse_formats(a, arg, err); break;
+    case OPT_NP: st = rl_opt_int("--n-prompt", arg, 1, 1 << 24, &o->n_prompt, err); break;
+    case OPT_NG: st = rl_opt_int("--n-gen", arg, 1, 1 << 24, &o->n_gen, err); break;
+    case OPT_REPS: st = rl_opt_int("--reps", arg, 1, 1000, &o->reps, err); break;
+    case OPT_TIMEOUT:
+        st = rl_opt_double("--timeout", arg, 1, false, 86400, &o->timeout, err);
+        break;
+    case OPT_LB: o->llama_bench = arg; break;
+    case OPT_LQ: o->llama_quantize = arg; break;
+    case OPT_DIR: o->dir = arg; break;
+    default: st = rl_fail(err, RL_EINTERNAL, "option table out of step");
+    }
+    return st;
+}
+
 static rl_status parse(int argc, char **argv, opts *a, rl_error *err)
 {
     rl_advise_opts *o = &a->r;
-    rl_opt_begin();
-    int c;
-    while ((c = rl_getopt(argc, argv, "t:o:m:h", longopts, err)) != -1) {
-        rl_status st = RL_OK;
-        switch (c) {
-        case RL_OPT_ERROR: return RL_EINPUT;
-        case 'h': a->help = true; return RL_OK;
-        case OPT_CORE: o->core = optarg; break;
-        case OPT_LIST: o->list = true; break;
-        case 't':
-            st = rl_opt_int_list("--threads", optarg, 1, 4096, o->threads, RL_SWEEP_MAX_LIST,
-                                 &o->n_threads, true, err);
-            break;
-        case OPT_SCALE:
-            st = rl_opt_double("--scale", optarg, 0, true, 10000, &o->scale, err);
-            break;
-        case OPT_CPUINFO: o->cpuinfo = optarg; break;
-        case OPT_PLAN: o->plan = optarg; break;
-        case OPT_JSON: o->json = true; break;
-        case OPT_MD: o->md = true; break;
-        case 'o': o->out = optarg; break;
-        case OPT_MEASURE: a->measure = true; break;
-        case 'm':
-            if (o->n_models >= RL_SWEEP_MAX_MODELS)
-                return rl_fail(err, RL_EINPUT, "at most %d models", RL_SWEEP_MAX_MODELS);
-            a->models[o->n_models++] = optarg;
-            break;
-        case OPT_SYNTH: o->synth = true; break;
-        case OPT_PRESET: o->preset = optarg; break;
-        case OPT_FORMATS: st = parse_formats(a, optarg, err); break;
-        case OPT_NP: st = rl_opt_int("--n-prompt", optarg, 1, 1 << 24, &o->n_prompt, err); break;
-        case OPT_NG: st = rl_opt_int("--n-gen", optarg, 1, 1 << 24, &o->n_gen, err); break;
-        case OPT_REPS: st = rl_opt_int("--reps", optarg, 1, 1000, &o->reps, err); break;
-        case OPT_TIMEOUT:
-            st = rl_opt_double("--timeout", optarg, 1, false, 86400, &o->timeout, err);
-            break;
-        case OPT_LB: o->llama_bench = optarg; break;
-        case OPT_LQ: o->llama_quantize = optarg; break;
-        case OPT_DIR: o->dir = optarg; break;
-        default: st = rl_fail(err, RL_EINTERNAL, "option table out of step");
-        }
-        if (st != RL_OK)
-            return st;
-    }
+    rl_status st = rl_opt_each(argc, argv, "t:o:m:h", longopts, on_opt, a, &a->help, err);
+    if (st != RL_OK || a->help)
+        return st;
     if (optind < argc)
         return rl_fail(err, RL_EINPUT,
                        "unexpected '%s': advise takes no operands (see advise --help)",

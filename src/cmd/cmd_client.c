@@ -144,84 +144,88 @@ static const struct option longopts[] = {
     {NULL, 0, NULL, 0},
 };
 
-static rl_status parse(int argc, char **argv, rl_client_opts *a, bool *help, rl_error *err)
+/* What the options fill; have_conc: --concurrency was given (not --sweep-concurrency). */
+typedef struct {
+    rl_client_opts *a;
+    bool have_conc;
+} client_parse;
+
+static rl_status on_opt(int c, const char *arg, void *ctx, rl_error *err)
 {
-    rl_opt_begin();
-    int c;
-    bool have_conc = false;
-    while ((c = rl_getopt(argc, argv, "o:h", longopts, err)) != -1) {
-        rl_status st = RL_OK;
-        int one;
-        switch (c) {
-        case RL_OPT_ERROR: return RL_EINPUT;
-        case 'h': *help = true; return RL_OK;
-        case OPT_CMD: a->cmd = optarg; break;
-        case OPT_URL: a->url = optarg; break;
-        case OPT_MODEL: a->model = optarg; break;
-        case OPT_API:
-            if (strcmp(optarg, "chat") != 0 && strcmp(optarg, "completions") != 0)
-                st = rl_fail(err, RL_EINPUT, "--api wants chat or completions");
-            a->api = optarg;
-            break;
-        case OPT_KEYENV: a->key_env = optarg; break;
-        case OPT_MAXTOK:
-            st = rl_opt_int("--max-tokens", optarg, 1, 1000000, &a->max_tokens, err);
-            break;
-        case OPT_COUNT: a->count_cmd = optarg; break;
-        case OPT_FMHELP: a->fm_help = optarg; break;
-        case OPT_PROFILE: a->profile = optarg; break;
-        case OPT_PROMPTS: a->prompts_file = optarg; break;
-        case OPT_CONC:
-            st = rl_opt_int("--concurrency", optarg, 1, 1024, &one, err);
-            if (st == RL_OK) {
-                if (a->n_conc > 0 && !have_conc)
-                    return rl_fail(err, RL_EINPUT,
-                                   "--concurrency and --sweep-concurrency exclude each other");
-                a->conc[0] = one;
-                a->n_conc = 1;
-                have_conc = true;
-            }
-            break;
-        case OPT_SWEEP:
-            if (have_conc)
+    client_parse *p = ctx;
+    rl_client_opts *a = p->a;
+    rl_status st = RL_OK;
+    int one;
+    switch (c) {
+    case OPT_CMD: a->cmd = arg; break;
+    case OPT_URL: a->url = arg; break;
+    case OPT_MODEL: a->model = arg; break;
+    case OPT_API:
+        if (strcmp(arg, "chat") != 0 && strcmp(arg, "completions") != 0)
+            st = rl_fail(err, RL_EINPUT, "--api wants chat or completions");
+        a->api = arg;
+        break;
+    case OPT_KEYENV: a->key_env = arg; break;
+    case OPT_MAXTOK: st = rl_opt_int("--max-tokens", arg, 1, 1000000, &a->max_tokens, err); break;
+    case OPT_COUNT: a->count_cmd = arg; break;
+    case OPT_FMHELP: a->fm_help = arg; break;
+    case OPT_PROFILE: a->profile = arg; break;
+    case OPT_PROMPTS: a->prompts_file = arg; break;
+    case OPT_CONC:
+        st = rl_opt_int("--concurrency", arg, 1, 1024, &one, err);
+        if (st == RL_OK) {
+            if (a->n_conc > 0 && !p->have_conc)
                 return rl_fail(err, RL_EINPUT,
                                "--concurrency and --sweep-concurrency exclude each other");
-            st = rl_opt_int_list("--sweep-concurrency", optarg, 1, 1024, a->conc,
-                                 RL_CLIENT_MAX_POINTS, &a->n_conc, true, err);
-            break;
-        case OPT_RATE:
-            st = rl_opt_double("--request-rate", optarg, 0.001, false, 10000, &a->rate, err);
-            break;
-        case OPT_RAMP:
-            st = rl_opt_double("--ramp-up-ms", optarg, 1, false, 3600000, &a->ramp, err);
-            break;
-        case OPT_WARMUP: st = rl_opt_int("--warmup", optarg, 0, 100, &a->warmup, err); break;
-        case OPT_RUNS: st = rl_opt_int("--runs", optarg, 1, 10000, &a->runs, err); break;
-        case OPT_RETRY: st = rl_opt_int("--retry", optarg, 0, 10, &a->retry, err); break;
-        case OPT_TIMEOUT:
-            st = rl_opt_double("--timeout", optarg, 0.001, false, 86400, &a->timeout, err);
-            break;
-        case OPT_FAILFAST: a->fail_fast = true; break;
-        case OPT_CAPTURE: a->capture = true; break;
-        case OPT_SLO_TTFT:
-            st = rl_opt_double("--slo-ttft-ms", optarg, 0, true, 1e9, &a->slo.ttft_ms, err);
-            break;
-        case OPT_SLO_TPOT:
-            st = rl_opt_double("--slo-tpot-ms", optarg, 0, true, 1e9, &a->slo.tpot_ms, err);
-            break;
-        case OPT_SLO_E2E:
-            st = rl_opt_double("--slo-e2e-ms", optarg, 0, true, 1e9, &a->slo.e2e_ms, err);
-            break;
-        case 'o': a->out_dir = optarg; break;
-        case OPT_JSON: a->json = optarg; break;
-        case OPT_CSV: a->csv = optarg; break;
-        case OPT_CHUNKS: a->chunks = optarg; break;
-        case OPT_FROM: a->from = optarg; break;
-        default: st = rl_fail(err, RL_EINTERNAL, "option table out of step");
+            a->conc[0] = one;
+            a->n_conc = 1;
+            p->have_conc = true;
         }
-        if (st != RL_OK)
-            return st;
+        break;
+    case OPT_SWEEP:
+        if (p->have_conc)
+            return rl_fail(err, RL_EINPUT,
+                           "--concurrency and --sweep-concurrency exclude each other");
+        st = rl_opt_int_list("--sweep-concurrency", arg, 1, 1024, a->conc, RL_CLIENT_MAX_POINTS,
+                             &a->n_conc, true, err);
+        break;
+    case OPT_RATE:
+        st = rl_opt_double("--request-rate", arg, 0.001, false, 10000, &a->rate, err);
+        break;
+    case OPT_RAMP: st = rl_opt_double("--ramp-up-ms", arg, 1, false, 3600000, &a->ramp, err); break;
+    case OPT_WARMUP: st = rl_opt_int("--warmup", arg, 0, 100, &a->warmup, err); break;
+    case OPT_RUNS: st = rl_opt_int("--runs", arg, 1, 10000, &a->runs, err); break;
+    case OPT_RETRY: st = rl_opt_int("--retry", arg, 0, 10, &a->retry, err); break;
+    case OPT_TIMEOUT:
+        st = rl_opt_double("--timeout", arg, 0.001, false, 86400, &a->timeout, err);
+        break;
+    case OPT_FAILFAST: a->fail_fast = true; break;
+    case OPT_CAPTURE: a->capture = true; break;
+    case OPT_SLO_TTFT:
+        st = rl_opt_double("--slo-ttft-ms", arg, 0, true, 1e9, &a->slo.ttft_ms, err);
+        break;
+    case OPT_SLO_TPOT:
+        st = rl_opt_double("--slo-tpot-ms", arg, 0, true, 1e9, &a->slo.tpot_ms, err);
+        break;
+    case OPT_SLO_E2E:
+        st = rl_opt_double("--slo-e2e-ms", arg, 0, true, 1e9, &a->slo.e2e_ms, err);
+        break;
+    case 'o': a->out_dir = arg; break;
+    case OPT_JSON: a->json = arg; break;
+    case OPT_CSV: a->csv = arg; break;
+    case OPT_CHUNKS: a->chunks = arg; break;
+    case OPT_FROM: a->from = arg; break;
+    default: st = rl_fail(err, RL_EINTERNAL, "option table out of step");
     }
+    return st;
+}
+
+static rl_status parse(int argc, char **argv, rl_client_opts *a, bool *help, rl_error *err)
+{
+    client_parse p = {a, false};
+    rl_status st = rl_opt_each(argc, argv, "o:h", longopts, on_opt, &p, help, err);
+    if (st != RL_OK || *help)
+        return st;
     if (optind < argc) {
         char safe[128];
         return rl_fail(err, RL_EINPUT,

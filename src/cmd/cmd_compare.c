@@ -69,31 +69,30 @@ typedef struct {
     double fail_pct;
 } opts;
 
-static rl_status parse(int argc, char **argv, opts *o, rl_error *err)
+static rl_status on_opt(int c, const char *arg, void *ctx, rl_error *err)
 {
-    rl_opt_begin();
-    int c;
-    while ((c = rl_getopt(argc, argv, "o:h", longopts, err)) != -1) {
-        switch (c) {
-        case RL_OPT_ERROR: return RL_EINPUT;
-        case 'h': o->help = true; return RL_OK;
-        case 'o': o->html = optarg; break;
-        case 'M': o->markdown = true; break;
-        case 'B': o->baseline = optarg; break;
-        case 'S': o->strict = true; break;
-        case 'A': o->all = true; break;
-        case 'F': {
-            rl_status st =
-                rl_opt_double("--fail-on-regression", optarg, 0, false, 100, &o->fail_pct, err);
-            if (st != RL_OK)
-                return st;
-            o->fail_set = true;
-            break;
-        }
-        default: return rl_fail(err, RL_EINTERNAL, "option table out of step");
-        }
+    opts *o = ctx;
+    switch (c) {
+    case 'o': o->html = arg; break;
+    case 'M': o->markdown = true; break;
+    case 'B': o->baseline = arg; break;
+    case 'S': o->strict = true; break;
+    case 'A': o->all = true; break;
+    case 'F': {
+        rl_status st = rl_opt_double("--fail-on-regression", arg, 0, false, 100, &o->fail_pct, err);
+        if (st != RL_OK)
+            return st;
+        o->fail_set = true;
+        break;
+    }
+    default: return rl_fail(err, RL_EINTERNAL, "option table out of step");
     }
     return RL_OK;
+}
+
+static rl_status parse(int argc, char **argv, opts *o, rl_error *err)
+{
+    return rl_opt_each(argc, argv, "o:h", longopts, on_opt, o, &o->help, err);
 }
 
 static rl_status run(int argc, char **argv, rl_error *err)

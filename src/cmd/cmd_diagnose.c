@@ -84,48 +84,48 @@ typedef struct {
     size_t n_predict;
 } diag_args;
 
+static rl_status on_opt(int c, const char *arg, void *ctx, rl_error *err)
+{
+    diag_args *a = ctx;
+    rl_sweep_opts *o = &a->o;
+    rl_status st = RL_OK;
+    switch (c) {
+    case OPT_SYNTH: a->synth = true; break;
+    case OPT_QUICK: a->quick = true; break;
+    case 't':
+        st = rl_opt_int_list("--threads", arg, 1, 4096, o->threads, RL_SWEEP_MAX_LIST,
+                             &o->n_threads, true, err);
+        break;
+    case OPT_REPS:
+        a->reps_given = true;
+        st = rl_opt_int("--reps", arg, 1, 1000, &o->reps, err);
+        break;
+    case OPT_PEAK: st = rl_membw_parse_peak_bw(arg, &o->peak_bw, err); break;
+    case OPT_SKIP: o->skip_membw = true; break;
+    case OPT_FILE_BYTES: o->bytes = RL_AN_BYTES_RESIDENT; break;
+    case OPT_NGL: st = rl_opt_int("--gpu-layers", arg, 0, 100000, &o->n_gpu_layers, err); break;
+    case OPT_TIMEOUT:
+        st = rl_opt_double("--timeout", arg, 1, false, 86400, &o->timeout_s, err);
+        break;
+    case OPT_LB: o->llama_bench = arg; break;
+    case 'o': o->out_dir = arg; break;
+    case OPT_RESUME: o->resume = true; break;
+    case OPT_PREDICT:
+        if (a->n_predict >= RL_PRED_MAX_MODELS)
+            return rl_fail(err, RL_EINPUT, "--predict: at most %d models", RL_PRED_MAX_MODELS);
+        a->predict[a->n_predict++] = arg;
+        break;
+    default: st = rl_fail(err, RL_EINTERNAL, "option table out of step");
+    }
+    return st;
+}
+
 static rl_status parse(int argc, char **argv, diag_args *a, rl_error *err)
 {
     rl_sweep_opts *o = &a->o;
-    rl_opt_begin();
-    int c;
-    while ((c = rl_getopt(argc, argv, "t:o:h", longopts, err)) != -1) {
-        rl_status st = RL_OK;
-        switch (c) {
-        case RL_OPT_ERROR: return RL_EINPUT;
-        case 'h': a->help = true; return RL_OK;
-        case OPT_SYNTH: a->synth = true; break;
-        case OPT_QUICK: a->quick = true; break;
-        case 't':
-            st = rl_opt_int_list("--threads", optarg, 1, 4096, o->threads, RL_SWEEP_MAX_LIST,
-                                 &o->n_threads, true, err);
-            break;
-        case OPT_REPS:
-            a->reps_given = true;
-            st = rl_opt_int("--reps", optarg, 1, 1000, &o->reps, err);
-            break;
-        case OPT_PEAK: st = rl_membw_parse_peak_bw(optarg, &o->peak_bw, err); break;
-        case OPT_SKIP: o->skip_membw = true; break;
-        case OPT_FILE_BYTES: o->bytes = RL_AN_BYTES_RESIDENT; break;
-        case OPT_NGL:
-            st = rl_opt_int("--gpu-layers", optarg, 0, 100000, &o->n_gpu_layers, err);
-            break;
-        case OPT_TIMEOUT:
-            st = rl_opt_double("--timeout", optarg, 1, false, 86400, &o->timeout_s, err);
-            break;
-        case OPT_LB: o->llama_bench = optarg; break;
-        case 'o': o->out_dir = optarg; break;
-        case OPT_RESUME: o->resume = true; break;
-        case OPT_PREDICT:
-            if (a->n_predict >= RL_PRED_MAX_MODELS)
-                return rl_fail(err, RL_EINPUT, "--predict: at most %d models", RL_PRED_MAX_MODELS);
-            a->predict[a->n_predict++] = optarg;
-            break;
-        default: st = rl_fail(err, RL_EINTERNAL, "option table out of step");
-        }
-        if (st != RL_OK)
-            return st;
-    }
+    rl_status st = rl_opt_each(argc, argv, "t:o:h", longopts, on_opt, a, &a->help, err);
+    if (st != RL_OK || a->help)
+        return st;
     bool operands = optind < argc;
     if (o->peak_bw > 0 && o->skip_membw)
         return rl_fail(err, RL_EINPUT, "--peak-bw and --skip-membw contradict each other");

@@ -58,21 +58,34 @@ static bool same_file(const char *a, const char *b)
            sa.st_ino == sb.st_ino;
 }
 
+/* What the options fill: the import's options and the bundle's path. */
+typedef struct {
+    rl_import_opts *o;
+    const char **output;
+} import_args;
+
+static rl_status on_opt(int c, const char *arg, void *ctx, rl_error *err)
+{
+    import_args *a = ctx;
+    switch (c) {
+    case 'o': *a->output = arg; break;
+    case OPT_NAME: a->o->name = arg; break;
+    default: return rl_fail(err, RL_EINTERNAL, "option table out of step");
+    }
+    return RL_OK;
+}
+
 /* The options; *input stays NULL after -h (the usage is printed). */
 static rl_status parse(int argc, char **argv, rl_import_opts *o, const char **input,
                        const char **output, rl_error *err)
 {
-    rl_opt_begin();
-    int c;
-    while ((c = rl_getopt(argc, argv, "o:h", longopts, err)) != -1) {
-        switch (c) {
-        case RL_OPT_ERROR: return RL_EINPUT;
-        case 'h': fputs(usage, stdout); return RL_OK;
-        case 'o': *output = optarg; break;
-        case OPT_NAME: o->name = optarg; break;
-        default: return rl_fail(err, RL_EINTERNAL, "option table out of step");
-        }
-    }
+    import_args a = {o, output};
+    bool help = false;
+    rl_status st = rl_opt_each(argc, argv, "o:h", longopts, on_opt, &a, &help, err);
+    if (st == RL_OK && help)
+        fputs(usage, stdout);
+    if (st != RL_OK || help)
+        return st;
     if (optind >= argc)
         return rl_fail(err, RL_EINPUT, "no input: give the file to import (see import --help)");
     if (optind + 1 < argc) {

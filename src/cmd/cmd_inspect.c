@@ -119,19 +119,31 @@ static rl_status one_model(const char *path, bool tensors, cJSON *arr, rl_error 
     return s;
 }
 
+typedef struct {
+    bool json, tensors;
+} inspect_args;
+
+static rl_status on_opt(int c, const char *arg, void *ctx, rl_error *err)
+{
+    (void)arg;
+    inspect_args *a = ctx;
+    switch (c) {
+    case OPT_JSON: a->json = true; return RL_OK;
+    case OPT_TENSORS: a->tensors = true; return RL_OK;
+    default: return rl_fail(err, RL_EINTERNAL, "option table out of step");
+    }
+}
+
 static rl_status run(int argc, char **argv, rl_error *err)
 {
-    bool json = false, tensors = false;
-    rl_opt_begin();
-    for (int c; (c = rl_getopt(argc, argv, "h", longopts, err)) != -1;) {
-        switch (c) {
-        case RL_OPT_ERROR: return RL_EINPUT;
-        case 'h': fputs(usage, stdout); return RL_OK;
-        case OPT_JSON: json = true; break;
-        case OPT_TENSORS: tensors = true; break;
-        default: return rl_fail(err, RL_EINTERNAL, "option table out of step");
-        }
-    }
+    inspect_args a = {false, false};
+    bool help = false;
+    rl_status st = rl_opt_each(argc, argv, "h", longopts, on_opt, &a, &help, err);
+    if (st == RL_OK && help)
+        fputs(usage, stdout);
+    if (st != RL_OK || help)
+        return st;
+    bool json = a.json, tensors = a.tensors;
 
     rl_model_paths paths = {0};
     rl_error pending = {RL_OK, ""};

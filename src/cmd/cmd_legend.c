@@ -101,26 +101,33 @@ static rl_status print_json(rl_error *err)
     return RL_OK;
 }
 
+/* ctx is the format: 0 (text), OPT_JSON or OPT_MARKDOWN. */
+static rl_status on_opt(int c, const char *arg, void *ctx, rl_error *err)
+{
+    (void)arg;
+    int *format = ctx;
+    switch (c) {
+    case OPT_JSON:
+    case OPT_MARKDOWN:
+        if (*format && *format != c)
+            return rl_fail(err, RL_EINPUT, "--json and --markdown exclude each other");
+        *format = c;
+        return RL_OK;
+    default: return rl_fail(err, RL_EINTERNAL, "option table out of step");
+    }
+}
+
 static rl_status run(int argc, char **argv, rl_error *err)
 {
-    rl_opt_begin();
-    int c, format = 0;
-    while ((c = rl_getopt(argc, argv, "h", longopts, err)) != -1) {
-        switch (c) {
-        case RL_OPT_ERROR: return RL_EINPUT;
-        case 'h': fputs(usage, stdout); return RL_OK;
-        case OPT_JSON:
-        case OPT_MARKDOWN:
-            if (format && format != c)
-                return rl_fail(err, RL_EINPUT, "--json and --markdown exclude each other");
-            format = c;
-            break;
-        default: return rl_fail(err, RL_EINTERNAL, "option table out of step");
-        }
-    }
+    int format = 0;
+    bool help = false;
+    rl_status st = rl_opt_each(argc, argv, "h", longopts, on_opt, &format, &help, err);
+    if (st == RL_OK && help)
+        fputs(usage, stdout);
+    if (st != RL_OK || help)
+        return st;
     if (optind < argc)
         return rl_fail(err, RL_EINPUT, "legend takes no operands (see legend --help)");
-    rl_status st = RL_OK;
     if (format == OPT_JSON)
         st = print_json(err);
     else if (format == OPT_MARKDOWN)

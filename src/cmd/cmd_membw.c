@@ -64,6 +64,53 @@ static const struct option longopts[] = {
     {NULL, 0, NULL, 0},
 };
 
+/* What the options fill, and what --mb and --threads are checked against. */
+typedef struct {
+    membw_args *a;
+    const rl_sysinfo *si;
+    int logical; /* logical CPUs */
+} membw_parse;
+
+static rl_status on_opt(int c, const char *arg, void *ctx, rl_error *err)
+{
+    membw_parse *m = ctx;
+    membw_args *a = m->a;
+    rl_status st = RL_OK;
+    rl_isa isa;
+    switch (c) {
+    case OPT_JSON: a->json = true; break;
+    case OPT_QUICK: a->quick = a->mo.quick = true; break;
+    case OPT_MB:
+        st = rl_membw_parse_mb(arg, m->si->ram_bytes, &a->mo.working_set_bytes, &a->raised, err);
+        break;
+    case OPT_REPS: st = rl_membw_parse_reps(arg, &a->mo.reps, err); break;
+    case OPT_THREADS:
+        st = rl_membw_parse_threads(arg, m->logical, a->mo.threads, RL_MEMBW_MAX_COUNTS,
+                                    &a->mo.n_threads, err);
+        break;
+    case OPT_PEAK:
+        st = rl_membw_parse_peak_bw(arg, &a->peak, err);
+        a->have_peak = st == RL_OK;
+        break;
+    case OPT_ISA:
+        if (!rl_isa_parse(arg, &isa))
+            st =
+                rl_fail(err, RL_EINPUT, "--isa wants avx512, avx2, sse2, neon or c, got '%s'", arg);
+        else if (!rl_isa_supported(isa))
+            st = rl_fail(err, RL_EINPUT, "--isa %s: this CPU or build cannot run it", arg);
+        else
+            a->mo.isa = (int)isa;
+        break;
+    case 'o':
+        if (!*arg)
+            st = rl_fail(err, RL_EINPUT, "--output needs a file path");
+        a->output = arg;
+        break;
+    default: st = rl_fail(err, RL_EINTERNAL, "option table out of step");
+    }
+    return st;
+}
+
 /* RL_OK with *help set when -h was given. */
 static rl_status parse_args(int argc, char **argv, const rl_sysinfo *si, membw_args *a, bool *help,
                             rl_error *err)
@@ -74,48 +121,10 @@ static rl_status parse_args(int argc, char **argv, const rl_sysinfo *si, membw_a
     int logical = rl_sysinfo_cpu_order(cpus, RL_SYSINFO_MAX_CPUS, NULL);
     if (logical <= 0)
         logical = si->logical_cores > 0 ? si->logical_cores : 1;
-    rl_opt_begin();
-    int c;
-    while ((c = rl_getopt(argc, argv, "o:h", longopts, err)) != -1) {
-        rl_status st = RL_OK;
-        rl_isa isa;
-        switch (c) {
-        case RL_OPT_ERROR: return RL_EINPUT;
-        case 'h': *help = true; return RL_OK;
-        case OPT_JSON: a->json = true; break;
-        case OPT_QUICK: a->quick = a->mo.quick = true; break;
-        case OPT_MB:
-            st =
-                rl_membw_parse_mb(optarg, si->ram_bytes, &a->mo.working_set_bytes, &a->raised, err);
-            break;
-        case OPT_REPS: st = rl_membw_parse_reps(optarg, &a->mo.reps, err); break;
-        case OPT_THREADS:
-            st = rl_membw_parse_threads(optarg, logical, a->mo.threads, RL_MEMBW_MAX_COUNTS,
-                                        &a->mo.n_threads, err);
-            break;
-        case OPT_PEAK:
-            st = rl_membw_parse_peak_bw(optarg, &a->peak, err);
-            a->have_peak = st == RL_OK;
-            break;
-        case OPT_ISA:
-            if (!rl_isa_parse(optarg, &isa))
-                st = rl_fail(err, RL_EINPUT, "--isa wants avx512, avx2, sse2, neon or c, got '%s'",
-                             optarg);
-            else if (!rl_isa_supported(isa))
-                st = rl_fail(err, RL_EINPUT, "--isa %s: this CPU or build cannot run it", optarg);
-            else
-                a->mo.isa = (int)isa;
-            break;
-        case 'o':
-            if (!*optarg)
-                st = rl_fail(err, RL_EINPUT, "--output needs a file path");
-            a->output = optarg;
-            break;
-        default: st = rl_fail(err, RL_EINTERNAL, "option table out of step");
-        }
-        if (st != RL_OK)
-            return st;
-    }
+    membw_parse m = {a, si, logical};
+    rl_status st = rl_opt_each(argc, argv, "o:h", longopts, on_opt, &m, help, err);
+    if (st != RL_OK || *help)
+        return st;
     if (optind < argc)
         return rl_fail(err, RL_EINPUT,
                        "membw takes no file or word '%s' (see llama-roofline membw --help)",

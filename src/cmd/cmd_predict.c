@@ -86,34 +86,43 @@ typedef struct {
     bool json, markdown, help;
 } pred_args;
 
+/* What the options fill: the arguments and the --depth list, read into ints. */
+typedef struct {
+    pred_args *a;
+    int depths[RL_PRED_MAX_DEPTHS], nd;
+} pred_parse;
+
+static rl_status on_opt(int c, const char *arg, void *ctx, rl_error *err)
+{
+    pred_parse *p = ctx;
+    pred_args *a = p->a;
+    rl_status st = RL_OK;
+    switch (c) {
+    case OPT_BUNDLE: a->bundle = arg; break;
+    case OPT_DEPTH:
+        st = rl_opt_int_list("--depth", arg, 0, RL_PRED_MAX_DEPTH, p->depths, RL_PRED_MAX_DEPTHS,
+                             &p->nd, true, err);
+        break;
+    case OPT_PRESET:
+        if (a->n_presets >= RL_PRED_MAX_MODELS)
+            return rl_fail(err, RL_EINPUT, "--preset: at most %d", RL_PRED_MAX_MODELS);
+        a->presets[a->n_presets++] = arg;
+        break;
+    case OPT_TYPE: a->types = arg; break;
+    case 't': st = rl_opt_int("--threads", arg, 1, 4096, &a->threads, err); break;
+    case OPT_JSON: a->json = true; break;
+    case OPT_MD: a->markdown = true; break;
+    default: st = rl_fail(err, RL_EINTERNAL, "option table out of step");
+    }
+    return st;
+}
+
 static rl_status parse(int argc, char **argv, pred_args *a, rl_error *err)
 {
-    int depths[RL_PRED_MAX_DEPTHS], nd = 0;
-    rl_opt_begin();
-    for (int c; (c = rl_getopt(argc, argv, "t:h", longopts, err)) != -1;) {
-        rl_status st = RL_OK;
-        switch (c) {
-        case RL_OPT_ERROR: return RL_EINPUT;
-        case 'h': a->help = true; return RL_OK;
-        case OPT_BUNDLE: a->bundle = optarg; break;
-        case OPT_DEPTH:
-            st = rl_opt_int_list("--depth", optarg, 0, RL_PRED_MAX_DEPTH, depths,
-                                 RL_PRED_MAX_DEPTHS, &nd, true, err);
-            break;
-        case OPT_PRESET:
-            if (a->n_presets >= RL_PRED_MAX_MODELS)
-                return rl_fail(err, RL_EINPUT, "--preset: at most %d", RL_PRED_MAX_MODELS);
-            a->presets[a->n_presets++] = optarg;
-            break;
-        case OPT_TYPE: a->types = optarg; break;
-        case 't': st = rl_opt_int("--threads", optarg, 1, 4096, &a->threads, err); break;
-        case OPT_JSON: a->json = true; break;
-        case OPT_MD: a->markdown = true; break;
-        default: st = rl_fail(err, RL_EINTERNAL, "option table out of step");
-        }
-        if (st != RL_OK)
-            return st;
-    }
+    pred_parse p = {a, {0}, 0};
+    rl_status st = rl_opt_each(argc, argv, "t:h", longopts, on_opt, &p, &a->help, err);
+    if (st != RL_OK || a->help)
+        return st;
     if (a->json && a->markdown)
         return rl_fail(err, RL_EINPUT, "--json and --markdown: choose one");
     if (a->n_presets && !a->types)
@@ -121,11 +130,11 @@ static rl_status parse(int argc, char **argv, pred_args *a, rl_error *err)
                        "F32, F16, BF16, Q8_0, Q4_0");
     if (a->types && !a->n_presets)
         return rl_fail(err, RL_EINPUT, "--type applies to --preset: give a --preset");
-    if (nd == 0)
-        depths[nd++] = 0;
-    for (int i = 0; i < nd; i++)
-        a->depths[i] = (uint64_t)depths[i];
-    a->n_depths = (size_t)nd;
+    if (p.nd == 0)
+        p.depths[p.nd++] = 0;
+    for (int i = 0; i < p.nd; i++)
+        a->depths[i] = (uint64_t)p.depths[i];
+    a->n_depths = (size_t)p.nd;
     if (optind >= argc && !a->n_presets)
         return rl_fail(err, RL_EINPUT,
                        "nothing to predict: give a GGUF file, a URL, synth:PRESET:TYPE or "

@@ -49,9 +49,26 @@ static const struct option longopts[] = {
 typedef struct {
     const char *input, *html, *markdown, *png;
     bool want_markdown, help;
+    bool md_bare; /* the last --markdown had no =FILE: an operand may be its file */
 } opts;
 
 #define MAX_ARGS 64
+
+static rl_status on_opt(int c, const char *arg, void *ctx, rl_error *err)
+{
+    opts *o = ctx;
+    switch (c) {
+    case 'o': o->html = arg; break;
+    case 'M':
+        o->want_markdown = true;
+        o->markdown = arg;
+        o->md_bare = arg == NULL;
+        break;
+    case 'P': o->png = arg; break;
+    default: return rl_fail(err, RL_EINTERNAL, "option table out of step");
+    }
+    return RL_OK;
+}
 
 static rl_status parse(int argc, char **argv, opts *o, rl_error *err)
 {
@@ -59,25 +76,11 @@ static rl_status parse(int argc, char **argv, opts *o, rl_error *err)
         return rl_fail(err, RL_EINPUT, "too many arguments (see llama-roofline report --help)");
     char *orig[MAX_ARGS]; /* getopt permutes argv: keep the order as given */
     memcpy(orig, argv, (size_t)argc * sizeof *argv);
-    bool md_bare = false;
-    rl_opt_begin();
-    int c;
-    while ((c = rl_getopt(argc, argv, "o:h", longopts, err)) != -1) {
-        switch (c) {
-        case RL_OPT_ERROR: return RL_EINPUT;
-        case 'h': o->help = true; return RL_OK;
-        case 'o': o->html = optarg; break;
-        case 'M':
-            o->want_markdown = true;
-            o->markdown = optarg;
-            md_bare = optarg == NULL;
-            break;
-        case 'P': o->png = optarg; break;
-        default: return rl_fail(err, RL_EINTERNAL, "option table out of step");
-        }
-    }
+    rl_status st = rl_opt_each(argc, argv, "o:h", longopts, on_opt, o, &o->help, err);
+    if (st != RL_OK || o->help)
+        return st;
     int n = argc - optind;
-    if (n == 2 && md_bare) {
+    if (n == 2 && o->md_bare) {
         /* `--markdown FILE`: the operand that directly followed --markdown is its file */
         for (int i = 1; i + 1 < argc; i++) {
             if (strncmp(orig[i], "--markdown", 10) != 0 || orig[i][10] != '\0')

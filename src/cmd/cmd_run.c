@@ -99,65 +99,72 @@ static const struct option longopts[] = {
 
 #define MAX_TOKENS (1 << 24)
 
+/* What the options fill: the sweep's options and the -m and --bench-arg arrays. */
+typedef struct {
+    rl_sweep_opts *o;
+    const char **models, **bargs;
+} run_parse;
+
+static rl_status on_opt(int c, const char *arg, void *ctx, rl_error *err)
+{
+    run_parse *r = ctx;
+    rl_sweep_opts *o = r->o;
+    rl_status st = RL_OK;
+    switch (c) {
+    case 'm':
+        if (o->n_models >= RL_SWEEP_MAX_MODELS)
+            return rl_fail(err, RL_EINPUT, "at most %d models", RL_SWEEP_MAX_MODELS);
+        r->models[o->n_models++] = arg;
+        st = rl_remote_refuse_url("-m", arg, err);
+        break;
+    case 't':
+        st = rl_opt_int_list("--threads", arg, 1, 4096, o->threads, RL_SWEEP_MAX_LIST,
+                             &o->n_threads, true, err);
+        break;
+    case OPT_DEPTH:
+        st = rl_opt_int_list("--depth", arg, 0, MAX_TOKENS, o->depths, RL_SWEEP_MAX_LIST,
+                             &o->n_depths, true, err);
+        break;
+    case OPT_NP:
+        if (strcmp(arg, "0") == 0)
+            return rl_fail(err, RL_EINPUT,
+                           "--n-prompt 0 is refused: some llama.cpp builds report a "
+                           "spuriously low generation rate with -p 0; give 1 or more");
+        st = rl_opt_int("--n-prompt", arg, 1, MAX_TOKENS, &o->n_prompt, err);
+        break;
+    case OPT_NG: st = rl_opt_int("--n-gen", arg, 1, MAX_TOKENS, &o->n_gen, err); break;
+    case OPT_REPS: st = rl_opt_int("--reps", arg, 1, 1000, &o->reps, err); break;
+    case OPT_NGL: st = rl_opt_int("--gpu-layers", arg, 0, 100000, &o->n_gpu_layers, err); break;
+    case OPT_BARG:
+        if (o->n_bench_args >= 64)
+            return rl_fail(err, RL_EINPUT, "at most 64 --bench-arg values");
+        r->bargs[o->n_bench_args++] = arg;
+        break;
+    case OPT_TIMEOUT:
+        st = rl_opt_double("--timeout", arg, 1, false, 86400, &o->timeout_s, err);
+        break;
+    case OPT_PEAK: st = rl_membw_parse_peak_bw(arg, &o->peak_bw, err); break;
+    case OPT_SKIP: o->skip_membw = true; break;
+    case OPT_QUICK: o->quick_membw = true; break;
+    case OPT_LB: o->llama_bench = arg; break;
+    case 'o': o->out_dir = arg; break;
+    case OPT_RESUME: o->resume = true; break;
+    case OPT_TCI:
+        st = rl_opt_double("--target-ci", arg, 0.1, false, 100, &o->target_ci_pct, err);
+        break;
+    case OPT_MAXR: st = rl_opt_int("--max-reps", arg, 1, 1000, &o->max_reps, err); break;
+    default: st = rl_fail(err, RL_EINTERNAL, "option table out of step");
+    }
+    return st;
+}
+
 static rl_status parse(int argc, char **argv, rl_sweep_opts *o, const char **models,
                        const char **bargs, bool *help, rl_error *err)
 {
-    rl_opt_begin();
-    int c;
-    while ((c = rl_getopt(argc, argv, "m:t:o:h", longopts, err)) != -1) {
-        rl_status st = RL_OK;
-        switch (c) {
-        case RL_OPT_ERROR: return RL_EINPUT;
-        case 'h': *help = true; return RL_OK;
-        case 'm':
-            if (o->n_models >= RL_SWEEP_MAX_MODELS)
-                return rl_fail(err, RL_EINPUT, "at most %d models", RL_SWEEP_MAX_MODELS);
-            models[o->n_models++] = optarg;
-            st = rl_remote_refuse_url("-m", optarg, err);
-            break;
-        case 't':
-            st = rl_opt_int_list("--threads", optarg, 1, 4096, o->threads, RL_SWEEP_MAX_LIST,
-                                 &o->n_threads, true, err);
-            break;
-        case OPT_DEPTH:
-            st = rl_opt_int_list("--depth", optarg, 0, MAX_TOKENS, o->depths, RL_SWEEP_MAX_LIST,
-                                 &o->n_depths, true, err);
-            break;
-        case OPT_NP:
-            if (strcmp(optarg, "0") == 0)
-                return rl_fail(err, RL_EINPUT,
-                               "--n-prompt 0 is refused: some llama.cpp builds report a "
-                               "spuriously low generation rate with -p 0; give 1 or more");
-            st = rl_opt_int("--n-prompt", optarg, 1, MAX_TOKENS, &o->n_prompt, err);
-            break;
-        case OPT_NG: st = rl_opt_int("--n-gen", optarg, 1, MAX_TOKENS, &o->n_gen, err); break;
-        case OPT_REPS: st = rl_opt_int("--reps", optarg, 1, 1000, &o->reps, err); break;
-        case OPT_NGL:
-            st = rl_opt_int("--gpu-layers", optarg, 0, 100000, &o->n_gpu_layers, err);
-            break;
-        case OPT_BARG:
-            if (o->n_bench_args >= 64)
-                return rl_fail(err, RL_EINPUT, "at most 64 --bench-arg values");
-            bargs[o->n_bench_args++] = optarg;
-            break;
-        case OPT_TIMEOUT:
-            st = rl_opt_double("--timeout", optarg, 1, false, 86400, &o->timeout_s, err);
-            break;
-        case OPT_PEAK: st = rl_membw_parse_peak_bw(optarg, &o->peak_bw, err); break;
-        case OPT_SKIP: o->skip_membw = true; break;
-        case OPT_QUICK: o->quick_membw = true; break;
-        case OPT_LB: o->llama_bench = optarg; break;
-        case 'o': o->out_dir = optarg; break;
-        case OPT_RESUME: o->resume = true; break;
-        case OPT_TCI:
-            st = rl_opt_double("--target-ci", optarg, 0.1, false, 100, &o->target_ci_pct, err);
-            break;
-        case OPT_MAXR: st = rl_opt_int("--max-reps", optarg, 1, 1000, &o->max_reps, err); break;
-        default: st = rl_fail(err, RL_EINTERNAL, "option table out of step");
-        }
-        if (st != RL_OK)
-            return st;
-    }
+    run_parse r = {o, models, bargs};
+    rl_status st = rl_opt_each(argc, argv, "m:t:o:h", longopts, on_opt, &r, help, err);
+    if (st != RL_OK || *help)
+        return st;
     if (optind < argc)
         return rl_fail(err, RL_EINPUT, "unexpected '%s': give models with -m (see run --help)",
                        argv[optind]);

@@ -102,6 +102,50 @@ static const char *long_name(int val, char *buf, size_t cap)
     return buf;
 }
 
+static rl_status on_opt(int c, const char *arg, void *ctx, rl_error *err)
+{
+    synth_args *a = ctx;
+    rl_synth_config *sh = &a->shape;
+    rl_status st = RL_OK;
+    uint64_t *num = NULL, lo = 1, hi = SYNTH_MAX_U32; /* a number option: its field, range */
+    switch (c) {
+    case 'q': a->quiet = true; break;
+    case OPT_LIST: a->list = true; break;
+    case OPT_TIED: a->tied = 1; break;
+    case OPT_UNTIED: a->tied = 0; break;
+    case 'o':
+        if (!*arg)
+            st = rl_fail(err, RL_EINPUT, "--output needs a file path");
+        a->out = arg;
+        break;
+    case OPT_PRESET:
+        if (!(a->preset = rl_synth_preset_find(arg)))
+            st = rl_fail(err, RL_EINPUT, "unknown preset '%s' (valid: %s)", arg,
+                         rl_synth_preset_names());
+        break;
+    case OPT_TYPE:
+        if ((a->type = rl_synth_type_by_name(arg)) < 0)
+            st = rl_fail(err, RL_EINPUT, "unknown --type '%s' (valid: %s)", arg,
+                         rl_synth_type_names());
+        break;
+    case OPT_SEED: num = &a->seed, lo = 0, hi = UINT64_MAX, a->have_seed = true; break;
+    case OPT_N_LAYER: num = &sh->n_layer, hi = SYNTH_MAX_LAYER; break;
+    case OPT_N_EMBD: num = &sh->n_embd; break;
+    case OPT_N_FF: num = &sh->n_ff; break;
+    case OPT_N_HEAD: num = &sh->n_head, hi = SYNTH_MAX_HEAD; break;
+    case OPT_N_HEAD_KV: num = &sh->n_head_kv, hi = SYNTH_MAX_HEAD; break;
+    case OPT_N_VOCAB: num = &sh->n_vocab, lo = SYNTH_MIN_VOCAB, hi = SYNTH_MAX_VOCAB; break;
+    case OPT_N_CTX: num = &sh->n_ctx; break;
+    case OPT_N_EXPERT: num = &sh->n_expert, lo = 0, hi = SYNTH_MAX_EXPERT; break;
+    case OPT_N_EXPERT_USED: num = &sh->n_expert_used, lo = 0, hi = SYNTH_MAX_EXPERT; break;
+    default: st = rl_fail(err, RL_EINTERNAL, "option table out of step");
+    }
+    char name[32];
+    if (num) /* the number rule and the range: rl_opt_u64's one-line message */
+        st = rl_opt_u64(long_name(c, name, sizeof name), arg, lo, hi, num, err);
+    return st;
+}
+
 static rl_status parse_args(int argc, char **argv, synth_args *a, rl_error *err)
 {
     memset(a, 0, sizeof *a);
@@ -109,51 +153,9 @@ static rl_status parse_args(int argc, char **argv, synth_args *a, rl_error *err)
     rl_synth_config *sh = &a->shape;
     sh->n_layer = sh->n_embd = sh->n_ff = sh->n_head = sh->n_head_kv = UNSET;
     sh->n_vocab = sh->n_ctx = sh->n_expert = sh->n_expert_used = UNSET;
-    rl_opt_begin();
-    int c;
-    while ((c = rl_getopt(argc, argv, "o:qh", longopts, err)) != -1) {
-        rl_status st = RL_OK;
-        uint64_t *num = NULL, lo = 1, hi = SYNTH_MAX_U32; /* a number option: its field, range */
-        switch (c) {
-        case RL_OPT_ERROR: return RL_EINPUT;
-        case 'h': a->help = true; return RL_OK;
-        case 'q': a->quiet = true; break;
-        case OPT_LIST: a->list = true; break;
-        case OPT_TIED: a->tied = 1; break;
-        case OPT_UNTIED: a->tied = 0; break;
-        case 'o':
-            if (!*optarg)
-                st = rl_fail(err, RL_EINPUT, "--output needs a file path");
-            a->out = optarg;
-            break;
-        case OPT_PRESET:
-            if (!(a->preset = rl_synth_preset_find(optarg)))
-                st = rl_fail(err, RL_EINPUT, "unknown preset '%s' (valid: %s)", optarg,
-                             rl_synth_preset_names());
-            break;
-        case OPT_TYPE:
-            if ((a->type = rl_synth_type_by_name(optarg)) < 0)
-                st = rl_fail(err, RL_EINPUT, "unknown --type '%s' (valid: %s)", optarg,
-                             rl_synth_type_names());
-            break;
-        case OPT_SEED: num = &a->seed, lo = 0, hi = UINT64_MAX, a->have_seed = true; break;
-        case OPT_N_LAYER: num = &sh->n_layer, hi = SYNTH_MAX_LAYER; break;
-        case OPT_N_EMBD: num = &sh->n_embd; break;
-        case OPT_N_FF: num = &sh->n_ff; break;
-        case OPT_N_HEAD: num = &sh->n_head, hi = SYNTH_MAX_HEAD; break;
-        case OPT_N_HEAD_KV: num = &sh->n_head_kv, hi = SYNTH_MAX_HEAD; break;
-        case OPT_N_VOCAB: num = &sh->n_vocab, lo = SYNTH_MIN_VOCAB, hi = SYNTH_MAX_VOCAB; break;
-        case OPT_N_CTX: num = &sh->n_ctx; break;
-        case OPT_N_EXPERT: num = &sh->n_expert, lo = 0, hi = SYNTH_MAX_EXPERT; break;
-        case OPT_N_EXPERT_USED: num = &sh->n_expert_used, lo = 0, hi = SYNTH_MAX_EXPERT; break;
-        default: st = rl_fail(err, RL_EINTERNAL, "option table out of step");
-        }
-        char name[32];
-        if (num) /* the number rule and the range: rl_opt_u64's one-line message */
-            st = rl_opt_u64(long_name(c, name, sizeof name), optarg, lo, hi, num, err);
-        if (st != RL_OK)
-            return st;
-    }
+    rl_status st = rl_opt_each(argc, argv, "o:qh", longopts, on_opt, a, &a->help, err);
+    if (st != RL_OK || a->help)
+        return st;
     if (optind < argc)
         return rl_fail(err, RL_EINPUT,
                        "synth takes no file or word '%s' (give the output with -o; see "

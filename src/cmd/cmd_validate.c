@@ -71,24 +71,28 @@ static rl_status validate_file(const char *path, size_t *n_problems, rl_error *e
     return RL_OK;
 }
 
+/* validate has no option but -h. */
+static rl_status on_opt(int c, const char *arg, void *ctx, rl_error *err)
+{
+    (void)c, (void)arg, (void)ctx;
+    return rl_fail(err, RL_EINTERNAL, "option table out of step");
+}
+
 static rl_status run(int argc, char **argv, rl_error *err)
 {
-    rl_opt_begin();
-    int c;
-    while ((c = rl_getopt(argc, argv, "h", longopts, err)) != -1) {
-        switch (c) {
-        case RL_OPT_ERROR: return RL_EINPUT;
-        case 'h': fputs(usage, stdout); return RL_OK;
-        default: return rl_fail(err, RL_EINTERNAL, "option table out of step");
-        }
-    }
+    bool help = false;
+    rl_status st = rl_opt_each(argc, argv, "h", longopts, on_opt, NULL, &help, err);
+    if (st == RL_OK && help)
+        fputs(usage, stdout);
+    if (st != RL_OK || help)
+        return st;
     if (optind >= argc)
         return rl_fail(err, RL_EINPUT,
                        "no input: give the bundles or reports to check (see validate --help)");
     size_t bad = 0;
     for (int i = optind; i < argc; i++) {
         size_t n = 0;
-        rl_status st = validate_file(argv[i], &n, err);
+        st = validate_file(argv[i], &n, err);
         if (st != RL_OK) {
             fflush(stdout);
             return st;

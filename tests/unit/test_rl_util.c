@@ -1,6 +1,6 @@
 /* test_rl_util.c: unit tests for the shared helpers: rl_error.c, rl_util.c (the number rule and
  * option values), rl_text.c (formatters, terminal escaping, the locale), rl_file.c (atomic
- * writes, regular-file reads) and rl_json.c.
+ * writes, regular-file reads), rl_json.c and rl_opt.c (getopt's messages, the option loop).
  * Each group was checked once against a deliberately broken helper (accepting "+3", dropping
  * the uselocale call, writing to "<path>.tmp", printing u64 through a double) and failed. */
 #include <setjmp.h>
@@ -210,6 +210,90 @@ static void test_getopt(void **state)
     rl_opt_begin();
     assert_int_equal(rl_getopt(2, argv5, "o:jh", lo, &e), RL_OPT_ERROR);
     assert_string_equal(e.msg, "option '--json' takes no value (see llama-roofline verb --help)");
+}
+
+/* rl_opt_each's fn for the tests: records each option in the log (its value after ':') and
+ * fails on 'x' with an RL_EOUTPUT the loop must hand back. */
+typedef struct {
+    char log[128];
+    int calls;
+} opt_log;
+
+static rl_status log_opt(int c, const char *arg, void *ctx, rl_error *err)
+{
+    opt_log *l = ctx;
+    l->calls++;
+    size_t n = strlen(l->log);
+    snprintf(l->log + n, sizeof l->log - n, "%c:%s;", c, arg ? arg : "-");
+    if (c == 'x')
+        return rl_fail(err, RL_EOUTPUT, "x refused");
+    return RL_OK;
+}
+
+/* rl_opt_each: every option but -h to fn in order, operands left at optind; -h stops before
+ * later options; rl_getopt's errors are RL_EINPUT; fn's failure stops the loop.
+ * (Break it: hand -h to fn too and the --help case logs "o:y;h:-;j:-;".) */
+static void test_opt_each(void **state)
+{
+    (void)state;
+    static const struct option lo[] = {{"out", required_argument, NULL, 'o'},
+                                       {"json", no_argument, NULL, 'j'},
+                                       {"help", no_argument, NULL, 'h'},
+                                       {NULL, 0, NULL, 0}};
+    rl_error e = {RL_OK, ""};
+    opt_log l = {"", 0};
+    bool help = false;
+    char *argv1[] = {"verb", "a.gguf", "--out=x", "--json", "-o", "-h", "b.gguf", NULL};
+    assert_int_equal(rl_opt_each(7, argv1, "o:jxh", lo, log_opt, &l, &help, &e), RL_OK);
+    assert_false(help);
+    assert_string_equal(l.log, "o:x;j:-;o:-h;");
+    assert_int_equal(optind, 5);
+    assert_string_equal(argv1[5], "a.gguf");
+    assert_string_equal(argv1[6], "b.gguf");
+    assert_int_equal(e.status, RL_OK);
+
+    /* --help stops the loop: the later --json does not reach fn */
+    opt_log l2 = {"", 0};
+    char *argv2[] = {"verb", "-o", "y", "--help", "--json", NULL};
+    assert_int_equal(rl_opt_each(5, argv2, "o:jxh", lo, log_opt, &l2, &help, &e), RL_OK);
+    assert_true(help);
+    assert_string_equal(l2.log, "o:y;");
+    assert_int_equal(l2.calls, 1);
+
+    /* an unknown option: RL_EINPUT with rl_getopt's message, fn not called */
+    opt_log l3 = {"", 0};
+    help = false;
+    char *argv3[] = {"verb", "--bogus", "--json", NULL};
+    assert_int_equal(rl_opt_each(3, argv3, "o:jxh", lo, log_opt, &l3, &help, &e), RL_EINPUT);
+    assert_int_equal(e.status, RL_EINPUT);
+    assert_string_equal(e.msg, "unknown option '--bogus' (see llama-roofline verb --help)");
+    assert_int_equal(l3.calls, 0);
+    assert_false(help);
+
+    /* a missing value: RL_EINPUT, after the options before it went to fn */
+    opt_log l4 = {"", 0};
+    char *argv4[] = {"verb", "--json", "--out", NULL};
+    assert_int_equal(rl_opt_each(3, argv4, "o:jxh", lo, log_opt, &l4, &help, &e), RL_EINPUT);
+    assert_string_equal(e.msg, "option '--out' needs a value (see llama-roofline verb --help)");
+    assert_string_equal(l4.log, "j:-;");
+
+    /* fn's failure is returned as it is and stops the loop (no -h seen after it) */
+    opt_log l5 = {"", 0};
+    rl_error e5 = {RL_OK, ""};
+    char *argv5[] = {"verb", "-j", "-x", "-h", "-j", NULL};
+    assert_int_equal(rl_opt_each(5, argv5, "o:jxh", lo, log_opt, &l5, &help, &e5), RL_EOUTPUT);
+    assert_int_equal(e5.status, RL_EOUTPUT);
+    assert_string_equal(e5.msg, "x refused");
+    assert_string_equal(l5.log, "j:-;x:-;");
+    assert_false(help);
+
+    /* a second parse starts afresh; "--" ends the options */
+    opt_log l6 = {"", 0};
+    char *argv6[] = {"verb", "--", "-j", NULL};
+    assert_int_equal(rl_opt_each(3, argv6, "o:jxh", lo, log_opt, &l6, &help, &e), RL_OK);
+    assert_int_equal(l6.calls, 0);
+    assert_int_equal(optind, 2);
+    assert_string_equal(argv6[optind], "-j");
 }
 
 static void test_calloc_overflow(void **state)
@@ -661,6 +745,7 @@ int main(void)
         cmocka_unit_test(test_opt_values),
         cmocka_unit_test(test_opt_int_list),
         cmocka_unit_test(test_getopt),
+        cmocka_unit_test(test_opt_each),
         cmocka_unit_test(test_calloc_overflow),
         cmocka_unit_test(test_grow),
         cmocka_unit_test(test_write_file),
