@@ -628,53 +628,63 @@ static void fig_bandwidth(const cJSON *an, rl_report_figure *f)
     }
 }
 
-/* Memory ceiling: measured or supplied, else why not. */
-static void fig_ceiling(const cJSON *an, rl_report_figure *f)
+/* The figures that are one analysis block each: shown from the block when it is available,
+ * else "n/a" with the block's reason. fill writes value, kind and note from the block. */
+typedef struct {
+    const char *label, *unit;
+    int place;
+    const char *key, *fallback; /* the analysis block, and the reason when it gives none */
+    void (*fill)(const cJSON *x, rl_report_figure *f);
+} fig_block;
+
+/* Memory ceiling: measured or supplied. */
+static void fill_ceiling(const cJSON *ceil, rl_report_figure *f)
 {
-    fig_begin(f, "Memory ceiling", "GB/s", RL_RP_CEILING);
-    const cJSON *ceil = rl_json_available(an, "ceiling");
-    if (ceil) {
-        rl_report_fmt_num(rl_json_num_or(ceil, "GBs", NAN), f->value, sizeof f->value);
-        bool ctl = strcmp(str(ceil, "kind", ""), "controlled") == 0;
-        f->kind = ctl ? "supplied" : "measured";
-        rl_snprintf(f->note, sizeof f->note, "%s",
-                    ctl ? "Given with --peak-bw." : "Best streaming read of the membw kernels.");
-    } else {
-        fig_unavailable(f, an, "ceiling", "none");
-    }
+    rl_report_fmt_num(rl_json_num_or(ceil, "GBs", NAN), f->value, sizeof f->value);
+    bool ctl = strcmp(str(ceil, "kind", ""), "controlled") == 0;
+    f->kind = ctl ? "supplied" : "measured";
+    rl_snprintf(f->note, sizeof f->note, "%s",
+                ctl ? "Given with --peak-bw." : "Best streaming read of the membw kernels.");
 }
 
-/* Share of the ceiling: the median utilisation, else why not. */
-static void fig_util(const cJSON *an, rl_report_figure *f)
+/* Share of the ceiling: the median utilisation. */
+static void fill_util(const cJSON *u, rl_report_figure *f)
 {
-    fig_begin(f, "Share of the ceiling", "%", RL_RP_UTIL);
-    const cJSON *u = rl_json_available(an, "utilisation");
-    if (u) {
-        rl_snprintf(f->value, sizeof f->value, "%.0f", rl_json_num_or(u, "median_pct", NAN));
-        f->kind = "derived";
-        rl_snprintf(f->note, sizeof f->note,
-                    "Median over %d models of decode GB/s / ceiling; range %.0f-%.0f%%.",
-                    (int)rl_json_num_or(u, "n_models", 0), rl_json_num_or(u, "min_pct", NAN),
-                    rl_json_num_or(u, "max_pct", NAN));
-    } else {
-        fig_unavailable(f, an, "utilisation", "no utilisation");
-    }
+    rl_snprintf(f->value, sizeof f->value, "%.0f", rl_json_num_or(u, "median_pct", NAN));
+    f->kind = "derived";
+    rl_snprintf(f->note, sizeof f->note,
+                "Median over %d models of decode GB/s / ceiling; range %.0f-%.0f%%.",
+                (int)rl_json_num_or(u, "n_models", 0), rl_json_num_or(u, "min_pct", NAN),
+                rl_json_num_or(u, "max_pct", NAN));
 }
 
-/* Best thread count: the knee, else why not. */
-static void fig_knee(const cJSON *an, rl_report_figure *f)
+/* Best thread count: the knee. */
+static void fill_knee(const cJSON *k, rl_report_figure *f)
 {
-    fig_begin(f, "Best thread count", "threads", -1);
-    const cJSON *k = rl_json_available(an, "knee");
-    if (k) {
-        rl_snprintf(f->value, sizeof f->value, "%.0f", rl_json_num_or(k, "threads", NAN));
-        f->kind = "derived";
-        rl_snprintf(f->note, sizeof f->note,
-                    "Fewest threads within 2%% of the best decode rate (%d of %d models agree).",
-                    (int)rl_json_num_or(k, "votes", 0), (int)rl_json_num_or(k, "voters", 0));
-    } else {
-        fig_unavailable(f, an, "knee", "no sweep");
-    }
+    rl_snprintf(f->value, sizeof f->value, "%.0f", rl_json_num_or(k, "threads", NAN));
+    f->kind = "derived";
+    rl_snprintf(f->note, sizeof f->note,
+                "Fewest threads within 2%% of the best decode rate (%d of %d models agree).",
+                (int)rl_json_num_or(k, "votes", 0), (int)rl_json_num_or(k, "voters", 0));
+}
+
+/* The table, in the order the figures are shown (after the effective bandwidth). */
+// clang-format off
+static const fig_block fig_blocks[] = {
+    {"Memory ceiling",       "GB/s",    RL_RP_CEILING, "ceiling",     "none",           fill_ceiling},
+    {"Share of the ceiling", "%",       RL_RP_UTIL,    "utilisation", "no utilisation", fill_util},
+    {"Best thread count",    "threads", -1,            "knee",        "no sweep",       fill_knee},
+};
+// clang-format on
+
+static void fig_from_block(const fig_block *k, const cJSON *an, rl_report_figure *f)
+{
+    fig_begin(f, k->label, k->unit, k->place);
+    const cJSON *x = rl_json_available(an, k->key);
+    if (x)
+        k->fill(x, f);
+    else
+        fig_unavailable(f, an, k->key, k->fallback);
 }
 
 /* Models measured: how many of the models have a decode rate. */
@@ -712,9 +722,8 @@ size_t rl_report_figures(const cJSON *b, rl_report_figure *out)
     const cJSON *an = analysis(b);
     size_t n = 0;
     fig_bandwidth(an, &out[n++]);
-    fig_ceiling(an, &out[n++]);
-    fig_util(an, &out[n++]);
-    fig_knee(an, &out[n++]);
+    for (size_t i = 0; i < sizeof fig_blocks / sizeof fig_blocks[0]; i++)
+        fig_from_block(&fig_blocks[i], an, &out[n++]);
     fig_models(an, &out[n++]);
     if (fig_prefill(an, &out[n]))
         n++;
