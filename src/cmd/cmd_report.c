@@ -11,6 +11,7 @@
 #include "bundle/bundle.h"
 #include "render/chart/chart.h"
 #include "cmd/cmd.h"
+#include "cmd/session.h"
 #include "render/report.h"
 #include "base/rl_opt.h"
 #include "base/rl_text.h"
@@ -155,7 +156,7 @@ static rl_status run(int argc, char **argv, rl_error *err)
     FILE *say = (md_stdout || (html && strcmp(html, "-") == 0)) ? stderr : stdout;
     char safe[1024];
     if (st == RL_OK && html) {
-        st = rl_report_write_html(b, html, err);
+        st = rl_session_write_html(b, html, err);
         if (st == RL_OK && strcmp(html, "-") != 0)
             fprintf(say, "wrote %s\n", rl_tty_escape(html, safe, sizeof safe));
     }

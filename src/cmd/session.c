@@ -5,6 +5,7 @@
 #include <stdlib.h>
 
 #include "analyse/analysis_bundle.h"
+#include "analyse/predict_expect.h"
 #include "base/rl_text.h"
 #include "base/rl_util.h"
 #include "render/report.h"
@@ -26,6 +27,18 @@ rl_status rl_session_sweep(const rl_sweep_opts *o, cJSON **bundle_out, rl_error 
     return st;
 }
 
+rl_status rl_session_write_html(const cJSON *bundle, const char *path, rl_error *err)
+{
+    rl_pred_expect expect;
+    rl_status st = rl_pred_expect_build(bundle, &expect, err);
+    if (st == RL_OK) {
+        rl_report_extra x = {.expect = &expect};
+        st = rl_report_write_html(bundle, &x, path, err);
+    }
+    rl_pred_expect_free(&expect);
+    return st;
+}
+
 rl_status rl_session_end(rl_session_end_opts *e, const cJSON *bundle, rl_status st, rl_error *err)
 {
     e->wrote_page = false;
@@ -44,7 +57,7 @@ rl_status rl_session_end(rl_session_end_opts *e, const cJSON *bundle, rl_status 
         rl_report_print_summary(stdout, bundle, path);
     /* the finished bundle, rendered: measurement itself never renders */
     rl_error rerr = {RL_OK, ""};
-    rl_status rst = rl_report_write_html(bundle, page, &rerr);
+    rl_status rst = rl_session_write_html(bundle, page, &rerr);
     char safe[4096];
     e->wrote_page = rst == RL_OK;
     if (rst == RL_OK) {

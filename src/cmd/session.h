@@ -47,4 +47,9 @@ typedef struct {
  * stderr). */
 rl_status rl_session_end(rl_session_end_opts *e, const cJSON *bundle, rl_status st, rl_error *err);
 
+/* The bundle's HTML page written to path ("-" = stdout), the one place a report is made: what the
+ * page shows beyond the bundle is computed first (the "what to expect" rows,
+ * analyse/predict_expect.h), then rendered (rl_report_write_html). Its failures. */
+rl_status rl_session_write_html(const cJSON *bundle, const char *path, rl_error *err);
+
 #endif

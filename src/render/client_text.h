@@ -1,7 +1,8 @@
 /* client_text.h: the words every medium (page, Markdown, terminal) says about a client-only
  * bundle: whether it is one, its headline and answer, its key figures, its Markdown rows and
- * its terminal lines (owner: render). Medium-neutral: report_text.c reads this, never an html_*
- * header. Defined in html_client.c, next to the bundle readers the HTML section shares.
+ * its terminal lines (owner: render), and the bundle readers the HTML section (html_client.c)
+ * shares with them. Medium-neutral: report_text.c reads this, never an html_* header. Defined
+ * in client_text.c.
  *
  * Everything is read from the bundle as stored; bundle strings reach the terminal through
  * rl_tty_escape and the Markdown through the caller's escaper. Nothing returned is allocated. */
@@ -16,6 +17,26 @@
 
 #include "render/report_text.h"
 #include "base/rl_text.h"
+
+/* Operating points shown in tables and lines, at most. */
+#define RL_REPORT_CLIENT_MAX_POINTS 64
+
+/* ---- bundle readers ---- */
+
+/* client.points, NULL unless an array. */
+const cJSON *rl_report_client_points(const cJSON *b);
+/* A metric object not marked "available": false. */
+bool rl_report_client_available(const cJSON *m);
+/* A summary statistic (stats.K) of a distribution metric, NAN when unavailable. */
+double rl_report_client_stat(const cJSON *m, const char *k);
+/* A point metric's value, NAN when unavailable. */
+double rl_report_client_value(const cJSON *m);
+/* v as report text (rl_report_fmt_num), "n/a" when not finite. */
+void rl_report_client_num(double v, char *buf, size_t cap);
+/* A point's concurrency, NAN when absent. */
+double rl_report_client_conc(const cJSON *pt);
+
+/* ---- words ---- */
 
 /* True for a bundle with a client section and no model (`command: client`): the roofline parts
  * of a report (charts, models, long context) do not apply. */

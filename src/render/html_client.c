@@ -1,10 +1,9 @@
-/* html_client.c: the report's streaming-client section and the client bundle's words
- * (html_client.h). Reads client.points[] as src/client_metrics.c writes it; a hostile bundle
- * gives "n/a" cells, never a crash: every look-up is typed and every count capped. */
+/* html_client.c: the report's streaming-client section (html_client.h); the client bundle's
+ * words are in client_text.c. Reads client.points[] as src/client_metrics.c writes it; a hostile
+ * bundle gives "n/a" cells, never a crash: every look-up is typed and every count capped. */
 #include "render/html_client.h"
 
 #include <math.h>
-#include <stdlib.h>
 #include <string.h>
 
 #include <libxml/tree.h>
@@ -15,283 +14,13 @@
 #include "base/rl_json.h"
 #include "base/rl_util.h"
 
-#define MAX_POINTS 64       /* operating points shown in tables */
-#define MAX_RECORDS 2000    /* requests listed per point */
-#define MAX_ANSWER_POINTS 3 /* operating points named in the answer sentence */
+#define MAX_POINTS RL_REPORT_CLIENT_MAX_POINTS
+#define MAX_RECORDS 2000 /* requests listed per point */
 
 static const char *str(const cJSON *o, const char *k, const char *dflt)
 {
     const char *s = rl_json_get_str(o, k);
     return s ? s : dflt;
-}
-
-static const cJSON *points(const cJSON *b)
-{
-    const cJSON *p = rl_json_get(rl_json_get(b, "client"), "points");
-    return cJSON_IsArray(p) ? p : NULL;
-}
-
-bool rl_report_client_only(const cJSON *b)
-{
-    return cJSON_IsObject(rl_json_get(b, "client")) &&
-           cJSON_GetArraySize(rl_json_get(b, "models")) == 0;
-}
-
-static bool available(const cJSON *m)
-{
-    return cJSON_IsObject(m) && !cJSON_IsFalse(rl_json_get(m, "available"));
-}
-
-/* A summary statistic of a distribution metric, NAN when unavailable. */
-static double stat(const cJSON *m, const char *k)
-{
-    if (!available(m))
-        return NAN;
-    return rl_json_num_or(rl_json_get(m, "stats"), k, NAN);
-}
-
-/* A point metric's value, NAN when unavailable. */
-static double value(const cJSON *m)
-{
-    return available(m) ? rl_json_num_or(m, "value", NAN) : NAN;
-}
-
-static void num(double v, char *buf, size_t cap)
-{
-    if (isfinite(v))
-        rl_report_fmt_num(v, buf, cap);
-    else
-        rl_snprintf(buf, cap, "n/a");
-}
-
-static double conc_of(const cJSON *pt)
-{
-    return rl_json_num_or(pt, "concurrency", NAN);
-}
-
-/* The point with the lowest (first) or highest concurrency. */
-static const cJSON *point_at(const cJSON *b, bool highest)
-{
-    const cJSON *best = NULL, *pt;
-    cJSON_ArrayForEach(pt, points(b))
-    {
-        double c = conc_of(pt);
-        if (!isfinite(c))
-            continue;
-        if (!best || (highest ? c > conc_of(best) : c < conc_of(best)))
-            best = pt;
-    }
-    return best;
-}
-
-static double total_ok(const cJSON *b, double *measured)
-{
-    double ok = 0, n = 0;
-    const cJSON *pt;
-    cJSON_ArrayForEach(pt, points(b))
-    {
-        ok += rl_json_num_or(rl_json_get(pt, "requests"), "ok", 0);
-        n += rl_json_num_or(rl_json_get(pt, "requests"), "measured", 0);
-    }
-    *measured = n;
-    return ok;
-}
-
-static void driver_text(const cJSON *b, char *buf, size_t cap)
-{
-    const cJSON *d = rl_json_get(rl_json_get(b, "client"), "driver");
-    const char *type = str(d, "type", "?");
-    if (strcmp(type, "http") == 0)
-        rl_snprintf(buf, cap, "%s%s%s", str(d, "url", "an HTTP endpoint"),
-                    rl_json_get_str(d, "model") ? ", model " : "", str(d, "model", ""));
-    else
-        rl_snprintf(buf, cap, "the command %s", str(d, "command", "?"));
-}
-
-/* ---- words ----------------------------------------------------------------------------- */
-
-void rl_report_client_headline(const cJSON *b, char *buf, size_t cap)
-{
-    double measured;
-    const cJSON *lo = point_at(b, false);
-    double ttft = stat(rl_json_get(rl_json_get(lo, "metrics"), "ttft"), "p50");
-    char x[32];
-    if (total_ok(b, &measured) < 1)
-        rl_snprintf(buf, cap, "Streaming client: nothing measured");
-    else if (isfinite(ttft)) {
-        num(ttft, x, sizeof x);
-        rl_snprintf(buf, cap, "Streaming client: first chunk in %s ms", x);
-    } else {
-        rl_snprintf(buf, cap, "Streaming client measured");
-    }
-}
-
-void rl_report_client_answer(const cJSON *b, char *buf, size_t cap)
-{
-    rl_sbuf s = {0};
-    char drv[512], a[32], c[32], d[32];
-    driver_text(b, drv, sizeof drv);
-    double measured, ok = total_ok(b, &measured);
-    if (ok < 1) {
-        rl_sbuf_printf(&s,
-                       "No request to %s succeeded (%.0f measured), so there is no latency or "
-                       "throughput to report: see every request's error below.",
-                       drv, measured);
-    } else {
-        rl_sbuf_printf(&s, "Streaming from %s: ", drv);
-        size_t k = 0;
-        const cJSON *pt;
-        cJSON_ArrayForEach(pt, points(b))
-        {
-            if (k == MAX_ANSWER_POINTS) {
-                rl_sbuf_printf(&s, "; and %d more operating points",
-                               cJSON_GetArraySize(points(b)) - MAX_ANSWER_POINTS);
-                break;
-            }
-            const cJSON *m = rl_json_get(pt, "metrics");
-            double ttft = stat(rl_json_get(m, "ttft"), "p50"),
-                   tpot = stat(rl_json_get(m, "tpot"), "p50");
-            double rps = value(rl_json_get(m, "rps"));
-            rl_sbuf_printf(&s, "%sat concurrency %.0f ", k ? "; " : "", conc_of(pt));
-            if (isfinite(ttft)) {
-                num(ttft, a, sizeof a);
-                rl_sbuf_printf(&s,
-                               "the median request saw its first chunk after %s ms (a proxy "
-                               "for the first token)",
-                               a);
-            } else {
-                rl_sbuf_printf(&s, "no request succeeded");
-            }
-            if (isfinite(tpot)) {
-                num(tpot, c, sizeof c);
-                rl_sbuf_printf(&s, ", then %s ms per token", c);
-            }
-            if (isfinite(rps)) {
-                num(rps, d, sizeof d);
-                rl_sbuf_printf(&s, ", at %s requests/s", d);
-            }
-            k++;
-        }
-        rl_sbuf_printf(&s, ".");
-        if (ok < measured)
-            rl_sbuf_printf(&s, " %.0f of %.0f requests failed.", measured - ok, measured);
-    }
-    rl_snprintf(buf, cap, "%s", s.p && !s.oom ? s.p : "");
-    free(s.p);
-}
-
-static void figure(rl_report_figure *f, const char *label, double v, const char *unit,
-                   const char *kind, const char *note, const cJSON *why)
-{
-    memset(f, 0, sizeof *f);
-    f->label = label;
-    f->unit = unit;
-    f->place = -1;
-    if (isfinite(v)) {
-        rl_report_fmt_num(v, f->value, sizeof f->value);
-        f->kind = kind;
-        rl_snprintf(f->note, sizeof f->note, "%s", note);
-    } else {
-        rl_snprintf(f->value, sizeof f->value, "n/a");
-        f->kind = "unavailable";
-        rl_snprintf(f->note, sizeof f->note, "%s", str(why, "reason", "not in the bundle"));
-    }
-}
-
-size_t rl_report_client_figures(const cJSON *b, rl_report_figure *out)
-{
-    const cJSON *lo = point_at(b, false), *hi = point_at(b, true);
-    const cJSON *ml = rl_json_get(lo, "metrics"), *mh = rl_json_get(hi, "metrics");
-    char note[256];
-    size_t n = 0;
-    rl_snprintf(note, sizeof note,
-                "Median send to first chunk at concurrency %.0f; a chunk may hold several "
-                "tokens, so this is a proxy for time to first token.",
-                conc_of(lo));
-    figure(&out[n++], "TTFT (median)", stat(rl_json_get(ml, "ttft"), "p50"), "ms", "proxy", note,
-           rl_json_get(ml, "ttft"));
-    rl_snprintf(note, sizeof note,
-                "Median time per token after the first delivery at concurrency %.0f.", conc_of(lo));
-    figure(&out[n++], "TPOT (median)", stat(rl_json_get(ml, "tpot"), "p50"), "ms", "derived", note,
-           rl_json_get(ml, "tpot"));
-    rl_snprintf(note, sizeof note, "Median send to end of answer at concurrency %.0f.",
-                conc_of(lo));
-    figure(&out[n++], "E2E latency (median)", stat(rl_json_get(ml, "e2e"), "p50"), "ms", "measured",
-           note, rl_json_get(ml, "e2e"));
-    rl_snprintf(note, sizeof note,
-                "Successful requests per second over the measured window at concurrency %.0f.",
-                conc_of(hi));
-    figure(&out[n++], "Requests per second", value(rl_json_get(mh, "rps")), "req/s", "measured",
-           note, rl_json_get(mh, "rps"));
-    const cJSON *g = rl_json_get(hi, "goodput");
-    rl_snprintf(note, sizeof note,
-                "Requests meeting every SLO per second at concurrency %.0f (%.0f of %.0f good).",
-                conc_of(hi), rl_json_num_or(g, "good", NAN), rl_json_num_or(g, "requests", NAN));
-    figure(&out[n++], "Goodput", available(g) ? value(rl_json_get(g, "rps")) : NAN, "req/s",
-           "derived", note, available(g) ? rl_json_get(g, "rps") : g);
-    double measured, ok = total_ok(b, &measured);
-    rl_snprintf(note, sizeof note, "%.0f of %.0f measured requests, every operating point.", ok,
-                measured);
-    figure(&out[n++], "Success rate", measured > 0 ? 100.0 * ok / measured : NAN, "%", "measured",
-           note, NULL);
-    return n;
-}
-
-/* TTFT, TPOT and E2E medians, requests/s and goodput/s of a point, as text ("n/a"). */
-static void summary_cells(const cJSON *pt, char c[5][32])
-{
-    const cJSON *m = rl_json_get(pt, "metrics"), *g = rl_json_get(pt, "goodput");
-    num(stat(rl_json_get(m, "ttft"), "p50"), c[0], 32);
-    num(stat(rl_json_get(m, "tpot"), "p50"), c[1], 32);
-    num(stat(rl_json_get(m, "e2e"), "p50"), c[2], 32);
-    num(value(rl_json_get(m, "rps")), c[3], 32);
-    num(available(g) ? value(rl_json_get(g, "rps")) : NAN, c[4], 32);
-}
-
-void rl_report_client_markdown(rl_sbuf *s, const cJSON *b, void (*esc)(rl_sbuf *, const char *))
-{
-    rl_sbuf_printf(s, "\n| Concurrency | OK / requests | TTFT p50 (ms, proxy) | TPOT p50 (ms) | "
-                      "E2E p50 (ms) | Requests/s | Goodput (req/s) |\n"
-                      "|---:|---:|---:|---:|---:|---:|---:|\n");
-    const cJSON *pt;
-    size_t k = 0;
-    cJSON_ArrayForEach(pt, points(b))
-    {
-        if (k++ == MAX_POINTS)
-            break;
-        char c[5][32];
-        summary_cells(pt, c);
-        rl_sbuf_printf(s, "| %.0f | %.0f / %.0f | ", conc_of(pt),
-                       rl_json_num_or(rl_json_get(pt, "requests"), "ok", NAN),
-                       rl_json_num_or(rl_json_get(pt, "requests"), "measured", NAN));
-        for (int i = 0; i < 5; i++) {
-            esc(s, c[i]);
-            rl_sbuf_printf(s, " |%s", i < 4 ? " " : "\n");
-        }
-    }
-}
-
-void rl_report_client_print(FILE *out, const cJSON *b)
-{
-    char line[1024], safe[1024];
-    rl_report_client_answer(b, line, sizeof line);
-    fprintf(out, "\nanswer: %s\n", rl_tty_escape(line, safe, sizeof safe));
-    fprintf(out, "\n  %11s %9s %12s %10s %10s %10s %10s\n", "concurrency", "ok/total",
-            "TTFT p50 ms", "TPOT ms", "E2E ms", "req/s", "goodput/s");
-    const cJSON *pt;
-    size_t k = 0;
-    cJSON_ArrayForEach(pt, points(b))
-    {
-        if (k++ == MAX_POINTS)
-            break;
-        char c[5][32], okn[48];
-        summary_cells(pt, c);
-        rl_snprintf(okn, sizeof okn, "%.0f/%.0f",
-                    rl_json_num_or(rl_json_get(pt, "requests"), "ok", NAN),
-                    rl_json_num_or(rl_json_get(pt, "requests"), "measured", NAN));
-        fprintf(out, "  %11.0f %9s %12s %10s %10s %10s %10s\n", conc_of(pt), okn, c[0], c[1], c[2],
-                c[3], c[4]);
-    }
 }
 
 /* ---- the HTML section ---------------------------------------------------------------------- */
@@ -338,14 +67,14 @@ static void td(rl_html *h, xmlNodePtr tr, const char *text)
 static void cell_stats(rl_html *h, xmlNodePtr tr, const cJSON *m, const char *const *keys,
                        size_t nk)
 {
-    if (!available(m)) {
+    if (!rl_report_client_available(m)) {
         td(h, tr, "n/a");
         return;
     }
     char buf[128] = "", x[32];
     size_t len = 0;
     for (size_t i = 0; i < nk; i++) {
-        num(stat(m, keys[i]), x, sizeof x);
+        rl_report_client_num(rl_report_client_stat(m, keys[i]), x, sizeof x);
         len += (size_t)rl_snprintf(buf + len, sizeof buf - len, "%s%s", i ? " / " : "", x);
         if (len >= sizeof buf)
             break;
@@ -356,7 +85,7 @@ static void cell_stats(rl_html *h, xmlNodePtr tr, const cJSON *m, const char *co
 static void cell_value(rl_html *h, xmlNodePtr tr, const cJSON *m)
 {
     char x[32];
-    num(value(m), x, sizeof x);
+    rl_report_client_num(rl_report_client_value(m), x, sizeof x);
     td(h, tr, x);
 }
 
@@ -403,7 +132,7 @@ static void overview(rl_html *h, xmlNodePtr body, const cJSON *b, xmlNodePtr not
     const char *p3[] = {"p50", "p90", "p99"}, *p2[] = {"p50", "p90"}, *e2[] = {"p50", "p99"};
     const cJSON *pt;
     size_t k = 0;
-    cJSON_ArrayForEach(pt, points(b))
+    cJSON_ArrayForEach(pt, rl_report_client_points(b))
     {
         if (k++ == MAX_POINTS)
             break;
@@ -411,7 +140,7 @@ static void overview(rl_html *h, xmlNodePtr body, const cJSON *b, xmlNodePtr not
                     *g = rl_json_get(pt, "goodput");
         xmlNodePtr tr = rl_html_el(h, tb, "tr", NULL);
         char a[96];
-        rl_snprintf(a, sizeof a, "%.0f", conc_of(pt));
+        rl_snprintf(a, sizeof a, "%.0f", rl_report_client_conc(pt));
         rl_html_el_text(h, tr, "td", NULL, a);
         rl_snprintf(a, sizeof a, "%.0f / %.0f (%.0f)", rl_json_num_or(rq, "ok", NAN),
                     rl_json_num_or(rq, "measured", NAN), rl_json_num_or(rq, "attempts", NAN));
@@ -420,9 +149,9 @@ static void overview(rl_html *h, xmlNodePtr body, const cJSON *b, xmlNodePtr not
         cell_stats(h, tr, rl_json_get(m, "tpot"), p2, 2);
         cell_stats(h, tr, rl_json_get(m, "e2e"), e2, 2);
         cell_value(h, tr, rl_json_get(m, "rps"));
-        if (available(g)) {
+        if (rl_report_client_available(g)) {
             char x[32];
-            num(value(rl_json_get(g, "rps")), x, sizeof x);
+            rl_report_client_num(rl_report_client_value(rl_json_get(g, "rps")), x, sizeof x);
             rl_snprintf(a, sizeof a, "%s (%.0f / %.0f)", x, rl_json_num_or(g, "good", NAN),
                         rl_json_num_or(g, "requests", NAN));
             td(h, tr, a);
@@ -437,11 +166,11 @@ static void overview(rl_html *h, xmlNodePtr body, const cJSON *b, xmlNodePtr not
             "ttft", "tpot", "e2e", "rps", "output_throughput", "decode_throughput", "stability_cv"};
         for (size_t i = 0; i < sizeof shown / sizeof shown[0]; i++) {
             const cJSON *x = rl_json_get(m, shown[i]);
-            if (!available(x) && rl_json_get_str(x, "reason"))
-                rl_html_el_textf(h, notes, "li", NULL, "Concurrency %.0f, %s: %s", conc_of(pt),
-                                 shown[i], str(x, "reason", "?"));
+            if (!rl_report_client_available(x) && rl_json_get_str(x, "reason"))
+                rl_html_el_textf(h, notes, "li", NULL, "Concurrency %.0f, %s: %s",
+                                 rl_report_client_conc(pt), shown[i], str(x, "reason", "?"));
         }
-        if (!available(g) && k == 1 && rl_json_get_str(g, "reason"))
+        if (!rl_report_client_available(g) && k == 1 && rl_json_get_str(g, "reason"))
             rl_html_el_textf(h, notes, "li", NULL, "Goodput: %s", str(g, "reason", "?"));
     }
 }
@@ -450,7 +179,8 @@ static void overview(rl_html *h, xmlNodePtr body, const cJSON *b, xmlNodePtr not
 static void point_metrics(rl_html *h, xmlNodePtr parent, const cJSON *pt)
 {
     xmlNodePtr det = rl_html_el(h, parent, "details", "data");
-    rl_html_el_textf(h, det, "summary", NULL, "Every metric at concurrency %.0f", conc_of(pt));
+    rl_html_el_textf(h, det, "summary", NULL, "Every metric at concurrency %.0f",
+                     rl_report_client_conc(pt));
     const char *cols[] = {"Metric", "Kind",   "Unit", "n",
                           "p50",    "p90",    "p99",  "Mean \xC2\xB1 95% CI",
                           "Value",  "Missing"};
@@ -462,7 +192,7 @@ static void point_metrics(rl_html *h, xmlNodePtr parent, const cJSON *pt)
             continue;
         xmlNodePtr tr = rl_html_el(h, tb, "tr", NULL);
         rl_html_el_text(h, tr, "td", NULL, metric_list[i].label);
-        if (!available(m)) {
+        if (!rl_report_client_available(m)) {
             xmlNodePtr k = rl_html_el(h, tr, "td", NULL);
             badge(h, k, "unavailable");
             xmlNodePtr r = rl_html_el_text(h, tr, "td", "missing", str(m, "reason", "?"));
@@ -478,14 +208,15 @@ static void point_metrics(rl_html *h, xmlNodePtr parent, const cJSON *pt)
             td(h, tr, x);
             const char *ps[] = {"p50", "p90", "p99"};
             for (int j = 0; j < 3; j++) {
-                num(rl_json_num_or(s, ps[j], NAN), x, sizeof x);
+                rl_report_client_num(rl_json_num_or(s, ps[j], NAN), x, sizeof x);
                 td(h, tr, x);
             }
             const cJSON *ci = rl_json_get(s, "ci95");
-            num(rl_json_num_or(s, "mean", NAN), y, sizeof y);
-            if (available(ci) && isfinite(rl_json_num_or(ci, "low", NAN))) {
+            rl_report_client_num(rl_json_num_or(s, "mean", NAN), y, sizeof y);
+            if (rl_report_client_available(ci) && isfinite(rl_json_num_or(ci, "low", NAN))) {
                 char half[32];
-                num((rl_json_num_or(ci, "high", NAN) - rl_json_num_or(ci, "low", NAN)) / 2, half,
+                rl_report_client_num(
+                    (rl_json_num_or(ci, "high", NAN) - rl_json_num_or(ci, "low", NAN)) / 2, half,
                     sizeof half);
                 rl_snprintf(x, sizeof x, "%s \xC2\xB1 %s", y, half);
             } else {
@@ -514,8 +245,8 @@ static void point_records(rl_html *h, xmlNodePtr parent, const cJSON *pt)
     if (n <= 0)
         return;
     xmlNodePtr det = rl_html_el(h, parent, "details", "data");
-    rl_html_el_textf(h, det, "summary", NULL, "Every request at concurrency %.0f (%d)", conc_of(pt),
-                     n);
+    rl_html_el_textf(h, det, "summary", NULL, "Every request at concurrency %.0f (%d)",
+                     rl_report_client_conc(pt), n);
     const char *cols[] = {"Prompt",        "Run",      "Attempts",  "Result",
                           "TTFT (ms)",     "E2E (ms)", "TPOT (ms)", "Chunks / deliveries",
                           "Output tokens", "Good"};
@@ -544,7 +275,7 @@ static void point_records(rl_html *h, xmlNodePtr parent, const cJSON *pt)
             rl_html_el_textf(h, tr, "td", "missing", "failed: %s", str(r, "error", "?"));
         const char *ks[] = {"ttft_ms", "e2e_ms", "tpot_ms"};
         for (int j = 0; j < 3; j++) {
-            num(rl_json_num_or(r, ks[j], NAN), x, sizeof x);
+            rl_report_client_num(rl_json_num_or(r, ks[j], NAN), x, sizeof x);
             td(h, tr, x);
         }
         rl_snprintf(x, sizeof x, "%.0f / %.0f", rl_json_num_or(r, "chunks", NAN),
@@ -579,7 +310,7 @@ static void setup(rl_html *h, xmlNodePtr body, const cJSON *c)
         rl_html_el_textf(h, dl, "dd", NULL, "command: %s", str(d, "command", "?"));
     rl_html_el_text(h, dl, "dt", NULL, "Token counts");
     const cJSON *cal = rl_json_get(tk, "calibration");
-    if (available(cal))
+    if (rl_report_client_available(cal))
         rl_html_el_textf(
             h, dl, "dd", NULL, "%s; counter calibrated: step %.0f, framing overhead %.0f (%s)",
             str(tk, "source", "?"), rl_json_num_or(cal, "step", NAN),
@@ -609,7 +340,7 @@ static void setup(rl_html *h, xmlNodePtr body, const cJSON *c)
         if (!isfinite(v))
             continue;
         char x[32];
-        num(v, x, sizeof x);
+        rl_report_client_num(v, x, sizeof x);
         rl_html_textf(h, dd, "%s%s at most %s ms", any ? ", " : "", names[i], x);
         any = true;
     }
@@ -680,7 +411,7 @@ rl_status rl_html_client(rl_html *h, xmlNodePtr root, const cJSON *b, rl_error *
         return st;
     const cJSON *pt;
     size_t k = 0;
-    cJSON_ArrayForEach(pt, points(b))
+    cJSON_ArrayForEach(pt, rl_report_client_points(b))
     {
         if (k++ == MAX_POINTS)
             break;

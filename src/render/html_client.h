@@ -4,8 +4,8 @@
  * and the words the page, the Markdown summary and the terminal summary use for a client-only
  * bundle (headline, answer, key figures).
  * The medium-neutral words (headline, answer, figures, the Markdown rows, the terminal lines)
- * are declared in client_text.h (included here); they are still defined in html_client.c,
- * which shares its bundle readers with the HTML section.
+ * and the bundle readers the HTML section uses are declared in client_text.h (included here)
+ * and defined in client_text.c.
  *
  * Everything is read from the bundle as stored: nothing is recomputed. Strings from the bundle
  * reach the page as text nodes (html_doc.h), the terminal through rl_tty_escape, the Markdown

@@ -27,7 +27,9 @@
 
 typedef struct {
     rl_html h;
-    const cJSON *b;
+    const cJSON *orig;        /* the bundle as given */
+    const cJSON *b;           /* its repaired copy, the one shown */
+    const rl_report_extra *x; /* computed beforehand (report.h), NULL when nothing was */
     xmlNodePtr root;
     rl_report_caveats cav;
     bool shown[RL_RP_N]; /* places whose caveats have been written */
@@ -637,7 +639,7 @@ static rl_status fill(page *p, rl_error *err)
         if (st != RL_OK)
             return st;
         models_table(p);
-        rl_html_predict(&p->h, p->root, p->b);
+        rl_html_predict(&p->h, p->root, p->orig, p->b, p->x ? p->x->expect : NULL);
         long_context(p);
     }
     /* caveats whose chart was not drawn go with the per-model table */
@@ -658,7 +660,8 @@ static rl_status fill(page *p, rl_error *err)
     return rl_html_embed_json(&p->h, slot(p, "bundle"), p->b, "report", err);
 }
 
-rl_status rl_html_page(const cJSON *bundle, char **out, size_t *len, rl_error *err)
+rl_status rl_html_page(const cJSON *bundle, const rl_report_extra *x, char **out, size_t *len,
+                       rl_error *err)
 {
     *out = NULL;
     *len = 0;
@@ -669,7 +672,9 @@ rl_status rl_html_page(const cJSON *bundle, char **out, size_t *len, rl_error *e
     }
     page p;
     memset(&p, 0, sizeof p);
+    p.orig = bundle;
     p.b = b;
+    p.x = x;
     rl_status st = rl_report_caveats_get(b, &p.cav, err);
     if (st != RL_OK) {
         cJSON_Delete(b);

@@ -9,7 +9,8 @@
  * strings that are not UTF-8 repaired first, so a report read back gives the same page.
  *
  * Deterministic: the page depends only on the bundle and this build (no clock, no host, no
- * path of the source tree). Allocates the page (caller frees); the bundle is only read. */
+ * path of the source tree) and on what was computed from it beforehand (x, report.h: rendering
+ * computes nothing). Allocates the page (caller frees); the bundle and x are only read. */
 #ifndef RL_HTML_PAGE_H
 #define RL_HTML_PAGE_H
 
@@ -18,9 +19,11 @@
 #include <cjson/cJSON.h>
 
 #include "base/rl_error.h"
+#include "render/report.h"
 
 /* The page as UTF-8 HTML in *out (caller frees), its length in *len. RL_EINTERNAL when out of
  * memory or when a chart module fails; a chart with nothing to draw is only noted. */
-rl_status rl_html_page(const cJSON *bundle, char **out, size_t *len, rl_error *err);
+rl_status rl_html_page(const cJSON *bundle, const rl_report_extra *x, char **out, size_t *len,
+                       rl_error *err);
 
 #endif

@@ -1,4 +1,5 @@
-/* html_predict.c: the "what to expect" table of the report. See html_predict.h. */
+/* html_predict.c: the "what to expect" table of the report, formatted from the rows it is given
+ * (nothing is computed here). See html_predict.h. */
 #include "render/html_predict.h"
 
 #include <math.h>
@@ -32,13 +33,28 @@ static void mb_cell(rl_html *h, xmlNodePtr tr, double bytes)
     td(h, tr, "num", a);
 }
 
+/* The id in b of the model whose id in orig is the string id, found by the pointer (the rows'
+ * ids point into orig, the bundle they were built from; b is its repaired copy, of the same
+ * shape, whose names the page shows); id itself when not found. */
+static const char *id_in(const cJSON *orig, const cJSON *b, const char *id)
+{
+    const cJSON *om = rl_json_get(rl_json_get(orig, "analysis"), "models");
+    const cJSON *bm = rl_json_get(rl_json_get(b, "analysis"), "models");
+    for (const cJSON *o = om ? om->child : NULL, *c = bm ? bm->child : NULL; o && c;
+         o = o->next, c = c->next)
+        if (id && rl_json_get_str(o, "id") == id)
+            return rl_json_get_str(c, "id");
+    return id;
+}
+
 /* One row per measured model with a short-context decode (analyse/predict_expect.h). */
-static void measured_rows(rl_html *h, xmlNodePtr tb, const cJSON *b, const rl_pred_expect *x)
+static void measured_rows(rl_html *h, xmlNodePtr tb, const cJSON *orig, const cJSON *b,
+                          const rl_pred_expect *x)
 {
     for (size_t i = 0; i < x->n_rows; i++) {
         const rl_pred_expect_row *r = &x->rows[i];
         xmlNodePtr tr = rl_html_el(h, tb, "tr", NULL);
-        td(h, tr, NULL, rl_report_model_name(b, r->id));
+        td(h, tr, NULL, rl_report_model_name(b, id_in(orig, b, r->id)));
         td(h, tr, NULL, r->in_fit ? "measured, in the fit" : "measured, not in the fit");
         mb_cell(h, tr, r->bytes);
         rate_cell(h, tr, r->pred, r->lo, r->hi);
@@ -95,18 +111,13 @@ static void caveat_list(rl_html *h, xmlNodePtr host, const cJSON *preds)
     }
 }
 
-void rl_html_predict(rl_html *h, xmlNodePtr root, const cJSON *b)
+void rl_html_predict(rl_html *h, xmlNodePtr root, const cJSON *orig, const cJSON *b,
+                     const rl_pred_expect *x)
 {
     xmlNodePtr host = rl_html_by_id(root, "expect-table");
     if (!host)
         return;
-    rl_pred_expect x;
-    rl_error e = {RL_OK, ""};
-    if (rl_pred_expect_build(b, &x, &e) != RL_OK) {
-        h->oom = true;
-        return;
-    }
-    if (!x.has_fit) {
+    if (!x || !x->has_fit) {
         const char *why = rl_json_get_str(rl_json_get(rl_json_get(b, "analysis"), "fit"), "reason");
         rl_html_el_textf(h, host, "p", "missing",
                          "Nothing to predict from: the bundle has no fit (%s). Two or more "
@@ -114,7 +125,7 @@ void rl_html_predict(rl_html *h, xmlNodePtr root, const cJSON *b)
                          why ? why : "no analysis");
         return;
     }
-    const rl_pred_fit *f = &x.fit;
+    const rl_pred_fit *f = &x->fit;
     char bw[32], lo[32], hi[32];
     rl_report_fmt_num(f->bw_bytes_s / 1e9, bw, sizeof bw);
     rl_report_fmt_num(f->bw_lo_bytes_s / 1e9, lo, sizeof lo);
@@ -141,8 +152,7 @@ void rl_html_predict(rl_html *h, xmlNodePtr root, const cJSON *b)
         rl_html_attr(h, th, "scope", "col");
     }
     xmlNodePtr tb = rl_html_el(h, t, "tbody", NULL);
-    measured_rows(h, tb, b, &x);
-    rl_pred_expect_free(&x);
+    measured_rows(h, tb, orig, b, x);
     const cJSON *preds = rl_json_get(b, "predictions"); /* {"kind": "derived", "fit", "models"} */
     predicted_rows(h, tb, preds);
     caveat_list(h, host, preds);

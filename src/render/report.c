@@ -17,9 +17,10 @@
 #include "base/rl_util.h"
 #include "base/rl_version.h"
 
-rl_status rl_report_html(const cJSON *bundle, char **out, size_t *len, rl_error *err)
+rl_status rl_report_html(const cJSON *bundle, const rl_report_extra *x, char **out, size_t *len,
+                         rl_error *err)
 {
-    return rl_html_page(bundle, out, len, err);
+    return rl_html_page(bundle, x, out, len, err);
 }
 
 /* ---- Markdown -------------------------------------------------------------------------- */
@@ -213,11 +214,12 @@ rl_status rl_report_markdown(const cJSON *bundle, char **out, size_t *len, rl_er
 
 /* ---- files ----------------------------------------------------------------------------- */
 
-rl_status rl_report_write_html(const cJSON *bundle, const char *path, rl_error *err)
+rl_status rl_report_write_html(const cJSON *bundle, const rl_report_extra *x, const char *path,
+                               rl_error *err)
 {
     char *text;
     size_t len;
-    rl_status st = rl_report_html(bundle, &text, &len, err);
+    rl_status st = rl_report_html(bundle, x, &text, &len, err);
     if (st != RL_OK)
         return st;
     st = rl_write_output(path, text, len, err);

@@ -29,6 +29,7 @@
 #include <libxml/parser.h>
 #include <libxml/tree.h>
 
+#include "analyse/predict_expect.h"
 #include "bundle/bundle.h"
 #include "render/chart/chart.h"
 #include "render/html_doc.h"
@@ -51,14 +52,26 @@ static cJSON *fixture(const char *name)
     return b;
 }
 
-static char *render(const cJSON *b, size_t *len)
+static char *render_x(const cJSON *b, const rl_report_extra *x, size_t *len)
 {
     char *page = NULL;
     rl_error err;
-    rl_status st = rl_report_html(b, &page, len, &err);
+    rl_status st = rl_report_html(b, x, &page, len, &err);
     if (st != RL_OK)
         fail_msg("render: %s", err.msg);
     assert_int_equal(strlen(page), *len);
+    return page;
+}
+
+/* The page as the commands make it: the expectation rows computed first (cmd/session.c). */
+static char *render(const cJSON *b, size_t *len)
+{
+    rl_pred_expect x;
+    rl_error err;
+    assert_int_equal(rl_pred_expect_build(b, &x, &err), RL_OK);
+    rl_report_extra extra = {.expect = &x};
+    char *page = render_x(b, &extra, len);
+    rl_pred_expect_free(&x);
     return page;
 }
 
@@ -677,14 +690,124 @@ static void test_zero_bytes_fact(void **state)
     cJSON_Delete(b);
 }
 
+/* ---- the "what to expect" table: formatted from the rows given, never computed ---------- */
+
+static void expect_visit(xmlNodePtr n, void *ctx)
+{
+    xmlNodePtr *host = ctx;
+    xmlChar *id = xmlGetProp(n, BAD_CAST "id");
+    if (!*host && id && xmlStrcmp(id, BAD_CAST "expect-table") == 0)
+        *host = n;
+    xmlFree(id);
+}
+
+/* The text of the page's "what to expect" section (caller frees). */
+static char *expect_text(const cJSON *b, const rl_report_extra *x)
+{
+    size_t len;
+    char *page = render_x(b, x, &len);
+    htmlDocPtr d = parse_page(page, len);
+    free(page);
+    xmlNodePtr host = NULL;
+    walk(xmlDocGetRootElement(d), expect_visit, &host);
+    assert_non_null(host);
+    xmlChar *t = xmlNodeGetContent(host);
+    char *out = strdup((const char *)t);
+    xmlFree(t);
+    xmlFreeDoc(d);
+    return out;
+}
+
+/* Not computed (NULL) reads as no fit, though the bundle has one. */
+static void test_expect_not_computed(void **state)
+{
+    (void)state;
+    cJSON *b = fixture("memory-bound.json");
+    char *t = expect_text(b, NULL);
+    assert_non_null(strstr(t, "Nothing to predict from"));
+    assert_null(strstr(t, "Predicted decode"));
+    free(t);
+    rl_report_extra none = {0};
+    t = expect_text(b, &none);
+    assert_non_null(strstr(t, "Nothing to predict from"));
+    free(t);
+    cJSON_Delete(b);
+}
+
+/* The rows handed over are the rows shown, whatever the bundle would give. */
+static void test_expect_rows_given(void **state)
+{
+    (void)state;
+    cJSON *b = fixture("memory-bound.json");
+    const cJSON *m0 = cJSON_GetArrayItem(
+        cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(b, "analysis"), "models"),
+        0);
+    const char *name = cJSON_GetObjectItemCaseSensitive(m0, "name")->valuestring;
+    rl_pred_expect_row row = {
+        .id = cJSON_GetObjectItemCaseSensitive(m0, "id")->valuestring,
+        .in_fit = false,
+        .bytes = 4321e6,
+        .measured = 98.7,
+        .pred = 12.5,
+        .lo = 11.25,
+        .hi = 13.75,
+        .diff_pct = 689.6,
+    };
+    rl_pred_expect x = {.has_fit = true, .rows = &row, .n_rows = 1};
+    x.fit.conv = RL_AN_BYTES_STREAMED;
+    x.fit.bw_bytes_s = 77.7e9;
+    x.fit.bw_lo_bytes_s = 66.6e9;
+    x.fit.bw_hi_bytes_s = 88.8e9;
+    rl_report_extra extra = {.expect = &x};
+    char *t = expect_text(b, &extra);
+    assert_non_null(strstr(t, "(streamed)"));
+    assert_non_null(strstr(t, "77.7 GB/s"));
+    assert_non_null(strstr(t, "66.6 to 88.8 GB/s"));
+    assert_non_null(strstr(t, name));
+    assert_non_null(strstr(t, "measured, not in the fit"));
+    assert_non_null(strstr(t, "4321"));
+    assert_non_null(strstr(t, "12.5 (11.2 to 13.8)"));
+    assert_non_null(strstr(t, "98.7"));
+    assert_non_null(strstr(t, "+689.6%"));
+    assert_null(strstr(t, "measured, in the fit")); /* the bundle's own rows are not computed */
+    free(t);
+    cJSON_Delete(b);
+}
+
+/* The rows' ids point into the bundle as given; the page shows its repaired copy. A model whose
+ * id is not UTF-8 still gets its own name, not its raw id. */
+static void test_expect_id_not_utf8(void **state)
+{
+    (void)state;
+    cJSON *b = fixture("memory-bound.json");
+    cJSON *m0 = cJSON_GetArrayItem(
+        cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(b, "analysis"), "models"),
+        0);
+    assert_true(cJSON_ReplaceItemInObjectCaseSensitive(m0, "id", cJSON_CreateString("id\xFF")));
+    assert_true(cJSON_ReplaceItemInObjectCaseSensitive(m0, "name", cJSON_CreateString("the-one")));
+    rl_pred_expect x;
+    rl_error err;
+    assert_int_equal(rl_pred_expect_build(b, &x, &err), RL_OK);
+    assert_true(x.has_fit && x.n_rows > 0);
+    rl_report_extra extra = {.expect = &x};
+    char *t = expect_text(b, &extra);
+    assert_non_null(strstr(t, "the-one"));
+    assert_null(strstr(t, "id\xEF\xBF\xBD")); /* the repaired id, shown as a name */
+    free(t);
+    rl_pred_expect_free(&x);
+    cJSON_Delete(b);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_page_memory_bound), cmocka_unit_test(test_page_one_model),
-        cmocka_unit_test(test_zero_bytes_fact),   cmocka_unit_test(test_hostile),
-        cmocka_unit_test(test_safe_text),         cmocka_unit_test(test_json_for_script),
-        cmocka_unit_test(test_svg_import),        cmocka_unit_test(test_markdown),
-        cmocka_unit_test(test_load_html_errors),  cmocka_unit_test(test_minimal_bundle),
+        cmocka_unit_test(test_page_memory_bound),   cmocka_unit_test(test_page_one_model),
+        cmocka_unit_test(test_zero_bytes_fact),     cmocka_unit_test(test_hostile),
+        cmocka_unit_test(test_safe_text),           cmocka_unit_test(test_json_for_script),
+        cmocka_unit_test(test_svg_import),          cmocka_unit_test(test_markdown),
+        cmocka_unit_test(test_load_html_errors),    cmocka_unit_test(test_minimal_bundle),
+        cmocka_unit_test(test_expect_not_computed), cmocka_unit_test(test_expect_rows_given),
+        cmocka_unit_test(test_expect_id_not_utf8),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
