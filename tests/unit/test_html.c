@@ -35,6 +35,7 @@
 #include "render/html_doc.h"
 #include "render/html_svg.h"
 #include "render/report.h"
+#include "render/report_text.h"
 #include "base/rl_file.h"
 #include "base/rl_text.h"
 
@@ -690,6 +691,31 @@ static void test_zero_bytes_fact(void **state)
     cJSON_Delete(b);
 }
 
+/* A key figure with nothing to show says why: the analysis's reason, else the figure's own
+ * fallback (mutant fig-block-reason). */
+static void test_figure_reasons(void **state)
+{
+    (void)state;
+    cJSON *b = cJSON_Parse("{\"schema\": \"llama-roofline-bundle\", \"schema_version\": 2, "
+                           "\"analysis\": {\"n_models\": 0, \"n_models_ok\": 0, "
+                           "\"knee\": {\"available\": false}, \"utilisation\": "
+                           "{\"available\": false, \"reason\": \"no ceiling measured\"}}}");
+    assert_non_null(b);
+    rl_report_figure f[RL_REPORT_MAX_FIGURES];
+    size_t n = rl_report_figures(b, f);
+    assert_int_equal(n, 5);
+    assert_string_equal(f[1].label, "Memory ceiling");
+    assert_string_equal(f[1].value, "n/a");
+    assert_string_equal(f[1].kind, "unavailable");
+    assert_string_equal(f[1].note, "none");
+    assert_string_equal(f[2].label, "Share of the ceiling");
+    assert_string_equal(f[2].note, "no ceiling measured");
+    assert_string_equal(f[3].label, "Best thread count");
+    assert_string_equal(f[3].note, "no sweep");
+    assert_int_equal(f[3].place, -1);
+    cJSON_Delete(b);
+}
+
 /* ---- the "what to expect" table: formatted from the rows given, never computed ---------- */
 
 static void expect_visit(xmlNodePtr n, void *ctx)
@@ -807,7 +833,7 @@ int main(void)
         cmocka_unit_test(test_svg_import),          cmocka_unit_test(test_markdown),
         cmocka_unit_test(test_load_html_errors),    cmocka_unit_test(test_minimal_bundle),
         cmocka_unit_test(test_expect_not_computed), cmocka_unit_test(test_expect_rows_given),
-        cmocka_unit_test(test_expect_id_not_utf8),
+        cmocka_unit_test(test_expect_id_not_utf8),  cmocka_unit_test(test_figure_reasons),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

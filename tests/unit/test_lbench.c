@@ -1139,8 +1139,14 @@ static void test_build(void **state)
     const char *unk = "version: 0 (unknown)\n";
     assert_int_equal(rl_lbench_build_from_text(unk, strlen(unk), &b, &e), RL_OK);
     assert_string_equal(b.commit, "unknown");
-    const char *bad[] = {"",           "version: \x1b[31m (build x)",       "version: 12 (zz)",
-                         "build: (1)", "version: 1.0 (build 5, commit abc", "usage: llama-bench"};
+    const char *bad[] = {"",
+                         "version: \x1b[31m (build x)",
+                         "version: 12 (zz)",
+                         "build: (1)",
+                         "version: 1.0 (build 5, commit abc",
+                         "usage: llama-bench",
+                         "version: 4154 (a5e47592",
+                         "build: 3945 (3420909d with cc"};
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         assert_int_equal(rl_lbench_build_from_text(bad[i], strlen(bad[i]), &b, &e), RL_EINPUT);
         assert_int_equal(b.number, 0);
