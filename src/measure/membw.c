@@ -358,6 +358,24 @@ static void split(const rl_membw_buf *buf, int nt, worker *w)
     }
 }
 
+/* Join the first n workers (the ones running), then destroy the barriers, mutex and condition
+ * and free the workers. True when every joined worker was pinned to its CPU. */
+static bool pool_teardown(pool *p, int n)
+{
+    bool pinned = true;
+    for (int i = 0; i < n; i++) {
+        pthread_join(p->w[i].tid, NULL);
+        pinned &= p->w[i].pinned != 0;
+    }
+    pthread_barrier_destroy(&p->ctl.start);
+    pthread_barrier_destroy(&p->ctl.stop);
+    pthread_mutex_destroy(&p->ctl.gate_mu);
+    pthread_cond_destroy(&p->ctl.gate_cv);
+    free(p->w);
+    p->w = NULL;
+    return pinned;
+}
+
 static rl_status pool_start(pool *p, int nt, const int *cpus, int ncpus, const rl_membw_buf *buf,
                             bool touch, rl_error *err)
 {
@@ -386,14 +404,7 @@ static rl_status pool_start(pool *p, int nt, const int *cpus, int ncpus, const r
     pthread_cond_broadcast(&p->ctl.gate_cv);
     pthread_mutex_unlock(&p->ctl.gate_mu);
     if (rc) {
-        for (int i = 0; i < p->started; i++)
-            pthread_join(p->w[i].tid, NULL);
-        pthread_barrier_destroy(&p->ctl.start);
-        pthread_barrier_destroy(&p->ctl.stop);
-        pthread_mutex_destroy(&p->ctl.gate_mu);
-        pthread_cond_destroy(&p->ctl.gate_cv);
-        free(p->w);
-        p->w = NULL;
+        pool_teardown(p, p->started);
         return rl_fail(err, RL_EINTERNAL, "cannot start %d threads: %s", nt, strerror(rc));
     }
     pthread_barrier_wait(&p->ctl.stop); /* every thread pinned, every chunk first-touched */
@@ -419,18 +430,7 @@ static bool pool_stop(pool *p)
         return true;
     p->ctl.cmd = CMD_QUIT;
     pthread_barrier_wait(&p->ctl.start);
-    bool pinned = true;
-    for (int i = 0; i < p->nt; i++) {
-        pthread_join(p->w[i].tid, NULL);
-        pinned &= p->w[i].pinned != 0;
-    }
-    pthread_barrier_destroy(&p->ctl.start);
-    pthread_barrier_destroy(&p->ctl.stop);
-    pthread_mutex_destroy(&p->ctl.gate_mu);
-    pthread_cond_destroy(&p->ctl.gate_cv);
-    free(p->w);
-    p->w = NULL;
-    return pinned;
+    return pool_teardown(p, p->nt);
 }
 
 static uint64_t kernel_bytes(const pool *p, rl_kernel k)
