@@ -22,6 +22,40 @@ bool rl_json_attach(cJSON *o, const char *key, cJSON *item)
     return true;
 }
 
+bool rl_json_push(cJSON *arr, cJSON *item)
+{
+    if (!item)
+        return false;
+    if (!cJSON_AddItemToArray(arr, item)) {
+        cJSON_Delete(item);
+        return false;
+    }
+    return true;
+}
+
+bool rl_json_add_bool(cJSON *o, const char *key, bool v)
+{
+    return rl_json_attach(o, key, cJSON_CreateBool(v));
+}
+
+bool rl_json_add_null(cJSON *o, const char *key)
+{
+    return rl_json_attach(o, key, cJSON_CreateNull());
+}
+
+bool rl_json_add_int_array(cJSON *o, const char *key, const int *v, int n)
+{
+    cJSON *a = cJSON_CreateArray();
+    bool ok = a != NULL;
+    for (int i = 0; ok && i < n; i++)
+        ok = rl_json_push(a, cJSON_CreateNumber(v[i]));
+    if (!ok) {
+        cJSON_Delete(a);
+        return false;
+    }
+    return rl_json_attach(o, key, a);
+}
+
 cJSON *rl_json_u64(uint64_t v)
 {
     if (v <= RL_JSON_MAX_EXACT)

@@ -38,6 +38,12 @@ bool rl_json_add_str(cJSON *o, const char *key, const char *s);
 cJSON *rl_json_str(const char *s);
 /* Attach item under key; false (and item freed) when item is NULL or out of memory. */
 bool rl_json_attach(cJSON *o, const char *key, cJSON *item);
+/* Append item to the array arr; false (and item freed) when item is NULL or out of memory. */
+bool rl_json_push(cJSON *arr, cJSON *item);
+bool rl_json_add_bool(cJSON *o, const char *key, bool v);
+bool rl_json_add_null(cJSON *o, const char *key);
+/* An array of the n ints at v (empty when n is 0; v may then be NULL). */
+bool rl_json_add_int_array(cJSON *o, const char *key, const int *v, int n);
 /* A new {"available": false, "reason": reason} (caller owns); NULL when out of memory. */
 cJSON *rl_json_unavailable(const char *reason);
 /* {"available": false, "reason": reason} under key. */

@@ -20,19 +20,22 @@
 #include "base/rl_util.h"
 #include "measure/sysinfo.h"
 
-static cJSON *int_array(const int *v, int n)
+/* Put item under key, replacing what is there; false (and item freed) when item is NULL or out
+ * of memory. */
+static bool set_item(cJSON *o, const char *key, cJSON *item)
 {
-    return cJSON_CreateIntArray(v, n);
+    if (!item || !cJSON_GetObjectItemCaseSensitive(o, key))
+        return rl_json_attach(o, key, item);
+    if (!cJSON_ReplaceItemInObjectCaseSensitive(o, key, item)) {
+        cJSON_Delete(item);
+        return false;
+    }
+    return true;
 }
 
-static void set_item(cJSON *o, const char *key, cJSON *item)
+static rl_status oom(rl_error *err, const char *what)
 {
-    if (!item)
-        return;
-    if (cJSON_GetObjectItemCaseSensitive(o, key))
-        cJSON_ReplaceItemInObjectCaseSensitive(o, key, item);
-    else
-        cJSON_AddItemToObject(o, key, item);
+    return rl_fail(err, RL_EINTERNAL, "out of memory building %s", what);
 }
 
 static cJSON *settings_json(const rl_sweep_opts *o, const int *threads, int nt, const int *depths,
@@ -41,22 +44,27 @@ static cJSON *settings_json(const rl_sweep_opts *o, const int *threads, int nt, 
     cJSON *s = cJSON_CreateObject();
     if (!s)
         return NULL;
-    cJSON_AddStringToObject(s, "kind", "controlled");
-    cJSON_AddItemToObject(s, "threads", int_array(threads, nt));
-    cJSON_AddItemToObject(s, "depths", int_array(depths, nd));
-    cJSON_AddNumberToObject(s, "n_prompt", o->n_prompt);
-    cJSON_AddNumberToObject(s, "n_gen", o->n_gen);
-    cJSON_AddNumberToObject(s, "reps", o->reps);
-    cJSON_AddNumberToObject(s, "n_gpu_layers", o->n_gpu_layers);
+    bool ok = rl_json_add_str(s, "kind", "controlled");
+    ok &= rl_json_add_int_array(s, "threads", threads, nt);
+    ok &= rl_json_add_int_array(s, "depths", depths, nd);
+    ok &= rl_json_add_num(s, "n_prompt", o->n_prompt);
+    ok &= rl_json_add_num(s, "n_gen", o->n_gen);
+    ok &= rl_json_add_num(s, "reps", o->reps);
+    ok &= rl_json_add_num(s, "n_gpu_layers", o->n_gpu_layers);
     cJSON *ba = cJSON_AddArrayToObject(s, "bench_args");
-    for (size_t i = 0; ba && i < o->n_bench_args; i++)
-        cJSON_AddItemToArray(ba, rl_json_str(o->bench_args[i]));
-    cJSON_AddNumberToObject(s, "timeout_s", o->timeout_s);
+    ok &= ba != NULL;
+    for (size_t i = 0; ok && i < o->n_bench_args; i++)
+        ok &= rl_json_push(ba, rl_json_str(o->bench_args[i]));
+    ok &= rl_json_add_num(s, "timeout_s", o->timeout_s);
     if (o->target_ci_pct > 0) {
-        cJSON_AddNumberToObject(s, "target_ci_pct", o->target_ci_pct);
-        cJSON_AddNumberToObject(s, "max_reps", o->max_reps);
+        ok &= rl_json_add_num(s, "target_ci_pct", o->target_ci_pct);
+        ok &= rl_json_add_num(s, "max_reps", o->max_reps);
     }
-    cJSON_AddStringToObject(s, "bytes_convention", rl_an_bytes_name(o->bytes));
+    ok &= rl_json_add_str(s, "bytes_convention", rl_an_bytes_name(o->bytes));
+    if (!ok) {
+        cJSON_Delete(s);
+        return NULL;
+    }
     return s;
 }
 
@@ -103,13 +111,14 @@ typedef struct {
     rl_error write_err;
     rl_status feed_st;
     rl_error feed_err;
+    bool built; /* false once a record could not be kept (out of memory) */
 } run_ctx;
 
 static void save_new_records(run_ctx *c, size_t n_new)
 {
     const rl_lbench_set *set = rl_lbench_feeder_set(c->feeder);
     for (size_t i = set->n_records - n_new; i < set->n_records; i++)
-        cJSON_AddItemToArray(c->records, cJSON_Duplicate(set->records[i].raw, 1));
+        c->built &= rl_json_push(c->records, cJSON_Duplicate(set->records[i].raw, 1));
     if (n_new && c->write_st == RL_OK)
         c->write_st = rl_bundle_write(c->bundle, c->path, &c->write_err);
 }
@@ -140,28 +149,32 @@ static const char *signal_name(int sig)
     }
 }
 
-/* The run's rates from every record it holds (all its invocations), recomputed. */
-static void set_rates(cJSON *run, int d)
+/* The run's rates from every record it holds (all its invocations), recomputed; false when
+ * out of memory. */
+static bool set_rates(cJSON *run, int d)
 {
     cJSON *records = cJSON_GetObjectItemCaseSensitive(run, "records");
     size_t n = (size_t)cJSON_GetArraySize(records);
     rl_lbench_set set = {0};
     set.records = rl_calloc(n ? n : 1, sizeof *set.records);
+    bool ok = set.records != NULL;
     const cJSON *raw;
     cJSON_ArrayForEach(raw, records)
     {
         rl_error e;
         cJSON *dup = set.records ? cJSON_Duplicate(raw, 1) : NULL;
+        ok &= dup != NULL;
         if (dup && rl_lbench_record_from_json(dup, &set.records[set.n_records], &e) == RL_OK)
             set.n_records++;
     }
-    set_item(
+    ok &= set_item(
         run, "decode",
         rl_bundle_lbench_rate(set.records, set.n_records, RL_LBENCH_DECODE, d, "no decode record"));
-    set_item(run, "prefill",
-             rl_bundle_lbench_rate(set.records, set.n_records, RL_LBENCH_PREFILL, d,
-                                   "no prefill record"));
+    ok &= set_item(run, "prefill",
+                   rl_bundle_lbench_rate(set.records, set.n_records, RL_LBENCH_PREFILL, d,
+                                         "no prefill record"));
     rl_lbench_set_free(&set);
+    return ok;
 }
 
 /* Run llama-bench once with reps repetitions; appends its records to the run's and recomputes
@@ -180,19 +193,26 @@ static rl_status bench_once(const char *bin, const rl_sweep_opts *o, const char 
     rl_status st = rl_lbench_argv(bin, &p, &argv, err);
     if (st != RL_OK)
         return st;
-    cJSON *av = cJSON_CreateArray();
-    for (size_t i = 0; av && argv[i]; i++)
-        cJSON_AddItemToArray(av, rl_json_str(argv[i]));
+    /* the first invocation's command line stands for the run */
     cJSON *records = append ? cJSON_GetObjectItemCaseSensitive(run, "records") : NULL;
     if (!append) {
-        set_item(run, "argv", av);
-        records = cJSON_CreateArray();
-        set_item(run, "records", records);
-    } else {
-        cJSON_Delete(av); /* the first invocation's command line stands for the run */
+        cJSON *av = cJSON_CreateArray();
+        bool built = av != NULL;
+        for (size_t i = 0; built && argv[i]; i++)
+            built = rl_json_push(av, rl_json_str(argv[i]));
+        if (!built)
+            cJSON_Delete(av);
+        records = built && set_item(run, "argv", av) ? cJSON_CreateArray() : NULL;
+        if (records && !set_item(run, "records", records))
+            records = NULL; /* freed by set_item */
     }
-    run_ctx c = {
-        rl_lbench_feeder_new(), records, bundle, path, RL_OK, {RL_OK, ""}, RL_OK, {RL_OK, ""}};
+    run_ctx c = {.feeder = rl_lbench_feeder_new(),
+                 .records = records,
+                 .bundle = bundle,
+                 .path = path,
+                 .write_st = RL_OK,
+                 .feed_st = RL_OK,
+                 .built = true};
     if (!c.feeder || !records) {
         rl_lbench_argv_free(argv);
         rl_lbench_feeder_free(c.feeder);
@@ -251,25 +271,29 @@ static rl_status bench_once(const char *bin, const rl_sweep_opts *o, const char 
                     fst != RL_OK ? fin.msg : "the output held prefill only");
     }
     *ok = strcmp(status, "ok") == 0;
+    bool built = c.built;
     if (!append) {
-        set_item(run, "status", cJSON_CreateString(status));
+        built &= set_item(run, "status", cJSON_CreateString(status));
         if (reason[0])
-            set_item(run, "error", rl_json_str(reason));
-        set_item(run, "exit_code",
-                 pr.exit_code >= 0 ? cJSON_CreateNumber(pr.exit_code) : cJSON_CreateNull());
+            built &= set_item(run, "error", rl_json_str(reason));
+        built &=
+            set_item(run, "exit_code",
+                     pr.exit_code >= 0 ? cJSON_CreateNumber(pr.exit_code) : cJSON_CreateNull());
         if (pr.term_signal)
-            set_item(run, "signal", cJSON_CreateNumber(pr.term_signal));
-        set_item(run, "stderr_summary", rl_json_str(summary));
+            built &= set_item(run, "signal", cJSON_CreateNumber(pr.term_signal));
+        built &= set_item(run, "stderr_summary", rl_json_str(summary));
     }
     double before = 0, bytes_before = 0;
     rl_json_get_num(run, "elapsed_s", &before);
     rl_json_get_num(run, "stdout_bytes", &bytes_before);
-    set_item(run, "elapsed_s", cJSON_CreateNumber((append ? before : 0) + pr.elapsed));
-    set_item(run, "stdout_bytes",
-             rl_json_u64((append ? (uint64_t)bytes_before : 0) + pr.out.total));
-    set_rates(run, d);
+    built &= set_item(run, "elapsed_s", cJSON_CreateNumber((append ? before : 0) + pr.elapsed));
+    built &= set_item(run, "stdout_bytes",
+                      rl_json_u64((append ? (uint64_t)bytes_before : 0) + pr.out.total));
+    built &= set_rates(run, d);
     rl_proc_result_free(&pr);
     rl_lbench_set_free(&set);
+    if (!built)
+        return oom(err, "a run");
     if (c.write_st != RL_OK) {
         *err = c.write_err;
         return c.write_st;
@@ -328,20 +352,23 @@ static rl_status measure_run(const char *bin, const rl_sweep_opts *o, const char
         done += batch;
     }
     cJSON *tc = cJSON_CreateObject();
-    if (tc) {
-        cJSON_AddStringToObject(tc, "kind", "controlled");
-        cJSON_AddNumberToObject(tc, "target_pct", o->target_ci_pct);
-        cJSON_AddNumberToObject(tc, "max_reps", o->max_reps);
-        cJSON_AddNumberToObject(tc, "reps", done);
-        cJSON_AddNumberToObject(tc, "invocations", invocations);
-        pct = decode_ci_pct(run);
-        rl_json_add_num_or_null(tc, "half_width_pct", pct, pct >= 0);
-        cJSON_AddStringToObject(tc, "stopped", stopped ? stopped : "interrupted");
-        cJSON_AddBoolToObject(tc, "reached", stopped && strcmp(stopped, "reached") == 0);
-        if (why[0])
-            rl_json_add_str(tc, "reason", why);
-        set_item(run, "target_ci", tc);
-    }
+    if (!tc)
+        return oom(err, "a run's target_ci");
+    bool built = rl_json_add_str(tc, "kind", "controlled");
+    built &= rl_json_add_num(tc, "target_pct", o->target_ci_pct);
+    built &= rl_json_add_num(tc, "max_reps", o->max_reps);
+    built &= rl_json_add_num(tc, "reps", done);
+    built &= rl_json_add_num(tc, "invocations", invocations);
+    pct = decode_ci_pct(run);
+    built &= rl_json_add_num_or_null(tc, "half_width_pct", pct, pct >= 0);
+    built &= rl_json_add_str(tc, "stopped", stopped ? stopped : "interrupted");
+    built &= rl_json_add_bool(tc, "reached", stopped && strcmp(stopped, "reached") == 0);
+    if (why[0])
+        built &= rl_json_add_str(tc, "reason", why);
+    if (!built)
+        cJSON_Delete(tc);
+    if (!built || !set_item(run, "target_ci", tc))
+        return oom(err, "a run's target_ci");
     return st;
 }
 
@@ -362,9 +389,10 @@ static cJSON *find_run(cJSON *runs, int t, int d)
 static cJSON *build_json(const char *bin)
 {
     cJSON *o = cJSON_CreateObject();
-    if (!o)
+    if (!o || !rl_json_add_str(o, "llama_bench", bin)) {
+        cJSON_Delete(o);
         return NULL;
-    rl_json_add_str(o, "llama_bench", bin);
+    }
     char **argv = rl_lbench_version_argv(bin);
     rl_proc_opts po = {0};
     po.argv = (const char *const *)argv;
@@ -383,14 +411,18 @@ static cJSON *build_json(const char *bin)
         rl_proc_result_free(&pr);
     }
     rl_lbench_argv_free(argv);
-    cJSON_AddStringToObject(o, "kind", "measured");
+    bool built = rl_json_add_str(o, "kind", "measured");
     if (ok) {
-        rl_json_add_str_or_null(o, "build_commit", b.commit);
-        rl_json_add_u64_or_null(o, "build_number", (uint64_t)(b.number > 0 ? b.number : 0),
-                                b.number > 0);
-        rl_json_add_str_or_null(o, "version", b.version);
+        built &= rl_json_add_str_or_null(o, "build_commit", b.commit);
+        built &= rl_json_add_u64_or_null(o, "build_number", (uint64_t)(b.number > 0 ? b.number : 0),
+                                         b.number > 0);
+        built &= rl_json_add_str_or_null(o, "version", b.version);
     } else {
-        rl_json_add_unavailable(o, "build", "llama-bench --version printed no build line");
+        built &= rl_json_add_unavailable(o, "build", "llama-bench --version printed no build line");
+    }
+    if (!built) {
+        cJSON_Delete(o);
+        return NULL;
     }
     return o;
 }
@@ -407,22 +439,22 @@ static cJSON *model_json(const char *path, size_t index, rl_error *err)
     snprintf(id, sizeof id, "m%zu", index + 1);
     const char *base = strrchr(path, '/');
     base = base ? base + 1 : path;
-    if (o) {
-        cJSON_AddStringToObject(o, "id", id);
-        rl_json_add_str(o, "path", path);
-        rl_json_add_str(o, "name", base);
-        cJSON *g = rl_gguf_model_to_json(&m, false);
-        if (g)
-            cJSON_AddItemToObject(o, "gguf", g);
-        cJSON_AddArrayToObject(o, "runs");
-    }
+    bool built = o && rl_json_add_str(o, "id", id);
+    built &= rl_json_add_str(o, "path", path);
+    built &= rl_json_add_str(o, "name", base);
+    built &= rl_json_attach(o, "gguf", rl_gguf_model_to_json(&m, false));
+    built &= cJSON_AddArrayToObject(o, "runs") != NULL;
     rl_gguf_model_free(&m);
-    if (!o)
-        rl_fail(err, RL_EINTERNAL, "out of memory");
+    if (!built) {
+        cJSON_Delete(o);
+        oom(err, "a model entry");
+        return NULL;
+    }
     return o;
 }
 
-static void add_run_warning(cJSON *b, const char *code, const char *text, const char *model_id)
+/* false when out of memory */
+static bool add_run_warning(cJSON *b, const char *code, const char *text, const char *model_id)
 {
     cJSON *arr = cJSON_GetObjectItemCaseSensitive(b, "run_warnings");
     if (!arr)
@@ -430,14 +462,19 @@ static void add_run_warning(cJSON *b, const char *code, const char *text, const 
     cJSON *w = cJSON_CreateObject();
     if (!arr || !w) {
         cJSON_Delete(w);
-        return;
+        return false;
     }
-    cJSON_AddStringToObject(w, "code", code);
-    rl_json_add_str(w, "text", text);
+    bool ok = rl_json_add_str(w, "code", code);
+    ok &= rl_json_add_str(w, "text", text);
     cJSON *ap = cJSON_AddArrayToObject(w, "applies_to");
-    if (ap && model_id)
-        cJSON_AddItemToArray(ap, cJSON_CreateString(model_id));
-    cJSON_AddItemToArray(arr, w);
+    ok &= ap != NULL;
+    if (ok && model_id)
+        ok &= rl_json_push(ap, cJSON_CreateString(model_id));
+    if (!ok) {
+        cJSON_Delete(w);
+        return false;
+    }
+    return rl_json_push(arr, w);
 }
 
 /* CPU seconds this process has used (user + system, its own threads, not its children). */
@@ -500,21 +537,20 @@ static rl_status sweep_new(sweep_ctx *c, rl_error *err)
     }
     cJSON *b = c->s->bundle = rl_bundle_new(o->command, o->argc, o->argv);
     if (!b)
-        st = rl_fail(err, RL_EINTERNAL, "out of memory");
-    cJSON *src = b ? cJSON_AddObjectToObject(b, "source") : NULL;
-    if (src)
-        cJSON_AddStringToObject(src, "kind", "measured");
-    if (b) {
-        cJSON_AddItemToObject(b, "environment", rl_sysinfo_to_json(&c->si));
-        cJSON_AddItemToObject(b, "settings", settings_json(o, c->threads, c->nt, c->depths, c->nd));
-        cJSON *models = cJSON_AddArrayToObject(b, "models");
-        for (size_t i = 0; st == RL_OK && i < o->n_models; i++) {
-            cJSON *m = model_json(o->models[i], i, err);
-            if (!m)
-                st = err->status;
-            else
-                cJSON_AddItemToArray(models, m);
-        }
+        return rl_fail(err, RL_EINTERNAL, "out of memory");
+    cJSON *src = cJSON_AddObjectToObject(b, "source");
+    bool built = src && rl_json_add_str(src, "kind", "measured");
+    built &= rl_json_attach(b, "environment", rl_sysinfo_to_json(&c->si));
+    built &= rl_json_attach(b, "settings", settings_json(o, c->threads, c->nt, c->depths, c->nd));
+    cJSON *models = cJSON_AddArrayToObject(b, "models");
+    if (!built || !models)
+        return oom(err, "the bundle");
+    for (size_t i = 0; st == RL_OK && i < o->n_models; i++) {
+        cJSON *m = model_json(o->models[i], i, err);
+        if (!m)
+            st = err->status;
+        else if (!rl_json_push(models, m))
+            st = oom(err, "the bundle");
     }
     if (st == RL_OK)
         st = rl_bundle_write(b, c->s->path, err);
@@ -535,8 +571,8 @@ static rl_status sweep_open(sweep_ctx *c, rl_error *err)
         st = rl_check_writable(c->s->path, err);
     if (st == RL_OK && !c->o.resume)
         st = sweep_new(c, err);
-    if (st == RL_OK)
-        set_item(c->s->bundle, "llama_cpp", build_json(c->bin));
+    if (st == RL_OK && !set_item(c->s->bundle, "llama_cpp", build_json(c->bin)))
+        st = oom(err, "the llama_cpp entry");
     return st;
 }
 
@@ -548,10 +584,8 @@ static rl_status sweep_ceiling(sweep_ctx *c, rl_error *err)
     if (cJSON_GetObjectItemCaseSensitive(b, "membw"))
         return RL_OK;
     if (c->o.skip_membw) {
-        cJSON *m = cJSON_CreateObject();
-        cJSON_AddFalseToObject(m, "available");
-        cJSON_AddStringToObject(m, "reason", "skipped with --skip-membw");
-        set_item(b, "membw", m);
+        if (!set_item(b, "membw", rl_json_unavailable("skipped with --skip-membw")))
+            return oom(err, "the membw entry");
     } else {
         rl_membw_opts mo = {0};
         mo.isa = -1;
@@ -562,8 +596,9 @@ static rl_status sweep_ceiling(sweep_ctx *c, rl_error *err)
         st = rl_membw_ceiling(&mo, c->o.peak_bw, &c->si, &res, err);
         c->s->membw_cpu = self_cpu_s() - c0;
         rl_progress_done();
-        if (st == RL_OK || st == RL_EINTERRUPTED)
-            set_item(b, "membw", rl_membw_to_json(&res, NULL));
+        if ((st == RL_OK || st == RL_EINTERRUPTED) &&
+            !set_item(b, "membw", rl_membw_to_json(&res, NULL)))
+            st = oom(err, "the membw entry");
         rl_membw_result_free(&res);
         if (st == RL_EINTERRUPTED) {
             rl_bundle_set_status(b, "interrupted", "interrupted while measuring the ceiling");
@@ -598,13 +633,14 @@ static rl_status sweep_one(sweep_ctx *c, cJSON *m, cJSON *runs, int t, int d, sw
         return RL_OK; /* resumed: already measured */
     if (!run) {
         run = cJSON_CreateObject();
-        if (!run)
-            return rl_fail(err, RL_EINTERNAL, "out of memory");
-        cJSON_AddNumberToObject(run, "threads", t);
-        cJSON_AddNumberToObject(run, "depth", d);
-        cJSON_AddItemToArray(runs, run);
+        bool built = run && rl_json_add_num(run, "threads", t) && rl_json_add_num(run, "depth", d);
+        if (!built)
+            cJSON_Delete(run);
+        if (!built || !rl_json_push(runs, run))
+            return oom(err, "a run");
     }
-    set_item(run, "status", cJSON_CreateString("running"));
+    if (!set_item(run, "status", cJSON_CreateString("running")))
+        return oom(err, "a run");
     size_t done = p->done, total = p->total;
     double eta = done > 1 ? p->elapsed / (double)(done - 1) * (double)(total - done + 1) : 0;
     rl_progress("[%zu/%zu] %s  t=%d  depth %d%s%.0f s left", done, total, mname, t, d,
@@ -622,7 +658,8 @@ static rl_status sweep_one(sweep_ctx *c, cJSON *m, cJSON *runs, int t, int d, sw
         free(safe);
         char wt[1024];
         rl_snprintf(wt, sizeof wt, "%s at %d threads, depth %d: %s", mname, t, d, re);
-        add_run_warning(b, "llama_bench_failed", wt, mid);
+        if (!add_run_warning(b, "llama_bench_failed", wt, mid) && st == RL_OK)
+            st = oom(err, "a run warning");
     }
     rl_error we;
     rl_status ws = rl_bundle_write(b, c->s->path, &we);
@@ -684,13 +721,14 @@ rl_status rl_sweep_close(rl_sweep_state *s, rl_status st, rl_error *err)
     /* what the tool itself cost, apart from the measurements (membw's threads and the
      * llama-bench children): parsing, bookkeeping, writing the bundle */
     cJSON *ov = cJSON_CreateObject();
-    if (ov) {
-        cJSON_AddStringToObject(ov, "kind", "measured");
-        cJSON_AddNumberToObject(ov, "wall_s", (double)(rl_proc_now_ns() - s->t_start) / 1e9);
-        cJSON_AddNumberToObject(ov, "membw_cpu_s", s->membw_cpu);
-        cJSON_AddNumberToObject(ov, "tool_cpu_s", self_cpu_s() - s->membw_cpu);
-        set_item(b, "overhead", ov);
-    }
+    bool built = ov && rl_json_add_str(ov, "kind", "measured");
+    built &= rl_json_add_num(ov, "wall_s", (double)(rl_proc_now_ns() - s->t_start) / 1e9);
+    built &= rl_json_add_num(ov, "membw_cpu_s", s->membw_cpu);
+    built &= rl_json_add_num(ov, "tool_cpu_s", self_cpu_s() - s->membw_cpu);
+    if (!built)
+        cJSON_Delete(ov);
+    if ((!built || !set_item(b, "overhead", ov)) && st == RL_OK)
+        st = oom(err, "the overhead entry");
     const cJSON *an = cJSON_GetObjectItemCaseSensitive(b, "analysis");
     int64_t ok_models = 0;
     rl_json_get_i64(an, "n_models_ok", &ok_models);

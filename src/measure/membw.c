@@ -358,6 +358,24 @@ static void split(const rl_membw_buf *buf, int nt, worker *w)
     }
 }
 
+/* Join the first n workers (the ones running), then destroy the barriers, mutex and condition
+ * and free the workers. True when every joined worker was pinned to its CPU. */
+static bool pool_teardown(pool *p, int n)
+{
+    bool pinned = true;
+    for (int i = 0; i < n; i++) {
+        pthread_join(p->w[i].tid, NULL);
+        pinned &= p->w[i].pinned != 0;
+    }
+    pthread_barrier_destroy(&p->ctl.start);
+    pthread_barrier_destroy(&p->ctl.stop);
+    pthread_mutex_destroy(&p->ctl.gate_mu);
+    pthread_cond_destroy(&p->ctl.gate_cv);
+    free(p->w);
+    p->w = NULL;
+    return pinned;
+}
+
 static rl_status pool_start(pool *p, int nt, const int *cpus, int ncpus, const rl_membw_buf *buf,
                             bool touch, rl_error *err)
 {
@@ -386,14 +404,7 @@ static rl_status pool_start(pool *p, int nt, const int *cpus, int ncpus, const r
     pthread_cond_broadcast(&p->ctl.gate_cv);
     pthread_mutex_unlock(&p->ctl.gate_mu);
     if (rc) {
-        for (int i = 0; i < p->started; i++)
-            pthread_join(p->w[i].tid, NULL);
-        pthread_barrier_destroy(&p->ctl.start);
-        pthread_barrier_destroy(&p->ctl.stop);
-        pthread_mutex_destroy(&p->ctl.gate_mu);
-        pthread_cond_destroy(&p->ctl.gate_cv);
-        free(p->w);
-        p->w = NULL;
+        pool_teardown(p, p->started);
         return rl_fail(err, RL_EINTERNAL, "cannot start %d threads: %s", nt, strerror(rc));
     }
     pthread_barrier_wait(&p->ctl.stop); /* every thread pinned, every chunk first-touched */
@@ -419,18 +430,7 @@ static bool pool_stop(pool *p)
         return true;
     p->ctl.cmd = CMD_QUIT;
     pthread_barrier_wait(&p->ctl.start);
-    bool pinned = true;
-    for (int i = 0; i < p->nt; i++) {
-        pthread_join(p->w[i].tid, NULL);
-        pinned &= p->w[i].pinned != 0;
-    }
-    pthread_barrier_destroy(&p->ctl.start);
-    pthread_barrier_destroy(&p->ctl.stop);
-    pthread_mutex_destroy(&p->ctl.gate_mu);
-    pthread_cond_destroy(&p->ctl.gate_cv);
-    free(p->w);
-    p->w = NULL;
-    return pinned;
+    return pool_teardown(p, p->nt);
 }
 
 static uint64_t kernel_bytes(const pool *p, rl_kernel k)
@@ -804,14 +804,90 @@ static double r3(double v)
     return round(v * 1000.0) / 1000.0;
 }
 
-static void add_gbs(cJSON *o, const char *key, double v)
+static bool add_gbs(cJSON *o, const char *key, double v)
 {
-    rl_json_add_num_or_null(o, key, r3(v), v >= 0);
+    return rl_json_add_num_or_null(o, key, r3(v), v >= 0);
 }
 
-static void add_count(cJSON *o, const char *key, int v)
+static bool add_count(cJSON *o, const char *key, int v)
 {
-    rl_json_add_u64_or_null(o, key, (uint64_t)(v > 0 ? v : 0), v > 0);
+    return rl_json_add_u64_or_null(o, key, (uint64_t)(v > 0 ? v : 0), v > 0);
+}
+
+/* What only a measured ceiling has: how it was measured, its other rates and settings. */
+static bool add_measured(cJSON *o, const rl_membw_result *res, bool measured)
+{
+    bool ok = true;
+    ok &= rl_json_add_str(o, "source", "measured by llama-roofline membw");
+    ok &= add_gbs(o, "median_GBs", measured ? res->median_GBs : -1);
+    ok &= rl_json_add_num_or_null(o, "stability", round(res->stability * 1e4) / 1e4, measured);
+    ok &= add_gbs(o, "single_thread_GBs", res->single_thread_GBs);
+    ok &= add_gbs(o, "saturated_GBs", res->saturated_GBs);
+    ok &= add_count(o, "saturated_threads", res->saturated_threads);
+    ok &= add_count(o, "saturation_threads", res->saturation_threads);
+    ok &= add_gbs(o, "copy_GBs", res->copy_GBs);
+    ok &= add_count(o, "copy_threads", res->copy_threads);
+    ok &= rl_json_add_num(o, "requested_working_set_bytes", (double)res->requested_bytes);
+    ok &= rl_json_add_str_or_null(o, "working_set_fallback", res->fallback_note);
+    ok &= rl_json_add_bool(o, "complete", res->complete);
+    ok &= rl_json_add_bool(o, "quick", res->quick);
+    ok &= rl_json_add_num(o, "reps", res->reps);
+    ok &= rl_json_add_num(o, "sample_target_s", res->sample_s);
+    ok &= rl_json_add_int_array(o, "thread_counts", res->thread_counts, res->n_counts);
+    ok &= rl_json_add_bool(o, "pinned", res->pinned);
+    ok &= rl_json_add_bool(o, "huge_pages_advised", res->huge_pages_advised);
+    cJSON *trial = cJSON_AddObjectToObject(o, "isa_trial_GBs");
+    ok &= trial != NULL;
+    for (int i = 0; ok && i < RL_ISA_COUNT; i++)
+        if (res->isa_trial[i] > 0)
+            ok &= rl_json_add_num(trial, rl_isa_name((rl_isa)i), r3(res->isa_trial[i]));
+    ok &= rl_json_add_str(o, "isa_selection",
+                          res->isa_forced
+                              ? "forced with --isa"
+                              : "faster of the two widest variants in a trial after first touch");
+    cJSON *av = cJSON_AddArrayToObject(o, "isa_available");
+    ok &= av != NULL;
+    for (int i = 0; ok && i < RL_ISA_COUNT; i++)
+        if (rl_isa_supported((rl_isa)i))
+            ok &= rl_json_push(av, cJSON_CreateString(rl_isa_name((rl_isa)i)));
+    if (res->warning[0])
+        ok &= rl_json_add_str(o, "warning", res->warning);
+    ok &= rl_json_add_num(o, "elapsed_s", round(res->elapsed_s * 100) / 100);
+    ok &= rl_json_add_str(
+        o, "method",
+        "read-only kernels (sum: uint64 add, 8 accumulators; xor: uint64 load/xor stream; "
+        "dot: two-stream double FMA); of the two widest SIMD variants the CPU supports, the "
+        "faster in a short trial is used; one thread "
+        "per CPU, pinned physical cores first, each first-touching its own chunk of a 2 MiB-"
+        "aligned MADV_HUGEPAGE mapping; one discarded warm-up pass, then best-of-N samples "
+        "timed between barriers (slowest thread). copy is reported but excluded from the "
+        "ceiling (write-allocate traffic).");
+    return ok;
+}
+
+/* One entry of "runs": a kernel at a thread count and its samples; NULL when out of memory. */
+static cJSON *run_json(const rl_membw_run *r)
+{
+    cJSON *e = cJSON_CreateObject();
+    if (!e)
+        return NULL;
+    bool ok = rl_json_add_str(e, "kernel", rl_kernel_name(r->kernel));
+    ok &= rl_json_add_str(e, "isa", rl_isa_name(r->isa));
+    ok &= rl_json_add_num(e, "threads", r->threads);
+    ok &= rl_json_add_bool(e, "read_only", rl_kernel_read_only(r->kernel));
+    ok &= rl_json_add_num(e, "bytes_per_pass", (double)r->bytes_per_pass);
+    ok &= rl_json_add_num(e, "passes_per_sample", r->passes);
+    ok &= rl_json_add_num(e, "best_GBs", r3(r->best));
+    ok &= rl_json_add_num(e, "median_GBs", r3(r->median));
+    cJSON *s = cJSON_AddArrayToObject(e, "samples_GBs");
+    ok &= s != NULL;
+    for (int k = 0; ok && k < r->n; k++)
+        ok &= rl_json_push(s, cJSON_CreateNumber(r3(r->gbs[k])));
+    if (!ok) {
+        cJSON_Delete(e);
+        return NULL;
+    }
+    return e;
 }
 
 cJSON *rl_membw_to_json(const rl_membw_result *res, const rl_sysinfo *env)
@@ -820,108 +896,34 @@ cJSON *rl_membw_to_json(const rl_membw_result *res, const rl_sysinfo *env)
     if (!o)
         return NULL;
     bool measured = !res->controlled && res->peak_GBs > 0;
-    cJSON_AddStringToObject(o, "kind", res->controlled ? "controlled" : "measured");
-    if (res->controlled || measured)
-        cJSON_AddNumberToObject(o, "peak_read_GBs",
-                                res->controlled ? res->peak_GBs : r3(res->peak_GBs));
+    bool ok = true;
+    ok &= rl_json_add_str(o, "kind", res->controlled ? "controlled" : "measured");
+    ok &= rl_json_add_num_or_null(o, "peak_read_GBs",
+                                  res->controlled ? res->peak_GBs : r3(res->peak_GBs),
+                                  res->controlled || measured);
+    ok &= measured ? rl_json_add_str(o, "kernel", rl_kernel_name(res->kernel))
+                   : rl_json_add_null(o, "kernel");
+    ok &= measured ? rl_json_add_str(o, "isa", rl_isa_name(res->isa)) : rl_json_add_null(o, "isa");
+    ok &= rl_json_add_num_or_null(o, "threads", res->threads, measured);
+    ok &= rl_json_add_num_or_null(o, "working_set_bytes", (double)res->working_set_bytes,
+                                  !res->controlled && res->working_set_bytes);
+    ok &= rl_json_add_bool(o, "unstable", res->unstable);
+    if (res->controlled)
+        ok &= rl_json_add_str(o, "source", "supplied by the user with --peak-bw, not measured");
     else
-        cJSON_AddNullToObject(o, "peak_read_GBs");
-    if (measured) {
-        cJSON_AddStringToObject(o, "kernel", rl_kernel_name(res->kernel));
-        cJSON_AddStringToObject(o, "isa", rl_isa_name(res->isa));
-        cJSON_AddNumberToObject(o, "threads", res->threads);
-    } else {
-        cJSON_AddNullToObject(o, "kernel");
-        cJSON_AddNullToObject(o, "isa");
-        cJSON_AddNullToObject(o, "threads");
-    }
-    if (res->controlled || !res->working_set_bytes)
-        cJSON_AddNullToObject(o, "working_set_bytes");
-    else
-        cJSON_AddNumberToObject(o, "working_set_bytes", (double)res->working_set_bytes);
-    cJSON_AddBoolToObject(o, "unstable", res->unstable);
-    if (res->controlled) {
-        cJSON_AddStringToObject(o, "source", "supplied by the user with --peak-bw, not measured");
-    } else {
-        cJSON_AddStringToObject(o, "source", "measured by llama-roofline membw");
-        add_gbs(o, "median_GBs", measured ? res->median_GBs : -1);
-        if (measured)
-            cJSON_AddNumberToObject(o, "stability", round(res->stability * 1e4) / 1e4);
-        else
-            cJSON_AddNullToObject(o, "stability");
-        add_gbs(o, "single_thread_GBs", res->single_thread_GBs);
-        add_gbs(o, "saturated_GBs", res->saturated_GBs);
-        add_count(o, "saturated_threads", res->saturated_threads);
-        add_count(o, "saturation_threads", res->saturation_threads);
-        add_gbs(o, "copy_GBs", res->copy_GBs);
-        add_count(o, "copy_threads", res->copy_threads);
-        cJSON_AddNumberToObject(o, "requested_working_set_bytes", (double)res->requested_bytes);
-        if (res->fallback_note[0])
-            cJSON_AddStringToObject(o, "working_set_fallback", res->fallback_note);
-        else
-            cJSON_AddNullToObject(o, "working_set_fallback");
-        cJSON_AddBoolToObject(o, "complete", res->complete);
-        cJSON_AddBoolToObject(o, "quick", res->quick);
-        cJSON_AddNumberToObject(o, "reps", res->reps);
-        cJSON_AddNumberToObject(o, "sample_target_s", res->sample_s);
-        cJSON *tc = cJSON_AddArrayToObject(o, "thread_counts");
-        for (int i = 0; tc && i < res->n_counts; i++)
-            cJSON_AddItemToArray(tc, cJSON_CreateNumber(res->thread_counts[i]));
-        cJSON_AddBoolToObject(o, "pinned", res->pinned);
-        cJSON_AddBoolToObject(o, "huge_pages_advised", res->huge_pages_advised);
-        cJSON *trial = cJSON_AddObjectToObject(o, "isa_trial_GBs");
-        for (int i = 0; trial && i < RL_ISA_COUNT; i++)
-            if (res->isa_trial[i] > 0)
-                cJSON_AddNumberToObject(trial, rl_isa_name((rl_isa)i), r3(res->isa_trial[i]));
-        cJSON_AddStringToObject(
-            o, "isa_selection",
-            res->isa_forced ? "forced with --isa"
-                            : "faster of the two widest variants in a trial after first touch");
-        cJSON *av = cJSON_AddArrayToObject(o, "isa_available");
-        for (int i = 0; av && i < RL_ISA_COUNT; i++)
-            if (rl_isa_supported((rl_isa)i))
-                cJSON_AddItemToArray(av, cJSON_CreateString(rl_isa_name((rl_isa)i)));
-        if (res->warning[0])
-            cJSON_AddStringToObject(o, "warning", res->warning);
-        cJSON_AddNumberToObject(o, "elapsed_s", round(res->elapsed_s * 100) / 100);
-        cJSON_AddStringToObject(
-            o, "method",
-            "read-only kernels (sum: uint64 add, 8 accumulators; xor: uint64 load/xor stream; "
-            "dot: two-stream double FMA); of the two widest SIMD variants the CPU supports, the "
-            "faster in a short trial is used; one thread "
-            "per CPU, pinned physical cores first, each first-touching its own chunk of a 2 MiB-"
-            "aligned MADV_HUGEPAGE mapping; one discarded warm-up pass, then best-of-N samples "
-            "timed between barriers (slowest thread). copy is reported but excluded from the "
-            "ceiling (write-allocate traffic).");
-    }
+        ok &= add_measured(o, res, measured);
     cJSON *units = cJSON_AddObjectToObject(o, "units");
-    if (units) {
-        cJSON_AddStringToObject(units, "GBs", "GB/s = 1e9 bytes per second");
-        cJSON_AddStringToObject(units, "bytes", "bytes");
-    }
+    ok &= units && rl_json_add_str(units, "GBs", "GB/s = 1e9 bytes per second") &&
+          rl_json_add_str(units, "bytes", "bytes");
     cJSON *runs = cJSON_AddArrayToObject(o, "runs");
-    for (size_t i = 0; runs && i < res->n_runs; i++) {
-        const rl_membw_run *r = &res->runs[i];
-        cJSON *e = cJSON_CreateObject();
-        if (!e)
-            break;
-        cJSON_AddStringToObject(e, "kernel", rl_kernel_name(r->kernel));
-        cJSON_AddStringToObject(e, "isa", rl_isa_name(r->isa));
-        cJSON_AddNumberToObject(e, "threads", r->threads);
-        cJSON_AddBoolToObject(e, "read_only", rl_kernel_read_only(r->kernel));
-        cJSON_AddNumberToObject(e, "bytes_per_pass", (double)r->bytes_per_pass);
-        cJSON_AddNumberToObject(e, "passes_per_sample", r->passes);
-        cJSON_AddNumberToObject(e, "best_GBs", r3(r->best));
-        cJSON_AddNumberToObject(e, "median_GBs", r3(r->median));
-        cJSON *s = cJSON_AddArrayToObject(e, "samples_GBs");
-        for (int k = 0; s && k < r->n; k++)
-            cJSON_AddItemToArray(s, cJSON_CreateNumber(r3(r->gbs[k])));
-        cJSON_AddItemToArray(runs, e);
-    }
-    if (env) {
-        cJSON *e = rl_sysinfo_to_json(env);
-        if (e)
-            cJSON_AddItemToObject(o, "env", e);
+    ok &= runs != NULL;
+    for (size_t i = 0; ok && i < res->n_runs; i++)
+        ok &= rl_json_push(runs, run_json(&res->runs[i]));
+    if (ok && env)
+        ok &= rl_json_attach(o, "env", rl_sysinfo_to_json(env));
+    if (!ok) {
+        cJSON_Delete(o);
+        return NULL;
     }
     return o;
 }

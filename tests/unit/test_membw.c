@@ -453,6 +453,78 @@ static void test_json_controlled(void **state)
     rl_membw_result_free(&res);
 }
 
+/* Every field set (a fallback, a warning, a tried ISA, NaN and negative rates): the printed
+ * text, key for key, as the unchecked cJSON calls wrote it before the checked helpers. The
+ * "isa_available" list depends on this CPU and is checked apart. */
+static void test_json_text(void **state)
+{
+    (void)state;
+    rl_membw_result res;
+    memset(&res, 0, sizeof res);
+    const double s[] = {30.1234, 31.5, 29}, c[] = {40, 0.0 / 0.0, 39};
+    rl_membw_run r1 = mkrun(RL_KERNEL_SUM, 2, s, 3), r2 = mkrun(RL_KERNEL_COPY, 4, c, 3);
+    r1.bytes_per_pass = 3 * MIB;
+    r1.passes = 7;
+    assert_true(rl_membw_add_run(&res, &r1));
+    assert_true(rl_membw_add_run(&res, &r2));
+    rl_membw_summarize(&res);
+    res.working_set_bytes = 256 * MIB;
+    res.requested_bytes = 512 * MIB;
+    snprintf(res.fallback_note, sizeof res.fallback_note, "fell back to 256 MiB");
+    snprintf(res.warning, sizeof res.warning, "unstable: median 20%% below best");
+    res.unstable = res.pinned = res.quick = res.isa_forced = true;
+    res.reps = 3;
+    res.sample_s = 0.25;
+    res.thread_counts[0] = 2;
+    res.thread_counts[1] = 4;
+    res.n_counts = 2;
+    res.isa_trial[RL_ISA_C] = 12.3456;
+    res.elapsed_s = 1.23456;
+    res.copy_GBs = -1;
+    res.stability = 0.0 / 0.0;
+    cJSON *j = rl_membw_to_json(&res, NULL);
+    assert_non_null(j);
+    assert_true(cJSON_IsArray(cJSON_GetObjectItem(j, "isa_available")));
+    cJSON_DeleteItemFromObject(j, "isa_available");
+    cJSON_DeleteItemFromObject(j, "method");
+    char *txt = cJSON_PrintUnformatted(j);
+    assert_string_equal(
+        txt, "{\"kind\":\"measured\",\"peak_read_GBs\":31.5,\"kernel\":\"sum\",\"isa\":\"c\","
+             "\"threads\":2,\"working_set_bytes\":268435456,\"unstable\":true,"
+             "\"source\":\"measured by llama-roofline membw\",\"median_GBs\":30.123,"
+             "\"stability\":null,\"single_thread_GBs\":null,\"saturated_GBs\":31.5,"
+             "\"saturated_threads\":2,\"saturation_threads\":2,\"copy_GBs\":null,"
+             "\"copy_threads\":4,\"requested_working_set_bytes\":536870912,"
+             "\"working_set_fallback\":\"fell back to 256 MiB\",\"complete\":false,"
+             "\"quick\":true,\"reps\":3,\"sample_target_s\":0.25,\"thread_counts\":[2,4],"
+             "\"pinned\":true,\"huge_pages_advised\":false,\"isa_trial_GBs\":{\"c\":12.346},"
+             "\"isa_selection\":\"forced with --isa\","
+             "\"warning\":\"unstable: median 20% below best\",\"elapsed_s\":1.23,"
+             "\"units\":{\"GBs\":\"GB/s = 1e9 bytes per second\",\"bytes\":\"bytes\"},"
+             "\"runs\":[{\"kernel\":\"sum\",\"isa\":\"c\",\"threads\":2,\"read_only\":true,"
+             "\"bytes_per_pass\":3145728,\"passes_per_sample\":7,\"best_GBs\":31.5,"
+             "\"median_GBs\":30.123,\"samples_GBs\":[30.123,31.5,29]},{\"kernel\":\"copy\","
+             "\"isa\":\"c\",\"threads\":4,\"read_only\":false,\"bytes_per_pass\":0,"
+             "\"passes_per_sample\":0,\"best_GBs\":39,\"median_GBs\":null,"
+             "\"samples_GBs\":[40,null,39]}]}");
+    free(txt);
+    cJSON_Delete(j);
+    rl_membw_result_free(&res);
+    rl_membw_controlled(40.5, &res);
+    j = rl_membw_to_json(&res, NULL);
+    assert_non_null(j);
+    txt = cJSON_PrintUnformatted(j);
+    assert_string_equal(
+        txt, "{\"kind\":\"controlled\",\"peak_read_GBs\":40.5,\"kernel\":null,\"isa\":null,"
+             "\"threads\":null,\"working_set_bytes\":null,\"unstable\":false,"
+             "\"source\":\"supplied by the user with --peak-bw, not measured\","
+             "\"units\":{\"GBs\":\"GB/s = 1e9 bytes per second\",\"bytes\":\"bytes\"},"
+             "\"runs\":[]}");
+    free(txt);
+    cJSON_Delete(j);
+    rl_membw_result_free(&res);
+}
+
 static void test_json_measured(void **state)
 {
     (void)state;
@@ -515,6 +587,7 @@ int main(void)
         cmocka_unit_test(test_thread_sweep),       cmocka_unit_test(test_parse_membw_mb),
         cmocka_unit_test(test_parse_other_flags),  cmocka_unit_test(test_alloc_fallback),
         cmocka_unit_test(test_json_controlled),    cmocka_unit_test(test_json_measured),
+        cmocka_unit_test(test_json_text),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -692,6 +692,31 @@ static void test_json_helpers(void **state)
     remove(path);
 }
 
+/* The builders: bool, null, int array (empty from NULL), push; each false with the item freed
+ * when there is nothing to attach. */
+static void test_json_builders(void **state)
+{
+    (void)state;
+    cJSON *o = cJSON_CreateObject();
+    const int v[] = {1, -2, 64};
+    assert_true(rl_json_add_bool(o, "t", true));
+    assert_true(rl_json_add_bool(o, "f", false));
+    assert_true(rl_json_add_null(o, "n"));
+    assert_true(rl_json_add_int_array(o, "a", v, 3));
+    assert_true(rl_json_add_int_array(o, "e", NULL, 0));
+    cJSON *arr = cJSON_AddArrayToObject(o, "p");
+    assert_true(rl_json_push(arr, cJSON_CreateString("x")));
+    assert_true(rl_json_push(arr, cJSON_CreateNumber(0.0 / 0.0)));
+    assert_false(rl_json_push(arr, NULL));
+    assert_false(rl_json_attach(o, "missing", NULL));
+    assert_false(rl_json_push(NULL, cJSON_CreateString("freed"))); /* freed: no leak */
+    char *t = cJSON_PrintUnformatted(o);
+    assert_string_equal(t, "{\"t\":true,\"f\":false,\"n\":null,\"a\":[1,-2,64],\"e\":[],"
+                           "\"p\":[\"x\",null]}");
+    free(t);
+    cJSON_Delete(o);
+}
+
 static void test_json_extent(void **state)
 {
     (void)state;
@@ -757,6 +782,7 @@ int main(void)
         cmocka_unit_test(test_tty_escape),
         cmocka_unit_test(test_locale_proof),
         cmocka_unit_test(test_json_helpers),
+        cmocka_unit_test(test_json_builders),
         cmocka_unit_test(test_json_extent),
         cmocka_unit_test(test_md_escape),
     };
