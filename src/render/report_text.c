@@ -121,6 +121,22 @@ static const cJSON *warning(const cJSON *b, const char *code)
     return NULL;
 }
 
+/* The caveat of warning code when the bundle has it: lead, the names of the models it applies
+ * to, tail. True when it was there. */
+static bool named_caveat(cv_ctx *c, const cJSON *b, const char *code, rl_report_place place,
+                         const char *lead, const char *tail)
+{
+    const cJSON *w = warning(b, code);
+    if (!w)
+        return false;
+    rl_sbuf s = {0};
+    rl_sbuf_printf(&s, "%s", lead);
+    sb_names(&s, b, rl_json_get(w, "applies_to"));
+    rl_sbuf_printf(&s, "%s", tail);
+    add(c, code, place, &s);
+    return true;
+}
+
 static void cv_top(cv_ctx *c, const cJSON *b)
 {
     const cJSON *status = rl_json_get(b, "status");
@@ -188,16 +204,12 @@ static void cv_bandwidth(cv_ctx *c, const cJSON *b)
             rl_json_num_or(fit, "r2", NAN), (int)rl_json_num_or(fit, "n_points", 0));
         add(c, "loose_fit", RL_RP_BANDWIDTH, &s);
     }
-    if ((w = warning(b, "moe_excluded"))) {
-        rl_sbuf s = {0};
-        rl_sbuf_printf(&s, "Mixture-of-experts left out of the fit: ");
-        sb_names(&s, b, rl_json_get(w, "applies_to"));
-        rl_sbuf_printf(&s,
-                       ". Such a model reads only its routed experts per token, far fewer bytes "
-                       "than its size, so it sits above the line; it is plotted with its own "
-                       "marker but does not bend the fit.");
-        add(c, "moe_excluded", RL_RP_BANDWIDTH, &s);
-    } else if ((w = warning(b, "moe_all_fitted"))) {
+    if (!named_caveat(c, b, "moe_excluded", RL_RP_BANDWIDTH,
+                      "Mixture-of-experts left out of the fit: ",
+                      ". Such a model reads only its routed experts per token, far fewer bytes "
+                      "than its size, so it sits above the line; it is plotted with its own "
+                      "marker but does not bend the fit.") &&
+        (w = warning(b, "moe_all_fitted"))) {
         rl_sbuf s = {0};
         rl_sbuf_printf(&s, "Every model is mixture-of-experts, so the fit is over them: they read "
                            "only their routed experts per token, so the bytes per token used here "
@@ -293,16 +305,10 @@ static void cv_util(cv_ctx *c, const cJSON *b)
                            "measurement error.");
         add(c, "util_above_ceiling", RL_RP_UTIL, &s);
     }
-    if ((w = warning(b, "gpu_offload"))) {
-        rl_sbuf s = {0};
-        rl_sbuf_printf(&s, "GPU offload on ");
-        sb_names(&s, b, rl_json_get(w, "applies_to"));
-        rl_sbuf_printf(&s,
-                       ": the offloaded layers stream from the GPU's memory, not from system "
-                       "RAM, so the RAM ceiling and the utilisation do not apply to them and they "
-                       "are left out. Run with --gpu-layers 0 to measure the CPU.");
-        add(c, "gpu_offload", RL_RP_UTIL, &s);
-    }
+    named_caveat(c, b, "gpu_offload", RL_RP_UTIL, "GPU offload on ",
+                 ": the offloaded layers stream from the GPU's memory, not from system RAM, so "
+                 "the RAM ceiling and the utilisation do not apply to them and they are left "
+                 "out. Run with --gpu-layers 0 to measure the CPU.");
 }
 
 static void cv_roofline(cv_ctx *c, const cJSON *b)
