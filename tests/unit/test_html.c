@@ -716,6 +716,41 @@ static void test_figure_reasons(void **state)
     cJSON_Delete(b);
 }
 
+/* The caveat codes of a bundle, space-separated (at most cap bytes). */
+static void caveat_codes(const char *json, char *buf, size_t cap)
+{
+    cJSON *b = cJSON_Parse(json);
+    assert_non_null(b);
+    rl_report_caveats cv;
+    rl_error err;
+    assert_int_equal(rl_report_caveats_get(b, &cv, &err), RL_OK);
+    buf[0] = 0;
+    for (size_t i = 0; i < cv.n; i++)
+        snprintf(buf + strlen(buf), cap - strlen(buf), "%s%s", i ? " " : "", cv.v[i].code);
+    rl_report_caveats_free(&cv);
+    cJSON_Delete(b);
+}
+
+/* MoE caveats: left out of the fit, or (when every model is MoE) fitted over; one, never both
+ * (mutant caveat-moe-else). */
+static void test_moe_caveats(void **state)
+{
+    (void)state;
+    char codes[256];
+    caveat_codes("{\"schema\": \"llama-roofline-bundle\", \"schema_version\": 2, \"analysis\": "
+                 "{\"n_models_ok\": 2}, \"warnings\": [{\"code\": \"moe_all_fitted\"}]}",
+                 codes, sizeof codes);
+    assert_non_null(strstr(codes, "moe_all_fitted"));
+    assert_null(strstr(codes, "moe_excluded"));
+    caveat_codes(
+        "{\"schema\": \"llama-roofline-bundle\", \"schema_version\": 2, \"analysis\": "
+        "{\"n_models_ok\": 2}, \"warnings\": [{\"code\": \"moe_excluded\", \"applies_to\": []}, "
+        "{\"code\": \"moe_all_fitted\"}]}",
+        codes, sizeof codes);
+    assert_non_null(strstr(codes, "moe_excluded"));
+    assert_null(strstr(codes, "moe_all_fitted"));
+}
+
 /* ---- the "what to expect" table: formatted from the rows given, never computed ---------- */
 
 static void expect_visit(xmlNodePtr n, void *ctx)
@@ -834,6 +869,7 @@ int main(void)
         cmocka_unit_test(test_load_html_errors),    cmocka_unit_test(test_minimal_bundle),
         cmocka_unit_test(test_expect_not_computed), cmocka_unit_test(test_expect_rows_given),
         cmocka_unit_test(test_expect_id_not_utf8),  cmocka_unit_test(test_figure_reasons),
+        cmocka_unit_test(test_moe_caveats),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

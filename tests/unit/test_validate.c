@@ -110,10 +110,15 @@ static void sd_wrong(cJSON *b)
     cJSON *st = at(at(run(b, 2, 1), "prefill"), "stats");
     set_num(st, "sd", at(st, "sd")->valuedouble * 1.01);
 }
+/* the interval moved wholly above the mean, its width kept: only the "holds the mean" check
+ * can see it (mutant val-ci-mean) */
 static void ci_misses_mean(cJSON *b)
 {
-    cJSON *st = at(at(run(b, 0, 1), "decode"), "stats");
-    set_num(at(st, "ci95"), "low", at(st, "mean")->valuedouble + 1);
+    cJSON *st = at(at(run(b, 0, 1), "decode"), "stats"), *ci = at(st, "ci95");
+    double lo = at(ci, "low")->valuedouble, hi = at(ci, "high")->valuedouble;
+    double shift = at(st, "mean")->valuedouble - lo + 1;
+    set_num(ci, "low", lo + shift);
+    set_num(ci, "high", hi + shift);
 }
 /* stats.max and stats.min 1% off the largest and smallest sample (mutants val-stats-max,
  * val-min in tests/mutants.txt: the check dropped) */
