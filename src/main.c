@@ -6,8 +6,9 @@
  *
  * Signals: the first SIGINT or SIGTERM only sets rl_interrupted (no SA_RESTART, so a blocked
  * read, write, poll or open returns EINTR and the loop around it checks the flag); commands
- * then stop within a second, keep what they measured and exit 130. A second one removes the
- * temporary files still open, restores the default action and re-raises it. */
+ * then stop within a second, keep what they measured and exit 130. A second one kills the
+ * process group of every child still running (rl_proc_kill_all), removes the temporary files
+ * still open, restores the default action and re-raises it. */
 #include <errno.h>
 #include <signal.h>
 #include <stdbool.h>
@@ -18,6 +19,7 @@
 #include <curl/curl.h>
 
 #include "cmd/cmd.h"
+#include "base/proc.h"
 #include "base/rl_file.h"
 #include "base/rl_opt.h"
 #include "base/rl_text.h"
@@ -69,6 +71,7 @@ static void print_help(FILE *out)
 static void on_signal(int sig)
 {
     if (rl_interrupted) {
+        rl_proc_kill_all(); /* no child (nor its children) outlives us */
         rl_file_cleanup_signal();
         signal(sig, SIG_DFL);
         raise(sig);

@@ -21,6 +21,7 @@
 #include <sched.h>
 #include <signal.h>
 #include <spawn.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -37,8 +38,10 @@ extern char **environ;
 #define MS 1000000LL
 #define POLL_MAX_NS (100 * MS)        /* backstop for noticing rl_interrupted */
 #define POLL_NO_PIDFD_NS (20 * MS)    /* exit detection without a pidfd */
-#define INTERRUPT_GRACE_NS (500 * MS) /* SIGINT to SIGKILL */
+#define INTERRUPT_GRACE_NS (500 * MS) /* SIGTERM to SIGKILL on interrupt */
 #define DRAIN_NS (2 * NS)             /* leader gone: wait this long for pipes to close */
+#define INTERRUPT_DRAIN_NS (200 * MS) /* the same once interrupted: the second is promised */
+#define LIVE_MAX 1024                 /* process groups rl_proc_kill_all can reach */
 #define CHUNK 65536
 
 typedef struct {
@@ -62,6 +65,7 @@ struct rl_proc {
     bool reaped, done, timed_out, interrupted, killed;
     int wstatus;
     bool status_known;
+    int live_slot; /* index in live[], -1 when not listed */
     char name[160];
 };
 
@@ -77,6 +81,42 @@ static void close_fd(int *fd)
     if (*fd >= 0) {
         close(*fd); /* not retried on EINTR: on Linux the fd is gone either way */
         *fd = -1;
+    }
+}
+
+/* ---- the live groups, for rl_proc_kill_all (a second Ctrl-C) ---- */
+
+/* The process group ids of children spawned and not yet reaped; 0 marks a free slot. A slot is
+ * claimed right after posix_spawn returns (with SIGINT and SIGTERM blocked in the spawning
+ * thread) and freed while the exited leader is still a zombie, so its id cannot have been
+ * reused while it is listed. Lock-free atomics: read from a signal handler. */
+static atomic_int live[LIVE_MAX];
+
+static void live_add(rl_proc *p)
+{
+    for (int i = 0; i < LIVE_MAX; i++) {
+        int zero = 0;
+        if (atomic_compare_exchange_strong(&live[i], &zero, (int)p->pid)) {
+            p->live_slot = i;
+            return;
+        }
+    }
+    p->live_slot = -1; /* full: this child is stopped by its own loop only */
+}
+
+static void live_remove(rl_proc *p)
+{
+    if (p->live_slot >= 0)
+        atomic_store(&live[p->live_slot], 0);
+    p->live_slot = -1;
+}
+
+void rl_proc_kill_all(void)
+{
+    for (int i = 0; i < LIVE_MAX; i++) {
+        int pg = atomic_load(&live[i]);
+        if (pg > 0)
+            kill(-pg, SIGKILL);
     }
 }
 
@@ -296,6 +336,7 @@ static rl_status exec_error(int e, const char *name, rl_error *err)
 
 static void free_proc(rl_proc *p)
 {
+    live_remove(p);
     close_fd(&p->pidfd);
     close_fd(&p->fd_in);
     for (int k = 0; k < 2; k++) {
@@ -352,11 +393,23 @@ rl_status rl_proc_start(const rl_proc_opts *o, rl_proc **out, rl_error *err)
             ok = false;
     int e = ok ? 0 : errno;
     pid_t pid = -1;
+    p->live_slot = -1;
     if (ok) {
+        /* no Ctrl-C handler in this thread between the spawn and the listing of its group */
+        sigset_t stop, old;
+        sigemptyset(&stop);
+        sigaddset(&stop, SIGINT);
+        sigaddset(&stop, SIGTERM);
+        pthread_sigmask(SIG_BLOCK, &stop, &old);
         const int child_fds[3] = {fd[0], fd[3], fd[5]};
         p->start_ns = rl_proc_now_ns();
         e = spawn_child(o->argv, envp, child_fds, &pid);
         what = "spawn";
+        if (!e) {
+            p->pid = pid;
+            live_add(p);
+        }
+        pthread_sigmask(SIG_SETMASK, &old, NULL);
     }
     if (envp != environ)
         free(envp);
@@ -451,6 +504,7 @@ static void try_reap(rl_proc *p, int64_t now)
         if (si.si_pid == 0)
             return;             /* still running */
         kill(-p->pid, SIGKILL); /* leftovers in the group; the zombie still holds its id */
+        live_remove(p);
         int st = 0;
         pid_t w;
         while ((w = waitpid(p->pid, &st, 0)) < 0 && errno == EINTR)
@@ -460,9 +514,10 @@ static void try_reap(rl_proc *p, int64_t now)
     } else if (errno != ECHILD) { /* ECHILD: someone else reaped it (SIGCHLD ignored?) */
         return;
     }
+    live_remove(p);
     p->reaped = true;
     p->end_ns = now;
-    p->drain_until_ns = now + DRAIN_NS;
+    p->drain_until_ns = now + (p->interrupted ? INTERRUPT_DRAIN_NS : DRAIN_NS);
     close_fd(&p->pidfd);
 }
 
@@ -472,11 +527,14 @@ static void tick(rl_proc *p, int64_t now, bool honor_interrupt)
         return;
     if (honor_interrupt && rl_interrupted && !p->interrupted && !p->reaped) {
         p->interrupted = true;
-        signal_group(p, SIGINT);
+        signal_group(p, SIGTERM);
         if (!p->kill_at_ns || p->kill_at_ns > now + INTERRUPT_GRACE_NS)
             p->kill_at_ns = now + INTERRUPT_GRACE_NS;
         close_fd(&p->fd_in);
     }
+    if (honor_interrupt && rl_interrupted && p->reaped &&
+        p->drain_until_ns > now + INTERRUPT_DRAIN_NS)
+        p->drain_until_ns = now + INTERRUPT_DRAIN_NS; /* interrupted while draining */
     if (p->deadline_ns && now >= p->deadline_ns && !p->timed_out && !p->interrupted && !p->reaped) {
         p->timed_out = true;
         signal_group(p, SIGTERM);

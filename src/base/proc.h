@@ -8,8 +8,11 @@
  * bytes are kept, total counts everything. A timeout sends SIGTERM to the whole group, then
  * SIGKILL after kill_grace. When the child (the group leader) exits, whatever it left running
  * in its group is killed, so nothing outlives a run. rl_interrupted (set by main's signal
- * handler) is noticed within 100 ms: SIGINT goes to the group, SIGKILL 0.5 s later, and the
- * call returns RL_EINTERRUPTED with everything read so far kept.
+ * handler) is noticed within 100 ms: SIGTERM goes to the group, SIGKILL 0.5 s later, and the
+ * call returns RL_EINTERRUPTED with everything read so far kept (well within a second: once
+ * interrupted, pipes an escaped grandchild holds open are waited for 0.2 s, not 2 s). A second
+ * Ctrl-C does not wait for that: main's handler calls rl_proc_kill_all, which sends SIGKILL to
+ * the group of every child not yet reaped, before the program ends.
  *
  * Statuses: a non-zero exit, a signal or a timeout is a result, not an error (the caller
  * decides); RL_EMISSING when the program cannot be executed (not found, not executable),
@@ -118,6 +121,11 @@ int64_t rl_proc_start_ns(const rl_proc *p);
 /* Move the outcome into *res (NULL: discard) and free p. A child that is not done yet is
  * killed first (SIGKILL to its group), drained and reaped. NULL p is a no-op. */
 void rl_proc_finish(rl_proc *p, rl_proc_result *res);
+
+/* SIGKILL to the process group of every child spawned by this module and not yet reaped, in
+ * every thread's rl_proc. Async-signal-safe (lock-free atomics and kill(2) only): for main's
+ * handler of a second SIGINT or SIGTERM, just before the program ends. Reaps nothing. */
+void rl_proc_kill_all(void);
 
 /* Stamping priority for a reading loop (the client drivers): ask the kernel to run the calling
  * thread ahead of ordinary work (SCHED_FIFO priority 1, reset on fork, so no child ever

@@ -30,8 +30,14 @@
  *
  * Outcome: ok when the status is 200, libcurl finished cleanly and the stream ended with
  * data: [DONE] or a finish_reason (stop). Otherwise a failed result with one line: "HTTP 500:
- * <first body line>", "malformed SSE event: ...", "cannot connect to URL: ...", "the stream
- * broke off: <libcurl's reason>", "timed out after N s", "interrupted".
+ * <first body line>", "malformed SSE event: ...", "timed out after N s", "interrupted", or what
+ * went wrong before or under the answer, naming HOST (host[:port] only, never credentials):
+ * "cannot resolve host NAME (DNS)...", "cannot connect to HOST: Connection refused", "cannot
+ * connect to HOST within N s", "TLS with HOST failed: ...", "no response from HOST within N s",
+ * "HOST closed the connection without a response", "not an HTTP response from HOST (no status
+ * line): ...", "protocol error: HOST sent a malformed HTTP status line (...)", "protocol error:
+ * HOST sent interim HTTP 100 responses and never a final status", "the stream from HOST broke
+ * off: <libcurl's reason>" (transport_error).
  *
  * Ownership: every result goes to the scheduler's done(); jobs' strings are the scheduler's. */
 #include "client/client_http.h"
@@ -81,8 +87,10 @@ struct run {
     const rl_client_sched *s;
     CURLM *multi;
     struct curl_slist *headers;
-    char *url;   /* the endpoint posted to */
-    char *shown; /* the same without credentials, query or fragment */
+    char *url;      /* the endpoint posted to */
+    char *shown;    /* the same without credentials, query or fragment */
+    char host[300]; /* host[:port] of the endpoint, for failure messages (escaped) */
+    char name[300]; /* the host alone (escaped): the name DNS is asked for */
     slot *slots;
     size_t n_slots, inflight;
 };
@@ -158,6 +166,28 @@ out:
     curl_free(full);
     curl_url_cleanup(u);
     return st;
+}
+
+/* host[:port] of url (an endpoint rl_client_http_endpoint accepted) into buf and the host alone
+ * into name, both terminal-safe; "the server" when they cannot be read. Never the user name,
+ * password, path or query. */
+static void endpoint_host(const char *url, char *buf, size_t cap, char *name, size_t name_cap)
+{
+    rl_snprintf(buf, cap, "the server");
+    rl_snprintf(name, name_cap, "the server");
+    CURLU *u = curl_url();
+    char *host = NULL, *port = NULL;
+    if (u && curl_url_set(u, CURLUPART_URL, url, 0) == CURLUE_OK &&
+        curl_url_get(u, CURLUPART_HOST, &host, 0) == CURLUE_OK) {
+        char raw[600];
+        curl_url_get(u, CURLUPART_PORT, &port, 0); /* NULL: the scheme's default */
+        rl_snprintf(raw, sizeof raw, "%s%s%s", host, port ? ":" : "", port ? port : "");
+        rl_tty_escape(raw, buf, cap);
+        rl_tty_escape(host, name, name_cap);
+    }
+    curl_free(host);
+    curl_free(port);
+    curl_url_cleanup(u);
 }
 
 /* ---- one request ------------------------------------------------------------------------ */
@@ -289,6 +319,14 @@ static size_t on_write(char *ptr, size_t size, size_t nmemb, void *ud)
         memcpy(sl->keep + sl->keep_len, ptr, k);
         sl->keep_len += k;
     }
+    if (sl->status == 0) { /* body bytes with no status line before them (HTTP/0.9) */
+        char shown[SHOW_MAX * 4 + 8], msg[SHOW_MAX * 4 + 400];
+        show_line(sl->keep, sl->keep_len, shown, sizeof shown);
+        rl_snprintf(msg, sizeof msg, "not an HTTP response from %s (no status line): %s",
+                    sl->r->host, shown);
+        slot_fail(sl, msg);
+        return 0;
+    }
     if (sl->status != 200)
         return n; /* kept for the message */
     sl->text.len = 0;
@@ -358,6 +396,69 @@ static void set_error(rl_client_result *res, const char *fmt, ...)
     res->ok = false;
 }
 
+static bool tls_failure(CURLcode rc)
+{
+    switch (rc) {
+    case CURLE_SSL_CONNECT_ERROR:
+    case CURLE_PEER_FAILED_VERIFICATION:
+    case CURLE_SSL_CERTPROBLEM:
+    case CURLE_SSL_CIPHER:
+    case CURLE_SSL_CACERT_BADFILE:
+    case CURLE_SSL_ENGINE_NOTFOUND:
+    case CURLE_SSL_ENGINE_SETFAILED:
+    case CURLE_SSL_ENGINE_INITFAILED:
+    case CURLE_SSL_CRL_BADFILE:
+    case CURLE_SSL_ISSUER_ERROR:
+    case CURLE_SSL_PINNEDPUBKEYNOTMATCH:
+    case CURLE_SSL_INVALIDCERTSTATUS:
+    case CURLE_SSL_SHUTDOWN_FAILED:
+    case CURLE_USE_SSL_FAILED: return true;
+    default: return false;
+    }
+}
+
+/* The one-line reason for a transfer libcurl ended with rc (not CURLE_OK) and HTTP status code
+ * (0: no status line was read; 200 otherwise): what failed, naming the host only. */
+static void transport_error(slot *sl, CURLcode rc, long code)
+{
+    rl_client_result *res = sl->res;
+    const char *host = sl->r->host;
+    char why[CURL_ERROR_SIZE * 4 + 8];
+    rl_tty_escape(sl->errbuf[0] ? sl->errbuf : curl_easy_strerror(rc), why, sizeof why);
+    long os_errno = 0;
+    curl_off_t pre = 0;
+    curl_easy_getinfo(sl->easy, CURLINFO_OS_ERRNO, &os_errno);
+    curl_easy_getinfo(sl->easy, CURLINFO_PRETRANSFER_TIME_T, &pre); /* > 0: request sent */
+    double limit =
+        sl->job.timeout + (sl->r->cfg->connect_timeout > 0 ? sl->r->cfg->connect_timeout : 0);
+    if (code == 200) {
+        set_error(res, "the stream from %s broke off: %s", host, why);
+    } else if (rc == CURLE_OPERATION_TIMEDOUT) {
+        res->timed_out = true;
+        if (pre > 0)
+            set_error(res, "no response from %s within %.3g s", host, limit);
+        else
+            set_error(res, "cannot connect to %s within %.3g s", host, limit);
+    } else if (rc == CURLE_COULDNT_RESOLVE_HOST) {
+        set_error(res, "cannot resolve host %s (DNS): check the host name in the URL", sl->r->name);
+    } else if (rc == CURLE_COULDNT_RESOLVE_PROXY) {
+        set_error(res, "cannot resolve the proxy for %s (DNS): check http_proxy and https_proxy",
+                  host);
+    } else if (rc == CURLE_COULDNT_CONNECT) {
+        set_error(res, "cannot connect to %s: %s", host, os_errno ? strerror((int)os_errno) : why);
+    } else if (tls_failure(rc)) {
+        set_error(res, "TLS with %s failed: %s", host, why);
+    } else if (rc == CURLE_GOT_NOTHING) {
+        set_error(res, "%s closed the connection without a response", host);
+    } else if (rc == CURLE_UNSUPPORTED_PROTOCOL || rc == CURLE_WEIRD_SERVER_REPLY) {
+        set_error(res, "protocol error: %s sent a malformed HTTP status line (%s)", host, why);
+    } else if (rc == CURLE_RECV_ERROR || rc == CURLE_SEND_ERROR) {
+        set_error(res, "the connection to %s failed before a response: %s", host, why);
+    } else {
+        set_error(res, "the request to %s failed: %s", host, why);
+    }
+}
+
 /* A transfer ended with rc: decide ok or why not, then report it. */
 static void slot_finish(slot *sl, CURLcode rc)
 {
@@ -367,28 +468,26 @@ static void slot_finish(slot *sl, CURLcode rc)
     curl_easy_getinfo(sl->easy, CURLINFO_RESPONSE_CODE, &code);
     res->http_status = (int)code;
     res->end_ns = now;
-    const char *curl_why = sl->errbuf[0] ? sl->errbuf : curl_easy_strerror(rc);
     char shown[SHOW_MAX * 4 + 8];
-    if (code != 0 && code != 200) {
+    if (code >= 100 && code < 200) {
+        set_error(res,
+                  "protocol error: %s sent interim HTTP %ld responses and never a final status",
+                  sl->r->host, code);
+    } else if (code != 0 && code != 200) {
         show_line(sl->keep, sl->keep_len, shown, sizeof shown);
         set_error(res, "HTTP %ld: %s", code, sl->keep_len ? shown : "(empty body)");
     } else if (sl->fail) {
         set_error(res, "%s", sl->fail);
-    } else if (rc == CURLE_OPERATION_TIMEDOUT) {
+    } else if (rc == CURLE_OPERATION_TIMEDOUT && code == 200) {
         res->timed_out = true;
-        if (code == 0)
-            set_error(res, "cannot connect to %s: %s", sl->r->shown, curl_why);
-        else if (sl->r->cfg->connect_timeout > 0)
+        if (sl->r->cfg->connect_timeout > 0)
             set_error(res, "timed out after %.3g s (%.3g s + %.3g s to connect)",
                       sl->job.timeout + sl->r->cfg->connect_timeout, sl->job.timeout,
                       sl->r->cfg->connect_timeout);
         else
             set_error(res, "timed out after %.3g s", sl->job.timeout);
-    } else if (rc == CURLE_COULDNT_CONNECT || rc == CURLE_COULDNT_RESOLVE_HOST ||
-               rc == CURLE_COULDNT_RESOLVE_PROXY || (rc != CURLE_OK && code == 0)) {
-        set_error(res, "cannot connect to %s: %s", sl->r->shown, curl_why);
     } else if (rc != CURLE_OK) {
-        set_error(res, "the stream broke off: %s", curl_why);
+        transport_error(sl, rc, code);
     } else if (!sl->done_seen && !sl->finish_seen) {
         if (!sl->events_seen) {
             char *ct = NULL;
@@ -476,6 +575,9 @@ static rl_status slot_start(run *r, slot *sl, const rl_client_job *job, rl_error
          curl_easy_setopt(h, CURLOPT_POSTFIELDSIZE_LARGE, (curl_off_t)strlen(sl->body)) == CURLE_OK;
     ok = ok && curl_easy_setopt(h, CURLOPT_USERAGENT, "llama-roofline/" RL_VERSION) == CURLE_OK;
     ok = ok && curl_easy_setopt(h, CURLOPT_TCP_NODELAY, 1L) == CURLE_OK;
+    /* an answer with no status line reaches on_write, which names it (libcurl would say only
+     * "Received HTTP/0.9 when not allowed") */
+    ok = ok && curl_easy_setopt(h, CURLOPT_HTTP09_ALLOWED, 1L) == CURLE_OK;
     ok = ok && curl_easy_setopt(h, CURLOPT_WRITEFUNCTION, on_write) == CURLE_OK;
     ok = ok && curl_easy_setopt(h, CURLOPT_WRITEDATA, sl) == CURLE_OK;
     ok = ok && curl_easy_setopt(h, CURLOPT_ERRORBUFFER, sl->errbuf) == CURLE_OK;
@@ -602,6 +704,7 @@ rl_status rl_client_http_run(const rl_client_http_cfg *cfg, const rl_client_sche
         st = rl_client_http_endpoint(cfg->url, cfg->api, true, &r.shown, err);
     if (st != RL_OK)
         goto out;
+    endpoint_host(r.shown, r.host, sizeof r.host, r.name, sizeof r.name);
     r.slots = rl_calloc(r.n_slots, sizeof *r.slots);
     r.multi = curl_multi_init();
     struct curl_slist *h = NULL, *h2;

@@ -1,0 +1,71 @@
+#!/usr/bin/env bash
+# CLI: Ctrl-C leaves no child behind. A stubborn child (a shell script that ignores SIGTERM and
+# SIGINT and starts a grandchild `sleep 300`, which inherits the ignoring) stands in for
+# llama-bench under `run` and for the command under `client --cmd`. One Ctrl-C, and two in
+# quick succession: exit 130 within a second, and no process of the child's group is left.
+# Checked to fail before the fix (base/proc.c's rl_proc_kill_all, called by main's handler
+# of the second signal): after the second Ctrl-C the script and its sleep were still running,
+# reparented to init, for `run` and `client --cmd` alike.
+set -u
+: "${RL_BIN:?}" "${RL_SRC:?}" "${RL_TMP:?}"
+work="$RL_TMP/cli-interrupt.$$"
+mkdir -p "$work"
+. "$RL_SRC/tests/lib/cli.sh"
+cleanup() { # whatever a failing case left: its group, then the scratch directory
+  for f in "$work"/*.pgid; do [ -s "$f" ] && kill -KILL -- "-$(cat "$f")" 2>/dev/null; done
+  rm -rf "$work"
+}
+trap cleanup EXIT
+"$RL_BIN" synth --preset tiny --type Q8_0 -q -o "$work/a.gguf" || fail "synth"
+
+# the stubborn child: answers --version like llama-bench, then records its process group and
+# its grandchild's pid and waits for a sleep nothing but SIGKILL ends
+cat >"$work/stubborn" <<'SH'
+#!/bin/sh
+if [ "${1:-}" = --version ]; then echo "version: 0.5.0-dev (build 1, commit de3ff81)" >&2; exit 0; fi
+trap '' TERM INT
+sleep 300 &
+echo $! >"$STUB.kid"
+ps -o pgid= -p $$ | tr -d ' ' >"$STUB.pgid"
+wait
+SH
+chmod +x "$work/stubborn"
+
+# case NAME SIGNALS COMMAND...: run COMMAND with STUB=$work/NAME, wait for the stubborn child,
+# send SIGINT SIGNALS times (0.1 s apart), then check exit 130 within the limit and that the
+# child's group is empty.
+case_() {
+  local name=$1 nsig=$2; shift 2
+  STUB="$work/$name" "$@" >/dev/null 2>"$work/$name.err" &
+  local pid=$!
+  for _ in $(seq 300); do [ -s "$work/$name.pgid" ] && [ -s "$work/$name.kid" ] && break; sleep 0.05; done
+  local pg kid
+  pg=$(cat "$work/$name.pgid" 2>/dev/null) kid=$(cat "$work/$name.kid" 2>/dev/null)
+  [ -n "$pg" ] && [ -n "$kid" ] || { fail "$name: the child never started: $(cat "$work/$name.err")"; kill -KILL "$pid"; return; }
+  local t0 rc ms
+  t0=$(date +%s%N)
+  kill -INT "$pid"
+  for _ in $(seq 2 "$nsig"); do sleep 0.1; kill -INT "$pid" 2>/dev/null; done
+  wait "$pid"; rc=$?
+  ms=$((($(date +%s%N) - t0) / 1000000))
+  check "$name: exit 130" 130 "$rc"
+  [ "$ms" -lt "$lim" ] && echo "ok   $name: ended in $ms ms (limit $lim)" || fail "$name: took $ms ms (limit $lim)"
+  local left=""
+  for _ in $(seq 20); do # SIGKILL is delivered at once; give init a moment to reap
+    left=$(pgrep -g "$pg"; kill -0 "$kid" 2>/dev/null && echo "$kid")
+    [ -z "$left" ] && break
+    sleep 0.05
+  done
+  [ -z "$left" ] && echo "ok   $name: nothing of group $pg is left" ||
+    fail "$name: still running: $(ps -o pid=,pgid=,ppid=,args= -p "$(tr '\n' ',' <<<"$left")0" | tr '\n' ';')"
+}
+
+lim=$(interrupt_limit_ms)
+run_args=(run --llama-bench "$work/stubborn" --peak-bw 40 -m "$work/a.gguf" -t 1)
+case_ run-once 1 "$RL_BIN" "${run_args[@]}" -o "$work/o1"
+case_ run-twice 2 "$RL_BIN" "${run_args[@]}" -o "$work/o2"
+json_check "run-twice: the bundle is kept" "$work/o2/bundle.json" 'j["schema"].startswith("llama-roofline")'
+client_args=(client --cmd "$work/stubborn" --profile short-chat --runs 3 --warmup 0)
+case_ client-once 1 "$RL_BIN" "${client_args[@]}" --json "$work/c1.json"
+case_ client-twice 2 "$RL_BIN" "${client_args[@]}" --json "$work/c2.json"
+finish
