@@ -3,7 +3,8 @@
 # (tests/lib/fake-llama-bench). `run` of three models takes probes before, between and after
 # the sweep into membw.bracket (validated); --no-bracket and --peak-bw take none and say so.
 # Ctrl-C of `run` and `diagnose` exits 130 within a second, prints no answer block, names what
-# was kept and the exact resume command (which then completes the run), the bundle validates.
+# was kept and the exact resume command (which then completes the run), the bundle validates,
+# the report's interrupted banner stands above the headline.
 # Before this change an interrupted run printed the summary's "answer:" block and only
 # "error: interrupted": the no-answer and message checks failed (also the mutant
 # session-interrupted-summary in tests/mutants.txt).
@@ -79,6 +80,12 @@ PY
 interrupt run "$work/int" run --llama-bench "$FAKE" --peak-bw 40 -m "$work/Q8_0.gguf" -m "$work/Q4_0.gguf" -t 1,2 -o "$work/int"
 want="llama-roofline run: error: interrupted: kept 1 of 4 runs in $work/int/bundle.json; resume with: llama-roofline run --resume --llama-bench $FAKE -o $work/int"
 [ "$(cat "$work/run.err")" = "$want" ] && echo "ok   run Ctrl-C: the message and the exact resume command" || fail "run Ctrl-C message: $(cat "$work/run.err") (wanted: $want)"
+python3 - "$work/int/report.html" <<'PY' && echo "ok   run Ctrl-C: the report's interrupted banner is above the headline" || fail "run Ctrl-C: no interrupted banner above the headline"
+import sys
+s = open(sys.argv[1]).read()
+i, h = s.find('data-banner="interrupted"'), s.find('id="headline"')
+sys.exit(0 if 0 <= i < h else 1)
+PY
 cmd=$(sed -n 's/.*resume with: llama-roofline //p' "$work/run.err")
 eval "\"\$RL_BIN\" $cmd" >"$work/resumed.out" 2>&1; check "the printed resume command completes the run" 0 $?
 json_check "resumed: every run ok" "$work/int/bundle.json" \
