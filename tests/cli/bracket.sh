@@ -2,7 +2,7 @@
 # CLI: the ceiling's bracket and the interrupted end, against the fake llama-bench
 # (tests/lib/fake-llama-bench). `run` of three models takes probes before, between and after
 # the sweep into membw.bracket (validated); --no-bracket and --peak-bw take none and say so.
-# Ctrl-C of `run` and `diagnose` exits 130 within a second, prints no answer block, names what
+# Ctrl-C of `run`, `diagnose` and `advise --measure` exits 130 within a second, prints no answer block, names what
 # was kept and the exact resume command (which then completes the run), the bundle validates,
 # the report's interrupted banner stands above the headline.
 # Before this change an interrupted run printed the summary's "answer:" block and only
@@ -93,6 +93,10 @@ json_check "resumed: every run ok" "$work/int/bundle.json" \
 interrupt diagnose "$work/dint" diagnose --llama-bench "$FAKE" --peak-bw 40 -t 1,2 -o "$work/dint" "$work/Q8_0.gguf" "$work/Q4_0.gguf"
 expect "diagnose Ctrl-C: the diagnose resume command" "$(cat "$work/diagnose.err")" \
   "interrupted: kept 1 of 4 runs in .*/dint/bundle.json; resume with: llama-roofline diagnose --resume --llama-bench .* -o .*/dint$"
+interrupt advise "$work/aint" advise --measure --llama-bench "$FAKE" -m "$work/Q8_0.gguf" -m "$work/Q4_0.gguf" -t 1,2 --dir "$work/aint"
+expect "advise --measure Ctrl-C: what is kept, no resume to offer" "$(cat "$work/advise.err")" \
+  "interrupted: kept 1 of 4 runs in .*/aint/bundle.json; advise has no --resume: run it again to measure the rest$"
+grep -q "measured on this machine" "$work/advise.out" && fail "advise --measure Ctrl-C: the advice printed as if complete" || echo "ok   advise --measure Ctrl-C: no advice printed"
 # a directory that needs quoting is quoted for sh
 mkdir -p "$work/sp"
 interrupt quoted "$work/sp/a b" run --llama-bench "$FAKE" --peak-bw 40 -m "$work/Q8_0.gguf" -t 1,2 -o "$work/sp/a b"
