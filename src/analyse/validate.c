@@ -1078,6 +1078,57 @@ static void check_advice(const cJSON *adv, const idset *ids, probs *p)
     }
 }
 
+/* membw.bracket (validate.h): the probes and the drift rule recomputed from them. */
+static void check_bracket(const cJSON *br, probs *p)
+{
+    const char *bp = "membw.bracket";
+    char buf[VPATH];
+    if (!br || unavailable(br))
+        return;
+    const char *kind = rl_json_get_str(br, "kind");
+    if (!kind || strcmp(kind, "measured") != 0)
+        add(p, key_path(buf, bp, "kind"), "is not \"measured\"");
+    const cJSON *probes = rl_json_get(br, "probes");
+    if (!cJSON_IsArray(probes) || !probes->child) {
+        add(p, key_path(buf, bp, "probes"), "is not a non-empty array of probes");
+        return;
+    }
+    double lo = INFINITY, hi = 0, first = NAN;
+    size_t i = 0;
+    static const char *const ats[] = {"before", "between", "after"};
+    for (const cJSON *e = probes->child; e; e = e->next, i++) {
+        char ep[VPATH];
+        idx_path(ep, key_path(buf, bp, "probes"), i);
+        const cJSON *g = rl_json_get(e, "GBs"), *t = rl_json_get(e, "t_s");
+        const char *at = rl_json_get_str(e, "at");
+        if (!at || !in_list(at, ats, 3))
+            add(p, key_path(buf, ep, "at"), "is not before, between or after");
+        if (!is_finite_num(t) || t->valuedouble < 0)
+            add(p, key_path(buf, ep, "t_s"), "is not a time in seconds >= 0");
+        if (!is_finite_num(g) || !(g->valuedouble > 0)) {
+            add(p, key_path(buf, ep, "GBs"), "is not a bandwidth above 0");
+            return;
+        }
+        first = i == 0 ? g->valuedouble : first;
+        lo = fmin(lo, g->valuedouble);
+        hi = fmax(hi, g->valuedouble);
+    }
+    double spread = i > 1 ? (hi - lo) / hi * 100.0 : 0, v, limit;
+    bool drift;
+    if (!rl_json_get_num(br, "before_GBs", &v) || v != first)
+        add(p, key_path(buf, bp, "before_GBs"), "is not the first probe's GBs");
+    if (!rl_json_get_num(br, "spread_pct", &v) ||
+        !(rel_close(v, spread, REL_TOL) || fabs(v - spread) < 1e-9))
+        add(p, key_path(buf, bp, "spread_pct"),
+            "is not (highest - lowest) / highest x 100 of the probes (%.6g)", spread);
+    if (!rl_json_get_num(br, "limit_pct", &limit) || !(limit > 0 && limit <= 100)) {
+        add(p, key_path(buf, bp, "limit_pct"), "is not a percentage in (0, 100]");
+        return;
+    }
+    if (!rl_json_get_bool(br, "drift", &drift) || drift != (spread > limit))
+        add(p, key_path(buf, bp, "drift"), "does not say whether spread_pct is over limit_pct");
+}
+
 rl_status rl_validate(const cJSON *b, rl_validate_problems *out)
 {
     if (!cJSON_IsObject(b)) {
@@ -1103,6 +1154,7 @@ rl_status rl_validate(const cJSON *b, rl_validate_problems *out)
     if (rl_json_get(b, "advice"))
         check_advice(rl_json_get(b, "advice"), &ids, out);
     check_predictions(b, out);
+    check_bracket(rl_json_get(rl_json_get(b, "membw"), "bracket"), out);
     free(ids.ids);
     return out->oom ? RL_EINTERNAL : RL_OK;
 }

@@ -28,6 +28,10 @@
  *   - advice (advise --measure): kind derived; rows fastest first, each naming a model, its
  *     decode a valid rate with stats.mean = tok_s, streamed_GBs = tok_s x streamed_MiB x 2^20 /
  *     1e9, vs_best_pct and tied (within 5%) recomputed; ranking and fastest follow the rows;
+ *   - membw.bracket (run, diagnose): kind measured; probes non-empty, each "at" before,
+ *     between or after, t_s >= 0, GBs > 0; before_GBs the first probe, spread_pct = (highest
+ *     - lowest) / highest x 100 (relative 1e-9), limit_pct in (0, 100], drift = spread_pct >
+ *     limit_pct;
  *   - warnings (top level, run_warnings, analysis.warnings): code [a-z0-9_]+, non-empty text,
  *     applies_to a list of existing model ids.
  *   - client (docs/BUNDLE.md): settings and token calibration kinds; per point requests

@@ -44,6 +44,16 @@ static const rl_legend_row rows[] = {
      "Best copy bandwidth; reported but kept out of the ceiling (write-allocate traffic)."},
     {"membw.runs[].samples_GBs", "bandwidth samples", "GB/s", M, true,
      "Every timed repetition of one kernel at one thread count."},
+    {"membw.bracket.probes[].GBs", "ceiling probe", "GB/s", M, true,
+     "A short ceiling measurement (quick samples at the thread count that set the ceiling) "
+     "before the sweep, between models (3 or more) or after it; with its at, t_s and utc."},
+    {"membw.bracket.spread_pct", "ceiling spread", "%", D, true,
+     "How far the lowest probe is below the highest, as a share of the highest."},
+    {"membw.bracket.limit_pct", "ceiling drift limit", "%", C, true,
+     "A spread over this is drift: a ceiling_drift warning naming both numbers."},
+    {"membw.bracket.ceiling_used", "ceiling used", "label", D, true,
+     "Which measurement the analysis uses as the ceiling: peak, the full membw before the "
+     "probes (membw.peak_read_GBs)."},
 
     /* models and their runs */
     {"models[].bytes_per_token.value", "bytes per token", "bytes", M, false,

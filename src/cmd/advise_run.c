@@ -204,7 +204,10 @@ rl_status rl_advise_run_measure(const rl_advise_opts *o, rl_error *err)
         wst = rl_session_end(&end, bundle, RL_OK, &we);
     rl_status ost = RL_OK;
     rl_error oe = {RL_OK, ""};
-    if (o->json) {
+    if (st == RL_EINTERRUPTED) {
+        /* no advice printed as if the measurement were complete */
+        rl_session_interrupted("advise", o->dir, NULL, bundle, err);
+    } else if (o->json) {
         cJSON *j = cJSON_CreateObject();
         cJSON *tool = cJSON_AddObjectToObject(j, "tool");
         cJSON_AddStringToObject(tool, "name", "llama-roofline");

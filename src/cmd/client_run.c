@@ -802,7 +802,9 @@ static rl_status finish(session *s, rl_status st, rl_error *err)
         print_summary(a->csv && strcmp(a->csv, "-") == 0 ? stderr : stdout, c, s->bundle_path,
                       have_page ? s->page : NULL);
     *err = saved;
-    if (st == RL_OK && all_missing(c))
+    if (st == RL_EINTERRUPTED)
+        st = rl_session_interrupted("client", a->out_dir, s->bundle_path, c->bundle, err);
+    else if (st == RL_OK && all_missing(c))
         st = rl_fail(err, RL_EMISSING,
                      "every request failed because the shell could not run the command "
                      "(exit 127/126): check the program in --cmd");

@@ -39,6 +39,9 @@ static const char usage[] =
     "  --reps N            repetitions per test, 1 to 1000 (default " RL_DEF_STR(RL_DEF_REPS) "; 1 with --quick)\n"
     "  --peak-bw GBS       use GBS (above 0, at most 100000) as the ceiling, no measurement\n"
     "  --skip-membw        no ceiling (then no utilisation and no verdict)\n"
+    "  --no-bracket        no short ceiling probes before, between (3 or more models) and\n"
+    "                      after the sweep (default: probed; probes more than " RL_DEF_STR(RL_DEF_BRACKET_LIMIT_PCT) "% apart\n"
+    "                      are a ceiling_drift warning)\n"
     "  --file-bytes        count resident bytes (llama-bench model_size, else the file size)\n"
     "  --gpu-layers N      -ngl, 0 to 100000 (default 0)\n"
     "  --timeout SEC       per llama-bench invocation, 1 to 86400 (default " RL_DEF_STR(RL_DEF_TIMEOUT_S) ")\n"
@@ -57,7 +60,7 @@ static const char usage[] =
 // clang-format on
 
 enum { OPT_SYNTH = 256, OPT_QUICK, OPT_REPS, OPT_PEAK, OPT_SKIP, OPT_FILE_BYTES, OPT_NGL };
-enum { OPT_TIMEOUT = OPT_NGL + 1, OPT_LB, OPT_RESUME, OPT_PREDICT };
+enum { OPT_TIMEOUT = OPT_NGL + 1, OPT_LB, OPT_RESUME, OPT_PREDICT, OPT_NOBR };
 
 static const struct option longopts[] = {
     {"synth", no_argument, NULL, OPT_SYNTH},
@@ -73,6 +76,7 @@ static const struct option longopts[] = {
     {"output", required_argument, NULL, 'o'},
     {"resume", no_argument, NULL, OPT_RESUME},
     {"predict", required_argument, NULL, OPT_PREDICT},
+    {"no-bracket", no_argument, NULL, OPT_NOBR},
     {"help", no_argument, NULL, 'h'},
     {NULL, 0, NULL, 0},
 };
@@ -102,6 +106,7 @@ static rl_status on_opt(int c, const char *arg, void *ctx, rl_error *err)
         break;
     case OPT_PEAK: st = rl_membw_parse_peak_bw(arg, &o->peak_bw, err); break;
     case OPT_SKIP: o->skip_membw = true; break;
+    case OPT_NOBR: o->no_bracket = true; break;
     case OPT_FILE_BYTES: o->bytes = RL_AN_BYTES_RESIDENT; break;
     case OPT_NGL: st = rl_opt_int("--gpu-layers", arg, 0, 100000, &o->n_gpu_layers, err); break;
     case OPT_TIMEOUT:

@@ -190,11 +190,26 @@ static rl_status run(int argc, char **argv, rl_error *err)
             printf("wrote %s\n", a.output);
     }
     free(text);
+    /* the thread counts with samples, for the interrupted message */
+    int res_counts = res.n_counts, counts_done = 0;
+    for (int i = 0; i < res.n_counts; i++) {
+        bool any = false;
+        for (size_t r = 0; r < res.n_runs; r++)
+            any |= res.runs[r].threads == res.thread_counts[i] && res.runs[r].n > 0;
+        counts_done += any;
+    }
     rl_membw_result_free(&res);
     if (wst != RL_OK)
         return wst;
-    if (st == RL_EINTERRUPTED)
+    if (st == RL_EINTERRUPTED) {
         *err = saved;
+        char safe[1024];
+        rl_fail(err, st,
+                "interrupted: kept samples at %d of %d thread counts%s%s; membw has no --resume: run it again "
+                "to measure the rest",
+                counts_done, res_counts, a.output ? " in " : "",
+                a.output ? rl_tty_escape(a.output, safe, sizeof safe) : "");
+    }
     return st;
 }
 

@@ -44,6 +44,9 @@ static const char usage[] =
     "  --peak-bw GBS          do not measure the ceiling: use GBS (kind \"controlled\")\n"
     "  --skip-membw           no ceiling (no utilisation and no verdict)\n"
     "  --quick-membw          a short ceiling measurement\n"
+    "  --no-bracket           no short ceiling probes before, between (3 or more models) and\n"
+    "                         after the sweep (default: probed; probes more than\n"
+    "                         " RL_DEF_STR(RL_DEF_BRACKET_LIMIT_PCT) "% apart are a ceiling_drift warning)\n"
     "  --llama-bench PATH     the llama-bench binary or its directory (default: $LLAMA_BENCH,\n"
     "                         PATH, then the build of scripts/llama-cpp.sh)\n"
     "  -o, --output DIR       where bundle.json and report.html go (default\n"
@@ -72,7 +75,8 @@ enum {
     OPT_LB,
     OPT_RESUME,
     OPT_TCI,
-    OPT_MAXR
+    OPT_MAXR,
+    OPT_NOBR
 };
 
 static const struct option longopts[] = {
@@ -93,6 +97,7 @@ static const struct option longopts[] = {
     {"resume", no_argument, NULL, OPT_RESUME},
     {"target-ci", required_argument, NULL, OPT_TCI},
     {"max-reps", required_argument, NULL, OPT_MAXR},
+    {"no-bracket", no_argument, NULL, OPT_NOBR},
     {"help", no_argument, NULL, 'h'},
     {NULL, 0, NULL, 0},
 };
@@ -146,6 +151,7 @@ static rl_status on_opt(int c, const char *arg, void *ctx, rl_error *err)
     case OPT_PEAK: st = rl_membw_parse_peak_bw(arg, &o->peak_bw, err); break;
     case OPT_SKIP: o->skip_membw = true; break;
     case OPT_QUICK: o->quick_membw = true; break;
+    case OPT_NOBR: o->no_bracket = true; break;
     case OPT_LB: o->llama_bench = arg; break;
     case 'o': o->out_dir = arg; break;
     case OPT_RESUME: o->resume = true; break;

@@ -8,6 +8,7 @@ const rl_defaults_t rl_defaults = {
     .reps = RL_DEF_REPS,
     .max_reps = RL_DEF_MAX_REPS,
     .timeout_s = RL_DEF_TIMEOUT_S,
+    .bracket_limit_pct = RL_DEF_BRACKET_LIMIT_PCT,
     .client_warmup = RL_DEF_CLIENT_WARMUP,
     .client_runs = RL_DEF_CLIENT_RUNS,
     .client_concurrency = RL_DEF_CLIENT_CONCURRENCY,

@@ -11,6 +11,9 @@
 #define RL_DEF_REPS 3         /* repetitions per llama-bench test */
 #define RL_DEF_MAX_REPS 30    /* run --target-ci: at most this many repetitions */
 #define RL_DEF_TIMEOUT_S 3600 /* seconds per llama-bench invocation */
+/* run, diagnose: the ceiling's bracketing probes (cmd/bracket.h) may differ by this much (the
+ * lowest below the highest, % of the highest) before it is a "ceiling_drift" warning */
+#define RL_DEF_BRACKET_LIMIT_PCT 15
 
 /* the client */
 #define RL_DEF_CLIENT_WARMUP 1      /* unmeasured requests before each point */
@@ -26,6 +29,7 @@
 typedef struct {
     int n_prompt, n_gen, reps, max_reps;
     double timeout_s;
+    double bracket_limit_pct;
     int client_warmup, client_runs, client_concurrency, client_retry;
     double client_timeout_s;
 } rl_defaults_t;

@@ -3,9 +3,11 @@
 
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "analyse/analysis_bundle.h"
 #include "analyse/predict_expect.h"
+#include "base/rl_json.h"
 #include "base/rl_text.h"
 #include "base/rl_util.h"
 #include "render/report.h"
@@ -25,6 +27,89 @@ rl_status rl_session_sweep(const rl_sweep_opts *o, cJSON **bundle_out, rl_error 
     *bundle_out = s.bundle;
     rl_sweep_state_free(&s);
     return st;
+}
+
+/* s as one sh word: as is when it holds only safe characters, else in single quotes. */
+static void sh_word(const char *s, char *out, size_t cap)
+{
+    bool plain = *s != '\0';
+    for (const char *p = s; *p && plain; p++)
+        plain = strchr("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_./,:=@%+-",
+                       *p) != NULL;
+    size_t n = 0;
+    if (cap < 3) {
+        if (cap)
+            out[0] = '\0';
+        return;
+    }
+    if (!plain)
+        out[n++] = '\'';
+    for (const char *p = s; *p && n + 6 < cap; p++) {
+        if (*p == '\'' && !plain) {
+            memcpy(out + n, "'\\''", 4);
+            n += 4;
+        } else {
+            out[n++] = *p;
+        }
+    }
+    if (!plain)
+        out[n++] = '\'';
+    out[n] = '\0';
+}
+
+rl_status rl_session_interrupted(const char *verb, const char *out_dir, const char *bundle_path,
+                                 const cJSON *bundle, rl_error *err)
+{
+    char path[4096], dir[4096], word[4096];
+    if (bundle_path)
+        rl_snprintf(path, sizeof path, "%s", bundle_path);
+    else
+        rl_snprintf(path, sizeof path, "%s/bundle.json", out_dir);
+    rl_tty_escape(path, dir, sizeof dir);
+    const cJSON *cl = cJSON_GetObjectItemCaseSensitive(bundle, "client");
+    if (cl && !cJSON_GetObjectItemCaseSensitive(bundle, "models"))
+        return rl_fail(err, RL_EINTERRUPTED,
+                       "interrupted: kept %d operating points in %s; %s has no --resume: run it "
+                       "again to measure the rest",
+                       cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(cl, "points")), dir,
+                       verb);
+    const cJSON *set = cJSON_GetObjectItemCaseSensitive(bundle, "settings");
+    const cJSON *models = cJSON_GetObjectItemCaseSensitive(bundle, "models");
+    int nt = cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(set, "threads"));
+    int nd = cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(set, "depths"));
+    int total = cJSON_GetArraySize(models) * (nt ? nt : 1) * (nd ? nd : 1), ok = 0;
+    const cJSON *m, *r;
+    cJSON_ArrayForEach(m, models)
+    {
+        cJSON_ArrayForEach(r, cJSON_GetObjectItemCaseSensitive(m, "runs"))
+        {
+            const char *rs = rl_json_get_str(r, "status");
+            ok += rs && strcmp(rs, "ok") == 0;
+        }
+    }
+    if (strcmp(verb, "run") != 0 && strcmp(verb, "diagnose") != 0)
+        return rl_fail(err, RL_EINTERRUPTED,
+                       "interrupted: kept %d of %d runs in %s; %s has no --resume: run it again "
+                       "to measure the rest",
+                       ok, total, dir, verb);
+    /* the resume finds llama-bench as the first session did: the path it resolved when one
+     * was given with --llama-bench */
+    char lb[4096] = "", lbq[4096];
+    const char *bin =
+        rl_json_get_str(cJSON_GetObjectItemCaseSensitive(bundle, "llama_cpp"), "llama_bench");
+    const cJSON *a;
+    cJSON_ArrayForEach(a, cJSON_GetObjectItemCaseSensitive(bundle, "argv"))
+    {
+        if (bin && cJSON_IsString(a) && strncmp(a->valuestring, "--llama-bench", 13) == 0) {
+            sh_word(bin, lbq, sizeof lbq);
+            rl_snprintf(lb, sizeof lb, " --llama-bench %s", lbq);
+        }
+    }
+    sh_word(out_dir, path, sizeof path);
+    rl_snprintf(lbq, sizeof lbq, "%s --resume%s -o %s", verb, lb, path);
+    return rl_fail(err, RL_EINTERRUPTED,
+                   "interrupted: kept %d of %d runs in %s; resume with: llama-roofline %s", ok,
+                   total, dir, rl_tty_escape(lbq, word, sizeof word));
 }
 
 rl_status rl_session_write_html(const cJSON *bundle, const char *path, rl_error *err)
@@ -53,7 +138,7 @@ rl_status rl_session_end(rl_session_end_opts *e, const cJSON *bundle, rl_status 
         free(page);
         return st == RL_OK ? rl_fail(err, RL_EINTERNAL, "out of memory") : st;
     }
-    if (e->flags & RL_SESSION_SUMMARY)
+    if ((e->flags & RL_SESSION_SUMMARY) && st != RL_EINTERRUPTED)
         rl_report_print_summary(stdout, bundle, path);
     /* the finished bundle, rendered: measurement itself never renders */
     rl_error rerr = {RL_OK, ""};
@@ -74,5 +159,7 @@ rl_status rl_session_end(rl_session_end_opts *e, const cJSON *bundle, rl_status 
     }
     free(path);
     free(page);
+    if (st == RL_EINTERRUPTED)
+        st = rl_session_interrupted(e->verb, e->out_dir, NULL, bundle, err);
     return st;
 }

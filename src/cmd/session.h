@@ -44,8 +44,19 @@ typedef struct {
  * from the bundle, the paths printed. st is the measurement's status; nothing is done unless it
  * is RL_OK, RL_NOTHING or RL_EINTERRUPTED. The result is st, or the page's failure when the
  * measurement itself succeeded (a failed page after a failed measurement is a warning on
- * stderr). */
+ * stderr). An interrupted measurement prints no summary (no "answer" block as if complete):
+ * its status is rl_session_interrupted's. */
 rl_status rl_session_end(rl_session_end_opts *e, const cJSON *bundle, rl_status st, rl_error *err);
+
+/* The interruption, said once for every measuring command: err is set to RL_EINTERRUPTED with
+ * "interrupted: kept N of M runs in DIR/bundle.json; resume with: llama-roofline VERB --resume
+ * -o DIR" (run and diagnose, the commands with --resume; DIR quoted for sh), or "...; VERB has
+ * no --resume: run it again to measure the rest" (advise --measure), or "kept N operating
+ * points" (client). N: the runs whose status is "ok"; M: models x threads x depths from the
+ * settings. bundle_path: where the bundle is, NULL for DIR/bundle.json. Nothing is printed
+ * here: main prints err. */
+rl_status rl_session_interrupted(const char *verb, const char *out_dir, const char *bundle_path,
+                                 const cJSON *bundle, rl_error *err);
 
 /* The bundle's HTML page written to path ("-" = stdout), the one place a report is made: what the
  * page shows beyond the bundle is computed first (the "what to expect" rows,

@@ -9,6 +9,8 @@
 #include <sys/resource.h>
 
 #include "bundle/bundle.h"
+#include "cmd/bracket.h"
+#include "cmd/defaults.h"
 #include "model/gguf_json.h"
 #include "model/gguf_model.h"
 #include "measure/lbench.h"
@@ -495,6 +497,8 @@ typedef struct {
     char *bin;
     int threads[RL_SWEEP_MAX_LIST], depths[RL_SWEEP_MAX_LIST], nt, nd;
     rl_sysinfo si;
+    bool bracketing; /* ceiling probes are taken (cmd/bracket.h) */
+    bool ran;        /* a llama-bench invocation ran since the last probe */
 } sweep_ctx;
 
 /* --resume: the bundle in the output directory, its settings read back into the options. */
@@ -584,7 +588,9 @@ static rl_status sweep_ceiling(sweep_ctx *c, rl_error *err)
     if (cJSON_GetObjectItemCaseSensitive(b, "membw"))
         return RL_OK;
     if (c->o.skip_membw) {
-        if (!set_item(b, "membw", rl_json_unavailable("skipped with --skip-membw")))
+        if (!set_item(
+                b, "membw",
+                rl_json_unavailable("skipped with --skip-membw (no ceiling, so no probes of it)")))
             return oom(err, "the membw entry");
     } else {
         rl_membw_opts mo = {0};
@@ -641,6 +647,7 @@ static rl_status sweep_one(sweep_ctx *c, cJSON *m, cJSON *runs, int t, int d, sw
     }
     if (!set_item(run, "status", cJSON_CreateString("running")))
         return oom(err, "a run");
+    c->ran = true;
     size_t done = p->done, total = p->total;
     double eta = done > 1 ? p->elapsed / (double)(done - 1) * (double)(total - done + 1) : 0;
     rl_progress("[%zu/%zu] %s  t=%d  depth %d%s%.0f s left", done, total, mname, t, d,
@@ -670,6 +677,45 @@ static rl_status sweep_one(sweep_ctx *c, cJSON *m, cJSON *runs, int t, int d, sw
     return st;
 }
 
+/* One bracketing probe of the ceiling ("before", "between" or "after" the sweep), kept in
+ * membw.bracket and written. */
+static rl_status sweep_probe(sweep_ctx *c, const char *at, rl_error *err)
+{
+    cJSON *membw = cJSON_GetObjectItemCaseSensitive(c->s->bundle, "membw");
+    rl_progress("measuring the memory read ceiling again (a short probe %s the sweep)",
+                strcmp(at, "between") == 0 ? "during" : at);
+    double c0 = self_cpu_s();
+    double t_s = (double)(rl_proc_now_ns() - c->s->t_start) / 1e9;
+    rl_status st = rl_bracket_probe(membw, at, t_s, &c->si, err);
+    c->s->membw_cpu += self_cpu_s() - c0;
+    rl_progress_done();
+    c->ran = false;
+    if (st == RL_OK)
+        st = rl_bundle_write(c->s->bundle, c->s->path, err);
+    return st;
+}
+
+/* The bracket's summary and its drift warning (one "ceiling_drift" run warning, replacing an
+ * earlier session's). */
+static rl_status sweep_bracket_end(sweep_ctx *c, rl_error *err)
+{
+    cJSON *b = c->s->bundle;
+    char text[512];
+    if (!rl_bracket_summarize(cJSON_GetObjectItemCaseSensitive(b, "membw"),
+                              rl_defaults.bracket_limit_pct, text, sizeof text))
+        return oom(err, "the ceiling's bracket");
+    cJSON *rw = cJSON_GetObjectItemCaseSensitive(b, "run_warnings");
+    for (cJSON *w = rw ? rw->child : NULL, *next; w; w = next) {
+        next = w->next;
+        const char *code = rl_json_get_str(w, "code");
+        if (code && strcmp(code, "ceiling_drift") == 0)
+            cJSON_Delete(cJSON_DetachItemViaPointer(rw, w));
+    }
+    if (text[0] && !add_run_warning(b, "ceiling_drift", text, NULL))
+        return oom(err, "a run warning");
+    return RL_OK;
+}
+
 /* The sweep: every model x thread count x depth, in order. */
 static rl_status sweep_models(sweep_ctx *c, rl_error *err)
 {
@@ -680,6 +726,10 @@ static rl_status sweep_models(sweep_ctx *c, rl_error *err)
     cJSON *m;
     cJSON_ArrayForEach(m, models)
     {
+        if (c->bracketing && c->ran && n_models >= 3)
+            st = sweep_probe(c, "between", err);
+        if (st != RL_OK)
+            break;
         cJSON *runs = cJSON_GetObjectItemCaseSensitive(m, "runs");
         if (!runs || !rl_json_get_str(m, "path") || !rl_json_get_str(m, "id"))
             return rl_fail(err, RL_EINPUT, "%s: a model entry lacks its path or runs", c->s->path);
@@ -706,8 +756,23 @@ rl_status rl_sweep_measure(const rl_sweep_opts *opts, rl_sweep_state *s, rl_erro
         st = sweep_open(&c, err);
     if (st == RL_OK)
         st = sweep_ceiling(&c, err);
+    bool oom_b = false;
+    if (st == RL_OK && s->bundle)
+        c.bracketing = rl_bracket_start(cJSON_GetObjectItemCaseSensitive(s->bundle, "membw"),
+                                        c.o.no_bracket, &oom_b);
+    if (st == RL_OK && oom_b)
+        st = oom(err, "the ceiling's bracket");
+    if (st == RL_OK && c.bracketing)
+        st = sweep_probe(&c, "before", err);
     if (st == RL_OK && s->bundle)
         st = sweep_models(&c, err);
+    if (st == RL_OK && c.bracketing && c.ran)
+        st = sweep_probe(&c, "after", err);
+    rl_error be;
+    if (c.bracketing && sweep_bracket_end(&c, &be) != RL_OK && st == RL_OK) {
+        *err = be;
+        st = be.status;
+    }
     rl_progress_done();
     free(c.bin);
     return st;

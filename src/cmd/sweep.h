@@ -11,6 +11,9 @@
  * --target-ci: after the first invocation, more invocations of --reps repetitions each until
  * the decode CI half-width falls under the target or --max-reps is reached; the samples are
  * pooled and the run's "target_ci" says which happened.
+ * The ceiling is bracketed (cmd/bracket.h): a short probe before the sweep, between models when
+ * there are three or more, and after it, kept in membw.bracket; drift over the limit is a
+ * "ceiling_drift" run warning.
  * --resume: the bundle in the output directory is read back (refused, untouched, when it is not
  * a run bundle), its settings and models are used, and runs already "ok" are skipped.
  *
@@ -52,6 +55,7 @@ typedef struct {
     double peak_bw;          /* > 0: controlled ceiling */
     bool skip_membw;         /* no ceiling */
     bool quick_membw;        /* membw --quick */
+    bool no_bracket;         /* no ceiling probes around the sweep (cmd/bracket.h) */
     const char *llama_bench; /* --llama-bench or NULL */
     const char *out_dir;
     bool resume;

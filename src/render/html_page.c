@@ -86,6 +86,29 @@ static void kind_badge(page *p, xmlNodePtr parent, const char *kind)
 
 /* ---- the top --------------------------------------------------------------------------- */
 
+/* An interrupted run's banner, above the headline: the answer below it covers only the runs
+ * that finished (docs/CLI.md, "Ctrl-C"). */
+static void interrupted_banner(page *p)
+{
+    const char *state = rl_json_get_str(rl_json_get(p->b, "status"), "state");
+    xmlNodePtr h = slot(p, "headline");
+    if (!h || !h->parent || !state || strcmp(state, "interrupted") != 0)
+        return;
+    const char *cmd = str(p->b, "command", "run");
+    bool resumable = strcmp(cmd, "run") == 0 || strcmp(cmd, "diagnose") == 0;
+    xmlNodePtr b = rl_html_el_textf(
+        &p->h, h->parent, "p", "caveat banner-interrupted",
+        "Interrupted: this run was stopped before it finished, so the answer below comes only "
+        "from what was measured until then%s%s%s",
+        resumable ? "; llama-roofline " : ".", resumable ? cmd : "",
+        resumable ? " --resume -o DIR measures the rest." : "");
+    if (!b)
+        return;
+    rl_html_attr(&p->h, b, "data-banner", "interrupted");
+    xmlUnlinkNode(b);
+    xmlAddPrevSibling(h, b);
+}
+
 static void top(page *p)
 {
     char headline[160], answer[2048];
@@ -113,6 +136,7 @@ static void top(page *p)
         xmlFreeNode(vt);
     }
     caveats_at(p, slot(p, "top-caveats"), RL_RP_TOP);
+    interrupted_banner(p);
 }
 
 /* ---- key figures ----------------------------------------------------------------------- */

@@ -150,9 +150,11 @@ static void cv_top(cv_ctx *c, const cJSON *b)
                                                               : "This run is incomplete";
         rl_sbuf_printf(&s, "%s%s%s%s: the figures come from the runs that finished", how,
                        reason ? " (" : "", reason ? reason : "", reason ? ")" : "");
+        const char *cmd = str(b, "command", "run");
+        bool resumable = strcmp(cmd, "run") == 0 || strcmp(cmd, "diagnose") == 0;
         if ((strcmp(state, "running") == 0 || strcmp(state, "interrupted") == 0) &&
-            !rl_report_client_only(b))
-            rl_sbuf_printf(&s, "; llama-roofline run --resume DIR measures the rest.");
+            !rl_report_client_only(b) && resumable)
+            rl_sbuf_printf(&s, "; llama-roofline %s --resume -o DIR measures the rest.", cmd);
         else
             rl_sbuf_printf(&s, ".");
         add(c, "incomplete_run", RL_RP_TOP, &s);

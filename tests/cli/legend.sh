@@ -72,7 +72,9 @@ LLAMA_ROOFLINE_CACHE="$work/cache" "$RL_BIN" diagnose --llama-bench "$FAKE" --pe
   --predict synth:tiny:Q8_0 -o "$work/diag" "$work/a.gguf" "$work/b.gguf" >/dev/null 2>&1
 check "diagnose --predict with the fake llama-bench" 0 $?
 # Bundles of commands `run` cannot make (their paths count as existing): a ':' list.
-extra="$RL_SRC/tests/fixtures/client/bundle.json:$work/advise/bundle.json:$work/diag/bundle.json"
+# (tests/fixtures/bracket: a `run` of three models with the bracketing probes, as
+# tests/cli/bracket.sh makes; the run above gives --peak-bw and takes none)
+extra="$RL_SRC/tests/fixtures/client/bundle.json:$RL_SRC/tests/fixtures/bracket/bundle.json:$work/advise/bundle.json:$work/diag/bundle.json"
 out=$(RL_LEGEND_EXTRA="$extra" python3 - "$work/legend.json" "$work/run/bundle.json" "$RL_SRC"/examples/*/bundle.json <<'PY'
 import json, os, sys
 legend = json.load(open(sys.argv[1]))
