@@ -7,6 +7,7 @@
 #include "cmd/advise_run.h"
 #include "cmd/cmd.h"
 #include "cmd/defaults.h"
+#include "base/rl_file.h"
 #include "base/rl_opt.h"
 #include "base/rl_util.h"
 
@@ -211,7 +212,8 @@ static rl_status parse(int argc, char **argv, opts *a, rl_error *err)
             "--threads: give one thread count for the table (a list goes with --measure)");
     if (a->measure && o->core)
         return rl_fail(err, RL_EINPUT, "--core names a matrix core: it does not go with --measure");
-    return RL_OK;
+    rl_path_arg in[] = {{"--cpuinfo", o->cpuinfo}, {"--plan", o->plan}};
+    return rl_check_outputs(in, 2, &(rl_path_arg){"-o", o->out}, 1, err);
 }
 
 static rl_status run(int argc, char **argv, rl_error *err)

@@ -145,7 +145,8 @@ static rl_status run(int argc, char **argv, rl_error *err)
         fputs(usage, stdout);
         return RL_OK;
     }
-    if (a.output && (st = rl_check_writable(a.output, err)) != RL_OK)
+    if (a.output && ((st = rl_check_writable(a.output, err)) != RL_OK ||
+                     (st = rl_output_lock(a.output, a.output, "choose another -o", err)) != RL_OK))
         return st;
     if (a.raised)
         fprintf(stderr, "note: --membw-mb raised to the 64 MiB floor\n");
