@@ -62,8 +62,9 @@ static const char usage[] =
     "\n"
     "exit codes: 0 advice printed (also for unknown silicon: the recipe); 1 --measure decoded\n"
     "nothing; 2 bad input (an unknown --core, a bad number, fewer than two files, a quantized\n"
-    "--plan source); 3 llama-bench or llama-quantize not found; 4 an output cannot be written;\n"
-    "130 interrupted (the bundle keeps what was measured).\n";
+    "--plan source, -o naming an input); 3 llama-bench or llama-quantize not found; 4 an output\n"
+    "cannot be written or another llama-roofline is writing --dir; 130 interrupted (the\n"
+    "bundle keeps what was measured).\n";
 // clang-format on
 
 enum {

@@ -49,8 +49,8 @@ static const char usage[] =
     "\n"
     "exit codes: 0 compared; 1 --strict and the suites differ, or --fail-on-regression and a\n"
     "row regressed; 2 bad input (a missing, truncated or foreign file, a directory without\n"
-    "bundles, fewer than two inputs, a bad option); 4 the page cannot be written; 5 internal\n"
-    "error.\n";
+    "bundles, fewer than two inputs, a bad option, -o naming an input); 4 the page cannot be\n"
+    "written; 5 internal error.\n";
 
 static const struct option longopts[] = {
     {"output", required_argument, NULL, 'o'},

@@ -36,8 +36,8 @@ static const char usage[] =
     "With --markdown or --png the HTML page is written only when -o is given.\n"
     "\n"
     "exit codes: 0 written; 2 bad input (unreadable, truncated or foreign JSON, an HTML file\n"
-    "without an embedded bundle, a newer bundle version, a bad option); 4 an output cannot be\n"
-    "written; 5 internal error.\n";
+    "without an embedded bundle, a newer bundle version, a bad option, an output that is the\n"
+    "input or another output); 4 an output cannot be written; 5 internal error.\n";
 
 static const struct option longopts[] = {
     {"output", required_argument, NULL, 'o'},
