@@ -1,4 +1,5 @@
-/* rl_file.c: atomic writes, interrupt-aware write loops, regular-file reads. See rl_file.h. */
+/* rl_file.c: atomic writes, interrupt-aware write loops, regular-file reads, output locks and
+ * the same-file check. See rl_file.h. */
 #include "base/rl_file.h"
 
 #include <dirent.h>
@@ -9,10 +10,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <sys/statvfs.h>
 #include <unistd.h>
 
+#include "base/rl_text.h"
 #include "base/rl_util.h"
 
 /* Registry of live temporary files for the second-Ctrl-C path. Each slot holds a pointer to a
@@ -36,10 +39,28 @@ static void slot_release(int i)
         slots[i] = NULL;
 }
 
+/* Output locks held by this process (rl_output_lock): descriptor, lock file, its identity. The
+ * paths are also in lock_paths for the signal handler. */
+#define N_LOCKS 4
+typedef struct {
+    int fd;
+    char *path;
+    dev_t dev;
+    ino_t ino;
+} lock_slot;
+static lock_slot locks[N_LOCKS];
+static char *volatile lock_paths[N_LOCKS];
+static pid_t lock_owner; /* a forked child never removes its parent's lock files */
+
 void rl_file_cleanup_signal(void)
 {
     for (int i = 0; i < N_SLOTS; i++) {
         char *p = slots[i];
+        if (p)
+            unlink(p);
+    }
+    for (int i = 0; i < N_LOCKS && getpid() == lock_owner; i++) {
+        char *p = lock_paths[i];
         if (p)
             unlink(p);
     }
@@ -76,19 +97,40 @@ static rl_status out_fail(rl_error *err, const char *path, int e, const char *hi
     return rl_fail(err, RL_EOUTPUT, "cannot write %s: %s (%s)", path, strerror(e), hint);
 }
 
+static bool is_stream(mode_t m)
+{
+    return S_ISCHR(m) || S_ISFIFO(m);
+}
+
+static rl_status link_fail(rl_error *err, const char *path)
+{
+    char safe[512];
+    return rl_fail(err, RL_EOUTPUT,
+                   "cannot write %s: it is a symbolic link (remove it or choose another path)",
+                   rl_tty_escape(path, safe, sizeof safe));
+}
+
 rl_status rl_atomic_open(const char *path, rl_atomic *a, rl_error *err)
 {
     memset(a, 0, sizeof *a);
     a->fd = -1;
     a->slot = -1;
     struct stat sb;
-    if (stat(path, &sb) == 0) {
+    bool link = lstat(path, &sb) == 0 && S_ISLNK(sb.st_mode);
+    if (link && (stat(path, &sb) != 0 || !is_stream(sb.st_mode)))
+        return link_fail(err, path); /* never written through: a pipe or device only */
+    if (link || stat(path, &sb) == 0) {
         if (S_ISDIR(sb.st_mode))
             return rl_fail(err, RL_EOUTPUT, "cannot write %s: it is a directory", path);
-        if (S_ISCHR(sb.st_mode) || S_ISFIFO(sb.st_mode)) {
-            a->fd = open(path, O_WRONLY | O_CLOEXEC);
+        if (is_stream(sb.st_mode)) {
+            a->fd = open(path, O_WRONLY | O_CLOEXEC | O_NOCTTY | (link ? 0 : O_NOFOLLOW));
             if (a->fd < 0)
                 return out_fail(err, path, errno, "choose a writable path");
+            if (fstat(a->fd, &sb) != 0 || !is_stream(sb.st_mode)) { /* replaced since */
+                close(a->fd);
+                a->fd = -1;
+                return link_fail(err, path);
+            }
             a->direct = true;
             a->path = rl_strdup(path);
             if (!a->path) {
@@ -241,9 +283,172 @@ rl_status rl_write_output(const char *path, const void *data, size_t len, rl_err
     return rl_write_file(path, data, len, err);
 }
 
+static const char *base_of(const char *path)
+{
+    const char *slash = strrchr(path, '/');
+    return slash ? slash + 1 : path;
+}
+
+static bool stat_dir_of(const char *path, struct stat *sb)
+{
+    char *dir = dir_of(path);
+    bool ok = dir && stat(dir, sb) == 0;
+    free(dir);
+    return ok;
+}
+
+bool rl_same_file(const char *a, const char *b)
+{
+    if (!a || !b || strcmp(a, "-") == 0 || strcmp(b, "-") == 0)
+        return false;
+    struct stat sa, sb;
+    bool ea = stat(a, &sa) == 0, eb = stat(b, &sb) == 0;
+    if (ea || eb) /* a pipe or device (/dev/null twice) is never clobbered */
+        return ea && eb && S_ISREG(sa.st_mode) && sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
+    return stat_dir_of(a, &sa) && stat_dir_of(b, &sb) && sa.st_dev == sb.st_dev &&
+           sa.st_ino == sb.st_ino && strcmp(base_of(a), base_of(b)) == 0;
+}
+
+rl_status rl_check_outputs(const rl_path_arg *in, size_t n_in, const rl_path_arg *out, size_t n_out,
+                           rl_error *err)
+{
+    char s1[512], s2[512];
+    for (size_t i = 0; i < n_out; i++) {
+        for (size_t k = 0; k < n_in; k++)
+            if (rl_same_file(out[i].path, in[k].path))
+                return rl_fail(err, RL_EINPUT,
+                               "%s %s is the same file as the input %s: choose another %s",
+                               out[i].flag, rl_tty_escape(out[i].path, s1, sizeof s1),
+                               rl_tty_escape(in[k].path, s2, sizeof s2), out[i].flag);
+        for (size_t k = 0; k < i; k++)
+            if (rl_same_file(out[i].path, out[k].path))
+                return rl_fail(err, RL_EINPUT,
+                               "%s %s and %s %s are the same file: choose another %s", out[k].flag,
+                               rl_tty_escape(out[k].path, s1, sizeof s1), out[i].flag,
+                               rl_tty_escape(out[i].path, s2, sizeof s2), out[i].flag);
+    }
+    return RL_OK;
+}
+
+void rl_output_unlock_all(void)
+{
+    for (int i = 0; i < N_LOCKS; i++) {
+        if (!locks[i].path)
+            continue;
+        lock_paths[i] = NULL;
+        if (getpid() == lock_owner)
+            unlink(locks[i].path); /* while still held: a waiter re-checks the inode */
+        close(locks[i].fd);
+        free(locks[i].path);
+        locks[i].path = NULL;
+    }
+}
+
+/* The process id written in a lock file; 0 when there is none. */
+static long lock_holder(int fd)
+{
+    char buf[32];
+    ssize_t n = pread(fd, buf, sizeof buf - 1, 0);
+    if (n <= 0)
+        return 0;
+    buf[n] = '\0';
+    char *end;
+    long v = strtol(buf, &end, 10);
+    return v > 0 && (*end == '\n' || *end == '\0') ? v : 0;
+}
+
+/* Lock the open lock file fd (identity fs) as lp: 1 taken, 0 it was replaced since it was
+ * opened (try again), -1 failed (*st and err filled). */
+static int lock_take(int fd, const struct stat *fs, char *lp, const char *shown, const char *hint,
+                     rl_status *st, rl_error *err)
+{
+    char safe[512];
+    if (flock(fd, LOCK_EX | LOCK_NB) != 0) {
+        int e = errno;
+        long pid = e == EWOULDBLOCK ? lock_holder(fd) : 0;
+        rl_tty_escape(shown, safe, sizeof safe);
+        if (e != EWOULDBLOCK)
+            *st = rl_fail(err, RL_EOUTPUT, "cannot lock %s: %s (%s)", safe, strerror(e), hint);
+        else if (pid)
+            *st = rl_fail(
+                err, RL_EOUTPUT,
+                "%s is being written by another llama-roofline (pid %ld); wait for it or %s", safe,
+                pid, hint);
+        else
+            *st = rl_fail(err, RL_EOUTPUT,
+                          "%s is being written by another process; wait for it or %s", safe, hint);
+        return -1;
+    }
+    struct stat ps;
+    if (lstat(lp, &ps) != 0 || ps.st_dev != fs->st_dev || ps.st_ino != fs->st_ino)
+        return 0; /* its holder removed it after we opened it */
+    int i = 0;
+    while (i < N_LOCKS && locks[i].path)
+        i++;
+    if (i == N_LOCKS) {
+        *st = rl_fail(err, RL_EINTERNAL, "more than %d output locks", N_LOCKS);
+        return -1;
+    }
+    if (!lock_owner) {
+        lock_owner = getpid();
+        atexit(rl_output_unlock_all);
+    }
+    char pid[32];
+    int n = snprintf(pid, sizeof pid, "%ld\n", (long)getpid());
+    bool noted = ftruncate(fd, 0) == 0 && pwrite(fd, pid, (size_t)n, 0) == n;
+    (void)noted; /* the id only makes the message to a second process more helpful */
+    locks[i] = (lock_slot){fd, lp, fs->st_dev, fs->st_ino};
+    lock_paths[i] = lp;
+    return 1;
+}
+
+rl_status rl_output_lock(const char *path, const char *shown, const char *hint, rl_error *err)
+{
+    char *dir = dir_of(path);
+    char *lp = dir ? rl_asprintf("%s/.%.200s.lock", dir, base_of(path)) : NULL;
+    free(dir);
+    if (!lp)
+        return rl_fail(err, RL_EINTERNAL, "out of memory");
+    for (int tries = 0; tries < 16; tries++) {
+        int fd = open(lp, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC | O_NOCTTY | O_NONBLOCK, 0666);
+        struct stat fs;
+        if (fd < 0 || fstat(fd, &fs) != 0 || !S_ISREG(fs.st_mode)) {
+            int e = fd < 0 ? errno : EINVAL;
+            char safe[512];
+            if (fd >= 0)
+                close(fd);
+            rl_fail(err, RL_EOUTPUT, "cannot lock %s: %s (%s)",
+                    rl_tty_escape(lp, safe, sizeof safe), strerror(e), hint);
+            free(lp);
+            return RL_EOUTPUT;
+        }
+        for (int i = 0; i < N_LOCKS; i++)
+            if (locks[i].path && locks[i].dev == fs.st_dev && locks[i].ino == fs.st_ino) {
+                close(fd); /* ours already */
+                free(lp);
+                return RL_OK;
+            }
+        rl_status st = RL_OK;
+        int got = lock_take(fd, &fs, lp, shown, hint, &st, err);
+        if (got == 1)
+            return RL_OK;
+        close(fd);
+        if (got < 0) {
+            free(lp);
+            return st;
+        }
+    }
+    free(lp);
+    return rl_fail(err, RL_EOUTPUT, "cannot lock %s: its lock file keeps changing (%s)", shown,
+                   hint);
+}
+
 rl_status rl_check_writable(const char *path, rl_error *err)
 {
     struct stat sb;
+    if (lstat(path, &sb) == 0 && S_ISLNK(sb.st_mode) &&
+        (stat(path, &sb) != 0 || !is_stream(sb.st_mode)))
+        return link_fail(err, path);
     if (stat(path, &sb) == 0 && S_ISDIR(sb.st_mode))
         return rl_fail(err, RL_EOUTPUT, "cannot write %s: it is a directory", path);
     char *dir = dir_of(path);

@@ -9,6 +9,15 @@
  * (rl_file_cleanup_signal, async-signal-safe) before the default action kills the process;
  * every other path removes them itself.
  *
+ * No output follows a symbolic link: a link at an output path is refused (RL_EOUTPUT), unless
+ * it leads to a pipe or a character device (-o /dev/stdout), which is written in place; what
+ * a link leads to is never created, truncated or replaced.
+ *
+ * Output locks: a command that writes an output directory or a bundle locks it first
+ * (rl_output_lock), so a second process writing the same output is refused instead of both
+ * writing and one run's records vanishing. Outputs are checked against the inputs and against
+ * each other by device and inode (rl_same_file, rl_check_outputs) before anything is written.
+ *
  * Reading: rl_file_open_regular refuses FIFOs, devices and directories before any blocking
  * open, so a FIFO never hangs the tool.
  *
@@ -34,7 +43,9 @@ typedef struct {
 } rl_atomic;
 
 /* Create the temporary file for path. A target that is a directory is refused; a target that
- * is a character device or FIFO (e.g. /dev/null, a pipe) is written directly. */
+ * is a character device or FIFO (e.g. /dev/null, a pipe, /dev/stdout into a pipe) is written
+ * directly; a symbolic link leading anywhere else (or nowhere) is refused: "cannot write PATH:
+ * it is a symbolic link (remove it or choose another path)". */
 rl_status rl_atomic_open(const char *path, rl_atomic *a, rl_error *err);
 /* Write all len bytes (retrying short writes). Unless a->finish is set, RL_EINTERRUPTED once
  * Ctrl-C was pressed (a blocked write returns at the signal); RL_EOUTPUT naming the target
@@ -58,8 +69,8 @@ rl_status rl_write_file(const char *path, const void *data, size_t len, rl_error
  * rl_write_all, not interruptible), anything else a file (rl_write_file). */
 rl_status rl_write_output(const char *path, const void *data, size_t len, rl_error *err);
 
-/* Fail early (RL_EOUTPUT naming path) when path is a directory or its directory is not
- * writable, so a long measurement is not lost at the end for want of a place to put it. */
+/* Fail early (RL_EOUTPUT naming path) when path is a directory, a symbolic link
+ * rl_atomic_open refuses, or its directory is not writable, so a long measurement is not lost at the end for want of a place to put it. */
 rl_status rl_check_writable(const char *path, rl_error *err);
 
 /* mkdir -p: create dir and its missing parents (mode 0777 less the umask). RL_EOUTPUT naming
@@ -82,7 +93,37 @@ rl_status rl_file_open_regular(const char *path, FILE **out, uint64_t *size, rl_
 /* Read a whole regular file of at most max bytes (plus a NUL terminator; caller frees). */
 rl_status rl_file_read_all(const char *path, size_t max, char **data, size_t *len, rl_error *err);
 
-/* Unlink every registered temporary file. Async-signal-safe; for the signal handler. */
+/* True when a and b name the same file: existing files by device and inode (so hard links,
+ * symbolic links and different spellings of one file are caught), files not there yet by
+ * their directory's device and inode and the same last name. NULL and "-" (standard output)
+ * match nothing. */
+bool rl_same_file(const char *a, const char *b);
+
+/* A path a command reads or writes and the option that named it (for messages). */
+typedef struct {
+    const char *flag; /* e.g. "-o", "--csv"; for an output given as a directory, its option */
+    const char *path; /* NULL or "-": not a file, skipped */
+} rl_path_arg;
+
+/* Before anything is written: RL_EINPUT when an output is the same file as an input ("--csv B
+ * is the same file as the input B: choose another --csv") or as an earlier output ("--json F
+ * and --csv F are the same file: choose another --csv"). */
+rl_status rl_check_outputs(const rl_path_arg *in, size_t n_in, const rl_path_arg *out, size_t n_out,
+                           rl_error *err);
+
+/* Lock the output whose bundle (or only file) is path, for the rest of the process: an
+ * exclusive flock on ".<name>.lock" beside it, holding this process's id; the lock file is
+ * removed at exit (a stale one left by a killed process is no obstacle: its flock is gone).
+ * Taken before anything is measured. Taking the same lock again is a no-op. When another
+ * process holds it: RL_EOUTPUT "<shown> is being written by another llama-roofline (pid N);
+ * wait for it or <hint>" (shown: the -o directory or file as the user gave it; hint e.g.
+ * "choose another -o"). RL_EOUTPUT naming the lock file when it cannot be created. */
+rl_status rl_output_lock(const char *path, const char *shown, const char *hint, rl_error *err);
+/* Release every lock this process holds, removing the lock files (also run at exit). */
+void rl_output_unlock_all(void);
+
+/* Unlink every registered temporary file and lock file. Async-signal-safe; for the signal
+ * handler. */
 void rl_file_cleanup_signal(void);
 
 /* The names in dir sorted by strcmp, hidden ones (starting with '.') left out, then only those

@@ -128,7 +128,7 @@ typedef struct {
     rl_client_counter counter;
     bool have_counter;
     bool http;
-    FILE *chunks;
+    rl_atomic chunks; /* --chunks, open when chunks.path is set; committed at the end */
 } client_ctx;
 
 /* The JSON of the current point from the results so far; NULL when out of memory. */
@@ -267,7 +267,7 @@ static void on_result(void *ud, const rl_client_run *run, const rl_client_result
 /* --chunks: one JSON line per request of the point just measured. */
 static rl_status write_chunks(client_ctx *c, rl_error *err)
 {
-    if (!c->chunks)
+    if (!c->chunks.path)
         return RL_OK;
     size_t n;
     rl_client_result *const *res = rl_client_run_results(c->run, &n);
@@ -292,12 +292,11 @@ static rl_status write_chunks(client_ctx *c, rl_error *err)
         char *text = rl_sbuf_take(&b);
         if (!text)
             return rl_fail(err, RL_EINTERNAL, "out of memory writing --chunks");
-        bool ok = fputs(text, c->chunks) >= 0;
+        rl_status st = rl_atomic_write(&c->chunks, text, strlen(text), err);
         free(text);
-        if (!ok)
-            return rl_fail(err, RL_EOUTPUT, "cannot write the --chunks file: %s", strerror(errno));
+        if (st != RL_OK)
+            return st;
     }
-    fflush(c->chunks);
     return RL_OK;
 }
 
@@ -569,7 +568,10 @@ static size_t total_ok(client_ctx *c)
 static rl_status from_bundle(const rl_client_opts *a, rl_error *err)
 {
     cJSON *b = NULL;
-    rl_status st = rl_bundle_load(a->from, &b, err);
+    rl_status st = rl_check_outputs(&(rl_path_arg){"--from", a->from}, 1,
+                                    &(rl_path_arg){"--csv", a->csv}, 1, err);
+    if (st == RL_OK)
+        st = rl_bundle_load(a->from, &b, err);
     if (st == RL_OK)
         st = rl_client_csv_write(b, a->csv, err);
     cJSON_Delete(b);
@@ -643,18 +645,21 @@ static rl_status open_outputs(session *s, rl_error *err)
     }
     if (st == RL_OK && (!s->bundle_path || (a->out_dir && !s->page)))
         st = rl_fail(err, RL_EINTERNAL, "out of memory");
+    const char *flag = a->out_dir ? "-o" : "--json";
+    rl_path_arg in[] = {{"--prompts", a->prompts_file}};
+    rl_path_arg out[] = {
+        {flag, s->bundle_path}, {flag, s->page}, {"--csv", a->csv}, {"--chunks", a->chunks}};
+    if (st == RL_OK)
+        st = rl_check_outputs(in, 1, out, 4, err);
     if (st == RL_OK)
         st = rl_check_writable(s->bundle_path, err);
+    if (st == RL_OK)
+        st = rl_output_lock(s->bundle_path, a->out_dir ? a->out_dir : a->json,
+                            a->out_dir ? "choose another -o" : "choose another --json", err);
     if (st == RL_OK && a->csv && strcmp(a->csv, "-") != 0)
         st = rl_check_writable(a->csv, err);
-    if (st == RL_OK && a->chunks) {
-        s->c.chunks = fopen(a->chunks, "w");
-        if (!s->c.chunks) {
-            char safe[512];
-            st = rl_fail(err, RL_EOUTPUT, "cannot write %s: %s (choose a writable --chunks path)",
-                         rl_tty_escape(a->chunks, safe, sizeof safe), strerror(errno));
-        }
-    }
+    if (st == RL_OK && a->chunks && (st = rl_atomic_open(a->chunks, &s->c.chunks, err)) == RL_OK)
+        s->c.chunks.finish = true; /* what was measured is kept after Ctrl-C */
     return st;
 }
 
@@ -798,6 +803,14 @@ static rl_status finish(session *s, rl_status st, rl_error *err)
             saved = ce;
         }
     }
+    if (c->chunks.path) {
+        rl_error ke;
+        rl_status kst = rl_atomic_commit(&c->chunks, &ke);
+        if (kst != RL_OK && st == RL_OK) {
+            st = kst;
+            saved = ke;
+        }
+    }
     if (measured)
         print_summary(a->csv && strcmp(a->csv, "-") == 0 ? stderr : stdout, c, s->bundle_path,
                       have_page ? s->page : NULL);
@@ -823,8 +836,8 @@ static void free_session(session *s)
     client_ctx *c = &s->c;
     if (c->w.started)
         writer_stop(&c->w);
-    if (c->chunks)
-        fclose(c->chunks);
+    if (c->chunks.path)
+        rl_atomic_abort(&c->chunks); /* not measured: nothing kept */
     rl_client_run_free(c->run);
     if (c->have_counter || c->counter.command)
         rl_client_counter_free(&c->counter);

@@ -7,6 +7,7 @@
 #include "cmd/advise_run.h"
 #include "cmd/cmd.h"
 #include "cmd/defaults.h"
+#include "base/rl_file.h"
 #include "base/rl_opt.h"
 #include "base/rl_util.h"
 
@@ -61,8 +62,9 @@ static const char usage[] =
     "\n"
     "exit codes: 0 advice printed (also for unknown silicon: the recipe); 1 --measure decoded\n"
     "nothing; 2 bad input (an unknown --core, a bad number, fewer than two files, a quantized\n"
-    "--plan source); 3 llama-bench or llama-quantize not found; 4 an output cannot be written;\n"
-    "130 interrupted (the bundle keeps what was measured).\n";
+    "--plan source, -o naming an input); 3 llama-bench or llama-quantize not found; 4 an output\n"
+    "cannot be written or another llama-roofline is writing --dir; 130 interrupted (the\n"
+    "bundle keeps what was measured).\n";
 // clang-format on
 
 enum {
@@ -211,7 +213,8 @@ static rl_status parse(int argc, char **argv, opts *a, rl_error *err)
             "--threads: give one thread count for the table (a list goes with --measure)");
     if (a->measure && o->core)
         return rl_fail(err, RL_EINPUT, "--core names a matrix core: it does not go with --measure");
-    return RL_OK;
+    rl_path_arg in[] = {{"--cpuinfo", o->cpuinfo}, {"--plan", o->plan}};
+    return rl_check_outputs(in, 2, &(rl_path_arg){"-o", o->out}, 1, err);
 }
 
 static rl_status run(int argc, char **argv, rl_error *err)

@@ -76,9 +76,11 @@ static const char usage[] =
     "LLAMA_ROOFLINE_PROGRESS=lines prints plain lines instead, =off nothing.\n"
     "\n"
     "exit codes: 0 at least one request succeeded; 1 none did, or --fail-fast stopped the run;\n"
-    "2 bad input; 3 the command's program was not found for any request (shell status 127/126)\n"
-    "or the HTTP driver is not built; 4 an output cannot be written; 5 internal error; 130\n"
-    "interrupted (the bundle keeps every finished request).\n";
+    "2 bad input (also an output that is an input or another output); 3 the command's program\n"
+    "was not found for any request (shell status 127/126) or the HTTP driver is not built; 4\n"
+    "an output cannot be written (a symbolic link is never followed) or another llama-roofline\n"
+    "is writing it; 5 internal error; 130 interrupted (the bundle keeps every finished\n"
+    "request).\n";
 // clang-format on
 
 enum {

@@ -49,8 +49,8 @@ static const char usage[] =
     "\n"
     "exit codes: 0 compared; 1 --strict and the suites differ, or --fail-on-regression and a\n"
     "row regressed; 2 bad input (a missing, truncated or foreign file, a directory without\n"
-    "bundles, fewer than two inputs, a bad option); 4 the page cannot be written; 5 internal\n"
-    "error.\n";
+    "bundles, fewer than two inputs, a bad option, -o naming an input); 4 the page cannot be\n"
+    "written; 5 internal error.\n";
 
 static const struct option longopts[] = {
     {"output", required_argument, NULL, 'o'},
@@ -123,6 +123,9 @@ static rl_status run(int argc, char **argv, rl_error *err)
                      c.n_inputs);
     if (st == RL_OK && o.baseline)
         st = rl_cmp_set_baseline(&c, o.baseline, err);
+    for (size_t i = 0; st == RL_OK && o.html && i < c.n_inputs; i++)
+        st = rl_check_outputs(&(rl_path_arg){"input", c.inputs[i].path}, 1,
+                              &(rl_path_arg){"-o", o.html}, 1, err);
     if (st == RL_OK && o.html && !page_stdout)
         st = rl_check_writable(o.html, err);
     if (st == RL_OK)

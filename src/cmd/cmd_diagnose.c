@@ -55,8 +55,9 @@ static const char usage[] =
     "\n"
     "exit codes: 0 measured; 1 no decode rate from any model; 2 bad input (an option, a\n"
     "missing or corrupt GGUF, no model among those named); 3 llama-bench not found; 4 the\n"
-    "output or the synth cache cannot be written; 5 internal error; 130 interrupted (the\n"
-    "bundle keeps what was measured; --resume continues).\n";
+    "output or the synth cache cannot be written, or another llama-roofline is writing the\n"
+    "output; 5 internal error; 130 interrupted (the bundle keeps what was measured; --resume\n"
+    "continues).\n";
 // clang-format on
 
 enum { OPT_SYNTH = 256, OPT_QUICK, OPT_REPS, OPT_PEAK, OPT_SKIP, OPT_FILE_BYTES, OPT_NGL };

@@ -5,13 +5,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 
 #include "analyse/analysis_bundle.h"
 #include "bundle/bundle.h"
 #include "cmd/cmd.h"
 #include "bundle/import.h"
 #include "render/report.h"
+#include "base/rl_file.h"
 #include "base/rl_opt.h"
 #include "base/rl_text.h"
 #include "base/rl_util.h"
@@ -50,14 +50,6 @@ static const struct option longopts[] = {
     {NULL, 0, NULL, 0},
 };
 
-/* The same file by device and inode (false when either cannot be read). */
-static bool same_file(const char *a, const char *b)
-{
-    struct stat sa, sb;
-    return stat(a, &sa) == 0 && stat(b, &sb) == 0 && sa.st_dev == sb.st_dev &&
-           sa.st_ino == sb.st_ino;
-}
-
 /* What the options fill: the import's options and the bundle's path. */
 typedef struct {
     rl_import_opts *o;
@@ -95,11 +87,9 @@ static rl_status parse(int argc, char **argv, rl_import_opts *o, const char **in
     }
     if (!*output || !**output)
         return rl_fail(err, RL_EINPUT, "-o BUNDLE is required: where to write the bundle");
-    if (same_file(argv[optind], *output))
-        return rl_fail(err, RL_EINPUT,
-                       "the input is also the output; write the bundle to another file");
     *input = argv[optind];
-    return RL_OK;
+    return rl_check_outputs(&(rl_path_arg){"input", *input}, 1, &(rl_path_arg){"-o", *output}, 1,
+                            err);
 }
 
 static rl_status run(int argc, char **argv, rl_error *err)

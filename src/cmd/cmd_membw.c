@@ -39,7 +39,10 @@ static const char usage[] =
     "  -h, --help         show this help\n"
     "\n"
     "A ceiling whose repetitions disagree by more than 25% (median vs best) is reported as\n"
-    "unstable: rerun on a quiet machine or pass --peak-bw.\n";
+    "unstable: rerun on a quiet machine or pass --peak-bw.\n"
+    "\n"
+    "exit codes: 0 measured; 2 bad input; 4 -o cannot be written or another llama-roofline is\n"
+    "writing it; 5 internal error; 130 interrupted.\n";
 
 typedef struct {
     bool json, quick, have_peak;
@@ -145,7 +148,8 @@ static rl_status run(int argc, char **argv, rl_error *err)
         fputs(usage, stdout);
         return RL_OK;
     }
-    if (a.output && (st = rl_check_writable(a.output, err)) != RL_OK)
+    if (a.output && ((st = rl_check_writable(a.output, err)) != RL_OK ||
+                     (st = rl_output_lock(a.output, a.output, "choose another -o", err)) != RL_OK))
         return st;
     if (a.raised)
         fprintf(stderr, "note: --membw-mb raised to the 64 MiB floor\n");

@@ -6,13 +6,13 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
-#include <sys/stat.h>
 
 #include "bundle/bundle.h"
 #include "render/chart/chart.h"
 #include "cmd/cmd.h"
 #include "cmd/session.h"
 #include "render/report.h"
+#include "base/rl_file.h"
 #include "base/rl_opt.h"
 #include "base/rl_text.h"
 #include "base/rl_util.h"
@@ -36,8 +36,8 @@ static const char usage[] =
     "With --markdown or --png the HTML page is written only when -o is given.\n"
     "\n"
     "exit codes: 0 written; 2 bad input (unreadable, truncated or foreign JSON, an HTML file\n"
-    "without an embedded bundle, a newer bundle version, a bad option); 4 an output cannot be\n"
-    "written; 5 internal error.\n";
+    "without an embedded bundle, a newer bundle version, a bad option, an output that is the\n"
+    "input or another output); 4 an output cannot be written; 5 internal error.\n";
 
 static const struct option longopts[] = {
     {"output", required_argument, NULL, 'o'},
@@ -117,13 +117,6 @@ static bool html_name(const char *path)
            (n >= 4 && strcasecmp(path + n - 4, ".htm") == 0);
 }
 
-static bool same_file(const char *a, const char *b)
-{
-    struct stat sa, sb;
-    return stat(a, &sa) == 0 && stat(b, &sb) == 0 && sa.st_dev == sb.st_dev &&
-           sa.st_ino == sb.st_ino;
-}
-
 static rl_status run(int argc, char **argv, rl_error *err)
 {
     opts o = {0};
@@ -149,9 +142,14 @@ static rl_status run(int argc, char **argv, rl_error *err)
     }
     cJSON *b = NULL;
     st = rl_bundle_load(o.input, &b, err);
-    if (st == RL_OK && html && !html_name(o.input) && same_file(html, o.input))
-        st =
-            rl_fail(err, RL_EINPUT, "%s: -o names the bundle itself; choose another file", o.input);
+    /* a report re-rendered in place is allowed; no other output may be the input or another */
+    rl_path_arg in[] = {{"input", o.input}};
+    rl_path_arg out[] = {
+        {"--markdown", md_stdout ? NULL : o.markdown}, {"--png", o.png}, {"-o", html}};
+    if (st == RL_OK)
+        st = rl_check_outputs(in, 1, out, html_name(o.input) ? 2 : 3, err);
+    if (st == RL_OK)
+        st = rl_check_outputs(NULL, 0, out, 3, err);
     /* what is said about the files written goes to stdout, unless stdout carries a page */
     FILE *say = (md_stdout || (html && strcmp(html, "-") == 0)) ? stderr : stdout;
     char safe[1024];

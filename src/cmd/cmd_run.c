@@ -56,9 +56,10 @@ static const char usage[] =
     "  -h, --help             show this text\n"
     "\n"
     "exit codes: 0 measured; 1 no model produced a decode rate; 2 bad input (an option, an\n"
-    "unreadable GGUF, a foreign or corrupt bundle to resume, left untouched); 3 llama-bench\n"
-    "not found; 4 the output directory cannot be written; 5 internal error; 130 interrupted\n"
-    "(the bundle keeps every completed record).\n";
+    "unreadable GGUF, a model that is one of the outputs, a foreign or corrupt bundle to\n"
+    "resume, left untouched); 3 llama-bench not found; 4 the output directory cannot be\n"
+    "written or another llama-roofline is writing it; 5 internal error; 130 interrupted (the\n"
+    "bundle keeps every completed record).\n";
 // clang-format on
 
 enum {

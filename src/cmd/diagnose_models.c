@@ -116,6 +116,8 @@ rl_status rl_diagnose_models(int n, char **ops, bool synth, const char *llama_be
         st = rl_lbench_find(llama_bench, &bin, err);
     if (st == RL_OK)
         st = rl_mkdir_p(out_dir, "choose a writable -o directory", err);
+    if (st == RL_OK) /* before the ladder is written: the sweep takes it again */
+        st = rl_output_lock(path, out_dir, "choose another -o", err);
     if (st == RL_OK)
         st = rl_check_writable(path, err);
     if (st == RL_OK && (synth || none))

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
+#include <unistd.h>
 
 #include "bundle/bundle.h"
 #include "cmd/bracket.h"
@@ -15,6 +16,7 @@
 #include "model/gguf_model.h"
 #include "measure/lbench.h"
 #include "measure/membw.h"
+#include "render/report.h"
 #include "base/proc.h"
 #include "base/rl_file.h"
 #include "base/rl_json.h"
@@ -561,16 +563,37 @@ static rl_status sweep_new(sweep_ctx *c, rl_error *err)
     return st;
 }
 
+/* The output directory locked for this process (before the bundle is read or anything is
+ * measured), no model being one of its files. A --resume of a missing directory: left to
+ * sweep_resume to report. */
+static rl_status sweep_lock(sweep_ctx *c, rl_error *err)
+{
+    if (c->o.resume && access(c->o.out_dir, F_OK) != 0)
+        return RL_OK;
+    const char *flag = strcmp(c->o.command, "advise") == 0 ? "--dir" : "-o";
+    char hint[32], *page = rl_asprintf("%s/" RL_REPORT_FILE, c->o.out_dir);
+    rl_snprintf(hint, sizeof hint, "choose another %s", flag);
+    rl_path_arg out[] = {{flag, c->s->path}, {flag, page}};
+    rl_status st = page ? rl_output_lock(c->s->path, c->o.out_dir, hint, err)
+                        : rl_fail(err, RL_EINTERNAL, "out of memory");
+    for (size_t i = 0; st == RL_OK && i < c->o.n_models; i++)
+        st = rl_check_outputs(&(rl_path_arg){"-m", c->o.models[i]}, 1, out, 2, err);
+    free(page);
+    return st;
+}
+
 /* The bundle to record into: resumed or new, checked writable, llama-bench found. */
 static rl_status sweep_open(sweep_ctx *c, rl_error *err)
 {
     rl_status st = RL_OK;
-    if (c->o.resume)
+    if (c->o.resume && (st = sweep_lock(c, err)) == RL_OK)
         st = sweep_resume(c, err);
     if (st == RL_OK)
         st = rl_lbench_find(c->o.llama_bench, &c->bin, err);
     if (st == RL_OK && !c->o.resume)
         st = rl_mkdir_p(c->o.out_dir, "choose a writable -o directory", err);
+    if (st == RL_OK && !c->o.resume)
+        st = sweep_lock(c, err);
     if (st == RL_OK)
         st = rl_check_writable(c->s->path, err);
     if (st == RL_OK && !c->o.resume)

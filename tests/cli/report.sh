@@ -66,7 +66,7 @@ bad "missing file" 2 "nope.json" "$work/nope.json" -o "$work/x.html"
 bad "no operand" 2 "no input" -o "$work/x.html"
 bad "two operands" 2 "unexpected" "$work/bundle.json" "$work/report.html"
 bad "unknown option" 2 "unknown option '--frobnicate'" --frobnicate "$work/bundle.json"
-bad "-o names the bundle" 2 "names the bundle itself" "$work/bundle.json" -o "$work/bundle.json"
+bad "-o names the bundle" 2 "error: -o .*bundle.json is the same file as the input .*bundle.json: choose another -o$" "$work/bundle.json" -o "$work/bundle.json"
 [ ! -e "$work/x.html" ] && echo "ok   nothing written on bad input" || fail "x.html written"
 cmp -s "$work/bundle.json" "$fx/memory-bound.json" && echo "ok   bundle untouched" || fail "bundle changed"
 
