@@ -52,12 +52,20 @@ case_() {
   [ "$ms" -lt "$lim" ] && echo "ok   $name: ended in $ms ms (limit $lim)" || fail "$name: took $ms ms (limit $lim)"
   local left=""
   for _ in $(seq 20); do # SIGKILL is delivered at once; give init a moment to reap
-    left=$(pgrep -g "$pg"; kill -0 "$kid" 2>/dev/null && echo "$kid")
+    left=$(for p in $(pgrep -g "$pg") "$kid"; do alive "$p" && echo "$p"; done | sort -u)
     [ -z "$left" ] && break
     sleep 0.05
   done
   [ -z "$left" ] && echo "ok   $name: nothing of group $pg is left" ||
-    fail "$name: still running: $(ps -o pid=,pgid=,ppid=,args= -p "$(tr '\n' ',' <<<"$left")0" | tr '\n' ';')"
+    fail "$name: still running: $(ps -o pid=,pgid=,ppid=,stat=,args= -p "$(paste -sd, <<<"$left")" | tr '\n' ';')"
+}
+
+# alive PID: the process exists and is not a zombie (a killed grandchild reparented to a PID 1
+# that does not reap, as in some containers, stays a zombie: dead, only not yet reaped)
+alive() {
+  local st
+  st=$(ps -o stat= -p "$1" 2>/dev/null) || return 1
+  [ -n "$st" ] && [ "${st:0:1}" != Z ]
 }
 
 lim=$(interrupt_limit_ms)
