@@ -42,6 +42,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "analyse/analysis_quiet.h"
 #include "base/rl_text.h"
 #include "base/rl_util.h"
 
@@ -106,6 +107,8 @@ void rl_an_free(rl_an_result *r)
     free(r->warnings);
     free(r->long_context);
     free(r->verdict.text);
+    free(r->disturbance.text);
+    free(r->disturbance.advice);
     memset(r, 0, sizeof *r);
 }
 
@@ -343,6 +346,8 @@ static rl_status summarize_model(const rl_an_model *m, const run_order *o, rl_an
         if (st != RL_OK)
             return rl_prefix(err, "model %s", m->id);
     }
+    if (rl_an_noise_of(&best->decode, &s->noise, err) != RL_OK)
+        return rl_prefix(err, "model %s", m->id);
     double floor_ts = best->decode.mean * (1.0 - RL_AN_KNEE_TOL);
     for (size_t i = 0; i < o->n_depth0; i++) {
         const rl_an_run *run = &m->runs[o->order[i]];
@@ -495,37 +500,54 @@ static rl_status do_fit(rl_an_result *r, idx_list *set, double *xs, double *ys, 
     return RL_OK;
 }
 
+/* "Decode is memory-bound: " or, measured while disturbed, "Decode looks memory-bound, but
+ * <what was seen>, so this may be wrong: " (never a plain verdict from a disturbed run). */
+static void verdict_lead(rl_sbuf *b, const rl_an_result *r, const char *label)
+{
+    if (r->verdict.provisional)
+        rl_sbuf_printf(b, "Decode looks %s, but %s, so this may be wrong: ", label,
+                       r->disturbance.text);
+    else
+        rl_sbuf_printf(b, "Decode is %s: ", label);
+}
+
 static void verdict_text(rl_an_result *r, bool by_gain, bool by_prefill)
 {
     rl_an_verdict *v = &r->verdict;
     rl_sbuf b = {0};
     double med = r->util_median_pct, c = r->ceiling.GBs;
+    v->provisional = r->disturbance.disturbed && r->disturbance.text != NULL;
     switch (v->kind) {
     case RL_AN_VERDICT_MEMORY_BOUND:
+        verdict_lead(&b, r, "memory-bound");
         rl_sbuf_printf(&b,
-                       "Decode is memory-bound: the median model reaches %.0f%% of the %.1f GB/s "
-                       "ceiling (short context, %s).",
+                       "the median model reaches %.0f%% of the %.1f GB/s ceiling (short context, "
+                       "%s).",
                        med, c, RL_AN_OPERATING_POINT);
         break;
     case RL_AN_VERDICT_PARTLY_MEMORY_BOUND:
+        verdict_lead(&b, r, "partly memory-bound");
         rl_sbuf_printf(&b,
-                       "Decode is partly memory-bound: the median model reaches %.0f%% of the %.1f "
-                       "GB/s ceiling (short context, %s).",
+                       "the median model reaches %.0f%% of the %.1f GB/s ceiling (short context, "
+                       "%s).",
                        med, c, RL_AN_OPERATING_POINT);
         break;
     case RL_AN_VERDICT_NOT_BANDWIDTH_LIMITED:
-        rl_sbuf_printf(
-            &b,
-            "Decode is not bandwidth-limited: the median model reaches only %.0f%% of the "
-            "%.1f GB/s ceiling (short context, %s).",
-            med, c, RL_AN_OPERATING_POINT);
+        verdict_lead(&b, r, "not bandwidth-limited");
+        rl_sbuf_printf(&b,
+                       "the median model reaches only %.0f%% of the %.1f GB/s ceiling (short "
+                       "context, %s).",
+                       med, c, RL_AN_OPERATING_POINT);
         break;
     case RL_AN_VERDICT_COMPUTE_BOUND:
-        rl_sbuf_printf(
-            &b,
-            "Decode looks compute-bound here, not memory-bound: the median model reaches "
-            "only %.0f%% of the %.1f GB/s ceiling",
-            med, c);
+        if (v->provisional)
+            rl_sbuf_printf(&b,
+                           "Decode looks compute-bound here, not memory-bound, but %s, so this "
+                           "may be wrong: ",
+                           r->disturbance.text);
+        else
+            rl_sbuf_printf(&b, "Decode looks compute-bound here, not memory-bound: ");
+        rl_sbuf_printf(&b, "the median model reaches only %.0f%% of the %.1f GB/s ceiling", med, c);
         if (by_gain)
             rl_sbuf_printf(
                 &b,
@@ -870,6 +892,57 @@ static rl_status warn_ceiling(rl_an_result *r, rl_error *err)
     return RL_OK;
 }
 
+/* Step 1b: the disturbance summary and its warning, then the "noisy" and "outliers" warnings
+ * over the models' operating-point decode samples (set is scratch). */
+static rl_status warn_disturbance_and_noise(const rl_an_input *in, rl_an_result *r, idx_list *set,
+                                            rl_error *err)
+{
+    rl_status st = rl_an_disturbance_of(in, &r->disturbance, err);
+    if (st == RL_OK && r->disturbance.disturbed) {
+        rl_sbuf b = {0};
+        rl_sbuf_printf(&b, "Measured while the machine was busy: ");
+        sb_ascii(&b, r->disturbance.text);
+        rl_sbuf_printf(&b, ", so the rates, the fit and the verdict may be wrong. ");
+        sb_ascii(&b, r->disturbance.advice);
+        st = add_warning(r, "disturbed", rl_sbuf_take(&b), NULL, 0, err);
+    }
+    for (int pass = 0; pass < 2 && st == RL_OK; pass++) {
+        set->n = 0;
+        for (size_t i = 0; i < r->n_models; i++) {
+            const rl_an_noise *nz = &r->models[i].noise;
+            if (nz->available && (pass == 0 ? nz->noisy : nz->outliers > 0))
+                set->idx[set->n++] = i;
+        }
+        if (set->n == 0)
+            continue;
+        rl_sbuf b = {0};
+        if (pass == 0)
+            rl_sbuf_printf(&b,
+                           "Noisy decode rates: the repetitions at the operating point vary "
+                           "by more than %.0f%% (coefficient of variation): ",
+                           RL_AN_NOISY_CV_PCT);
+        else
+            rl_sbuf_printf(&b,
+                           "Statistical outliers were detected in the decode repetitions "
+                           "(modified Z-score above %.1f, hyperfine's rule): ",
+                           RL_AN_OUTLIER_SCORE);
+        for (size_t k = 0; k < set->n; k++) {
+            const rl_an_model_summary *m = &r->models[set->idx[k]];
+            rl_sbuf_printf(&b, "%s", k ? ", " : "");
+            sb_ascii(&b, m->id);
+            if (pass == 0)
+                rl_sbuf_printf(&b, " %.1f%%", m->noise.cv_pct);
+            else
+                rl_sbuf_printf(&b, " %zu of %zu", m->noise.outliers, m->noise.n);
+        }
+        rl_sbuf_printf(&b, ". Consider re-running on a quiet system without interference from "
+                           "other programs.");
+        st = add_warning(r, pass == 0 ? "noisy" : "outliers", rl_sbuf_take(&b), set->idx, set->n,
+                         err);
+    }
+    return st;
+}
+
 static rl_status analyze(const rl_an_input *in, rl_an_result *r, idx_list *set, double *xs,
                          double *ys, double *res, rl_error *err)
 {
@@ -882,6 +955,8 @@ static rl_status analyze(const rl_an_input *in, rl_an_result *r, idx_list *set, 
         return rl_fail(err, RL_EINTERNAL, "analysis: out of memory");
 
     rl_status st = summarize_models(in, r, set, err);
+    if (st == RL_OK)
+        st = warn_disturbance_and_noise(in, r, set, err);
     if (st != RL_OK)
         return st;
     if (r->n_models_ok == 0) {
@@ -1092,6 +1167,20 @@ static cJSON *model_json(jctx *j, const rl_an_result *r, const rl_an_model_summa
     } else {
         jadd(j, o, "fit_residual", junavail(j, "not in the fit"));
     }
+    if (s->noise.available) {
+        cJSON *nz = javail(j, "derived");
+        jstr(j, nz, "rate", "decode at the operating point");
+        jnum(j, nz, "n", (double)s->noise.n);
+        if (isfinite(s->noise.cv_pct))
+            jnum(j, nz, "cv_pct", s->noise.cv_pct);
+        else
+            jadd(j, nz, "cv_pct", junavail(j, "the mean is 0"));
+        jnum(j, nz, "outliers", (double)s->noise.outliers);
+        jbool(j, nz, "noisy", s->noise.noisy);
+        jadd(j, o, "noise", nz);
+    } else {
+        jadd(j, o, "noise", junavail(j, "fewer than 2 decode repetitions at the operating point"));
+    }
     return o;
 }
 
@@ -1128,6 +1217,7 @@ static cJSON *verdict_json(jctx *j, const rl_an_result *r)
     jstr(j, o, "from_median_utilisation", rl_an_verdict_name(v->from_median));
     jnum(j, o, "median_util_pct", r->util_median_pct);
     jstr(j, o, "text", v->text ? v->text : "");
+    jbool(j, o, "provisional", v->provisional);
     cJSON *e = jobj(j);
     jnum(j, e, "swept_models", (double)v->n_swept);
     jnum(j, e, "decode_gaining_models", (double)v->n_gaining);
@@ -1142,6 +1232,40 @@ static cJSON *verdict_json(jctx *j, const rl_an_result *r)
     jnum(j, t, "decode_top_gain_pct", RL_AN_TOP_GAIN_PCT);
     jnum(j, t, "prefill_efficiency_min", RL_AN_PREFILL_EFF_MIN);
     jadd(j, o, "thresholds", t);
+    return o;
+}
+
+/* {"available", "kind": "derived", "disturbed", "n_measurements", "n_disturbed", "by_kind":
+ * {"llama_bench": {"n", "disturbed"}, ...}, "other_cpu_pct_max", "steal_pct_max", "text",
+ * "advice"} or {"available": false, "reason"}. */
+static cJSON *disturbance_json(jctx *j, const rl_an_result *r)
+{
+    const rl_an_disturbance *d = &r->disturbance;
+    if (!d->available)
+        return junavail(j, d->reason ? d->reason : "no machine state recorded");
+    static const char *const keys[RL_AN_MEAS_KINDS] = {"llama_bench", "membw", "client"};
+    cJSON *o = javail(j, "derived");
+    jbool(j, o, "disturbed", d->disturbed);
+    jnum(j, o, "n_measurements", (double)d->n);
+    jnum(j, o, "n_disturbed", (double)d->n_disturbed);
+    cJSON *bk = jobj(j);
+    for (int k = 0; k < RL_AN_MEAS_KINDS; k++) {
+        if (d->n_kind[k] == 0)
+            continue;
+        cJSON *e = jobj(j);
+        jnum(j, e, "n", (double)d->n_kind[k]);
+        jnum(j, e, "disturbed", (double)d->n_kind_disturbed[k]);
+        jadd(j, bk, keys[k], e);
+    }
+    jadd(j, o, "by_kind", bk);
+    if (d->disturbed) {
+        if (isfinite(d->other_cpu_pct_max))
+            jnum(j, o, "other_cpu_pct_max", d->other_cpu_pct_max);
+        if (isfinite(d->steal_pct_max))
+            jnum(j, o, "steal_pct_max", d->steal_pct_max);
+        jstr(j, o, "text", d->text);
+        jstr(j, o, "advice", d->advice);
+    }
     return o;
 }
 
@@ -1210,6 +1334,7 @@ rl_status rl_an_to_json(const rl_an_result *r, cJSON **out, rl_error *err)
         jadd(j, o, "utilisation", junavail(j, r->util_reason ? r->util_reason : "unknown"));
     }
     jadd(j, o, "verdict", verdict_json(j, r));
+    jadd(j, o, "disturbance", disturbance_json(j, r));
     if (r->has_knee) {
         cJSON *k = javail(j, "derived");
         jnum(j, k, "threads", r->knee_threads);

@@ -78,6 +78,62 @@
 #define RL_AN_PREFILL_EFF_MIN 0.6 /* prefill "scales with threads" */
 #define RL_AN_OPERATING_POINT "each model at its own best thread count"
 
+/* Noise rules (analysis_quiet.c), the one place these thresholds live (docs/BUNDLE.md and the
+ * legend quote them). Per model, over the repetitions of its operating-point decode rate:
+ *   CV (sd / mean) above RL_AN_NOISY_CV_PCT percent: warning "noisy" (llama-bench's
+ *   run-to-run noise on a quiet machine is a few percent, well under 5%).
+ *   Outliers by hyperfine's rule (src/outlier_detection.rs, after Iglewicz and Hoaglin): the
+ *   modified Z-score (x - median) / MAD, MAD the median absolute deviation (a MAD of 0 counts
+ *   as DBL_EPSILON), and a sample is an outlier when |score| > 1.4826 * 10, i.e. about ten
+ *   standard deviations: warning "outliers". Needs RL_AN_NOISE_MIN_N samples. */
+#define RL_AN_NOISY_CV_PCT 5.0
+#define RL_AN_OUTLIER_SCORE (1.4826 * 10.0)
+#define RL_AN_NOISE_MIN_N 2
+
+/* Disturbance (analysis_quiet.c): each measurement's "machine" object says whether it was
+ * disturbed (other processes used more than limits.other_cpu_pct of the CPUs, or steal above
+ * limits.steal_pct: the measuring stage decides and records). Any disturbed measurement:
+ * warning "disturbed", analysis.disturbance says what was seen, and the verdict is stated as
+ * provisional ("Decode looks memory-bound, but ..."). No machine state recorded: disturbance
+ * unavailable, never guessed. */
+typedef enum {
+    RL_AN_MEAS_LLAMA_BENCH = 0, /* one llama-bench invocation (models[].runs[]) */
+    RL_AN_MEAS_MEMBW,           /* one membw run (membw.runs[]) */
+    RL_AN_MEAS_CLIENT,          /* one client operating point (client.points[]) */
+    RL_AN_MEAS_KINDS
+} rl_an_meas_kind;
+
+typedef struct {
+    rl_an_meas_kind kind;
+    bool disturbed;
+    double other_cpu_pct; /* NAN when unreadable */
+    double steal_pct;     /* NAN when unreadable */
+    const char *why;      /* the measurer's reason, may be NULL */
+} rl_an_machine;
+
+typedef struct {
+    bool available;     /* machine state was recorded for at least one measurement */
+    const char *reason; /* static, when !available */
+    bool disturbed;
+    size_t n, n_disturbed;
+    size_t n_kind[RL_AN_MEAS_KINDS], n_kind_disturbed[RL_AN_MEAS_KINDS];
+    double other_cpu_pct_max, steal_pct_max; /* over the disturbed measurements; NAN unknown */
+    char *text;   /* "other processes used 88% of the CPUs during 6 of 6 llama-bench runs" */
+    char *advice; /* what to do */
+} rl_an_disturbance;
+
+typedef struct {
+    bool available; /* >= RL_AN_NOISE_MIN_N samples at the operating point */
+    size_t n;
+    double cv_pct;   /* NAN when the mean is 0 */
+    size_t outliers; /* by RL_AN_OUTLIER_SCORE */
+    bool noisy;      /* cv_pct > RL_AN_NOISY_CV_PCT */
+} rl_an_noise;
+
+/* The number of samples in x[0..n-1] whose modified Z-score exceeds RL_AN_OUTLIER_SCORE
+ * (hyperfine's rule above); 0 when n < 1; SIZE_MAX when out of memory. */
+size_t rl_an_outliers(const double *x, size_t n);
+
 typedef enum {
     RL_AN_CEILING_NONE = 0,   /* no ceiling: utilisation and verdict unavailable */
     RL_AN_CEILING_MEASURED,   /* measured here (membw) */
@@ -125,6 +181,9 @@ typedef struct {
     rl_an_bytes_convention bytes;
     const rl_an_model *models;
     size_t n_models;
+    const rl_an_machine *machine; /* one per measurement with machine state; may be NULL */
+    size_t n_machine;
+    double limit_other_cpu_pct, limit_steal_pct; /* the measurer's limits; 0 = not recorded */
 } rl_an_input;
 
 typedef struct {
@@ -162,6 +221,8 @@ typedef struct {
     bool has_util;
     double util_pct;
     const char *util_reason; /* static text when !has_util */
+
+    rl_an_noise noise; /* of the operating-point decode samples */
 } rl_an_model_summary;
 
 typedef struct {
@@ -199,6 +260,7 @@ typedef struct {
     char *text;                     /* one or two plain-ASCII sentences, when available */
     size_t n_swept;                 /* models with >= 2 thread settings counted by rule (a) */
     size_t n_gaining;               /* ... of which decode still gains at the top */
+    bool provisional;               /* measured while disturbed: text says "looks ..., but" */
     bool has_prefill_efficiency;
     double median_prefill_efficiency;
 } rl_an_verdict;
@@ -221,6 +283,7 @@ typedef struct {
     size_t n_util; /* models in the statistics */
 
     rl_an_verdict verdict;
+    rl_an_disturbance disturbance;
 
     bool has_knee;
     unsigned knee_threads;

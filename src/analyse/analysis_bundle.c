@@ -3,6 +3,7 @@
  * analysis_bundle.h). The only writer of a bundle's analysis section. */
 #include "analyse/analysis_bundle.h"
 
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -17,7 +18,67 @@ typedef struct {
     rl_an_run **runs;
     double **samples; /* every sample array allocated, to free */
     size_t n_models, n_samples, cap_samples;
+    rl_an_machine *machine; /* the "machine" objects beside the measurements */
+    size_t n_machine, cap_machine;
 } an_build;
+
+/* A measurement's "machine" object of kind "measured" (see docs/BUNDLE.md), read into the
+ * list; anything else (absent, unavailable) is skipped. false when out of memory. */
+static bool machine_of(an_build *ab, const cJSON *parent, rl_an_meas_kind kind)
+{
+    const cJSON *m = cJSON_GetObjectItemCaseSensitive(parent, "machine");
+    const char *k = rl_json_get_str(m, "kind");
+    if (!k || strcmp(k, "measured") != 0)
+        return true;
+    if (ab->n_machine == ab->cap_machine) {
+        size_t cap = ab->cap_machine ? ab->cap_machine * 2 : 16;
+        rl_an_machine *v = realloc(ab->machine, cap * sizeof *v);
+        if (!v)
+            return false;
+        ab->machine = v;
+        ab->cap_machine = cap;
+    }
+    rl_an_machine *e = &ab->machine[ab->n_machine++];
+    e->kind = kind;
+    e->disturbed = false;
+    rl_json_get_bool(m, "disturbed", &e->disturbed);
+    e->other_cpu_pct = rl_json_num_or(m, "other_cpu_pct", NAN);
+    e->steal_pct = rl_json_num_or(m, "steal_pct", NAN);
+    e->why = rl_json_get_str(m, "why");
+    return true;
+}
+
+/* Every measurement's machine state, and the measurer's limits from
+ * environment.machine_state.limits. false when out of memory. */
+static bool machines_of(an_build *ab, const cJSON *b, rl_an_input *in)
+{
+    const cJSON *it, *run;
+    cJSON_ArrayForEach(it, cJSON_GetObjectItemCaseSensitive(b, "models"))
+    {
+        cJSON_ArrayForEach(run, cJSON_GetObjectItemCaseSensitive(it, "runs"))
+        {
+            if (!machine_of(ab, run, RL_AN_MEAS_LLAMA_BENCH))
+                return false;
+        }
+    }
+    cJSON_ArrayForEach(it, rl_json_get(rl_json_get(b, "membw"), "runs"))
+    {
+        if (!machine_of(ab, it, RL_AN_MEAS_MEMBW))
+            return false;
+    }
+    cJSON_ArrayForEach(it, rl_json_get(rl_json_get(b, "client"), "points"))
+    {
+        if (!machine_of(ab, it, RL_AN_MEAS_CLIENT))
+            return false;
+    }
+    const cJSON *lim =
+        rl_json_get(rl_json_get(rl_json_get(b, "environment"), "machine_state"), "limits");
+    in->limit_other_cpu_pct = rl_json_num_or(lim, "other_cpu_pct", 0);
+    in->limit_steal_pct = rl_json_num_or(lim, "steal_pct", 0);
+    in->machine = ab->machine;
+    in->n_machine = ab->n_machine;
+    return true;
+}
 
 static const double *samples_of(an_build *ab, const cJSON *rate, size_t *n, double *mean)
 {
@@ -66,6 +127,7 @@ static void an_build_free(an_build *ab)
     for (size_t i = 0; i < ab->n_samples; i++)
         free(ab->samples[i]);
     free(ab->samples);
+    free(ab->machine);
     free(ab->runs);
     free(ab->models);
 }
@@ -227,6 +289,10 @@ rl_status rl_bundle_analyze(cJSON *b, rl_an_bytes_convention conv, rl_error *err
     }
     in.models = ab.models;
     in.n_models = nm;
+    if (!machines_of(&ab, b, &in)) {
+        an_build_free(&ab);
+        return rl_fail(err, RL_EINTERNAL, "out of memory");
+    }
 
     rl_an_result res;
     rl_status st = rl_an_analyze(&in, &res, err);

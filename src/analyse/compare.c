@@ -265,6 +265,7 @@ rl_status rl_cmp_run(rl_cmp *c, rl_error *err)
             else
                 rl_cmp_verdict_of(b, &row->cells[i], row->higher_is_better, c->alpha,
                                   c->min_effect_pct);
+            row->cells[i].suspect = row->cells[i].disturbed || b->disturbed;
         }
         if (!everywhere)
             c->rows_not_everywhere++;

@@ -41,6 +41,10 @@
  *   tested"; a side with no samples (imported published data: mean and sd only): "no samples:
  *   not tested". The ratio (x / baseline) and delta (x - baseline) are given in every case
  *   where both means exist.
+ *   Disturbed inputs: a llama-bench run or client point whose "machine" object says
+ *   disturbed (measured while other processes used the CPUs, analysis.h) marks its cell
+ *   disturbed; a cell is suspect when it or the baseline's cell is, and its verdict is then
+ *   shown with a question mark and "disturbed" (rl_cmp_fmt_verdict), never as plain.
  *
  * Environment and suite: rl_cmp_diffs lists the facts that differ between inputs (CPU, RAM,
  * OS, kernel, llama.cpp build, governor, THP, settings, ...); the settings that define what was
@@ -94,6 +98,8 @@ typedef struct {
     double ratio, delta, change_pct;
     bool tested; /* the t-test ran: t, df, p are set */
     double t, df, p;
+    bool disturbed; /* this input's measurement was marked disturbed (its "machine" object) */
+    bool suspect;   /* it or the baseline's was: the verdict is not stated as plain */
 } rl_cmp_cell;
 
 typedef struct {
@@ -110,7 +116,8 @@ typedef struct {
     const char *unit;    /* "tok/s" */
     const char *kind;    /* "measured", "proxy", "derived" or NULL: shown beside the metric */
     bool higher_is_better;
-    bool single; /* a point metric: one value per input, never tested */
+    bool single;    /* a point metric: one value per input, never tested */
+    bool disturbed; /* this input's measurement was marked disturbed ("machine".disturbed) */
     size_t n_keys;
     rl_cmp_keycol keys[RL_CMP_MAX_KEYS]; /* shown key columns (threads, depth, ...) */
 } rl_cmp_row_spec;
@@ -219,9 +226,11 @@ const char *rl_cmp_verdict_arrow(rl_cmp_verdict v);
 /* One sentence naming the test and its thresholds (for the table, the Markdown and the page). */
 void rl_cmp_test_sentence(const rl_cmp *c, char *buf, size_t cap);
 
-/* Counts of verdicts over every non-baseline cell. */
+/* Counts of verdicts over every non-baseline cell; disturbed: those of them, present in both,
+ * that are suspect (measured while disturbed, this input or the baseline). */
 typedef struct {
     size_t faster, slower, noise, untested, missing;
+    size_t disturbed;
 } rl_cmp_counts;
 rl_cmp_counts rl_cmp_count(const rl_cmp *c);
 

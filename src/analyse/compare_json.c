@@ -43,8 +43,14 @@ static cJSON *cell_json(const rl_cmp_cell *x, bool baseline)
         cJSON *s = cJSON_CreateDoubleArray(x->samples, (int)x->n);
         ok = ok && rl_json_attach(o, "samples", s);
     }
+    if (x->disturbed)
+        ok = ok && rl_json_add_bool(o, "disturbed", true);
     if (!baseline) {
         ok = ok && rl_json_add_str(o, "verdict", rl_cmp_verdict_word(x->verdict));
+        if (x->suspect)
+            ok = ok && rl_json_add_str(o, "verdict_note",
+                                       "measured while the machine was busy (this input or the "
+                                       "baseline): the verdict may be wrong");
         if (x->has_ratio) {
             ok = ok && rl_json_add_num(o, "ratio", x->ratio);
             ok = ok && rl_json_add_num(o, "delta", x->delta);

@@ -60,6 +60,13 @@ static rl_status new_row(rl_cmp *c, const rl_cmp_row_spec *s, rl_cmp_row **out, 
     return RL_OK;
 }
 
+/* The measurement's "machine" object (docs/BUNDLE.md) says it was disturbed. */
+static bool disturbed(const cJSON *measurement)
+{
+    bool d = false;
+    return rl_json_get_bool(rl_json_get(measurement, "machine"), "disturbed", &d) && d;
+}
+
 rl_status rl_cmp_add_samples(rl_cmp *c, size_t input, const rl_cmp_row_spec *spec,
                              const double *samples, size_t n, bool has_mean, double mean,
                              bool has_sd, double sd, rl_error *err)
@@ -78,6 +85,7 @@ rl_status rl_cmp_add_samples(rl_cmp *c, size_t input, const rl_cmp_row_spec *spe
     if (n > RL_CMP_MAX_SAMPLES)
         n = RL_CMP_MAX_SAMPLES;
     cell->point = spec->single;
+    cell->disturbed = spec->disturbed;
     if (n > 0) {
         rl_stats_summary s;
         if (rl_stats_summarize(samples, n, &s, err) != RL_OK)
@@ -277,6 +285,7 @@ rl_status rl_cmp_rows_decode(rl_cmp *c, size_t input, const cJSON *bundle, rl_er
                     .unit = "tok/s",
                     .kind = "measured",
                     .higher_is_better = true,
+                    .disturbed = disturbed(r),
                     .n_keys = 4,
                     .keys = {
                         {"threads", s_th}, {"depth", s_dp}, {"n_prompt", s_np}, {"n_gen", s_ng}}};
@@ -455,6 +464,7 @@ rl_status rl_cmp_rows_client(rl_cmp *c, size_t input, const cJSON *bundle, rl_er
                                     .kind = kind_of(o, cm->kind),
                                     .higher_is_better = cm->higher_is_better,
                                     .single = cm->single,
+                                    .disturbed = disturbed(pt),
                                     .n_keys = 4,
                                     .keys = {{"driver", where},
                                              {"concurrency", s_conc},

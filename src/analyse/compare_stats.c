@@ -122,11 +122,13 @@ void rl_cmp_test_sentence(const rl_cmp *c, char *buf, size_t cap)
 
 rl_cmp_counts rl_cmp_count(const rl_cmp *c)
 {
-    rl_cmp_counts k = {0, 0, 0, 0, 0};
+    rl_cmp_counts k = {0};
     for (size_t r = 0; r < c->n_rows; r++)
         for (size_t i = 0; i < c->n_inputs; i++) {
             if (i == c->baseline)
                 continue;
+            if (c->rows[r].cells[i].suspect && c->rows[r].cells[i].verdict != RL_CMP_MISSING)
+                k.disturbed++;
             switch (c->rows[r].cells[i].verdict) {
             case RL_CMP_FASTER: k.faster++; break;
             case RL_CMP_SLOWER: k.slower++; break;

@@ -62,14 +62,26 @@ void rl_cmp_fmt_metric(const rl_cmp_row *row, char *buf, size_t cap)
         rl_snprintf(buf, cap, "%s", row->metric);
 }
 
+void rl_cmp_disturbed_sentence(const rl_cmp_counts *k, char *buf, size_t cap)
+{
+    rl_snprintf(buf, cap,
+                "Disturbed: %zu of these were measured while the machine was busy (this input or "
+                "the baseline; marked \"? [disturbed]\"), so their verdicts may be wrong. Re-run "
+                "on a quiet machine or with --wait-quiet 60.",
+                k->disturbed);
+}
+
 void rl_cmp_fmt_verdict(const rl_cmp_cell *x, char *buf, size_t cap)
 {
     const char *arrow = rl_cmp_verdict_arrow(x->verdict);
     const char *word = rl_cmp_verdict_word(x->verdict);
+    /* measured while disturbed: never a plain verdict (compare.h) */
+    bool sus = x->suspect && x->verdict != RL_CMP_BASELINE && x->verdict != RL_CMP_MISSING;
+    const char *flag = sus ? "? [disturbed]" : "";
     if (x->tested)
-        rl_snprintf(buf, cap, "%s %s (p = %.2g)", arrow, word, x->p);
+        rl_snprintf(buf, cap, "%s %s%s (p = %.2g)", arrow, word, flag, x->p);
     else
-        rl_snprintf(buf, cap, "%s%s%s", arrow, *arrow ? " " : "", word);
+        rl_snprintf(buf, cap, "%s%s%s%s", arrow, *arrow ? " " : "", word, flag);
 }
 
 /* ---- a small table: cells of text, rendered aligned or as Markdown ---------------------- */
@@ -382,6 +394,12 @@ char *rl_cmp_text(const rl_cmp *c, bool markdown, bool all_columns)
     if (markdown)
         rl_sbuf_put(&b, "\n", 1);
     line(&b, markdown, "", buf);
+    if (k.disturbed) {
+        rl_cmp_disturbed_sentence(&k, buf, sizeof buf);
+        if (markdown)
+            rl_sbuf_put(&b, "\n", 1);
+        line(&b, markdown, "", buf);
+    }
     warnings(&b, c, markdown);
     /* one table per group, in order of first appearance */
     size_t hidden = 0;

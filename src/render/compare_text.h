@@ -30,5 +30,8 @@ void rl_cmp_fmt_delta(const rl_cmp_cell *x, char *buf, size_t cap);
 void rl_cmp_fmt_metric(const rl_cmp_row *row, char *buf, size_t cap);
 /* "↓ slower (p = 0.0012)" and the like. */
 void rl_cmp_fmt_verdict(const rl_cmp_cell *x, char *buf, size_t cap);
+/* "Disturbed: N of these were measured while the machine was busy ...": the line under the
+ * summary when k->disturbed > 0 (terminal, Markdown and page). */
+void rl_cmp_disturbed_sentence(const rl_cmp_counts *k, char *buf, size_t cap);
 
 #endif

@@ -99,6 +99,12 @@ static void top(cpage *p)
                 c->suite_mismatch || c->rows_not_everywhere
                     ? " The suites differ: see what differs below."
                     : "");
+    if (k.disturbed) { /* measured while disturbed: said above the tables, never plain */
+        char d[512];
+        rl_cmp_disturbed_sentence(&k, d, sizeof d);
+        size_t n = strlen(a);
+        rl_snprintf(a + n, sizeof a - n, " %s", d);
+    }
     set_text(p, "answer", a);
     rl_cmp_test_sentence(c, t, sizeof t);
     set_text(p, "test", t);
@@ -405,6 +411,8 @@ static void group_table(cpage *p, xmlNodePtr host, const char *group, size_t *hi
                 tb = thead(p, host, cols, nc, num_from + 1);
             xmlNodePtr tr = rl_html_el(&p->h, tb, "tr", NULL);
             rl_html_attr(&p->h, tr, "data-verdict", rl_cmp_verdict_word(x->verdict));
+            if (x->suspect)
+                rl_html_attr(&p->h, tr, "data-disturbed", "true");
             if (row->kind)
                 rl_html_attr(&p->h, tr, "data-kind", row->kind);
             rl_cmp_fmt_metric(row, a, sizeof a);

@@ -109,6 +109,23 @@ static void interrupted_banner(page *p)
     xmlAddPrevSibling(h, b);
 }
 
+/* Measured while disturbed: a banner above the headline and answer, made only then (so a quiet
+ * page is the template's, byte for byte), styled as the warnings are. */
+static void disturbed_banner(page *p)
+{
+    char text[1024];
+    xmlNodePtr h1 = slot(p, "headline");
+    if (h1 == NULL || !rl_report_disturbed(p->b, text, sizeof text))
+        return;
+    xmlNodePtr ban = rl_html_el_text(&p->h, h1->parent, "p", "warning disturbed", text);
+    if (ban == NULL)
+        return;
+    rl_html_attr(&p->h, ban, "id", "disturbed");
+    rl_html_attr(&p->h, ban, "role", "alert");
+    xmlUnlinkNode(ban);
+    xmlAddPrevSibling(h1, ban);
+}
+
 static void top(page *p)
 {
     char headline[160], answer[2048];
@@ -119,6 +136,7 @@ static void top(page *p)
     set_text(p, slot(p, "page-title"), title);
     set_text(p, slot(p, "headline"), headline);
     set_text(p, slot(p, "answer"), answer);
+    disturbed_banner(p);
 
     const cJSON *env = rl_json_get(p->b, "environment");
     char kicker[512];

@@ -75,6 +75,11 @@ static void md_predictions(rl_sbuf *b, const cJSON *bundle)
 static void md_figures(rl_sbuf *b, const cJSON *bundle)
 {
     char line[2048];
+    if (rl_report_disturbed(bundle, line, sizeof line)) {
+        rl_sbuf_printf(b, "> **Disturbed:** ");
+        rl_md_escape(b, line);
+        rl_sbuf_printf(b, "\n\n");
+    }
     rl_report_headline(bundle, line, sizeof line);
     rl_sbuf_printf(b, "## llama-roofline: ");
     rl_md_escape(b, line);
@@ -265,8 +270,13 @@ void rl_report_print_summary(FILE *out, const cJSON *b, const char *bundle_path)
     const char *vt = rl_json_get_str(verdict, "text");
     const char *vl = rl_json_get_str(verdict, "label");
     fprintf(out, "\n");
+    char banner[1024];
+    if (rl_report_disturbed(b, banner, sizeof banner))
+        fprintf(out, "DISTURBED: %s\n", rl_tty_escape(banner, safe, sizeof safe));
+    bool prov = false;
+    rl_json_get_bool(verdict, "provisional", &prov);
     if (vl)
-        fprintf(out, "answer: %s\n", rl_tty_escape(vl, safe, sizeof safe));
+        fprintf(out, "answer: %s%s\n", prov ? "looks " : "", rl_tty_escape(vl, safe, sizeof safe));
     if (vt)
         fprintf(out, "  %s\n", rl_tty_escape(vt, safe, sizeof safe));
     else

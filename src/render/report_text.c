@@ -495,6 +495,26 @@ bool rl_report_label_explanation(const cJSON *model, char *buf, size_t cap)
 
 /* ---- the answer ------------------------------------------------------------------------ */
 
+bool rl_report_disturbed(const cJSON *b, char *buf, size_t cap)
+{
+    const cJSON *d = rl_json_available(analysis(b), "disturbance");
+    bool disturbed = false;
+    if (!rl_json_get_bool(d, "disturbed", &disturbed) || !disturbed)
+        return false;
+    rl_snprintf(buf, cap,
+                "Measured while the machine was busy: %s; the verdict below may be wrong. Re-run "
+                "on a quiet machine or with --wait-quiet 60.",
+                str(d, "text", "some measurements were disturbed"));
+    return true;
+}
+
+/* The verdict is provisional: measured while the machine was busy (analysis.h). */
+static bool provisional(const cJSON *v)
+{
+    bool p = false;
+    return rl_json_get_bool(v, "provisional", &p) && p;
+}
+
 void rl_report_headline(const cJSON *b, char *buf, size_t cap)
 {
     if (rl_report_client_only(b)) {
@@ -505,6 +525,9 @@ void rl_report_headline(const cJSON *b, char *buf, size_t cap)
     const cJSON *v = rl_json_available(an, "verdict");
     if (rl_json_num_or(an, "n_models_ok", 0) < 1)
         rl_snprintf(buf, cap, "Nothing measured");
+    else if (v && rl_json_get_str(v, "label") && provisional(v))
+        rl_snprintf(buf, cap, "Decode looks %s (measured on a busy machine)",
+                    rl_json_get_str(v, "label"));
     else if (v && rl_json_get_str(v, "label"))
         rl_snprintf(buf, cap, "Decode is %s", rl_json_get_str(v, "label"));
     else
@@ -527,7 +550,12 @@ void rl_report_answer(const cJSON *b, char *buf, size_t cap)
                        "warnings below).");
     } else {
         const cJSON *v = rl_json_available(an, "verdict");
-        if (v)
+        if (v && provisional(v))
+            rl_sbuf_printf(&s,
+                           "Decode here looks %s, but the machine was busy, so that may be "
+                           "wrong: ",
+                           str(v, "label", "?"));
+        else if (v)
             rl_sbuf_printf(&s, "Decode here is %s: ", str(v, "label", "?"));
         else
             rl_sbuf_printf(

@@ -51,6 +51,11 @@ void rl_report_caveats_free(rl_report_caveats *c);
 /* The headline ("Decode is memory-bound") and the answer in one sentence (verdict, effective
  * GB/s, % of the ceiling, best thread count, each only when known). */
 void rl_report_headline(const cJSON *b, char *buf, size_t cap);
+/* When a measurement was disturbed (analysis.disturbance), the banner that goes above the
+ * answer ("Measured while the machine was busy: ...; the verdict below may be wrong. Re-run
+ * ...") into buf and true; else false and buf untouched. A quiet bundle, or one without
+ * machine state, gets no banner. */
+bool rl_report_disturbed(const cJSON *b, char *buf, size_t cap);
 void rl_report_answer(const cJSON *b, char *buf, size_t cap);
 
 /* A key figure: a value with its unit and its kind (measured, derived, supplied, ...). */

@@ -71,10 +71,23 @@ FAKE="$RL_SRC/tests/lib/fake-llama-bench"
 LLAMA_ROOFLINE_CACHE="$work/cache" "$RL_BIN" diagnose --llama-bench "$FAKE" --peak-bw 40 -t 1,2 \
   --predict synth:tiny:Q8_0 -o "$work/diag" "$work/a.gguf" "$work/b.gguf" >/dev/null 2>&1
 check "diagnose --predict with the fake llama-bench" 0 $?
+# a disturbed run (analysis.disturbance's fields): the run's runs given loaded "machine"
+# objects by hand, re-analysed by --resume
+cp -r "$work/run" "$work/dist"
+python3 - "$work/dist/bundle.json" <<'PY' || fail "machine objects"
+import json, sys
+b = json.load(open(sys.argv[1]))
+for m in b["models"]:
+    for r in m["runs"]:
+        r["machine"] = {"kind": "measured", "other_cpu_pct": 88.0, "steal_pct": 0.0, "disturbed": True}
+b["status"] = {"state": "interrupted"}
+json.dump(b, open(sys.argv[1], "w"))
+PY
+"$RL_BIN" run --resume --llama-bench "$FAKE" -o "$work/dist" >/dev/null 2>&1; check "resume a disturbed run" 0 $?
 # Bundles of commands `run` cannot make (their paths count as existing): a ':' list.
 # (tests/fixtures/bracket: a `run` of three models with the bracketing probes, as
 # tests/cli/bracket.sh makes; the run above gives --peak-bw and takes none)
-extra="$RL_SRC/tests/fixtures/client/bundle.json:$RL_SRC/tests/fixtures/bracket/bundle.json:$work/advise/bundle.json:$work/diag/bundle.json"
+extra="$RL_SRC/tests/fixtures/client/bundle.json:$RL_SRC/tests/fixtures/bracket/bundle.json:$work/advise/bundle.json:$work/diag/bundle.json:$work/dist/bundle.json"
 out=$(RL_LEGEND_EXTRA="$extra" python3 - "$work/legend.json" "$work/run/bundle.json" "$RL_SRC"/examples/*/bundle.json <<'PY'
 import json, os, sys
 legend = json.load(open(sys.argv[1]))
