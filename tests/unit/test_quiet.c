@@ -2,7 +2,8 @@
  * fake /proc and /sys tree under RL_TMP is written before and after a made-up interval of
  * 10 s on 2 CPUs (the snapshots' clocks are set by hand, nothing is timed): a quiet interval
  * is not disturbed; 88% other CPU and steal over its limit are, with the exact "why"; missing
- * files give null fields; counters that go backwards or overflow give null, not nonsense. */
+ * files give null fields; counters that go backwards or overflow give null, not nonsense; the
+ * wait ends on a quiet interval and at once on Ctrl-C. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -301,6 +302,23 @@ static void test_summary(void **st)
     cJSON_Delete(b);
 }
 
+static void test_wait(void **st)
+{
+    (void)st;
+    /* counters that do not move: nothing else ran, quiet after one interval (about 1 s) */
+    write_state(&base);
+    rl_quiet_interval q;
+    memset(&q, 0, sizeof q);
+    q.other_cpu_pct = -1;
+    assert_true(rl_quiet_wait(root, 60, NULL, &q));
+    assert_near(q.other_cpu_pct, 0.0, 1e-9);
+    assert_false(q.disturbed);
+    /* Ctrl-C: no quiet seen, the caller finds rl_interrupted set (it stops with exit 130) */
+    rl_interrupted = 1;
+    assert_false(rl_quiet_wait(root, 60, NULL, NULL));
+    rl_interrupted = 0;
+}
+
 static void test_running_system(void **st)
 {
     (void)st;
@@ -326,6 +344,7 @@ int main(void)
         cmocka_unit_test(test_missing_files_are_null),
         cmocka_unit_test(test_backwards_and_overflow),
         cmocka_unit_test(test_summary),
+        cmocka_unit_test(test_wait),
         cmocka_unit_test(test_running_system),
     };
     return cmocka_run_group_tests(tests, setup_tree, teardown_tree);
