@@ -1129,6 +1129,112 @@ static void check_bracket(const cJSON *br, probs *p)
         add(p, key_path(buf, bp, "drift"), "does not say whether spread_pct is over limit_pct");
 }
 
+/* ---- the machine's state (measure/quiet.h, docs/BUNDLE.md "machine") ---- */
+
+/* A share of the CPUs: a number in [0, 100], or null when unreadable. */
+static void check_pct(const cJSON *o, const char *key, const char *path, probs *p)
+{
+    char buf[VPATH];
+    const cJSON *v = rl_json_get(o, key);
+    if (v && !cJSON_IsNull(v) && (!is_finite_num(v) || v->valuedouble < 0 || v->valuedouble > 100))
+        add(p, key_path(buf, path, key), "not null or a percentage from 0 to 100");
+}
+
+/* A count: null or an integer >= min. */
+static void check_count(const cJSON *o, const char *key, double min, const char *path, probs *p)
+{
+    char buf[VPATH];
+    const cJSON *v = rl_json_get(o, key);
+    if (v && !cJSON_IsNull(v) && (!is_int(v) || v->valuedouble < min))
+        add(p, key_path(buf, path, key), "not null or an integer >= %.0f", min);
+}
+
+static void check_machine(const cJSON *m, const char *path, probs *p)
+{
+    char buf[VPATH];
+    if (!cJSON_IsObject(m)) {
+        add(p, path, "not an object");
+        return;
+    }
+    const cJSON *iv = rl_json_get(m, "interval_s");
+    if (!is_finite_num(iv) || iv->valuedouble < 0)
+        add(p, key_path(buf, path, "interval_s"), "missing or not a number >= 0");
+    static const char *const pcts[] = {"other_cpu_pct", "steal_pct", "psi_cpu_some_pct"};
+    for (size_t i = 0; i < 3; i++)
+        check_pct(m, pcts[i], path, p);
+    check_count(m, "cpus", 1, path, p);
+    check_count(m, "procs_running_max", 0, path, p);
+    check_count(m, "throttle_events", 0, path, p);
+    static const char *const freqs[] = {"freq_mhz_min", "freq_mhz_max"};
+    for (size_t i = 0; i < 2; i++) {
+        const cJSON *v = rl_json_get(m, freqs[i]);
+        if (v && !cJSON_IsNull(v) && (!is_finite_num(v) || v->valuedouble <= 0))
+            add(p, key_path(buf, path, freqs[i]), "not null or a frequency above 0 MHz");
+    }
+    bool d;
+    if (!rl_json_get_bool(m, "disturbed", &d))
+        add(p, key_path(buf, path, "disturbed"), "missing or not true/false");
+    const char *why = rl_json_get_str(m, "why");
+    if (!why)
+        add(p, key_path(buf, path, "why"), "missing or not a string");
+    else if (rl_json_get_bool(m, "disturbed", &d) && d != (why[0] != '\0'))
+        add(p, key_path(buf, path, "why"),
+            d ? "a disturbed measurement says nothing about why" : "a quiet measurement has a why");
+}
+
+/* The "machine" of every element of arr (path names arr) and of each one's "attempts". */
+static void check_machines_of(const cJSON *arr, const char *path, probs *p)
+{
+    char ep[VPATH], mp[VPATH], ap[VPATH];
+    size_t i = 0;
+    for (const cJSON *e = cJSON_IsArray(arr) ? arr->child : NULL; e; e = e->next, i++) {
+        idx_path(ep, path, i);
+        const cJSON *m = rl_json_get(e, "machine");
+        if (m)
+            check_machine(m, key_path(mp, ep, "machine"), p);
+        const cJSON *att = rl_json_get(e, "attempts");
+        if (att && cJSON_IsArray(att))
+            check_machines_of(att, key_path(ap, ep, "attempts"), p);
+        else if (att)
+            add(p, key_path(ap, ep, "attempts"), "not an array");
+    }
+}
+
+static void check_machine_state(const cJSON *b, probs *p)
+{
+    char buf[VPATH], mb[VPATH];
+    const cJSON *models = rl_json_get(b, "models");
+    size_t i = 0;
+    for (const cJSON *m = cJSON_IsArray(models) ? models->child : NULL; m; m = m->next, i++)
+        check_machines_of(rl_json_get(m, "runs"), key_path(buf, idx_path(mb, "models", i), "runs"),
+                          p);
+    check_machines_of(rl_json_get(rl_json_get(b, "membw"), "runs"), "membw.runs", p);
+    check_machines_of(rl_json_get(rl_json_get(b, "client"), "points"), "client.points", p);
+    const cJSON *s = rl_json_get(rl_json_get(b, "environment"), "machine_state");
+    if (!s || unavailable(s))
+        return;
+    const char *sp = "environment.machine_state";
+    const cJSON *n = rl_json_get(s, "measurements"), *d = rl_json_get(s, "disturbed");
+    if (!is_int(n) || n->valuedouble < 1)
+        add(p, key_path(buf, sp, "measurements"), "missing or not an integer >= 1");
+    if (!is_int(d) || d->valuedouble < 0 || (is_int(n) && d->valuedouble > n->valuedouble))
+        add(p, key_path(buf, sp, "disturbed"),
+            "missing or not an integer from 0 to the number of measurements");
+    check_pct(s, "other_cpu_pct_max", sp, p);
+    check_pct(s, "steal_pct_max", sp, p);
+    const cJSON *l = rl_json_get(s, "limits");
+    char lp[VPATH];
+    key_path(lp, sp, "limits");
+    if (!cJSON_IsObject(l))
+        add(p, lp, "missing or not an object");
+    for (int k = 0; k < 2 && cJSON_IsObject(l); k++) {
+        const char *key = k ? "steal_pct" : "other_cpu_pct";
+        if (!rl_json_get(l, key))
+            add(p, key_path(buf, lp, key), "missing");
+        check_pct(l, key, lp, p);
+    }
+}
+
 rl_status rl_validate(const cJSON *b, rl_validate_problems *out)
 {
     if (!cJSON_IsObject(b)) {
@@ -1155,6 +1261,7 @@ rl_status rl_validate(const cJSON *b, rl_validate_problems *out)
         check_advice(rl_json_get(b, "advice"), &ids, out);
     check_predictions(b, out);
     check_bracket(rl_json_get(rl_json_get(b, "membw"), "bracket"), out);
+    check_machine_state(b, out);
     free(ids.ids);
     return out->oom ? RL_EINTERNAL : RL_OK;
 }

@@ -184,6 +184,9 @@ rl_status rl_advise_run_measure(const rl_advise_opts *o, rl_error *err)
     so.llama_bench = o->llama_bench;
     so.out_dir = o->dir;
     so.bytes = RL_AN_BYTES_STREAMED;
+    so.quiet = o->quiet;
+    so.wait_quiet_s = o->wait_quiet_s;
+    so.retry_disturbed = o->retry_disturbed;
     cJSON *bundle = NULL;
     st = rl_session_sweep(&so, &bundle, err);
     rl_advise_set_free(&set);

@@ -31,6 +31,9 @@ typedef struct {
     int n_formats;
     int n_prompt, n_gen, reps;
     double timeout;
+    const rl_quiet_limits *quiet; /* --measure: the disturbed limits (NULL: the defaults) */
+    double wait_quiet_s;          /* --wait-quiet */
+    int retry_disturbed;          /* --retry-disturbed */
 } rl_advise_opts;
 
 /* --plan: the llama-quantize commands worth running from o->plan; RL_EINPUT for a source that

@@ -31,6 +31,7 @@
 #include "base/rl_opt.h"
 #include "base/rl_text.h"
 #include "base/rl_util.h"
+#include "measure/quiet.h"
 #include "measure/sysinfo.h"
 
 #define MAX_REQUESTS 100000        /* prompts x runs per operating point */
@@ -129,6 +130,9 @@ typedef struct {
     bool have_counter;
     bool http;
     rl_atomic chunks; /* --chunks, open when chunks.path is set; committed at the end */
+    bool have_machine;         /* machine holds the point's interval (set once measured) */
+    rl_quiet_interval machine; /* the machine's state while the point's requests ran */
+    cJSON *attempts;           /* --retry-disturbed: the point's earlier tries, or NULL */
 } client_ctx;
 
 /* The JSON of the current point from the results so far; NULL when out of memory. */
@@ -156,8 +160,10 @@ static cJSON *point_json(client_ctx *c, rl_error *err)
     p.n_prompts = c->prompts.n;
     p.warmup = (size_t)c->a->warmup;
     cJSON *j = rl_client_point_json(&p, &c->a->slo, err);
-    /* how the reading thread ran while it stamped chunks (proc.h) */
-    if (j && !cJSON_AddStringToObject(j, "reader_priority", rl_proc_reader_priority_note())) {
+    /* how the reading thread ran while it stamped chunks (proc.h); the machine's state */
+    if (j && (!cJSON_AddStringToObject(j, "reader_priority", rl_proc_reader_priority_note()) ||
+              (c->have_machine && !rl_json_attach(j, "machine", rl_quiet_to_json(&c->machine))) ||
+              (c->attempts && !rl_json_attach(j, "attempts", cJSON_Duplicate(c->attempts, 1))))) {
         cJSON_Delete(j);
         j = NULL;
         rl_fail(err, RL_EINTERNAL, "out of memory");
@@ -440,6 +446,12 @@ static rl_status measure_point(client_ctx *c, const char *api_key, rl_error *err
     if (!c->run)
         return rl_fail(err, RL_EINTERNAL, "out of memory planning the requests");
     c->warmups = 0;
+    c->have_machine = false;
+    if (c->a->wait_quiet_s > 0 && !rl_quiet_wait(NULL, c->a->wait_quiet_s, c->a->quiet, NULL) &&
+        rl_interrupted)
+        return rl_fail(err, RL_EINTERRUPTED, "interrupted while waiting for a quiet machine");
+    rl_quiet_snap q0, q1;
+    rl_quiet_take(NULL, &q0, NULL);
     c->point_start_ns = rl_proc_now_ns();
     rl_status st = update_point(c, true, err);
     if (st != RL_OK)
@@ -459,6 +471,9 @@ static rl_status measure_point(client_ctx *c, const char *api_key, rl_error *err
         cfg.concurrency = c->concurrency;
         st = rl_client_http_run(&cfg, &s, err);
     }
+    rl_quiet_take(NULL, &q1, NULL);
+    rl_quiet_between(&q0, &q1, c->a->quiet, &c->machine);
+    c->have_machine = true;
     writer_drain(&c->w);
     /* token counts: only now, so counting never delays requests in flight */
     if (st == RL_OK && c->have_counter) {
@@ -717,6 +732,39 @@ static rl_status start_writer(session *s, rl_error *err)
     return RL_OK;
 }
 
+/* One point, measured again while it was disturbed and --retry-disturbed allows: each earlier
+ * try is kept in the point's "attempts" (kind measured); the point itself is the last. */
+static rl_status measure_point_retried(client_ctx *c, const char *api_key, rl_error *err)
+{
+    rl_status st = RL_OK;
+    for (int attempt = 0;; attempt++) {
+        st = measure_point(c, api_key, err);
+        if (st != RL_OK || !c->machine.disturbed || attempt >= c->a->retry_disturbed ||
+            rl_client_run_stopped(c->run))
+            break;
+        cJSON *prev = cJSON_Duplicate(cJSON_GetArrayItem(c->points, (int)c->point), 1);
+        if (prev)
+            cJSON_DeleteItemFromObjectCaseSensitive(prev, "attempts");
+        if (!c->attempts)
+            c->attempts = cJSON_CreateArray();
+        if (!prev || !c->attempts || !rl_json_add_str(prev, "kind", "measured") ||
+            !rl_json_push(c->attempts, prev)) {
+            st = rl_fail(err, RL_EINTERNAL, "out of memory keeping a disturbed point");
+            break;
+        }
+        rl_progress_done();
+        fprintf(stderr,
+                "llama-roofline client: concurrency %zu was disturbed (%s): measuring it again "
+                "(%d of %d)\n",
+                c->concurrency, c->machine.why, attempt + 1, c->a->retry_disturbed);
+        rl_client_run_free(c->run);
+        c->run = NULL;
+    }
+    cJSON_Delete(c->attempts);
+    c->attempts = NULL;
+    return st;
+}
+
 /* The operating points, one per --concurrency value, until one fails or --fail-fast stops. */
 static rl_status measure_points(session *s, rl_error *err)
 {
@@ -739,7 +787,7 @@ static rl_status measure_points(session *s, rl_error *err)
         c->concurrency = (size_t)a->conc[i];
         c->plan.concurrency = c->concurrency;
         c->point = (size_t)i;
-        st = measure_point(c, s->api_key, err);
+        st = measure_point_retried(c, s->api_key, err);
         s->stopped = rl_client_run_stopped(c->run);
         rl_client_run_free(c->run);
         c->run = NULL;
@@ -754,6 +802,9 @@ static rl_status write_final_bundle(session *s, rl_status st, rl_error *err, rl_
 {
     client_ctx *c = &s->c;
     set_tokens(c);
+    cJSON *env = cJSON_GetObjectItemCaseSensitive(c->bundle, "environment");
+    if (cJSON_IsObject(env))
+        rl_json_attach(env, "machine_state", rl_quiet_summary_json(c->bundle, c->a->quiet));
     const char *state = st == RL_EINTERRUPTED ? "interrupted"
                         : st != RL_OK         ? "failed"
                         : s->stopped          ? "failed"

@@ -12,6 +12,7 @@
 
 #include "client/client_metrics.h"
 #include "base/rl_error.h"
+#include "measure/quiet.h"
 
 #define RL_CLIENT_MAX_POINTS 64 /* operating points of one session (--sweep-concurrency) */
 
@@ -25,6 +26,10 @@ typedef struct {
     rl_client_slo slo;
     int warmup, runs, retry, max_tokens;
     bool fail_fast, capture;
+    /* the machine's state during each point (measure/quiet.h) */
+    const rl_quiet_limits *quiet; /* NULL: the defaults */
+    double wait_quiet_s;          /* --wait-quiet: > 0 waits for a quiet machine first */
+    int retry_disturbed;          /* --retry-disturbed: re-measurements of a disturbed point */
 } rl_client_opts;
 
 /* Measure every operating point of o and write its outputs; with o->from, measure nothing and

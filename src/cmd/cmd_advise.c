@@ -58,6 +58,7 @@ static const char usage[] =
     "  --dir DIR            where bundle.json and report.html go (default\n"
     "                       llama-roofline-advise); the bundle is written after every\n"
     "                       llama-bench record, so Ctrl-C keeps what was measured\n"
+    RL_DEF_QUIET_HELP("     ", "  ", "                       ")
     "  -h, --help           show this text\n"
     "\n"
     "exit codes: 0 advice printed (also for unknown silicon: the recipe); 1 --measure decoded\n"
@@ -110,6 +111,7 @@ static const struct option longopts[] = {
     {"llama-bench", required_argument, NULL, OPT_LB},
     {"llama-quantize", required_argument, NULL, OPT_LQ},
     {"dir", required_argument, NULL, OPT_DIR},
+    RL_DEF_QUIET_LONGOPTS,
     {"help", no_argument, NULL, 'h'},
     {NULL, 0, NULL, 0},
 };
@@ -118,7 +120,7 @@ static const struct option longopts[] = {
 
 typedef struct {
     rl_advise_opts r; /* what advise_run.h runs */
-    bool measure, help;
+    bool measure, help, quiet_given;
     const char *models[RL_SWEEP_MAX_MODELS];
     char formats_buf[256];
     const char *formats[MAX_FORMATS];
@@ -153,6 +155,10 @@ static rl_status on_opt(int c, const char *arg, void *ctx, rl_error *err)
     opts *a = ctx;
     rl_advise_opts *o = &a->r;
     rl_status st = RL_OK;
+    if (rl_defaults_quiet_opt(c, arg, &o->wait_quiet_s, &o->retry_disturbed, &st, err)) {
+        a->quiet_given = true;
+        return st;
+    }
     switch (c) {
     case OPT_CORE: o->core = arg; break;
     case OPT_LIST: o->list = true; break;
@@ -205,6 +211,8 @@ static rl_status parse(int argc, char **argv, opts *a, rl_error *err)
         return rl_fail(err, RL_EINPUT, "--list-cores, --plan and --measure exclude each other");
     if (!a->measure && (o->n_models || o->synth))
         return rl_fail(err, RL_EINPUT, "-m and --synth go with --measure");
+    if (!a->measure && a->quiet_given)
+        return rl_fail(err, RL_EINPUT, "--wait-quiet and --retry-disturbed go with --measure");
     if (a->measure && o->synth && o->n_models)
         return rl_fail(err, RL_EINPUT, "--synth builds the files itself: give no -m with it");
     if (!a->measure && o->n_threads > 1)
@@ -226,6 +234,9 @@ static rl_status run(int argc, char **argv, rl_error *err)
     o->n_gen = rl_defaults.n_gen;
     o->reps = rl_defaults.reps;
     o->timeout = rl_defaults.timeout_s;
+    o->quiet = &rl_defaults.quiet;
+    o->wait_quiet_s = rl_defaults.wait_quiet_s;
+    o->retry_disturbed = rl_defaults.retry_disturbed;
     o->dir = "llama-roofline-advise";
     o->models = a.models;
     rl_status st = parse(argc, argv, &a, err);

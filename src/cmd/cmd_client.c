@@ -63,6 +63,9 @@ static const char usage[] =
     "  --slo-ttft-ms MS, --slo-tpot-ms MS, --slo-e2e-ms MS\n"
     "                         service-level objectives for goodput (a request missing the\n"
     "                         metric is not good)\n"
+    RL_DEF_QUIET_HELP("       ", "    ", "                         ")
+    "                         (a server on this machine is another process: its CPU time\n"
+    "                         counts as other processes')\n"
     "output:\n"
     "  -o, --output DIR       write DIR/bundle.json and DIR/report.html (default\n"
     "                         llama-roofline-out unless --json is given)\n"
@@ -142,6 +145,7 @@ static const struct option longopts[] = {
     {"csv", required_argument, NULL, OPT_CSV},
     {"chunks", required_argument, NULL, OPT_CHUNKS},
     {"from", required_argument, NULL, OPT_FROM},
+    RL_DEF_QUIET_LONGOPTS,
     {"help", no_argument, NULL, 'h'},
     {NULL, 0, NULL, 0},
 };
@@ -158,6 +162,8 @@ static rl_status on_opt(int c, const char *arg, void *ctx, rl_error *err)
     rl_client_opts *a = p->a;
     rl_status st = RL_OK;
     int one;
+    if (rl_defaults_quiet_opt(c, arg, &a->wait_quiet_s, &a->retry_disturbed, &st, err))
+        return st;
     switch (c) {
     case OPT_CMD: a->cmd = arg; break;
     case OPT_URL: a->url = arg; break;
@@ -277,6 +283,9 @@ static rl_status run(int argc, char **argv, rl_error *err)
     a.runs = rl_defaults.client_runs;
     a.retry = rl_defaults.client_retry;
     a.timeout = rl_defaults.client_timeout_s;
+    a.quiet = &rl_defaults.quiet;
+    a.wait_quiet_s = rl_defaults.wait_quiet_s;
+    a.retry_disturbed = rl_defaults.retry_disturbed;
     bool help = false;
     rl_status st = parse(argc, argv, &a, &help, err);
     if (st != RL_OK)

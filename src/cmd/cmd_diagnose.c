@@ -51,6 +51,7 @@ static const char usage[] =
     "  --predict MODEL     also predict MODEL (a GGUF, a URL or synth:PRESET:TYPE) from the\n"
     "                      fit: the report's \"what to expect\" table (repeatable)\n"
     "  --resume            continue the interrupted diagnose in DIR (give no models)\n"
+    RL_DEF_QUIET_HELP("    ", " ", "                      ")
     "  -h, --help          show this text\n"
     "\n"
     "exit codes: 0 measured; 1 no decode rate from any model; 2 bad input (an option, a\n"
@@ -78,6 +79,7 @@ static const struct option longopts[] = {
     {"resume", no_argument, NULL, OPT_RESUME},
     {"predict", required_argument, NULL, OPT_PREDICT},
     {"no-bracket", no_argument, NULL, OPT_NOBR},
+    RL_DEF_QUIET_LONGOPTS,
     {"help", no_argument, NULL, 'h'},
     {NULL, 0, NULL, 0},
 };
@@ -94,6 +96,8 @@ static rl_status on_opt(int c, const char *arg, void *ctx, rl_error *err)
     diag_args *a = ctx;
     rl_sweep_opts *o = &a->o;
     rl_status st = RL_OK;
+    if (rl_defaults_quiet_opt(c, arg, &o->wait_quiet_s, &o->retry_disturbed, &st, err))
+        return st;
     switch (c) {
     case OPT_SYNTH: a->synth = true; break;
     case OPT_QUICK: a->quick = true; break;
@@ -157,6 +161,9 @@ static rl_status run(int argc, char **argv, rl_error *err)
     o->timeout_s = rl_defaults.timeout_s;
     o->out_dir = "llama-roofline-out";
     o->bytes = RL_AN_BYTES_STREAMED;
+    o->quiet = &rl_defaults.quiet;
+    o->wait_quiet_s = rl_defaults.wait_quiet_s;
+    o->retry_disturbed = rl_defaults.retry_disturbed;
     rl_status st = parse(argc, argv, &a, err);
     if (st != RL_OK || a.help) {
         if (st == RL_OK)

@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "cmd/cmd.h"
+#include "cmd/defaults.h"
 #include "measure/membw.h"
 #include "base/rl_file.h"
 #include "base/rl_json.h"
@@ -15,6 +16,7 @@
 #include "base/rl_text.h"
 #include "base/rl_util.h"
 
+// clang-format off
 static const char usage[] =
     "usage: llama-roofline membw [options]\n"
     "\n"
@@ -36,6 +38,7 @@ static const char usage[] =
     "  --peak-bw GBS      do not measure: record GBS as the ceiling (kind \"controlled\")\n"
     "  --isa NAME         force a kernel variant: avx512, avx2, sse2, neon or c\n"
     "  -o, --output PATH  also write the JSON object to PATH\n"
+    RL_DEF_QUIET_HELP("   ", " ", "                     ")
     "  -h, --help         show this help\n"
     "\n"
     "A ceiling whose repetitions disagree by more than 25% (median vs best) is reported as\n"
@@ -43,6 +46,7 @@ static const char usage[] =
     "\n"
     "exit codes: 0 measured; 2 bad input; 4 -o cannot be written or another llama-roofline is\n"
     "writing it; 5 internal error; 130 interrupted.\n";
+// clang-format on
 
 typedef struct {
     bool json, quick, have_peak;
@@ -63,6 +67,7 @@ static const struct option longopts[] = {
     {"peak-bw", required_argument, NULL, OPT_PEAK},
     {"isa", required_argument, NULL, OPT_ISA},
     {"output", required_argument, NULL, 'o'},
+    RL_DEF_QUIET_LONGOPTS,
     {"help", no_argument, NULL, 'h'},
     {NULL, 0, NULL, 0},
 };
@@ -80,6 +85,8 @@ static rl_status on_opt(int c, const char *arg, void *ctx, rl_error *err)
     membw_args *a = m->a;
     rl_status st = RL_OK;
     rl_isa isa;
+    if (rl_defaults_quiet_opt(c, arg, &a->mo.wait_quiet_s, &a->mo.retry_disturbed, &st, err))
+        return st;
     switch (c) {
     case OPT_JSON: a->json = true; break;
     case OPT_QUICK: a->quick = a->mo.quick = true; break;
@@ -120,6 +127,9 @@ static rl_status parse_args(int argc, char **argv, const rl_sysinfo *si, membw_a
 {
     memset(a, 0, sizeof *a);
     a->mo.isa = -1;
+    a->mo.quiet = &rl_defaults.quiet;
+    a->mo.wait_quiet_s = rl_defaults.wait_quiet_s;
+    a->mo.retry_disturbed = rl_defaults.retry_disturbed;
     int cpus[RL_SYSINFO_MAX_CPUS];
     int logical = rl_sysinfo_cpu_order(cpus, RL_SYSINFO_MAX_CPUS, NULL);
     if (logical <= 0)
@@ -169,6 +179,15 @@ static rl_status run(int argc, char **argv, rl_error *err)
     char *text = NULL;
     if (a.json || a.output) {
         cJSON *j = rl_membw_to_json(&res, &si);
+        /* the machine's state over the runs, beside the rest of the environment */
+        cJSON *wrap = cJSON_CreateObject();
+        if (j && wrap && cJSON_AddItemReferenceToObject(wrap, "membw", j) &&
+            !rl_json_attach(cJSON_GetObjectItemCaseSensitive(j, "env"), "machine_state",
+                            rl_quiet_summary_json(wrap, a.mo.quiet))) {
+            cJSON_Delete(j);
+            j = NULL;
+        }
+        cJSON_Delete(wrap);
         text = j ? rl_json_print(j) : NULL;
         cJSON_Delete(j);
         if (!text) {

@@ -53,6 +53,7 @@ static const char usage[] =
     "                         llama-roofline-out)\n"
     "  --resume               continue the interrupted run in DIR: its settings and models,\n"
     "                         skipping what is done\n"
+    RL_DEF_QUIET_HELP("       ", "    ", "                         ")
     "  -h, --help             show this text\n"
     "\n"
     "exit codes: 0 measured; 1 no model produced a decode rate; 2 bad input (an option, an\n"
@@ -99,6 +100,7 @@ static const struct option longopts[] = {
     {"target-ci", required_argument, NULL, OPT_TCI},
     {"max-reps", required_argument, NULL, OPT_MAXR},
     {"no-bracket", no_argument, NULL, OPT_NOBR},
+    RL_DEF_QUIET_LONGOPTS,
     {"help", no_argument, NULL, 'h'},
     {NULL, 0, NULL, 0},
 };
@@ -116,6 +118,8 @@ static rl_status on_opt(int c, const char *arg, void *ctx, rl_error *err)
     run_parse *r = ctx;
     rl_sweep_opts *o = r->o;
     rl_status st = RL_OK;
+    if (rl_defaults_quiet_opt(c, arg, &o->wait_quiet_s, &o->retry_disturbed, &st, err))
+        return st;
     switch (c) {
     case 'm':
         if (o->n_models >= RL_SWEEP_MAX_MODELS)
@@ -201,6 +205,9 @@ static rl_status run(int argc, char **argv, rl_error *err)
     o.timeout_s = rl_defaults.timeout_s;
     o.out_dir = "llama-roofline-out";
     o.bytes = RL_AN_BYTES_RESIDENT;
+    o.quiet = &rl_defaults.quiet;
+    o.wait_quiet_s = rl_defaults.wait_quiet_s;
+    o.retry_disturbed = rl_defaults.retry_disturbed;
     bool help = false;
     rl_status st = parse(argc, argv, &o, models, bargs, &help, err);
     if (st != RL_OK)

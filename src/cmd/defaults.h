@@ -5,6 +5,11 @@
 #ifndef RL_CMD_DEFAULTS_H
 #define RL_CMD_DEFAULTS_H
 
+#include <stdbool.h>
+
+#include "base/rl_error.h"
+#include "measure/quiet.h"
+
 /* the llama-bench sweep (run, diagnose, advise) */
 #define RL_DEF_N_PROMPT 128   /* prompt tokens */
 #define RL_DEF_N_GEN 128      /* generated tokens */
@@ -22,9 +27,49 @@
 #define RL_DEF_CLIENT_RETRY 0       /* retries of a failed request */
 #define RL_DEF_CLIENT_TIMEOUT_S 60  /* seconds per request attempt */
 
+/* a quiet machine (measure/quiet.h): the limits of a disturbed measurement, the waits */
+#define RL_DEF_QUIET_OTHER_CPU_PCT RL_QUIET_OTHER_CPU_PCT /* other processes' share of the CPUs */
+#define RL_DEF_QUIET_STEAL_PCT RL_QUIET_STEAL_PCT         /* the hypervisor's share */
+#define RL_DEF_WAIT_QUIET_S 0         /* --wait-quiet: seconds to wait before each measurement */
+#define RL_DEF_MAX_WAIT_QUIET_S 86400 /* --wait-quiet upper bound */
+#define RL_DEF_RETRY_DISTURBED 0      /* --retry-disturbed: re-measurements of a disturbed one */
+#define RL_DEF_MAX_RETRY_DISTURBED 20 /* --retry-disturbed upper bound */
+
 /* A macro's value as a string literal: "default " RL_DEF_STR(RL_DEF_N_PROMPT). */
 #define RL_DEF_STR_(x) #x
 #define RL_DEF_STR(x) RL_DEF_STR_(x)
+
+/* --wait-quiet and --retry-disturbed in a usage text: P1 and P2 pad the two option names to
+ * the text's column, IND indents its continuation lines to that column. */
+#define RL_DEF_QUIET_HELP(P1, P2, IND)                                                                   \
+    "  --wait-quiet SEC" P1 "wait before each measurement until the machine is\n" IND                    \
+    "quiet, at most SEC s (0 to " RL_DEF_STR(RL_DEF_MAX_WAIT_QUIET_S) ", default " RL_DEF_STR(           \
+        RL_DEF_WAIT_QUIET_S) ")\n"                                                                       \
+                             "  --retry-disturbed N" P2                                                  \
+                             "measure a disturbed one again, up to N times (0 to\n" IND                  \
+                             RL_DEF_STR(RL_DEF_MAX_RETRY_DISTURBED) ", default " RL_DEF_STR(             \
+                                 RL_DEF_RETRY_DISTURBED) "); the bundle keeps every attempt\n" IND       \
+                                                         "disturbed: other processes used "              \
+                                                         "over " RL_DEF_STR(                             \
+                                                             RL_DEF_QUIET_OTHER_CPU_PCT) "% of "         \
+                                                                                         "the"           \
+                                                                                         "\n" IND        \
+                                                                                         "CPUs, "        \
+                                                                                         "or "           \
+                                                                                         "steal "        \
+                                                                                         "was "          \
+                                                                                         "over"          \
+                                                                                         " " RL_DEF_STR( \
+                                                                                             RL_DEF_QUIET_STEAL_PCT) "% of the time\n"
+
+/* The two options' getopt values and table entries, shared by the measuring commands. */
+#define RL_OPT_WAIT_QUIET 1000
+#define RL_OPT_RETRY_DISTURBED 1001
+#define RL_DEF_QUIET_LONGOPTS                                                                      \
+    {"wait-quiet", required_argument, NULL, RL_OPT_WAIT_QUIET},                                    \
+    {                                                                                              \
+        "retry-disturbed", required_argument, NULL, RL_OPT_RETRY_DISTURBED                         \
+    }
 
 typedef struct {
     int n_prompt, n_gen, reps, max_reps;
@@ -32,8 +77,17 @@ typedef struct {
     double bracket_limit_pct;
     int client_warmup, client_runs, client_concurrency, client_retry;
     double client_timeout_s;
+    rl_quiet_limits quiet; /* the disturbed limits */
+    double wait_quiet_s;
+    int retry_disturbed;
 } rl_defaults_t;
 
 extern const rl_defaults_t rl_defaults;
+
+/* c is RL_OPT_WAIT_QUIET or RL_OPT_RETRY_DISTURBED: its value (the number rule, in range)
+ * into *wait_s or *retry, *st RL_OK or RL_EINPUT with err filled; true. Any other c: false,
+ * nothing touched. */
+bool rl_defaults_quiet_opt(int c, const char *arg, double *wait_s, int *retry, rl_status *st,
+                           rl_error *err);
 
 #endif

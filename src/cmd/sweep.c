@@ -17,6 +17,7 @@
 #include "measure/lbench.h"
 #include "measure/membw.h"
 #include "render/report.h"
+#include "measure/quiet.h"
 #include "base/proc.h"
 #include "base/rl_file.h"
 #include "base/rl_json.h"
@@ -376,6 +377,62 @@ static rl_status measure_run(const char *bin, const rl_sweep_opts *o, const char
     return st;
 }
 
+/* The run's measured fields moved into a new object (kind measured) appended to its
+ * "attempts"; threads, depth and attempts stay. false when out of memory. */
+static bool keep_attempt(cJSON *run)
+{
+    cJSON *att = cJSON_GetObjectItemCaseSensitive(run, "attempts");
+    if (!att && !(att = cJSON_AddArrayToObject(run, "attempts")))
+        return false;
+    cJSON *a = cJSON_CreateObject();
+    if (!a || !rl_json_add_str(a, "kind", "measured")) {
+        cJSON_Delete(a);
+        return false;
+    }
+    cJSON *c = run->child;
+    while (c) {
+        cJSON *next = c->next;
+        if (strcmp(c->string, "threads") != 0 && strcmp(c->string, "depth") != 0 &&
+            strcmp(c->string, "attempts") != 0)
+            cJSON_AddItemToObject(a, c->string, cJSON_DetachItemViaPointer(run, c));
+        c = next;
+    }
+    return rl_json_push(att, a);
+}
+
+/* One run with the machine's state around it: --wait-quiet first, the interval recorded as
+ * the run's "machine", and with --retry-disturbed a disturbed run measured again (the earlier
+ * tries kept in "attempts"; the analysis reads the run itself, the last try). */
+static rl_status measure_run_quiet(const char *bin, const rl_sweep_opts *o, const char *model,
+                                   int t, int d, cJSON *run, cJSON *bundle, const char *path,
+                                   rl_error *err)
+{
+    for (int attempt = 0;; attempt++) {
+        if (o->wait_quiet_s > 0 && !rl_quiet_wait(o->quiet_root, o->wait_quiet_s, o->quiet, NULL) &&
+            rl_interrupted)
+            return rl_fail(err, RL_EINTERRUPTED, "interrupted while waiting for a quiet machine");
+        rl_quiet_snap q0, q1;
+        rl_quiet_take(o->quiet_root, &q0, NULL);
+        rl_status st = measure_run(bin, o, model, t, d, run, bundle, path, err);
+        rl_quiet_take(o->quiet_root, &q1, NULL);
+        rl_quiet_interval q;
+        rl_quiet_between(&q0, &q1, o->quiet, &q);
+        if (!set_item(run, "machine", rl_quiet_to_json(&q)))
+            return oom(err, "a run's machine state");
+        const char *rs = rl_json_get_str(run, "status");
+        if (st != RL_OK || !q.disturbed || attempt >= o->retry_disturbed || !rs ||
+            strcmp(rs, "ok") != 0)
+            return st;
+        rl_progress_done();
+        fprintf(stderr,
+                "llama-roofline %s: t=%d depth %d was disturbed (%s): measuring it again "
+                "(%d of %d)\n",
+                o->command, t, d, q.why, attempt + 1, o->retry_disturbed);
+        if (!keep_attempt(run) || !set_item(run, "status", cJSON_CreateString("running")))
+            return oom(err, "a run's attempts");
+    }
+}
+
 static cJSON *find_run(cJSON *runs, int t, int d)
 {
     cJSON *r;
@@ -619,6 +676,9 @@ static rl_status sweep_ceiling(sweep_ctx *c, rl_error *err)
         rl_membw_opts mo = {0};
         mo.isa = -1;
         mo.quick = c->o.quick_membw;
+        mo.quiet = c->o.quiet;
+        mo.quiet_root = c->o.quiet_root;
+        mo.wait_quiet_s = c->o.wait_quiet_s;
         rl_membw_result res;
         rl_progress("measuring the memory read ceiling");
         double c0 = self_cpu_s();
@@ -676,7 +736,7 @@ static rl_status sweep_one(sweep_ctx *c, cJSON *m, cJSON *runs, int t, int d, sw
     rl_progress("[%zu/%zu] %s  t=%d  depth %d%s%.0f s left", done, total, mname, t, d,
                 done > 1 ? "  about " : "  ", done > 1 ? eta : 0.0);
     int64_t t0 = rl_proc_now_ns();
-    rl_status st = measure_run(c->bin, &c->o, mpath, t, d, run, b, c->s->path, err);
+    rl_status st = measure_run_quiet(c->bin, &c->o, mpath, t, d, run, b, c->s->path, err);
     p->elapsed += (double)(rl_proc_now_ns() - t0) / 1e9;
     const char *rs = rl_json_get_str(run, "status");
     const char *re = rl_json_get_str(run, "error");
@@ -772,6 +832,7 @@ rl_status rl_sweep_measure(const rl_sweep_opts *opts, rl_sweep_state *s, rl_erro
     sweep_ctx c = {0};
     c.o = *opts;
     c.s = s;
+    s->quiet = opts->quiet;
     s->path = rl_asprintf("%s/bundle.json", c.o.out_dir);
     rl_status st = s->path ? RL_OK : rl_fail(err, RL_EINTERNAL, "out of memory");
     rl_sysinfo_collect(&c.si);
@@ -817,6 +878,10 @@ rl_status rl_sweep_close(rl_sweep_state *s, rl_status st, rl_error *err)
         cJSON_Delete(ov);
     if ((!built || !set_item(b, "overhead", ov)) && st == RL_OK)
         st = oom(err, "the overhead entry");
+    cJSON *env = cJSON_GetObjectItemCaseSensitive(b, "environment");
+    if (cJSON_IsObject(env) &&
+        !set_item(env, "machine_state", rl_quiet_summary_json(b, s->quiet)) && st == RL_OK)
+        st = oom(err, "the machine state summary");
     const cJSON *an = cJSON_GetObjectItemCaseSensitive(b, "analysis");
     int64_t ok_models = 0;
     rl_json_get_i64(an, "n_models_ok", &ok_models);

@@ -14,6 +14,9 @@
  * The ceiling is bracketed (cmd/bracket.h): a short probe before the sweep, between models when
  * there are three or more, and after it, kept in membw.bracket; drift over the limit is a
  * "ceiling_drift" run warning.
+ * Each run records the machine's state over its invocations ("machine", measure/quiet.h);
+ * --wait-quiet waits for a quiet machine before each run, --retry-disturbed measures a
+ * disturbed run again, the earlier tries kept in the run's "attempts".
  * --resume: the bundle in the output directory is read back (refused, untouched, when it is not
  * a run bundle), its settings and models are used, and runs already "ok" are skipped.
  *
@@ -32,6 +35,7 @@
 
 #include "analyse/analysis.h"
 #include "base/rl_error.h"
+#include "measure/quiet.h"
 
 #define RL_SWEEP_MAX_LIST 16
 #define RL_SWEEP_MAX_MODELS 64
@@ -60,14 +64,20 @@ typedef struct {
     const char *out_dir;
     bool resume;
     rl_an_bytes_convention bytes;
+    /* the machine's state during each measurement (measure/quiet.h) */
+    const rl_quiet_limits *quiet; /* NULL: the defaults */
+    const char *quiet_root;       /* NULL or "": the real /proc and /sys */
+    double wait_quiet_s;          /* --wait-quiet: > 0 waits for a quiet machine first */
+    int retry_disturbed;          /* --retry-disturbed: re-measurements of a disturbed run */
 } rl_sweep_opts;
 
 /* What one sweep leaves for the phases after it. */
 typedef struct {
-    cJSON *bundle;    /* the bundle tree being recorded, or NULL */
-    char *path;       /* out_dir/bundle.json */
-    int64_t t_start;  /* when the sweep began, for the overhead record */
-    double membw_cpu; /* CPU seconds the ceiling took */
+    cJSON *bundle;                /* the bundle tree being recorded, or NULL */
+    char *path;                   /* out_dir/bundle.json */
+    int64_t t_start;              /* when the sweep began, for the overhead record */
+    double membw_cpu;             /* CPU seconds the ceiling took */
+    const rl_quiet_limits *quiet; /* the options' limits, for environment.machine_state */
 } rl_sweep_state;
 
 /* Everything above, recorded into state->bundle and written to out_dir/bundle.json after every

@@ -479,18 +479,21 @@ static rl_isa pick_isa(pool *p, rl_membw_result *res)
 
 /* ------------------------------------------------------------ results */
 
-bool rl_membw_add_run(rl_membw_result *res, const rl_membw_run *run)
+bool rl_membw_add_to(rl_membw_run **runs, size_t *n, size_t *cap, const rl_membw_run *run)
 {
-    if (res->n_runs == res->cap_runs) {
-        size_t cap = res->cap_runs ? res->cap_runs * 2 : 16;
-        rl_membw_run *r = realloc(res->runs, cap * sizeof *r);
+    if (*n == *cap) {
+        void *r = rl_grow(*runs, cap, sizeof **runs, 16);
         if (!r)
             return false;
-        res->runs = r;
-        res->cap_runs = cap;
+        *runs = r;
     }
-    res->runs[res->n_runs++] = *run;
+    (*runs)[(*n)++] = *run;
     return true;
+}
+
+bool rl_membw_add_run(rl_membw_result *res, const rl_membw_run *run)
+{
+    return rl_membw_add_to(&res->runs, &res->n_runs, &res->cap_runs, run);
 }
 
 void rl_membw_result_free(rl_membw_result *res)
@@ -498,6 +501,9 @@ void rl_membw_result_free(rl_membw_result *res)
     free(res->runs);
     res->runs = NULL;
     res->n_runs = res->cap_runs = 0;
+    free(res->attempts);
+    res->attempts = NULL;
+    res->n_attempts = res->cap_attempts = 0;
 }
 
 void rl_membw_summarize(rl_membw_result *res)
@@ -729,19 +735,56 @@ static void sample_cell(sweep *w, pool *pl, int ci, int nt, rl_membw_run cell[RL
         pool_sample(pl, RL_KERNEL_SUM, w->isa, 1);
 }
 
-/* Measure thread count ci on the mapped set and add its runs to the result. */
-static rl_status measure_count(sweep *w, int ci, rl_error *err)
+/* One try at thread count ci: the cell's samples with the machine's state around them. */
+static rl_status measure_cell(sweep *w, int ci, int nt, rl_membw_run cell[RL_KERNEL_COUNT],
+                              rl_error *err)
 {
-    rl_membw_result *res = w->res;
-    int nt = res->thread_counts[ci];
+    const rl_membw_opts *o = w->opts;
+    if (o->wait_quiet_s > 0 && !rl_quiet_wait(o->quiet_root, o->wait_quiet_s, o->quiet, NULL) &&
+        rl_interrupted)
+        return RL_EINTERRUPTED;
     pool pl;
     rl_status st = pool_start(&pl, nt, w->cpus, w->ncpus, &w->buf, false, err);
     if (st != RL_OK)
         return st;
-    rl_membw_run cell[RL_KERNEL_COUNT];
+    rl_quiet_snap q0, q1;
+    rl_quiet_take(o->quiet_root, &q0, NULL);
     size_cell(w, &pl, nt, cell);
     sample_cell(w, &pl, ci, nt, cell);
-    res->pinned &= pool_stop(&pl);
+    w->res->pinned &= pool_stop(&pl);
+    rl_quiet_take(o->quiet_root, &q1, NULL);
+    rl_quiet_interval q;
+    rl_quiet_between(&q0, &q1, o->quiet, &q);
+    for (int k = 0; k < RL_KERNEL_COUNT; k++) {
+        cell[k].has_machine = true;
+        cell[k].machine = q;
+    }
+    return RL_OK;
+}
+
+/* Measure thread count ci on the mapped set and add its runs to the result; a disturbed
+ * cell is measured again up to opts->retry_disturbed times, the earlier tries kept in
+ * res->attempts. */
+static rl_status measure_count(sweep *w, int ci, rl_error *err)
+{
+    rl_membw_result *res = w->res;
+    int nt = res->thread_counts[ci];
+    rl_membw_run cell[RL_KERNEL_COUNT];
+    rl_status st = RL_OK;
+    for (int attempt = 0;; attempt++) {
+        st = measure_cell(w, ci, nt, cell, err);
+        if (st != RL_OK || rl_interrupted || !cell[0].machine.disturbed ||
+            attempt >= w->opts->retry_disturbed)
+            break;
+        rl_progress("membw: %d thread%s disturbed (%s): measuring again (%d of %d)", nt,
+                    nt == 1 ? "" : "s", cell[0].machine.why, attempt + 1, w->opts->retry_disturbed);
+        for (int k = 0; k < RL_KERNEL_COUNT; k++)
+            if (cell[k].n > 0 &&
+                !rl_membw_add_to(&res->attempts, &res->n_attempts, &res->cap_attempts, &cell[k]))
+                return rl_fail(err, RL_EINTERNAL, "out of memory");
+    }
+    if (st != RL_OK)
+        return st;
     if (w->per_count)
         rl_membw_free(&w->buf);
     for (int k = 0; k < RL_KERNEL_COUNT; k++)
@@ -883,11 +926,34 @@ static cJSON *run_json(const rl_membw_run *r)
     ok &= s != NULL;
     for (int k = 0; ok && k < r->n; k++)
         ok &= rl_json_push(s, cJSON_CreateNumber(r3(r->gbs[k])));
+    if (ok && r->has_machine)
+        ok &= rl_json_attach(e, "machine", rl_quiet_to_json(&r->machine));
     if (!ok) {
         cJSON_Delete(e);
         return NULL;
     }
     return e;
+}
+
+/* The earlier tries of run r (--retry-disturbed), each kind measured, as r's "attempts". */
+static bool add_attempts(cJSON *e, const rl_membw_result *res, const rl_membw_run *r)
+{
+    cJSON *arr = NULL;
+    for (size_t i = 0; i < res->n_attempts; i++) {
+        const rl_membw_run *a = &res->attempts[i];
+        if (a->kernel != r->kernel || a->threads != r->threads)
+            continue;
+        if (!arr && !(arr = cJSON_AddArrayToObject(e, "attempts")))
+            return false;
+        cJSON *aj = run_json(a);
+        if (aj && !rl_json_add_str(aj, "kind", "measured")) {
+            cJSON_Delete(aj);
+            aj = NULL;
+        }
+        if (!rl_json_push(arr, aj)) /* frees aj */
+            return false;
+    }
+    return true;
 }
 
 cJSON *rl_membw_to_json(const rl_membw_result *res, const rl_sysinfo *env)
@@ -917,8 +983,11 @@ cJSON *rl_membw_to_json(const rl_membw_result *res, const rl_sysinfo *env)
           rl_json_add_str(units, "bytes", "bytes");
     cJSON *runs = cJSON_AddArrayToObject(o, "runs");
     ok &= runs != NULL;
-    for (size_t i = 0; ok && i < res->n_runs; i++)
-        ok &= rl_json_push(runs, run_json(&res->runs[i]));
+    for (size_t i = 0; ok && i < res->n_runs; i++) {
+        cJSON *e = run_json(&res->runs[i]);
+        ok &= e && add_attempts(e, res, &res->runs[i]);
+        ok &= rl_json_push(runs, e);
+    }
     if (ok && env)
         ok &= rl_json_attach(o, "env", rl_sysinfo_to_json(env));
     if (!ok) {

@@ -23,6 +23,7 @@
 #include <cjson/cJSON.h>
 
 #include "measure/membw_kernels.h"
+#include "measure/quiet.h"
 #include "base/rl_error.h"
 #include "measure/sysinfo.h"
 
@@ -49,6 +50,11 @@ typedef struct {
     bool quick;      /* smaller set, fewer and shorter samples */
     int isa;         /* -1: the widest supported; else an rl_isa to force */
     double sample_s; /* 0: the default for the mode */
+    /* the machine's state during each thread count (measure/quiet.h) */
+    const rl_quiet_limits *quiet; /* NULL: the defaults */
+    const char *quiet_root;       /* NULL or "": the real /proc and /sys */
+    double wait_quiet_s;          /* > 0: wait this long at most for a quiet machine first */
+    int retry_disturbed;          /* a disturbed thread count measured again, up to this often */
 } rl_membw_opts;
 
 /* Every repetition of one kernel at one thread count. */
@@ -61,6 +67,8 @@ typedef struct {
     int n;                   /* samples taken */
     double gbs[RL_MEMBW_MAX_REPS];
     double best, median;
+    bool has_machine;          /* machine was recorded (one interval per thread count) */
+    rl_quiet_interval machine; /* the machine's state while the samples were taken */
 } rl_membw_run;
 
 typedef struct {
@@ -96,6 +104,8 @@ typedef struct {
     bool isa_forced;                /* --isa given: no trial */
     rl_membw_run *runs;             /* owned */
     size_t n_runs, cap_runs;
+    rl_membw_run *attempts; /* owned: disturbed tries measured again (--retry-disturbed) */
+    size_t n_attempts, cap_attempts;
 } rl_membw_result;
 
 /* ---- rules (pure) */
@@ -155,6 +165,8 @@ rl_status rl_membw_ceiling(const rl_membw_opts *opts, double peak_bw, const rl_s
 
 /* Append one run (copied); false when out of memory. */
 bool rl_membw_add_run(rl_membw_result *res, const rl_membw_run *run);
+/* Append one run (copied) to the array *runs of *n entries and *cap slots (grown). */
+bool rl_membw_add_to(rl_membw_run **runs, size_t *n, size_t *cap, const rl_membw_run *run);
 /* Recompute best/median of every run, then the ceiling, stability, single-thread, saturated
  * and copy figures and the warning. Pure; used by measure and by tests on synthetic runs. */
 void rl_membw_summarize(rl_membw_result *res);

@@ -1,0 +1,437 @@
+/* quiet.c: snapshots of the machine's counters, the interval between two, its JSON, the
+ * bundle's summary and the wait for a quiet machine. See quiet.h. */
+#include "measure/quiet.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "base/proc.h"
+#include "base/rl_json.h"
+#include "base/rl_text.h"
+#include "base/rl_util.h"
+
+#define LINE_CAP 512    /* a longer line (the intr line) is skipped, never buffered */
+#define MAX_LINES 65536 /* lines of /proc/stat read, at most */
+#define SELF_CAP 4096   /* /proc/self/stat is one line of a few hundred bytes */
+
+void rl_quiet_limits_default(rl_quiet_limits *l)
+{
+    l->other_cpu_pct = RL_QUIET_OTHER_CPU_PCT;
+    l->steal_pct = RL_QUIET_STEAL_PCT;
+}
+
+/* ---- reading ------------------------------------------------------------------------------ */
+
+/* Skip spaces, then one run of decimal digits into *v; false when there is none or it
+ * overflows. */
+static bool next_u64(const char **p, unsigned long long *v)
+{
+    const char *s = *p;
+    while (*s == ' ' || *s == '\t')
+        s++;
+    if (*s < '0' || *s > '9')
+        return false;
+    unsigned long long x = 0;
+    for (; *s >= '0' && *s <= '9'; s++) {
+        unsigned d = (unsigned)(*s - '0');
+        if (x > (~0ULL - d) / 10)
+            return false;
+        x = x * 10 + d;
+    }
+    *v = x;
+    *p = s;
+    return true;
+}
+
+static void path_of(char *buf, size_t cap, const char *root, const char *rel)
+{
+    rl_snprintf(buf, cap, "%s/%s", root && root[0] ? root : "", rel);
+}
+
+/* Read one line of f into buf; false at the end. A line longer than the buffer is reported
+ * as an empty line (its rest is skipped). */
+static bool read_line(FILE *f, char *buf, size_t cap)
+{
+    if (!fgets(buf, (int)cap, f))
+        return false;
+    size_t n = strlen(buf);
+    if (n && buf[n - 1] == '\n') {
+        buf[n - 1] = '\0';
+        return true;
+    }
+    if (n + 1 < cap)
+        return true; /* the last line, without a newline */
+    int ch;
+    while ((ch = fgetc(f)) != EOF && ch != '\n')
+        ;
+    buf[0] = '\0';
+    return true;
+}
+
+/* The cpu line, the cpuN lines and procs_running of /proc/stat. */
+static void read_stat(const char *root, rl_quiet_snap *s)
+{
+    char path[4096], line[LINE_CAP];
+    path_of(path, sizeof path, root, "proc/stat");
+    FILE *f = fopen(path, "r");
+    if (!f)
+        return;
+    for (int n = 0; n < MAX_LINES && read_line(f, line, sizeof line); n++) {
+        if (strncmp(line, "cpu ", 4) == 0) {
+            const char *p = line + 4;
+            bool ok = true;
+            for (int i = 0; i < 8 && ok; i++)
+                ok = next_u64(&p, &s->cpu[i]);
+            s->have_stat = ok;
+        } else if (strncmp(line, "cpu", 3) == 0 && line[3] >= '0' && line[3] <= '9') {
+            s->cpus++;
+        } else if (strncmp(line, "procs_running ", 14) == 0) {
+            const char *p = line + 14;
+            unsigned long long v;
+            if (next_u64(&p, &v) && v < 1000000000ULL)
+                s->procs_running = (int)v;
+        }
+    }
+    fclose(f);
+}
+
+/* utime stime cutime cstime (fields 14-17) of /proc/self/stat; the command name (field 2) is
+ * in parentheses and may hold spaces and ')', so the fields are counted from its last ')'. */
+static void read_self(const char *root, rl_quiet_snap *s)
+{
+    char path[4096], buf[SELF_CAP];
+    path_of(path, sizeof path, root, "proc/self/stat");
+    FILE *f = fopen(path, "r");
+    if (!f)
+        return;
+    size_t n = fread(buf, 1, sizeof buf - 1, f);
+    fclose(f);
+    buf[n] = '\0';
+    const char *p = strrchr(buf, ')');
+    if (!p)
+        return;
+    p++;
+    /* fields 3..13: state, then ten numbers (some may be negative: skip them as words) */
+    for (int field = 3; field < 14; field++) {
+        while (*p == ' ')
+            p++;
+        if (!*p)
+            return;
+        while (*p && *p != ' ')
+            p++;
+    }
+    unsigned long long t[4], sum = 0;
+    for (int i = 0; i < 4; i++) {
+        if (!next_u64(&p, &t[i]) || t[i] > ~0ULL - sum)
+            return;
+        sum += t[i];
+    }
+    s->self_ticks = sum;
+    s->have_self = true;
+}
+
+static void read_psi(const char *root, rl_quiet_snap *s)
+{
+    char path[4096], line[LINE_CAP];
+    path_of(path, sizeof path, root, "proc/pressure/cpu");
+    FILE *f = fopen(path, "r");
+    if (!f)
+        return;
+    for (int n = 0; n < 16 && read_line(f, line, sizeof line); n++) {
+        const char *t = strncmp(line, "some ", 5) == 0 ? strstr(line, " total=") : NULL;
+        if (t) {
+            t += 7;
+            s->have_psi = next_u64(&t, &s->psi_some_us) && (*t == '\0' || *t == ' ');
+            break;
+        }
+    }
+    fclose(f);
+}
+
+/* One whole number from a small sysfs file; false when missing or malformed. */
+static bool read_sys_u64(const char *path, unsigned long long *v)
+{
+    char buf[64];
+    FILE *f = fopen(path, "r");
+    if (!f)
+        return false;
+    bool ok = fgets(buf, sizeof buf, f) != NULL;
+    fclose(f);
+    const char *p = buf;
+    return ok && next_u64(&p, v) && (*p == '\0' || *p == '\n');
+}
+
+/* Every CPU's current frequency (kHz -> MHz) and the sum of their throttle counters. */
+static void read_cpus(const char *root, rl_quiet_snap *s)
+{
+    int n = s->cpus > 0 ? s->cpus : 1;
+    if (n > RL_QUIET_MAX_CPUS)
+        n = RL_QUIET_MAX_CPUS;
+    long long thr = 0;
+    bool thr_all = true;
+    for (int i = 0; i < n; i++) {
+        char rel[128], path[4096];
+        unsigned long long v;
+        rl_snprintf(rel, sizeof rel, "sys/devices/system/cpu/cpu%d/cpufreq/scaling_cur_freq", i);
+        path_of(path, sizeof path, root, rel);
+        if (read_sys_u64(path, &v) && v > 0 && v < 100000000ULL) {
+            double mhz = (double)v / 1000.0;
+            if (isnan(s->freq_mhz_min) || mhz < s->freq_mhz_min)
+                s->freq_mhz_min = mhz;
+            if (isnan(s->freq_mhz_max) || mhz > s->freq_mhz_max)
+                s->freq_mhz_max = mhz;
+        }
+        rl_snprintf(rel, sizeof rel,
+                    "sys/devices/system/cpu/cpu%d/thermal_throttle/"
+                    "core_throttle_count",
+                    i);
+        path_of(path, sizeof path, root, rel);
+        if (thr_all && read_sys_u64(path, &v) && v < (1ULL << 62) && thr < (1LL << 62))
+            thr += (long long)v;
+        else
+            thr_all = false;
+    }
+    s->throttle = thr_all ? thr : -1;
+}
+
+rl_status rl_quiet_take(const char *root, rl_quiet_snap *s, rl_error *err)
+{
+    (void)err;
+    memset(s, 0, sizeof *s);
+    s->procs_running = -1;
+    s->freq_mhz_min = s->freq_mhz_max = NAN;
+    s->throttle = -1;
+    s->clk_tck = sysconf(_SC_CLK_TCK);
+    read_stat(root, s);
+    read_self(root, s);
+    read_psi(root, s);
+    read_cpus(root, s);
+    s->t_ns = rl_proc_now_ns();
+    return RL_OK;
+}
+
+/* ---- the interval ------------------------------------------------------------------------- */
+
+static double clamp_pct(double v)
+{
+    return v < 0 ? 0 : v > 100 ? 100 : v;
+}
+
+/* b - a into *d; false when the counter went backwards. */
+static bool delta(unsigned long long a, unsigned long long b, unsigned long long *d)
+{
+    if (b < a)
+        return false;
+    *d = b - a;
+    return true;
+}
+
+/* other_cpu_pct and steal_pct from the two /proc/stat and /proc/self/stat readings. */
+static void cpu_shares(const rl_quiet_snap *a, const rl_quiet_snap *b, double wall,
+                       rl_quiet_interval *q)
+{
+    if (!a->have_stat || !b->have_stat || a->cpus != b->cpus || b->cpus <= 0 || wall <= 0 ||
+        b->clk_tck <= 0)
+        return;
+    unsigned long long d[8], busy = 0, total = 0;
+    for (int i = 0; i < 8; i++) {
+        if (!delta(a->cpu[i], b->cpu[i], &d[i]) || d[i] > ~0ULL / 16)
+            return; /* backwards, or so large the sums below could wrap */
+        total += d[i];
+    }
+    busy = d[0] + d[1] + d[2] + d[5] + d[6]; /* user nice system irq softirq */
+    if (total > 0)
+        q->steal_pct = clamp_pct(100.0 * (double)d[7] / (double)total);
+    unsigned long long ours;
+    if (!a->have_self || !b->have_self || !delta(a->self_ticks, b->self_ticks, &ours))
+        return;
+    double capacity = wall * (double)b->cpus * (double)b->clk_tck;
+    q->other_cpu_pct = clamp_pct(100.0 * ((double)busy - (double)ours) / capacity);
+}
+
+void rl_quiet_between(const rl_quiet_snap *a, const rl_quiet_snap *b, const rl_quiet_limits *l,
+                      rl_quiet_interval *q)
+{
+    rl_quiet_limits dl;
+    if (!l) {
+        rl_quiet_limits_default(&dl);
+        l = &dl;
+    }
+    memset(q, 0, sizeof *q);
+    q->other_cpu_pct = q->steal_pct = q->psi_cpu_some_pct = NAN;
+    q->freq_mhz_min = q->freq_mhz_max = NAN;
+    q->throttle_events = -1;
+    double wall = (double)(b->t_ns - a->t_ns) / 1e9;
+    q->interval_s = wall > 0 ? wall : 0;
+    q->cpus = b->cpus;
+    cpu_shares(a, b, wall, q);
+    unsigned long long d;
+    if (a->have_psi && b->have_psi && wall > 0 && delta(a->psi_some_us, b->psi_some_us, &d))
+        q->psi_cpu_some_pct = clamp_pct(100.0 * (double)d / (wall * 1e6));
+    q->procs_running_max =
+        a->procs_running > b->procs_running ? a->procs_running : b->procs_running;
+    q->freq_mhz_min = fmin(a->freq_mhz_min, b->freq_mhz_min); /* fmin ignores one NAN */
+    q->freq_mhz_max = fmax(a->freq_mhz_max, b->freq_mhz_max);
+    if (a->throttle >= 0 && b->throttle >= a->throttle)
+        q->throttle_events = b->throttle - a->throttle;
+    bool busy = !isnan(q->other_cpu_pct) && q->other_cpu_pct > l->other_cpu_pct;
+    bool steal = !isnan(q->steal_pct) && q->steal_pct > l->steal_pct;
+    q->disturbed = busy || steal;
+    if (busy && steal)
+        rl_snprintf(q->why, sizeof q->why, "other processes used %.0f%% of the CPUs; steal %.0f%%",
+                    q->other_cpu_pct, q->steal_pct);
+    else if (busy)
+        rl_snprintf(q->why, sizeof q->why, "other processes used %.0f%% of the CPUs",
+                    q->other_cpu_pct);
+    else if (steal)
+        rl_snprintf(q->why, sizeof q->why, "steal %.0f%%", q->steal_pct);
+}
+
+/* ---- JSON --------------------------------------------------------------------------------- */
+
+static double r1(double v)
+{
+    return round(v * 10.0) / 10.0;
+}
+
+static bool add_num(cJSON *o, const char *key, double v)
+{
+    return rl_json_add_num_or_null(o, key, r1(v), !isnan(v));
+}
+
+cJSON *rl_quiet_to_json(const rl_quiet_interval *q)
+{
+    cJSON *o = cJSON_CreateObject();
+    if (!o)
+        return NULL;
+    bool ok = rl_json_add_str(o, "kind", "measured");
+    ok &= rl_json_add_num(o, "interval_s", round(q->interval_s * 100.0) / 100.0);
+    ok &= rl_json_add_num_or_null(o, "cpus", q->cpus, q->cpus > 0);
+    ok &= add_num(o, "other_cpu_pct", q->other_cpu_pct);
+    ok &= add_num(o, "steal_pct", q->steal_pct);
+    ok &= add_num(o, "psi_cpu_some_pct", q->psi_cpu_some_pct);
+    ok &= rl_json_add_num_or_null(o, "procs_running_max", q->procs_running_max,
+                                  q->procs_running_max >= 0);
+    ok &= add_num(o, "freq_mhz_min", q->freq_mhz_min);
+    ok &= add_num(o, "freq_mhz_max", q->freq_mhz_max);
+    ok &= q->throttle_events >= 0 ? rl_json_add_i64(o, "throttle_events", q->throttle_events)
+                                  : rl_json_add_null(o, "throttle_events");
+    ok &= rl_json_add_bool(o, "disturbed", q->disturbed);
+    ok &= rl_json_add_str(o, "why", q->why);
+    if (!ok) {
+        cJSON_Delete(o);
+        return NULL;
+    }
+    return o;
+}
+
+typedef struct {
+    int n, disturbed;
+    double other_max, steal_max; /* NAN until one is known */
+} summary;
+
+static void summary_add(summary *s, const cJSON *m)
+{
+    const char *kind = rl_json_get_str(m, "kind");
+    if (!kind || strcmp(kind, "measured") != 0)
+        return;
+    s->n++;
+    bool d = false;
+    if (rl_json_get_bool(m, "disturbed", &d) && d)
+        s->disturbed++;
+    double v;
+    if (rl_json_get_num(m, "other_cpu_pct", &v))
+        s->other_max = fmax(s->other_max, v);
+    if (rl_json_get_num(m, "steal_pct", &v))
+        s->steal_max = fmax(s->steal_max, v);
+}
+
+/* Every element's "machine" of the array under key of o. */
+static void summary_array(summary *s, const cJSON *o, const char *key)
+{
+    const cJSON *e;
+    cJSON_ArrayForEach(e, rl_json_get(o, key)) summary_add(s, rl_json_get(e, "machine"));
+}
+
+cJSON *rl_quiet_summary_json(const cJSON *bundle, const rl_quiet_limits *l)
+{
+    rl_quiet_limits dl;
+    if (!l) {
+        rl_quiet_limits_default(&dl);
+        l = &dl;
+    }
+    summary s = {0, 0, NAN, NAN};
+    const cJSON *m;
+    cJSON_ArrayForEach(m, rl_json_get(bundle, "models")) summary_array(&s, m, "runs");
+    summary_array(&s, rl_json_get(bundle, "membw"), "runs");
+    summary_array(&s, rl_json_get(bundle, "client"), "points");
+    if (s.n == 0)
+        return rl_json_unavailable("no machine state was recorded beside any measurement");
+    cJSON *o = cJSON_CreateObject();
+    cJSON *lim = cJSON_CreateObject();
+    bool ok = o && lim && rl_json_add_str(o, "kind", "measured");
+    ok &= rl_json_add_num(o, "measurements", s.n);
+    ok &= rl_json_add_num(o, "disturbed", s.disturbed);
+    ok &= add_num(o, "other_cpu_pct_max", s.other_max);
+    ok &= add_num(o, "steal_pct_max", s.steal_max);
+    ok &= lim && rl_json_add_num(lim, "other_cpu_pct", l->other_cpu_pct) &&
+          rl_json_add_num(lim, "steal_pct", l->steal_pct);
+    ok &= o && rl_json_attach(o, "limits", lim);
+    if (!ok) {
+        cJSON_Delete(o);
+        return NULL;
+    }
+    return o;
+}
+
+/* ---- waiting ------------------------------------------------------------------------------ */
+
+/* Sleep about s seconds in steps of 0.1 s; false as soon as rl_interrupted is set. */
+static bool nap(double s)
+{
+    for (double done = 0; done < s; done += 0.1) {
+        if (rl_interrupted)
+            return false;
+        struct timespec ts = {0, 100 * 1000 * 1000};
+        nanosleep(&ts, NULL);
+    }
+    return !rl_interrupted;
+}
+
+bool rl_quiet_wait(const char *root, double max_s, const rl_quiet_limits *l,
+                   rl_quiet_interval *last)
+{
+    if (max_s <= 0)
+        return true;
+    int64_t t0 = rl_proc_now_ns();
+    rl_quiet_snap a, b;
+    rl_quiet_interval q;
+    rl_quiet_take(root, &a, NULL);
+    bool quiet = false;
+    while (!quiet) {
+        if (!nap(RL_QUIET_WAIT_STEP_S))
+            break;
+        rl_quiet_take(root, &b, NULL);
+        rl_quiet_between(&a, &b, l, &q);
+        if (last)
+            *last = q;
+        quiet = !q.disturbed;
+        double waited = (double)(b.t_ns - t0) / 1e9;
+        if (quiet || waited >= max_s)
+            break;
+        if (!isnan(q.other_cpu_pct) &&
+            q.other_cpu_pct > (l ? l->other_cpu_pct : RL_QUIET_OTHER_CPU_PCT))
+            rl_progress("waiting for a quiet machine: other processes use %.0f%% of the CPUs "
+                        "(%.0f s of %.0f)",
+                        q.other_cpu_pct, waited, max_s);
+        else
+            rl_progress("waiting for a quiet machine: steal %.0f%% (%.0f s of %.0f)", q.steal_pct,
+                        waited, max_s);
+        a = b;
+    }
+    rl_progress_done();
+    return quiet;
+}

@@ -1,0 +1,96 @@
+/* quiet.h: the machine's state during a measurement (owner: measure/quiet).
+ *
+ * A snapshot (rl_quiet_take) reads the counters the kernel keeps: the "cpu" line of /proc/stat
+ * (user nice system idle iowait irq softirq steal, in clock ticks) and its procs_running,
+ * this process's CPU time and that of its waited-for children (/proc/self/stat: utime stime
+ * cutime cstime), the CPU pressure stall total (/proc/pressure/cpu, "some ... total=" in
+ * microseconds), each CPU's cpufreq scaling_cur_freq and thermal_throttle/core_throttle_count
+ * under /sys/devices/system/cpu. Two snapshots make an interval (rl_quiet_between):
+ *   other_cpu_pct = (busy ticks of all CPUs - ours and our children's) / (wall x cpus), [0,100]
+ *   steal_pct     = steal ticks / all ticks of all CPUs
+ * and the interval is disturbed when either exceeds its limit (rl_quiet_limits). Every read is
+ * bounded and checked: a file that is missing, unreadable or malformed, and a counter that goes
+ * backwards or overflows, is an unknown field (NAN / -1, JSON null), never a failure.
+ * The llama-bench children count as ours only once waited for: take the second snapshot after
+ * the child has been reaped. A server we talk to (client) is another process.
+ *
+ * Ownership: snapshots and intervals are plain values; rl_quiet_to_json and
+ * rl_quiet_summary_json return new cJSON objects the caller owns (NULL when out of memory).
+ * rl_quiet_wait prints progress on stderr (rl_progress) and nothing else. */
+#ifndef RL_QUIET_H
+#define RL_QUIET_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include <cjson/cJSON.h>
+
+#include "base/rl_error.h"
+
+/* The documented default limits, written once: cmd/defaults.h spells them for --help. */
+#define RL_QUIET_OTHER_CPU_PCT 25 /* % of all CPUs used by other processes */
+#define RL_QUIET_STEAL_PCT 5      /* % of all CPU time taken by the hypervisor */
+#define RL_QUIET_MAX_CPUS 4096    /* cpufreq and throttle files read per snapshot, at most */
+#define RL_QUIET_WAIT_STEP_S 1.0  /* rl_quiet_wait: the length of one interval looked at */
+
+/* One reading of the machine's counters. */
+typedef struct {
+    int64_t t_ns;                  /* CLOCK_MONOTONIC when taken */
+    bool have_stat;                /* the cpu line of /proc/stat */
+    unsigned long long cpu[8];     /* user nice system idle iowait irq softirq steal */
+    int cpus;                      /* cpuN lines in /proc/stat; 0 unknown */
+    int procs_running;             /* -1 unknown */
+    bool have_self;                /* /proc/self/stat */
+    unsigned long long self_ticks; /* utime + stime + cutime + cstime */
+    long clk_tck;                  /* sysconf(_SC_CLK_TCK) */
+    bool have_psi;
+    unsigned long long psi_some_us;    /* /proc/pressure/cpu "some ... total=" */
+    double freq_mhz_min, freq_mhz_max; /* NAN unknown */
+    long long throttle;                /* sum of core_throttle_count; -1 unknown */
+} rl_quiet_snap;
+
+/* The documented thresholds (in cmd/defaults too). */
+typedef struct {
+    double other_cpu_pct; /* default 25: other processes used more than this share of all CPUs */
+    double steal_pct;     /* default 5: the hypervisor took more than this share */
+} rl_quiet_limits;
+
+void rl_quiet_limits_default(rl_quiet_limits *l);
+
+/* root: "" (or NULL) for the real /proc and /sys, else a directory holding proc/ and sys/
+ * (tests). Never fails for a missing or malformed file (that field is unknown); RL_OK always
+ * for now, the status kept for the contract. */
+rl_status rl_quiet_take(const char *root, rl_quiet_snap *s, rl_error *err);
+
+typedef struct {
+    double interval_s;
+    int cpus;
+    double other_cpu_pct, steal_pct, psi_cpu_some_pct; /* NAN when unreadable */
+    int procs_running_max;                             /* -1 when unreadable */
+    double freq_mhz_min, freq_mhz_max;                 /* NAN when unreadable */
+    long long throttle_events;                         /* -1 when unreadable */
+    bool disturbed;
+    char why[160]; /* "other processes used 88% of the CPUs" / "steal 12%", "" when quiet */
+} rl_quiet_interval;
+
+/* The interval from a to b (b taken later). l NULL: the defaults. */
+void rl_quiet_between(const rl_quiet_snap *a, const rl_quiet_snap *b, const rl_quiet_limits *l,
+                      rl_quiet_interval *out);
+
+/* The "machine" object of docs/BUNDLE.md (kind measured; unknown fields null). */
+cJSON *rl_quiet_to_json(const rl_quiet_interval *q);
+
+/* environment.machine_state: every "machine" object kept in the bundle (models[].runs[],
+ * membw.runs[], client.points[]; earlier "attempts" are not counted) summarised with the
+ * limits; {"available": false, ...} when none was recorded. */
+cJSON *rl_quiet_summary_json(const cJSON *bundle, const rl_quiet_limits *l);
+
+/* Wait until one interval of about RL_QUIET_WAIT_STEP_S is quiet, at most max_s seconds
+ * (<= 0: no wait, true at once); true when quiet was seen. Progress on stderr ("waiting for a
+ * quiet machine: other processes use 70% of the CPUs (12 s of 60)"). Returns false within
+ * 0.1 s of rl_interrupted being set (the caller checks it). last (may be NULL) receives the
+ * last interval looked at. */
+bool rl_quiet_wait(const char *root, double max_s, const rl_quiet_limits *l,
+                   rl_quiet_interval *last);
+
+#endif
