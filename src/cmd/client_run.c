@@ -129,7 +129,7 @@ typedef struct {
     rl_client_counter counter;
     bool have_counter;
     bool http;
-    rl_atomic chunks; /* --chunks, open when chunks.path is set; committed at the end */
+    rl_atomic chunks;          /* --chunks, open when chunks.path is set; committed at the end */
     bool have_machine;         /* machine holds the point's interval (set once measured) */
     rl_quiet_interval machine; /* the machine's state while the point's requests ran */
     cJSON *attempts;           /* --retry-disturbed: the point's earlier tries, or NULL */

@@ -228,7 +228,8 @@ static rl_status run(int argc, char **argv, rl_error *err)
         *err = saved;
         char safe[1024];
         rl_fail(err, st,
-                "interrupted: kept samples at %d of %d thread counts%s%s; membw has no --resume: run it again "
+                "interrupted: kept samples at %d of %d thread counts%s%s; membw has no --resume: "
+                "run it again "
                 "to measure the rest",
                 counts_done, res_counts, a.output ? " in " : "",
                 a.output ? rl_tty_escape(a.output, safe, sizeof safe) : "");

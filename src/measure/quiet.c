@@ -4,6 +4,7 @@
 
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
@@ -46,8 +47,14 @@ static bool next_u64(const char **p, unsigned long long *v)
     return true;
 }
 
+/* The file rel under root; with no root, under $LLAMA_ROOFLINE_PROC_ROOT when it is set (the
+ * test suite's hook: a directory of fixed proc/ and sys/ files reads as a quiet machine, so
+ * output that depends on it does not depend on the load of the machine running the tests),
+ * else the real /proc and /sys. */
 static void path_of(char *buf, size_t cap, const char *root, const char *rel)
 {
+    if (!root || !root[0])
+        root = getenv("LLAMA_ROOFLINE_PROC_ROOT");
     rl_snprintf(buf, cap, "%s/%s", root && root[0] ? root : "", rel);
 }
 

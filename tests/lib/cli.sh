@@ -2,6 +2,16 @@
 # Each helper prints "ok   <what>" or "FAIL <what>: <why>" and counts failures in $fails;
 # a script ends with `finish`, which prints "<n> failed" and exits non-zero if any did.
 fails=0
+# The machine's state (measure/quiet.c) is read from a fixed copy of /proc: every measurement a
+# CLI test makes reads as quiet, so what a test expects does not depend on the load of the
+# machine running the suite. A test of disturbance itself unsets it (or sets its own root).
+if [ -z "${LLAMA_ROOFLINE_PROC_ROOT+set}" ] && [ -n "${RL_TMP:-}" ]; then
+  LLAMA_ROOFLINE_PROC_ROOT="$RL_TMP/quiet-proc.$$"
+  mkdir -p "$LLAMA_ROOFLINE_PROC_ROOT/proc/self"
+  cp /proc/stat "$LLAMA_ROOFLINE_PROC_ROOT/proc/stat"
+  cp /proc/self/stat "$LLAMA_ROOFLINE_PROC_ROOT/proc/self/stat"
+  export LLAMA_ROOFLINE_PROC_ROOT
+fi
 fail() { echo "FAIL $*"; fails=$((fails+1)); }
 check() { # description, expected exit code, actual exit code
   if [ "$2" = "$3" ]; then echo "ok   $1"; else fail "$1: exit $3, expected $2"; fi
