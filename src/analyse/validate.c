@@ -21,6 +21,9 @@
 #define VPATH 512
 #define REL_TOL 1e-9
 #define R2_TOL 1e-9
+/* A sample against its re-derivation from samples_ns: 1e-4 relative, the rounding of samples
+ * written with 6 significant digits (hand-made fixtures); a slowed record is far outside it. */
+#define RATE_TOL 1e-4
 
 typedef rl_validate_problems probs;
 
@@ -124,8 +127,11 @@ static bool unavailable(const cJSON *o)
     return cJSON_IsObject(o) && cJSON_IsFalse(rl_json_get(o, "available"));
 }
 
+/* Non-finite values (a product that overflowed) are never close: inf - x is not "within". */
 static bool rel_close(double a, double b, double tol)
 {
+    if (!isfinite(a) || !isfinite(b))
+        return false;
     double scale = fmax(fabs(a), fabs(b));
     return fabs(a - b) <= tol * scale || a == b;
 }
@@ -430,14 +436,18 @@ static void check_rate(const cJSON *r, const char *path, probs *p)
 
 /* The samples of one rate come from its records: one per samples_ns entry of every record of
  * that kind (decode: n_gen > 0 and n_prompt 0; prefill: n_prompt > 0 and n_gen 0) at the run's
- * depth, or one for a record that has only its average (rl_bundle_lbench_rate). */
+ * depth, or one for a record that has only its average (rl_bundle_lbench_rate); each sample is
+ * re-derived, (n_prompt + n_gen) * 1e9 / samples_ns (or the record's avg_ts), and must agree
+ * with the rate's sample within RATE_TOL. */
 static void check_sample_count(const cJSON *rate, const cJSON *recs, bool decode, double depth,
                                const char *path, probs *p)
 {
     const cJSON *samples = rl_json_get(rate, "samples");
     if (!cJSON_IsArray(samples))
         return;
-    size_t want = 0;
+    size_t want = 0, k = 0, bad = 0, first_bad = 0;
+    double bad_want = 0;
+    const cJSON *s = samples->child;
     for (const cJSON *rec = recs->child; rec; rec = rec->next) {
         const cJSON *np = rl_json_get(rec, "n_prompt"), *ng = rl_json_get(rec, "n_gen"),
                     *nd = rl_json_get(rec, "n_depth");
@@ -450,13 +460,32 @@ static void check_sample_count(const cJSON *rate, const cJSON *recs, bool decode
         const cJSON *ns = rl_json_get(rec, "samples_ns");
         int len = cJSON_IsArray(ns) ? cJSON_GetArraySize(ns) : 0;
         want += len > 0 ? (size_t)len : 1;
+        const cJSON *e = len > 0 ? ns->child : rl_json_get(rec, "avg_ts");
+        for (int j = 0; j < (len > 0 ? len : 1); j++, k++, s = s ? s->next : NULL) {
+            double v = is_finite_num(e) ? e->valuedouble : 0;
+            double rate_v = len > 0 ? (v > 0 ? (vp + vg) * 1e9 / v : 0) : v;
+            if (len > 0)
+                e = e ? e->next : NULL;
+            if (s && is_finite_num(s) && rate_v > 0 &&
+                !rel_close(s->valuedouble, rate_v, RATE_TOL)) {
+                if (bad++ == 0) {
+                    first_bad = k;
+                    bad_want = rate_v;
+                }
+            }
+        }
     }
     size_t have = (size_t)cJSON_GetArraySize(samples);
-    char buf[VPATH];
+    char buf[VPATH], sp[VPATH];
     if (want > 0 && have != want)
         add(p, key_path(buf, path, "samples"),
             "%zu samples, but the run's %s records hold %zu samples_ns values", have,
             decode ? "decode" : "prefill", want);
+    else if (bad > 0)
+        add(p, idx_path(buf, key_path(sp, path, "samples"), first_bad),
+            "%zu sample%s not re-derived from the %s records' samples_ns: (n_prompt + n_gen) "
+            "* 1e9 / samples_ns gives %.17g here",
+            bad, bad == 1 ? " is" : "s are", decode ? "decode" : "prefill", bad_want);
 }
 
 static void check_run(const cJSON *r, const char *path, probs *p)
@@ -679,7 +708,7 @@ static void check_fit(const cJSON *an, probs *p)
         add(p, "analysis.fit.bw_bytes_s", "missing or not a finite number");
     if (!is_finite_num(gbs))
         add(p, "analysis.fit.bw_GBs", "missing or not a finite number");
-    else if (is_finite_num(bw) && !rel_close(gbs->valuedouble * 1e9, bw->valuedouble, REL_TOL))
+    else if (is_finite_num(bw) && !rel_close(gbs->valuedouble, bw->valuedouble / 1e9, REL_TOL))
         add(p, "analysis.fit.bw_GBs", "bw_GBs is not bw_bytes_s / 1e9 (%.17g)",
             bw->valuedouble / 1e9);
     rl_fit_result fr;

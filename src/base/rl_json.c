@@ -253,17 +253,72 @@ rl_status rl_json_write_file(const char *path, const cJSON *item, rl_error *err)
     return st;
 }
 
+/* cJSON's allocations go through these hooks so a failed parse can tell "out of memory" from
+ * "not JSON": the allocator records each failure. base_malloc is malloc unless a test swaps it
+ * (rl_json_set_malloc). */
+static void *(*base_malloc)(size_t) = malloc;
+static bool alloc_failed;
+
+static void *recording_malloc(size_t n)
+{
+    void *q = base_malloc(n);
+    if (!q)
+        alloc_failed = true;
+    return q;
+}
+
+static void install_hooks(void)
+{
+    static bool installed;
+    if (!installed) {
+        cJSON_Hooks h = {recording_malloc, free};
+        cJSON_InitHooks(&h);
+        installed = true;
+    }
+}
+
+void rl_json_set_malloc(void *(*fn)(size_t))
+{
+    base_malloc = fn ? fn : malloc;
+    install_hooks();
+}
+
+cJSON *rl_json_parse_raw(const char *text, size_t len, const char **end, bool *oom)
+{
+    install_hooks();
+    alloc_failed = false;
+    cJSON *root = cJSON_ParseWithLengthOpts(text, len, end, 0);
+    *oom = !root && alloc_failed;
+    return root;
+}
+
 rl_status rl_json_parse(const char *name, const char *text, size_t len, cJSON **out, rl_error *err)
 {
     *out = NULL;
     const char *end = NULL;
-    cJSON *root = cJSON_ParseWithLengthOpts(text, len, &end, 0);
-    if (!root) {
-        size_t at = end && end >= text ? (size_t)(end - text) : 0;
-        if (len == 0)
-            return rl_fail(err, RL_EINPUT, "%s: empty file, not JSON", name);
+    if (len == 0)
+        return rl_fail(err, RL_EINPUT, "%s: empty file, not JSON", name);
+    const char *nul = memchr(text, '\0', len);
+    if (nul) /* cJSON would stop at it: the rest of the file would go unread */
+        return rl_fail(err, RL_EINPUT, "%s: not valid JSON (a NUL byte at byte %zu)", name,
+                       (size_t)(nul - text));
+    bool oom = false;
+    cJSON *root = rl_json_parse_raw(text, len, &end, &oom);
+    if (oom)
+        return rl_fail(err, RL_EINTERNAL, "%s: out of memory reading the JSON", name);
+    size_t at = end && end >= text ? (size_t)(end - text) : 0;
+    if (!root)
         return rl_fail(err, RL_EINPUT,
                        "%s: not valid JSON (syntax error near byte %zu: truncated or not JSON)",
+                       name, at);
+    while (at < len &&
+           (text[at] == ' ' || text[at] == '\t' || text[at] == '\r' || text[at] == '\n'))
+        at++;
+    if (at < len) {
+        cJSON_Delete(root);
+        return rl_fail(err, RL_EINPUT,
+                       "%s: not valid JSON (more text after the JSON value at byte %zu: two "
+                       "files joined or trailing junk)",
                        name, at);
     }
     *out = root;

@@ -75,8 +75,16 @@ size_t rl_json_extent(const char *t, size_t len, size_t max_commas, size_t *comm
 char *rl_json_print(const cJSON *item);
 /* Write item to path atomically (rl_file.h); RL_EOUTPUT naming path on failure. */
 rl_status rl_json_write_file(const char *path, const cJSON *item, rl_error *err);
-/* Parse len bytes of JSON text; RL_EINPUT naming name and the byte offset of a syntax error. */
+/* Parse len bytes of JSON text holding exactly one value (whitespace around it allowed);
+ * RL_EINPUT naming name and the byte offset of a syntax error, of a NUL byte or of text after
+ * the value; RL_EINTERNAL when out of memory. */
 rl_status rl_json_parse(const char *name, const char *text, size_t len, cJSON **out, rl_error *err);
+/* cJSON_ParseWithLengthOpts (no check after the value) that also tells, in *oom, whether a
+ * NULL result was for lack of memory rather than bad JSON; for readers of JSON embedded in
+ * other text. */
+cJSON *rl_json_parse_raw(const char *text, size_t len, const char **end, bool *oom);
+/* For tests: the allocator cJSON's allocations go through (NULL: malloc again). */
+void rl_json_set_malloc(void *(*fn)(size_t));
 /* Read and parse a JSON file of at most max_bytes; RL_EINPUT naming the file and the byte
  * offset of a syntax error. */
 rl_status rl_json_read_file(const char *path, size_t max_bytes, cJSON **out, rl_error *err);

@@ -43,7 +43,7 @@ bool rl_parse_i64(const char *s, int64_t *out)
         return false;
     bool neg = *s == '-';
     uint64_t u;
-    if (!rl_parse_u64(s + neg, &u))
+    if (!rl_parse_u64(s + neg, &u) || (neg && u == 0)) /* "-0" is not a negative number */
         return false;
     if (neg ? u > (uint64_t)INT64_MAX + 1 : u > (uint64_t)INT64_MAX)
         return false;

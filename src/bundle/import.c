@@ -521,7 +521,9 @@ static rl_status roofline_run(imp *c, const cJSON *r, const char *path, int64_t 
         cJSON_Delete(o);
     ok = ok && rl_json_add_i64(o, "threads", t);
     ok = ok && rl_json_add_i64(o, "depth", has_d ? d : depth);
-    ok = ok && cJSON_AddStringToObject(o, "status", "ok");
+    /* a run without a decode rate is no "ok" run (validate.c) */
+    ok = ok && cJSON_AddStringToObject(o, "status", has_dm ? "ok" : "failed");
+    ok = ok && (has_dm || rl_json_add_str(o, "error", "the source gives no decode rate"));
     ok = ok && (!cmd || rl_json_attach(o, "argv", cJSON_Duplicate(cmd, 1)));
     ok = ok && cJSON_AddArrayToObject(o, "records") != NULL;
     ok = ok &&
@@ -865,8 +867,9 @@ static rl_status lbench_models(imp *c, const rl_lbench_set *set, cJSON *b)
                 cJSON_Delete(run);
             ok = ok && rl_json_add_i64(run, "threads", ri->n_threads);
             ok = ok && rl_json_add_i64(run, "depth", ri->n_depth);
-            ok = ok && cJSON_AddStringToObject(run, "status", "ok");
-            ok = ok && (recs = cJSON_AddArrayToObject(run, "records")) != NULL;
+            cJSON *status = cJSON_AddStringToObject(run, "status", "ok");
+            ok = ok && status && (recs = cJSON_AddArrayToObject(run, "records")) != NULL;
+            bool decode = false;
             for (size_t j = i; ok && j < n; j++) {
                 const rl_lbench_record *rj = &set->records[j];
                 if (model_of[j] != k || rj->n_threads != ri->n_threads ||
@@ -874,8 +877,14 @@ static rl_status lbench_models(imp *c, const rl_lbench_set *set, cJSON *b)
                     continue;
                 done[j] = true;
                 group[g++] = *rj;
+                decode |= rj->kind == RL_LBENCH_DECODE;
                 ok = cJSON_AddItemToArray(recs, cJSON_Duplicate(rj->raw, 1));
             }
+            /* prefill only: no "ok" run without a decode rate (validate.c) */
+            ok = ok && (decode || (cJSON_SetValuestring(status, "failed") &&
+                                   rl_json_add_str(run, "error",
+                                                   "the llama-bench output holds no decode "
+                                                   "record for this run (prefill only)")));
             ok = ok && rl_json_attach(run, "decode",
                                       rl_bundle_lbench_rate(group, g, RL_LBENCH_DECODE, ri->n_depth,
                                                             "no decode record"));
@@ -971,7 +980,10 @@ static rl_status detect(imp *c, const char *text, size_t len, input_kind *kind, 
         return not_importable(c, why);
     }
     const char *end = NULL;
-    cJSON *doc = cJSON_ParseWithLengthOpts(text + s, len - s, &end, 0);
+    bool oom = false;
+    cJSON *doc = rl_json_parse_raw(text + s, len - s, &end, &oom);
+    if (oom)
+        return rl_fail(c->err, RL_EINTERNAL, "%s: out of memory reading the JSON", c->file);
     if (!doc) {
         size_t at = end && end >= text + s ? (size_t)(end - text) : s;
         snprintf(json_error, cap, "not valid JSON (syntax error near byte %zu: truncated?)", at);

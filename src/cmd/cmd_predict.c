@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include <cjson/cJSON.h>
 
@@ -148,8 +149,15 @@ static rl_status list_models(int argc, char **argv, const pred_args *a, rl_model
 {
     for (int i = optind; i < argc; i++) {
         rl_error e = {RL_OK, ""};
+        size_t before = l->n;
         rl_status s = strncmp(argv[i], "synth:", 6) == 0 ? rl_model_paths_add_file(l, argv[i], &e)
                                                          : rl_model_paths_add(l, argv[i], &e);
+        struct stat sb;
+        if (s == RL_OK && l->n == before && stat(argv[i], &sb) == 0 && S_ISDIR(sb.st_mode))
+            s = rl_fail(&e, RL_EINPUT,
+                        "%s: a directory with no .gguf files in it (give a model file or a "
+                        "directory that holds some)",
+                        argv[i]);
         if (s == RL_EINTERNAL) {
             *err = e;
             return s;

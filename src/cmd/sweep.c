@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "bundle/bundle.h"
@@ -73,34 +74,110 @@ static cJSON *settings_json(const rl_sweep_opts *o, const int *threads, int nt, 
     return s;
 }
 
-/* Read the settings back from a bundle being resumed. */
-static rl_status settings_from(const cJSON *s, rl_sweep_opts *o, int *threads, int *nt, int *depths,
-                               int *nd, rl_error *err)
+/* The command line's ranges (cmd_run.c, cmd_diagnose.c), which a resumed bundle's settings
+ * are held to as well. */
+#define MAX_TOKENS (1 << 24)
+#define MAX_THREADS 4096
+
+/* A whole number under settings.key, kept in *out when present (the command line's value
+ * otherwise); RL_EINPUT naming the field when it is not a whole number in [lo, hi]. */
+static rl_status setting_int(const cJSON *s, const char *key, int64_t lo, int64_t hi, int *out,
+                             const char *path, rl_error *err)
 {
     int64_t v;
-    const cJSON *t = cJSON_GetObjectItemCaseSensitive(s, "threads");
-    const cJSON *d = cJSON_GetObjectItemCaseSensitive(s, "depths");
-    *nt = *nd = 0;
-    const cJSON *it;
-    cJSON_ArrayForEach(it, t) if (cJSON_IsNumber(it) && it->valueint >= 1 &&
-                                  *nt < RL_SWEEP_MAX_LIST) threads[(*nt)++] = it->valueint;
-    cJSON_ArrayForEach(it, d) if (cJSON_IsNumber(it) && it->valueint >= 0 &&
-                                  *nd < RL_SWEEP_MAX_LIST) depths[(*nd)++] = it->valueint;
-    if (*nt == 0 || *nd == 0)
-        return rl_fail(err, RL_EINPUT, "the bundle to resume has no thread or depth settings");
-    if (rl_json_get_i64(s, "n_prompt", &v) && v > 0 && v < (1 << 24))
-        o->n_prompt = (int)v;
-    if (rl_json_get_i64(s, "n_gen", &v) && v > 0 && v < (1 << 24))
-        o->n_gen = (int)v;
-    if (rl_json_get_i64(s, "reps", &v) && v > 0 && v <= 1000)
-        o->reps = (int)v;
-    if (rl_json_get_i64(s, "n_gpu_layers", &v) && v >= 0 && v < 100000)
-        o->n_gpu_layers = (int)v;
+    if (!rl_json_get(s, key))
+        return RL_OK;
+    if (!rl_json_get_i64(s, key, &v) || v < lo || v > hi)
+        return rl_fail(err, RL_EINPUT,
+                       "%s: settings.%s is not a whole number from %lld to %lld: not resumed "
+                       "(the bundle is left as it is)",
+                       path, key, (long long)lo, (long long)hi);
+    *out = (int)v;
+    return RL_OK;
+}
+
+/* settings.key, a non-empty list of at most RL_SWEEP_MAX_LIST whole numbers in [lo, hi]. */
+static rl_status setting_list(const cJSON *s, const char *key, int lo, int hi, int *out, int *n,
+                              const char *path, rl_error *err)
+{
+    const cJSON *arr = rl_json_get(s, key), *it;
+    int size = cJSON_IsArray(arr) ? cJSON_GetArraySize(arr) : 0;
+    *n = 0;
+    if (size < 1 || size > RL_SWEEP_MAX_LIST)
+        return rl_fail(err, RL_EINPUT,
+                       "%s: settings.%s is not a list of 1 to %d whole numbers: not resumed (the "
+                       "bundle is left as it is)",
+                       path, key, RL_SWEEP_MAX_LIST);
+    cJSON_ArrayForEach(it, arr)
+    {
+        double d = cJSON_IsNumber(it) ? it->valuedouble : -1.0;
+        if (!(d >= lo && d <= hi) || d != (double)(int)d)
+            return rl_fail(err, RL_EINPUT,
+                           "%s: settings.%s[%d] is not a whole number from %d to %d: not "
+                           "resumed (the bundle is left as it is)",
+                           path, key, *n, lo, hi);
+        out[(*n)++] = (int)d;
+    }
+    return RL_OK;
+}
+
+/* Read the settings back from a bundle being resumed, checked like the command line. */
+static rl_status settings_from(const cJSON *s, const char *path, rl_sweep_opts *o, int *threads,
+                               int *nt, int *depths, int *nd, rl_error *err)
+{
+    if (!cJSON_IsObject(s))
+        return rl_fail(err, RL_EINPUT, "%s: the bundle to resume has no settings", path);
+    rl_status st = setting_list(s, "threads", 1, MAX_THREADS, threads, nt, path, err);
+    if (st == RL_OK)
+        st = setting_list(s, "depths", 0, MAX_TOKENS, depths, nd, path, err);
+    if (st == RL_OK)
+        st = setting_int(s, "n_prompt", 1, MAX_TOKENS, &o->n_prompt, path, err);
+    if (st == RL_OK)
+        st = setting_int(s, "n_gen", 1, MAX_TOKENS, &o->n_gen, path, err);
+    if (st == RL_OK)
+        st = setting_int(s, "reps", 1, 1000, &o->reps, path, err);
+    if (st == RL_OK)
+        st = setting_int(s, "n_gpu_layers", 0, 100000, &o->n_gpu_layers, path, err);
+    if (st != RL_OK || !rl_json_get(s, "target_ci_pct"))
+        return st;
     double pct;
-    if (rl_json_get_num(s, "target_ci_pct", &pct) && pct > 0 && pct <= 100 &&
-        rl_json_get_i64(s, "max_reps", &v) && v >= o->reps && v <= 1000) {
-        o->target_ci_pct = pct;
-        o->max_reps = (int)v;
+    if (!rl_json_get_num(s, "target_ci_pct", &pct) || !(pct >= 0.1 && pct <= 100))
+        return rl_fail(err, RL_EINPUT,
+                       "%s: settings.target_ci_pct is not a number from 0.1 to 100: not resumed "
+                       "(the bundle is left as it is)",
+                       path);
+    o->target_ci_pct = pct;
+    return setting_int(s, "max_reps", o->reps, 1000, &o->max_reps, path, err);
+}
+
+/* Each model of a resumed bundle: a string id, a runs array and a path to a regular file with
+ * no control bytes, checked before llama-bench is started on any of them. */
+static rl_status models_from(const cJSON *models, const char *path, rl_error *err)
+{
+    int i = 0;
+    const cJSON *m;
+    if (!cJSON_IsArray(models) || cJSON_GetArraySize(models) == 0)
+        return rl_fail(err, RL_EINPUT, "%s: the bundle to resume has no models", path);
+    cJSON_ArrayForEach(m, models)
+    {
+        const char *mp = rl_json_get_str(m, "path");
+        bool ctl = false;
+        for (const unsigned char *q = (const unsigned char *)mp; q && *q; q++)
+            ctl |= *q < 0x20 || *q == 0x7f;
+        struct stat sb;
+        if (!mp || !*mp || ctl || stat(mp, &sb) != 0 || !S_ISREG(sb.st_mode))
+            return rl_fail(err, RL_EINPUT,
+                           "%s: models[%d].path is %s: not resumed (the bundle is left as it is)",
+                           path, i,
+                           !mp || !*mp ? "missing"
+                           : ctl       ? "a name with control characters"
+                                       : "not a regular file that exists");
+        if (!rl_json_get_str(m, "id") || !cJSON_IsArray(rl_json_get(m, "runs")))
+            return rl_fail(err, RL_EINPUT,
+                           "%s: models[%d] lacks its id or runs: not resumed (the bundle is left "
+                           "as it is)",
+                           path, i);
+        i++;
     }
     return RL_OK;
 }
@@ -116,14 +193,28 @@ typedef struct {
     rl_error write_err;
     rl_status feed_st;
     rl_error feed_err;
-    bool built; /* false once a record could not be kept (out of memory) */
+    bool built;         /* false once a record could not be kept (out of memory) */
+    int threads, depth; /* what llama-bench was asked for */
+    char mismatch[160]; /* set when a record says it measured something else (not kept) */
+    bool has_decode;    /* a decode record was kept */
 } run_ctx;
 
 static void save_new_records(run_ctx *c, size_t n_new)
 {
     const rl_lbench_set *set = rl_lbench_feeder_set(c->feeder);
-    for (size_t i = set->n_records - n_new; i < set->n_records; i++)
-        c->built &= rl_json_push(c->records, cJSON_Duplicate(set->records[i].raw, 1));
+    for (size_t i = set->n_records - n_new; i < set->n_records; i++) {
+        const rl_lbench_record *r = &set->records[i];
+        if ((r->n_threads && r->n_threads != c->threads) || r->n_depth != c->depth) {
+            if (!c->mismatch[0])
+                rl_snprintf(c->mismatch, sizeof c->mismatch,
+                            "its records are at n_threads %lld, n_depth %lld, not the %d "
+                            "threads and depth %d asked (not kept)",
+                            (long long)r->n_threads, (long long)r->n_depth, c->threads, c->depth);
+            continue;
+        }
+        c->has_decode |= r->kind == RL_LBENCH_DECODE;
+        c->built &= rl_json_push(c->records, cJSON_Duplicate(r->raw, 1));
+    }
     if (n_new && c->write_st == RL_OK)
         c->write_st = rl_bundle_write(c->bundle, c->path, &c->write_err);
 }
@@ -217,7 +308,9 @@ static rl_status bench_once(const char *bin, const rl_sweep_opts *o, const char 
                  .path = path,
                  .write_st = RL_OK,
                  .feed_st = RL_OK,
-                 .built = true};
+                 .built = true,
+                 .threads = t,
+                 .depth = d};
     if (!c.feeder || !records) {
         rl_lbench_argv_free(argv);
         rl_lbench_feeder_free(c.feeder);
@@ -249,9 +342,6 @@ static rl_status bench_once(const char *bin, const rl_sweep_opts *o, const char 
     rl_lbench_stderr_summary(errtext ? errtext : "", errtext ? strlen(errtext) : 0, summary,
                              sizeof summary);
     free(errtext);
-    bool has_decode = false;
-    for (size_t i = 0; i < set.n_records; i++)
-        has_decode |= set.records[i].kind == RL_LBENCH_DECODE && set.records[i].n_depth == d;
 
     const char *status = "ok";
     reason[0] = '\0';
@@ -270,10 +360,12 @@ static rl_status bench_once(const char *bin, const rl_sweep_opts *o, const char 
     } else if (pr.exit_code != 0) {
         status = "failed";
         rl_snprintf(reason, reason_cap, "llama-bench exited %d: %s", pr.exit_code, summary);
-    } else if (!has_decode) {
+    } else if (!c.has_decode) {
         status = "failed";
         rl_snprintf(reason, reason_cap, "llama-bench printed no decode record: %s",
-                    fst != RL_OK ? fin.msg : "the output held prefill only");
+                    fst != RL_OK    ? fin.msg
+                    : c.mismatch[0] ? c.mismatch
+                                    : "the output held prefill only");
     }
     *ok = strcmp(status, "ok") == 0;
     bool built = c.built;
@@ -570,8 +662,10 @@ static rl_status sweep_resume(sweep_ctx *c, rl_error *err)
         st = rl_fail(err, RL_EINPUT, "%s: a bundle of `%s`, not of `%s`: nothing to resume",
                      c->s->path, cmd ? cmd : "?", c->o.command);
     if (st == RL_OK)
-        st = settings_from(cJSON_GetObjectItemCaseSensitive(b, "settings"), &c->o, c->threads,
-                           &c->nt, c->depths, &c->nd, err);
+        st = settings_from(cJSON_GetObjectItemCaseSensitive(b, "settings"), c->s->path, &c->o,
+                           c->threads, &c->nt, c->depths, &c->nd, err);
+    if (st == RL_OK)
+        st = models_from(rl_json_get(b, "models"), c->s->path, err);
     if (st != RL_OK) {
         cJSON_Delete(b);
         c->s->bundle = NULL;
@@ -838,6 +932,10 @@ rl_status rl_sweep_measure(const rl_sweep_opts *opts, rl_sweep_state *s, rl_erro
     rl_sysinfo_collect(&c.si);
     if (st == RL_OK)
         st = sweep_open(&c, err);
+    if (st != RL_OK && c.o.resume && s->bundle) { /* refused before measuring: left untouched */
+        cJSON_Delete(s->bundle);
+        s->bundle = NULL;
+    }
     if (st == RL_OK)
         st = sweep_ceiling(&c, err);
     bool oom_b = false;

@@ -387,6 +387,15 @@ rl_status rl_cpu_detect_file(const char *path, rl_cpu_info *out, rl_error *err)
             return rl_fail(err, RL_EINPUT,
                            "--cpuinfo %s: cannot be read (%s): give a saved /proc/cpuinfo text",
                            path, e.msg);
+        size_t i = 0;
+        while (i < len && (text[i] == ' ' || text[i] == '\t' || text[i] == '\n' || text[i] == '\r'))
+            i++;
+        if (i == len) {
+            free(text);
+            return rl_fail(err, RL_EINPUT,
+                           "--cpuinfo %s: the file is empty: give a saved /proc/cpuinfo text",
+                           path);
+        }
     } else {
         text = read_proc("/proc/cpuinfo", RL_CPUINFO_MAX_BYTES, &len);
         board = read_proc("/proc/device-tree/model", 4096, &blen);

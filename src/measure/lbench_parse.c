@@ -283,9 +283,20 @@ static rl_status add_object(rl_lbench_set *set, size_t *cap, const char *text, s
         return rl_fail(err, RL_EINTERNAL, "out of memory reading llama-bench output");
     memcpy(buf, text, n);
     buf[n] = '\0';
-    /* the length includes the terminator: cJSON wants to see it when it must end there */
-    cJSON *obj = cJSON_ParseWithLengthOpts(buf, n + 1, NULL, 1);
+    const char *end = NULL;
+    bool oom = false;
+    cJSON *obj = rl_json_parse_raw(buf, n, &end, &oom);
+    size_t at = obj && end ? (size_t)(end - buf) : 0;
+    while (obj && at < n &&
+           (buf[at] == ' ' || buf[at] == '\t' || buf[at] == '\r' || buf[at] == '\n'))
+        at++;
     free(buf);
+    if (oom)
+        return rl_fail(err, RL_EINTERNAL, "out of memory reading llama-bench output");
+    if (obj && at < n) { /* text after the object: not one record */
+        cJSON_Delete(obj);
+        obj = NULL;
+    }
     if (!obj)
         return RL_OK;
     *parsed = true;

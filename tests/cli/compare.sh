@@ -32,6 +32,7 @@ bad "one input only" 2 "compare needs at least two inputs .*got 1" "$synth"
 bad "one input, unwritable -o" 2 "compare needs at least two inputs .*got 1" -o "$work/no/such/dir/c.html" "$synth"
 bad "missing file" 2 "cannot read $work/nope.json" "$synth" "$work/nope.json"
 head -c 3000 "$synth" >"$work/truncated.json"
+crafted "$work/truncated.json" # broken on purpose: not swept by finish
 bad "truncated JSON" 2 "truncated.json" "$synth" "$work/truncated.json"
 mkdir -p "$work/empty"
 bad "empty directory" 2 "empty holds no bundle or report" "$synth" "$work/empty"

@@ -144,6 +144,7 @@ b = json.load(open(sys.argv[1]))
 b["predictions"]["models"][0]["rate"]["bw_GBs"] *= 1.5
 json.dump(b, open(sys.argv[2], "w"))
 PY
+crafted "$work/badrate.json" # invalid by design: not swept by finish
 out=$("$RL_BIN" validate "$work/badrate.json" 2>&1); check "validate: a rate that is not the points' divisor" 1 $?
 expect "validate names the point" "$out" "predictions\.models\[0\]\.points\[0\]\.tok_s: is not the rate's bw_GBs"
 # a self-consistent prediction from the wrong bandwidth: the Q8_0 divided into the all-model fit
@@ -158,6 +159,7 @@ for pt in m["points"]:
     pt["tok_s_low"], pt["tok_s_high"] = pt["tok_s"] * 0.9, pt["tok_s"] * 1.1
 json.dump(b, open(sys.argv[2], "w"))
 PY
+crafted "$work/wrongsrc.json" # invalid by design: not swept by finish
 out=$("$RL_BIN" validate "$work/wrongsrc.json" 2>&1); check "validate: a rate from the wrong source" 1 $?
 expect "validate names the source" "$out" "predictions\.models\[0\]\.rate\.source: is \"fit\", but the analysis's fitted models make it \"format\""
 python3 -c 'import json,sys,jsonschema; jsonschema.validate(json.load(open(sys.argv[1])), json.load(open(sys.argv[2])))' \

@@ -55,9 +55,11 @@ expect "says what it wrote" "$(cat "$work/out")" "wrote $work/t.md"
 
 # ---- bad input: exit 2, one line, nothing on stdout
 head -c 2000 "$work/bundle.json" >"$work/trunc.json"
+crafted "$work/trunc.json" # broken on purpose: not swept by finish
 echo '{"schema": "something-else", "x": 1}' >"$work/foreign.json"
 printf '<!DOCTYPE html><html><body><p>no bundle here</p></body></html>\n' >"$work/plain.html"
 sed -E 's/"schema_version": [0-9]+/"schema_version": 99/' "$work/bundle.json" >"$work/newer.json"
+crafted "$work/newer.json" # broken on purpose: not swept by finish
 bad "truncated JSON" 2 "trunc.json: not valid JSON" "$work/trunc.json" -o "$work/x.html"
 bad "foreign JSON" 2 "not a llama-roofline bundle" "$work/foreign.json" -o "$work/x.html"
 bad "HTML without a bundle" 2 "HTML file without an embedded bundle" "$work/plain.html" -o "$work/x.html"

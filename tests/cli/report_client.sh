@@ -108,6 +108,7 @@ c["driver"] = {"type": "http", "url": "<b>bold</b>", "model": 5}
 c["points"] = [p0, p1] + [dict(p1, concurrency=k) for k in range(3, 300)]
 json.dump(j, open(sys.argv[2], "w"))
 PY
+crafted "$work/hostile.json" "$work/hostile.html" # invalid by design: not swept by finish
 "$RL_BIN" report "$work/hostile.json" -o "$work/hostile.html" >/dev/null 2>"$work/err"; check "hostile client bundle: report" 0 $?
 python3 -c 'import re,sys; s=open(sys.argv[1]).read(); s=re.sub(r"<script.*?</script>", "", s, flags=re.S); sys.exit(0 if "<img" in s or "<b>" in s else 1)' \
   "$work/hostile.html" && fail "hostile markup reached the page" || echo "ok   hostile markup escaped"

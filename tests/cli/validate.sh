@@ -87,6 +87,7 @@ expect "membw without kind" "$out" "esc.json: membw.kind: carries numbers"
 
 # ---- unreadable or foreign input: exit 2, one line
 head -c 300 "$RL_SRC/examples/synth-amd-epyc/bundle.json" >"$work/trunc.json"
+crafted "$work/trunc.json" # broken on purpose: not swept by finish
 bad "truncated JSON" 2 "trunc.json" "$work/trunc.json"
 echo '{"hello": 1}' >"$work/foreign.json"
 bad "foreign JSON" 2 "foreign.json: not a llama-roofline bundle" "$work/foreign.json"

@@ -122,6 +122,15 @@ static void test_parse_i64(void **state)
     assert_false(rl_parse_i64("+1", &v));
     assert_false(rl_parse_i64("-", &v));
     assert_false(rl_parse_i64("--1", &v));
+    /* "-0" is no negative number: refused, like "+0" (failed before the fix: accepted as 0, so
+     * --depth -0 and --gpu-layers -0 went through) */
+    assert_false(rl_parse_i64("-0", &v));
+    assert_false(rl_parse_i64("-00", &v));
+    rl_error e = {RL_OK, ""};
+    int n = 7;
+    assert_int_equal(rl_opt_int("--depth", "-0", 0, 10, &n, &e), RL_EINPUT);
+    assert_string_equal(e.msg, "--depth: '-0' is not valid: give a whole number from 0 to 10");
+    assert_int_equal(n, 7);
 }
 
 static void test_opt_values(void **state)
@@ -692,6 +701,43 @@ static void test_json_helpers(void **state)
     remove(path);
 }
 
+static void *no_memory(size_t n)
+{
+    (void)n;
+    return NULL;
+}
+
+/* rl_json_parse takes one JSON value and nothing else: text after it (two bundles joined,
+ * junk) and a NUL byte (cJSON would stop reading there) are refused with the byte offset;
+ * out of memory is RL_EINTERNAL, never "not valid JSON". Each case failed before the fix
+ * (accepted, or RL_EINPUT "not valid JSON" for the allocator that always fails). */
+static void test_json_parse_strict(void **state)
+{
+    (void)state;
+    cJSON *root = NULL;
+    rl_error e = {RL_OK, ""};
+    assert_int_equal(rl_json_parse("a", "{\"x\": 1}\n \t", 11, &root, &e), RL_OK);
+    assert_non_null(root);
+    cJSON_Delete(root);
+    assert_int_equal(rl_json_parse("b", "{}{}", 4, &root, &e), RL_EINPUT);
+    assert_null(root);
+    assert_string_equal(e.msg, "b: not valid JSON (more text after the JSON value at byte 2: two "
+                               "files joined or trailing junk)");
+    assert_int_equal(rl_json_parse("c", "{} x", 4, &root, &e), RL_EINPUT);
+    assert_non_null(strstr(e.msg, "at byte 3"));
+    assert_int_equal(rl_json_parse("d", "{\"s\": \"a\0b\"}", 12, &root, &e), RL_EINPUT);
+    assert_string_equal(e.msg, "d: not valid JSON (a NUL byte at byte 8)");
+    rl_json_set_malloc(no_memory);
+    rl_status st = rl_json_parse("e", "{\"a\": [1, \"b\"]}", 15, &root, &e);
+    rl_json_set_malloc(NULL);
+    assert_int_equal(st, RL_EINTERNAL);
+    assert_null(root);
+    assert_string_equal(e.msg, "e: out of memory reading the JSON");
+    /* a syntax error with memory to spare is still bad input */
+    assert_int_equal(rl_json_parse("f", "{\"a\": }", 7, &root, &e), RL_EINPUT);
+    assert_non_null(strstr(e.msg, "f: not valid JSON (syntax error near byte"));
+}
+
 /* The builders: bool, null, int array (empty from NULL), push; each false with the item freed
  * when there is nothing to attach. */
 static void test_json_builders(void **state)
@@ -784,6 +830,7 @@ int main(void)
         cmocka_unit_test(test_json_helpers),
         cmocka_unit_test(test_json_builders),
         cmocka_unit_test(test_json_extent),
+        cmocka_unit_test(test_json_parse_strict),
         cmocka_unit_test(test_md_escape),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

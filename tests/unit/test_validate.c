@@ -189,6 +189,24 @@ static void fit_bw(cJSON *b)
     cJSON *fit = at(at(b, "analysis"), "fit");
     set_num(fit, "bw_bytes_s", at(fit, "bw_bytes_s")->valuedouble * (1 + 1e-6));
 }
+/* bw_GBs so large that bw_GBs * 1e9 overflows: the tolerance arithmetic said "close" (inf <=
+ * inf) before the fix, and no problem was found. */
+static void fit_gbs_huge(cJSON *b)
+{
+    set_num(at(at(b, "analysis"), "fit"), "bw_GBs", 1e308);
+}
+/* The decode record's samples_ns slowed 25% under unchanged samples: before the fix only the
+ * count of samples was checked, and no problem was found. */
+static void samples_ns_slowed(cJSON *b)
+{
+    cJSON *recs = at(run(b, 0, 0), "records"), *rec, *v;
+    cJSON_ArrayForEach(rec, recs)
+    {
+        if (at(rec, "n_gen")->valuedouble > 0)
+            cJSON_ArrayForEach(v, at(rec, "samples_ns"))
+                cJSON_SetNumberValue(v, floor(v->valuedouble * 1.25));
+    }
+}
 static void fit_n_points(cJSON *b)
 {
     set_num(at(at(b, "analysis"), "fit"), "n_points", 2);
@@ -255,7 +273,7 @@ typedef struct {
 
 static const broken_case cases[] = {
     {"a sample changed: the mean disagrees", SYNTH, sample_changed,
-     "models[1].runs[0].decode.stats.mean", "models[1].runs[0].decode.stats"},
+     "models[1].runs[0].decode.stats.mean", "models[1].runs[0].decode."},
     {"stats.n wrong", SYNTH, n_wrong, "models[0].runs[0].decode.stats.n",
      "models[0].runs[0].decode.stats.n"},
     {"stats.sd wrong", SYNTH, sd_wrong, "models[2].runs[1].prefill.stats.sd",
@@ -301,6 +319,9 @@ static const broken_case cases[] = {
     {"a required key missing", SYNTH, missing_created, "created_utc", "created_utc"},
     {"a timestamp not UTC", SYNTH, bad_utc, "updated_utc", "updated_utc"},
     {"a newer schema version", SYNTH, newer_schema, "schema", "schema"},
+    {"bw_GBs 1e308", SYNTH, fit_gbs_huge, "analysis.fit.bw_GBs", "analysis.fit.bw_GBs"},
+    {"samples_ns slowed 25%", SYNTH, samples_ns_slowed, "models[0].runs[0].decode.samples[0]",
+     "models[0].runs[0].decode.samples[0]"},
     {"a rate's samples outnumber its records' samples_ns", SYNTH, samples_ns_short,
      "models[0].runs[0].decode.samples", "models[0].runs[0].decode.samples"},
     {"an imported rate without its mean", RPI5, imported_no_mean, "models[1].runs[2].decode.mean",
