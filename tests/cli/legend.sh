@@ -79,7 +79,9 @@ import json, sys
 b = json.load(open(sys.argv[1]))
 for m in b["models"]:
     for r in m["runs"]:
-        r["machine"] = {"kind": "measured", "other_cpu_pct": 88.0, "steal_pct": 0.0, "disturbed": True}
+        r["machine"] = {"kind": "measured", "interval_s": 2.0, "cpus": 2, "other_cpu_pct": 88.0,
+                        "steal_pct": 0.0, "disturbed": True,
+                        "why": "other processes used 88% of the CPUs"}
 b["status"] = {"state": "interrupted"}
 json.dump(b, open(sys.argv[1], "w"))
 PY
