@@ -957,6 +957,11 @@ rl_status rl_sweep_measure(const rl_sweep_opts *opts, rl_sweep_state *s, rl_erro
     }
     rl_progress_done();
     free(c.bin);
+    /* the summary of the machine's state, before the analysis reads its limits */
+    cJSON *env = s->bundle ? cJSON_GetObjectItemCaseSensitive(s->bundle, "environment") : NULL;
+    if (cJSON_IsObject(env) &&
+        !set_item(env, "machine_state", rl_quiet_summary_json(s->bundle, s->quiet)) && st == RL_OK)
+        st = oom(err, "the machine state summary");
     return st;
 }
 
@@ -976,10 +981,6 @@ rl_status rl_sweep_close(rl_sweep_state *s, rl_status st, rl_error *err)
         cJSON_Delete(ov);
     if ((!built || !set_item(b, "overhead", ov)) && st == RL_OK)
         st = oom(err, "the overhead entry");
-    cJSON *env = cJSON_GetObjectItemCaseSensitive(b, "environment");
-    if (cJSON_IsObject(env) &&
-        !set_item(env, "machine_state", rl_quiet_summary_json(b, s->quiet)) && st == RL_OK)
-        st = oom(err, "the machine state summary");
     const cJSON *an = cJSON_GetObjectItemCaseSensitive(b, "analysis");
     int64_t ok_models = 0;
     rl_json_get_i64(an, "n_models_ok", &ok_models);
