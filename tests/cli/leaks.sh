@@ -5,9 +5,12 @@
 #     bundle nor the report nor the header cache (LLAMA_ROOFLINE_CACHE/headers) holds the
 #     password or a signature's value; the server (tests/lib/range-http-server.py) still got
 #     the whole URL, and a second read still revalidates the cache entry.
+#   - advise --plan prints llama-quantize and advise --measure lines quoted for sh
+#     (rl_sh_quote): run through sh, a path with a space, a quote and a $ arrives whole.
 # Checked to fail before the fix (src/ stashed, this script kept): the password and signature
 # were on stderr ("remote: URL: fetched"), in the cache entry's JSON line, in the bundle's
-# argv and predictions, in the report, and in the inspect error line.
+# argv and predictions, in the report, and in the inspect error line; advise --plan's lines
+# split the path at the space.
 set -u
 : "${RL_BIN:?}" "${RL_SRC:?}" "${RL_TMP:?}"
 work="$RL_TMP/cli-leaks.$$"
@@ -79,5 +82,21 @@ clean "client --url: bundle, report, terminal" "$work/c/bundle.json" "$work/c/re
 "$RL_BIN" client --url "ftp://alice:hunter2@h/v1?sig=deadbeefsig" -o "$work/c2" >"$work/c2.out" 2>"$work/c2.err"; check "client --url ftp: exit 2" 2 $?
 expect "client --url ftp: names the URL redacted" "$(cat "$work/c2.err")" "URL 'ftp://\*\*\*@h/v1\?sig=\*\*\*' is not http or https"
 clean "client --url ftp" "$work/c2.out" "$work/c2.err"
+
+# ---- advise --plan: the command lines paste into sh (a path with a space and a quote)
+mkdir -p "$work/my dir" "$work/bin"
+src="$work/my dir/it's a \$HOME model-f16.gguf"
+"$RL_BIN" synth --preset tiny --type F16 -q -o "$src" || fail "synth F16"
+out=$("$RL_BIN" advise --plan "$src"); check "advise --plan: exit 0" 0 $?
+printf '#!/bin/sh\nfor a in "$@"; do printf "<%%s>\\n" "$a"; done\n' >"$work/bin/llama-quantize"
+chmod +x "$work/bin/llama-quantize"
+line=$(grep -m1 '^    llama-quantize ' <<<"$out")
+got=$(PATH="$work/bin:$PATH" sh -c "$line" | tr '\n' '|')
+want="<$src>|<$work/my dir/it's a \$HOME model-Q4_0.gguf>|<Q4_0>|"
+[ "$got" = "$want" ] && echo "ok   advise --plan: the llama-quantize line run by sh gives the paths" || fail "advise --plan: sh got $got, want $want (line: $line)"
+expect "advise --plan: quoted for sh" "$line" "^    llama-quantize '$work/my dir/it'\\\\''s a \\\$HOME model-f16.gguf' "
+mline=$(grep -m1 'llama-roofline advise --measure' <<<"$out")
+got=$(eval "set -- ${mline#*--measure}"; printf '%s|' "$2")
+[ "$got" = "$work/my dir/it's a \$HOME model-Q4_0.gguf|" ] && echo "ok   advise --plan: the measure line's -m paths are words" || fail "advise --plan: measure -m got $got"
 
 finish
