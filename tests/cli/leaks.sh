@@ -5,12 +5,15 @@
 #     bundle nor the report nor the header cache (LLAMA_ROOFLINE_CACHE/headers) holds the
 #     password or a signature's value; the server (tests/lib/range-http-server.py) still got
 #     the whole URL, and a second read still revalidates the cache entry.
+#   - no raw BEL/ESC/C1 byte reaches the terminal (rl_tty_printf): predict's verdict line from
+#     a hostile bundle, run's per-run failure line from a llama-bench whose stderr holds them.
 #   - advise --plan prints llama-quantize and advise --measure lines quoted for sh
 #     (rl_sh_quote): run through sh, a path with a space, a quote and a $ arrives whole.
 # Checked to fail before the fix (src/ stashed, this script kept): the password and signature
 # were on stderr ("remote: URL: fetched"), in the cache entry's JSON line, in the bundle's
 # argv and predictions, in the report, and in the inspect error line; advise --plan's lines
-# split the path at the space.
+# split the path at the space; predict printed the bundle's verdict raw. (run's failure line
+# was already escaped: it guards the move to rl_tty_printf.)
 set -u
 : "${RL_BIN:?}" "${RL_SRC:?}" "${RL_TMP:?}"
 work="$RL_TMP/cli-leaks.$$"
@@ -98,5 +101,25 @@ expect "advise --plan: quoted for sh" "$line" "^    llama-quantize '$work/my dir
 mline=$(grep -m1 'llama-roofline advise --measure' <<<"$out")
 got=$(eval "set -- ${mline#*--measure}"; printf '%s|' "$2")
 [ "$got" = "$work/my dir/it's a \$HOME model-Q4_0.gguf|" ] && echo "ok   advise --plan: the measure line's -m paths are words" || fail "advise --plan: measure -m got $got"
+
+# ---- no raw ESC/BEL/C1 on the terminal: a bundle's verdict (predict), llama-bench's stderr (run)
+raw() { # description, files...: no BEL, ESC, C1 (UTF-8 C2 80..9F) or raw 0x9b byte
+  if LC_ALL=C grep -qaP '[\x07\x1b\x9b]|\xc2[\x80-\x9f]' "${@:2}"; then
+    fail "$1: a raw control byte: $(cat -v "${@:2}" | grep -a 'M-\|\^\[\|\^G' | head -2)"
+  else echo "ok   $1: no raw control byte"; fi
+}
+python3 -c "
+import json,sys; j=json.load(open(sys.argv[1]))
+j['analysis']['verdict']['label']='memory\x1b]0;pwned\x07-bound\u009b'
+json.dump(j,open(sys.argv[2],'w'))" "$PI" "$work/hostile.json"
+"$RL_BIN" predict --bundle "$work/hostile.json" synth:tiny:Q8_0 >"$work/hp.out" 2>"$work/hp.err"; check "predict, hostile verdict: exit 0" 0 $?
+expect "predict: the verdict escaped" "$(cat "$work/hp.out")" 'verdict there: memory\\e\]0;pwned\\x07-bound\\u009b$'
+raw "predict, hostile verdict" "$work/hp.out" "$work/hp.err"
+printf '#!/bin/sh\n[ "${1:-}" = --version ] && { echo "version: 0.5.0-dev (build 1, commit de3ff81)" >&2; exit 0; }\nprintf "llama_bench: error: \\033]0;pwned\\007 \\302\\233 \\233 end\\n" >&2\nexit 1\n' >"$work/bin/bad-bench"
+chmod +x "$work/bin/bad-bench"
+"$RL_BIN" synth --preset tiny --type Q8_0 -q -o "$work/a.gguf" || fail "synth Q8_0"
+"$RL_BIN" run --llama-bench "$work/bin/bad-bench" -t 1 -o "$work/run" -m "$work/a.gguf" >"$work/run.out" 2>"$work/run.err"; check "run, llama-bench failing with escapes: exit 1" 1 $?
+expect "run: the failure line escaped" "$(cat "$work/run.err")" 'a.gguf t=1 depth 0: llama-bench exited 1: llama_bench: error: \\e\]0;pwned\\x07 \\u009b \\x9b end$'
+raw "run, llama-bench's stderr" "$work/run.out" "$work/run.err"
 
 finish
