@@ -7,12 +7,14 @@
 #     the whole URL, and a second read still revalidates the cache entry.
 #   - no raw BEL/ESC/C1 byte reaches the terminal (rl_tty_printf): predict's verdict line from
 #     a hostile bundle, run's per-run failure line from a llama-bench whose stderr holds them.
+#     client --csv - escapes a bundle's text cells (client_csv.h).
 #   - advise --plan prints llama-quantize and advise --measure lines quoted for sh
 #     (rl_sh_quote): run through sh, a path with a space, a quote and a $ arrives whole.
 # Checked to fail before the fix (src/ stashed, this script kept): the password and signature
 # were on stderr ("remote: URL: fetched"), in the cache entry's JSON line, in the bundle's
 # argv and predictions, in the report, and in the inspect error line; advise --plan's lines
-# split the path at the space; predict printed the bundle's verdict raw. (run's failure line
+# split the path at the space; predict printed the bundle's verdict raw; client --csv - the
+# cells raw. (run's failure line
 # was already escaped: it guards the move to rl_tty_printf.)
 set -u
 : "${RL_BIN:?}" "${RL_SRC:?}" "${RL_TMP:?}"
@@ -121,5 +123,18 @@ chmod +x "$work/bin/bad-bench"
 "$RL_BIN" run --llama-bench "$work/bin/bad-bench" -t 1 -o "$work/run" -m "$work/a.gguf" >"$work/run.out" 2>"$work/run.err"; check "run, llama-bench failing with escapes: exit 1" 1 $?
 expect "run: the failure line escaped" "$(cat "$work/run.err")" 'a.gguf t=1 depth 0: llama-bench exited 1: llama_bench: error: \\e\]0;pwned\\x07 \\u009b \\x9b end$'
 raw "run, llama-bench's stderr" "$work/run.out" "$work/run.err"
+
+# ---- client --csv -: a bundle's text cells (here the error of a hostile saved bundle) escaped
+printf '#!/bin/sh\necho boom >&2\nexit 3\n' >"$work/bin/badcmd"
+chmod +x "$work/bin/badcmd"
+"$RL_BIN" client --cmd "$work/bin/badcmd" --json "$work/cl.json" >/dev/null 2>&1; check "client --cmd failing: exit 1" 1 $?
+python3 -c "
+import json,sys; j=json.load(open(sys.argv[1]))
+for p in j['client']['points']:
+    for r in p['records']: r['error']='boom \x1b]0;pwned\x07 \u009b end'
+json.dump(j,open(sys.argv[1],'w'))" "$work/cl.json"
+"$RL_BIN" client --from "$work/cl.json" --csv - >"$work/csv.out" 2>"$work/csv.err"; check "client --from --csv -: exit 0" 0 $?
+expect "client --csv -: the cell escaped" "$(sed -n 2p "$work/csv.out")" ',false,boom \\e\]0;pwned\\x07 \\u009b end,'
+raw "client --csv -" "$work/csv.out" "$work/csv.err"
 
 finish
