@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "base/rl_text.h"
+#include "base/rl_url.h"
 #include "base/rl_util.h"
 
 /* ---- predictions --------------------------------------------------------------------- */
@@ -117,15 +118,15 @@ rl_status rl_predict(const rl_pred_fit *f, const rl_gguf_model *m, const char *s
     char safe[512];
     if (n_depths == 0 || n_depths > RL_PRED_MAX_DEPTHS)
         return rl_fail(err, RL_EINPUT, "give 1 to %d depths", RL_PRED_MAX_DEPTHS);
-    p->model = rl_strdup(spec);
+    p->model = rl_url_redact(spec); /* a URL's credentials never reach a bundle */
     if (!p->model)
         return rl_fail(err, RL_EINTERNAL, "out of memory");
     p->conv = f->conv;
     p->is_moe = m->is_moe;
     p->kv_bytes_per_token = m->kv_bytes_per_token;
     snprintf(p->label, sizeof p->label, "%s", m->label);
-    const char *base = strrchr(m->path ? m->path : spec, '/');
-    base = base ? base + 1 : (m->path ? m->path : spec);
+    const char *base = strrchr(m->path ? m->path : p->model, '/');
+    base = base ? base + 1 : (m->path ? m->path : p->model);
     snprintf(p->name, sizeof p->name, "%s%s%s", m->name[0] ? m->name : base, m->label[0] ? " " : "",
              m->label);
     if (f->conv == RL_AN_BYTES_STREAMED) {
@@ -143,7 +144,7 @@ rl_status rl_predict(const rl_pred_fit *f, const rl_gguf_model *m, const char *s
         return rl_fail(err, RL_EINPUT,
                        "%s: its bytes per token are unknown (a tensor type this build does not "
                        "know); no prediction",
-                       rl_tty_escape(spec, safe, sizeof safe));
+                       rl_url_shown(spec, safe, sizeof safe));
     }
     rl_pred_rate_for(f, p->label, &p->rate);
     bool deep = false;

@@ -277,3 +277,61 @@ void rl_md_escape(rl_sbuf *b, const char *s)
         }
     }
 }
+
+void rl_tty_printf(FILE *out, const char *fmt, ...)
+{
+    rl_sbuf t = {0};
+    va_list ap;
+    va_start(ap, fmt);
+    int n = rl_vsnprintf(NULL, 0, fmt, ap);
+    va_end(ap);
+    if (n < 0)
+        return;
+    rl_sbuf_reserve(&t, (size_t)n);
+    if (t.oom)
+        return;
+    va_start(ap, fmt);
+    rl_vsnprintf(t.p, (size_t)n + 1, fmt, ap);
+    va_end(ap);
+    t.len = (size_t)n;
+    char *esc = t.len <= (SIZE_MAX - 1) / 6 ? malloc(t.len * 6 + 1) : NULL;
+    for (size_t i = 0; esc && i < t.len;) {
+        size_t k = 0;
+        while (i + k < t.len && t.p[i + k] != '\n')
+            k++;
+        fputs(rl_tty_escape_n(t.p + i, k, esc, t.len * 6 + 1), out);
+        if (i + k < t.len)
+            fputc('\n', out);
+        i += k + 1;
+    }
+    free(esc);
+    free(t.p);
+}
+
+static bool sh_plain(const char *a)
+{
+    if (!*a)
+        return false;
+    for (const char *p = a; *p; p++)
+        if (!((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') || (*p >= '0' && *p <= '9') ||
+              strchr("-_./=,:+@%", *p)))
+            return false;
+    return true;
+}
+
+void rl_sh_quote(rl_sbuf *b, const char *word)
+{
+    const char *w = word ? word : "";
+    if (sh_plain(w)) {
+        rl_sbuf_put(b, w, strlen(w));
+        return;
+    }
+    rl_sbuf_put(b, "'", 1);
+    for (const char *p = w; *p; p++) {
+        if (*p == '\'')
+            rl_sbuf_put(b, "'\\''", 4);
+        else
+            rl_sbuf_put(b, p, 1);
+    }
+    rl_sbuf_put(b, "'", 1);
+}

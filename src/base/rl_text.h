@@ -19,6 +19,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 /* Honour the environment's locale (setlocale(LC_ALL, "")) and pin this thread's number
  * formatting to the C locale. Call once at start-up, before other threads exist. */
@@ -56,6 +57,12 @@ const char *rl_tty_escape_n(const char *s, size_t n, char *buf, size_t cap);
 /* The same into a new string (caller frees); NULL when out of memory. */
 char *rl_tty_escape_dup(const char *s);
 
+/* The one path for a line to a terminal that holds data from a file, a child or the network:
+ * fmt and its arguments formatted in the C locale, then every control character but '\n'
+ * (and bytes that are not UTF-8) escaped as rl_tty_escape does; newlines stay line breaks.
+ * Out of memory prints nothing. */
+void rl_tty_printf(FILE *out, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
 /* A growing string, for text built piece by piece (Markdown, JSON escapes, messages). Zero it
  * to start ({0}); after out-of-memory every call is a no-op and oom stays set. The buffer is
  * always NUL-terminated once anything was added; rl_sbuf_take hands it over (caller frees;
@@ -79,5 +86,12 @@ char *rl_sbuf_take(rl_sbuf *b);
  * newlines, other C0 controls, DEL and C1 controls (U+0080..U+009F) as one space each; bytes
  * that are not UTF-8 as U+FFFD. Safe inside a table cell and on one line. */
 void rl_md_escape(rl_sbuf *b, const char *s);
+
+/* Shell words. A word made only of letters, digits and -_./=,:+@% is appended as is, any other
+ * (empty, spaces, quotes, $, ...) in single quotes with each ' written '\'' ("my model.gguf"
+ * -> 'my model.gguf', "it's" -> 'it'\''s'): the line pasted into sh gives the same word.
+ * The callers (the report's command lines, advise --plan) escape control characters for the
+ * terminal first. */
+void rl_sh_quote(rl_sbuf *b, const char *word);
 
 #endif

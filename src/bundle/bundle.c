@@ -9,6 +9,7 @@
 
 #include "base/rl_file.h"
 #include "base/rl_json.h"
+#include "base/rl_url.h"
 #include "base/rl_util.h"
 #include "base/rl_version.h"
 #include "base/stats.h"
@@ -40,8 +41,11 @@ cJSON *rl_bundle_new(const char *command, int argc, char *const *argv)
         tool = NULL;
     }
     ok = ok && cJSON_AddStringToObject(b, "command", command);
-    for (int i = 0; ok && i < argc; i++)
-        ok = cJSON_AddItemToArray(args, rl_json_str(argv[i]));
+    for (int i = 0; ok && i < argc; i++) {
+        char *a = rl_url_redact(argv[i]); /* no URL's credentials in the bundle (rl_url.h) */
+        ok = a && cJSON_AddItemToArray(args, rl_json_str(a));
+        free(a);
+    }
     if (ok) {
         cJSON_AddItemToObject(b, "argv", args);
         args = NULL;

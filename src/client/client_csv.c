@@ -23,8 +23,16 @@ static bool numeric(const char *s)
     return rl_parse_double(s[0] == '-' ? s + 1 : s, &d);
 }
 
-static void put_text(rl_sbuf *b, const char *s)
+static void put_text(rl_sbuf *b, const char *raw)
 {
+    /* control characters (C0 with CR, LF and TAB, DEL, C1) and invalid bytes as visible
+     * escapes (rl_tty_escape): a cell never moves a terminal's cursor or spans lines */
+    char *esc = rl_tty_escape_dup(raw);
+    if (!esc) {
+        b->oom = true;
+        return;
+    }
+    const char *s = esc;
     bool guard = s[0] == '=' || s[0] == '+' || s[0] == '@' || s[0] == '\t' || s[0] == '\r' ||
                  (s[0] == '-' && !numeric(s));
     bool quote = strpbrk(s, "\",\r\n") != NULL;
@@ -39,6 +47,7 @@ static void put_text(rl_sbuf *b, const char *s)
     }
     if (quote)
         rl_sbuf_put(b, "\"", 1);
+    free(esc);
 }
 
 static void put_value(rl_sbuf *b, const cJSON *v)

@@ -6,7 +6,10 @@
  * Numbers as the bundle has them (C locale, up to 17 significant digits, trailing zeros
  * dropped); null or absent -> empty; booleans true/false. Text cells are guarded against
  * spreadsheet formulas (a cell starting with = + @ TAB CR, or '-' without being a number, gets
- * a leading ') and then quoted with "" doubling when they hold " , CR or LF. Rows end in LF.
+ * a leading ') and then quoted with "" doubling when they hold " or , . Control characters in
+ * a text cell (ESC, BEL, CR, LF, TAB, the other C0, DEL, C1) and bytes that are not UTF-8 are
+ * written as visible escapes (\e \x07 \r \n \t \u009b \x9b: rl_tty_escape), so `--csv -`
+ * never sends a raw control byte to a terminal and a cell never spans lines. Rows end in LF.
  *
  * Ownership: rl_client_csv returns a malloc'd text the caller frees. */
 #ifndef RL_CLIENT_CSV_H

@@ -53,6 +53,7 @@
 #include "base/proc.h"
 #include "base/rl_json.h"
 #include "base/rl_text.h"
+#include "base/rl_url.h"
 #include "base/rl_util.h"
 #include "base/rl_version.h"
 
@@ -102,7 +103,7 @@ rl_status rl_client_http_endpoint(const char *url, rl_client_api api, bool redac
 {
     *out = NULL;
     char shown[256];
-    rl_tty_escape(url ? url : "", shown, sizeof shown);
+    rl_url_shown(url ? url : "", shown, sizeof shown); /* credentials redacted (rl_url.h) */
     CURLU *u = curl_url();
     if (!u)
         return rl_fail(err, RL_EINTERNAL, "out of memory parsing a URL");

@@ -30,6 +30,7 @@
 #include "base/rl_json.h"
 #include "base/rl_opt.h"
 #include "base/rl_text.h"
+#include "base/rl_url.h"
 #include "base/rl_util.h"
 #include "measure/quiet.h"
 #include "measure/sysinfo.h"
@@ -326,18 +327,18 @@ static void scrub_argv(cJSON *bundle, const rl_client_opts *a)
     cJSON *argv = cJSON_GetObjectItemCaseSensitive(bundle, "argv"), *v;
     if (!a->url || !cJSON_IsArray(argv))
         return;
-    char *shown = shown_url(a);
-    const char *rep = shown ? shown : "(URL not shown)";
-    size_t ul = strlen(a->url);
+    char *shown = shown_url(a), *red = rl_url_redact(a->url); /* argv holds it redacted */
+    const char *rep = shown ? shown : "(URL not shown)", *url = red ? red : a->url;
+    size_t ul = strlen(url);
     cJSON_ArrayForEach(v, argv)
     {
         if (!cJSON_IsString(v))
             continue;
         const char *t = v->valuestring;
         const char *eq = strchr(t, '=');
-        bool whole = strcmp(t, a->url) == 0;
+        bool whole = strcmp(t, url) == 0;
         bool joined =
-            strncmp(t, "--", 2) == 0 && eq && strlen(eq + 1) == ul && !strcmp(eq + 1, a->url);
+            strncmp(t, "--", 2) == 0 && eq && strlen(eq + 1) == ul && !strcmp(eq + 1, url);
         if (!whole && !joined)
             continue;
         char *nv = whole ? rl_asprintf("%s", rep) : rl_asprintf("%.*s=%s", (int)(eq - t), t, rep);
@@ -347,6 +348,7 @@ static void scrub_argv(cJSON *bundle, const rl_client_opts *a)
         }
     }
     free(shown);
+    free(red);
 }
 
 /* The client section without points; NULL when out of memory. */

@@ -19,6 +19,7 @@
 #include "model/model_paths.h"
 #include "base/rl_json.h"
 #include "base/rl_opt.h"
+#include "base/rl_url.h"
 #include "base/rl_util.h"
 
 static const char usage[] =
@@ -88,7 +89,7 @@ static rl_status nothing_to_inspect(int argc, char **argv, int first, rl_error *
         return rl_fail(err, RL_EINPUT,
                        "nothing to inspect: give one or more GGUF files or directories (see "
                        "llama-roofline inspect --help)");
-    char given[512] = "";
+    char given[512] = "", shown[1024];
     size_t o = 0;
     for (int i = first; i < argc && o < sizeof given; i++) {
         int w = snprintf(given + o, sizeof given - o, "%s%s", o ? ", " : "", argv[i]);
@@ -97,7 +98,7 @@ static rl_status nothing_to_inspect(int argc, char **argv, int first, rl_error *
     return rl_fail(err, RL_EINPUT,
                    "nothing to inspect: %s matched no .gguf files (give a model file or a "
                    "directory that holds some)",
-                   given);
+                   rl_url_shown(given, shown, sizeof shown));
 }
 
 /* Load and report one model; the report goes to stdout, or into arr with --json. */

@@ -836,10 +836,8 @@ static rl_status sweep_one(sweep_ctx *c, cJSON *m, cJSON *runs, int t, int d, sw
     const char *re = rl_json_get_str(run, "error");
     if (rs && strcmp(rs, "ok") != 0 && strcmp(rs, "interrupted") != 0 && re) {
         rl_progress_done();
-        char *safe = rl_tty_escape_dup(re);
-        fprintf(stderr, "llama-roofline %s: %s t=%d depth %d: %s\n", c->o.command, mname, t, d,
-                safe ? safe : re);
-        free(safe);
+        rl_tty_printf(stderr, "llama-roofline %s: %s t=%d depth %d: %s\n", c->o.command, mname, t,
+                      d, re); /* llama-bench's words: escaped (rl_text.h) */
         char wt[1024];
         rl_snprintf(wt, sizeof wt, "%s at %d threads, depth %d: %s", mname, t, d, re);
         if (!add_run_warning(b, "llama_bench_failed", wt, mid) && st == RL_OK)

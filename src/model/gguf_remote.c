@@ -21,6 +21,7 @@
 #include "base/rl_file.h"
 #include "base/rl_json.h"
 #include "base/rl_text.h"
+#include "base/rl_url.h"
 #include "base/rl_util.h"
 #include "base/rl_version.h"
 
@@ -91,13 +92,14 @@ rl_status rl_remote_refuse_url(const char *what, const char *operand, rl_error *
     return rl_fail(err, RL_EINPUT,
                    "%s%s%s: a model given by URL can only be inspected or predicted; download "
                    "it to run it",
-                   what ? what : "", what ? ": " : "", rl_tty_escape(operand, safe, sizeof safe));
+                   what ? what : "", what ? ": " : "", rl_url_shown(operand, safe, sizeof safe));
 }
 
-/* The URL for messages: control characters escaped, long ones cut. */
+/* The URL for messages: credentials redacted (rl_url.h), control characters escaped, long
+ * ones cut. */
 static const char *shown(const char *url, char *buf, size_t cap)
 {
-    return rl_tty_escape(url, buf, cap);
+    return rl_url_shown(url, buf, cap);
 }
 
 static rl_status rfail(rfile *r, rl_status st, const char *fmt, ...)
@@ -391,7 +393,8 @@ static bool cache_load(rfile *r, const char *path)
     cJSON *meta = nl ? cJSON_ParseWithLength(text, (size_t)(nl - text)) : NULL;
     const char *url = rl_json_get_str(meta, "url"), *etag = rl_json_get_str(meta, "etag");
     uint64_t size = 0, bytes = 0;
-    bool ok = url && etag && strcmp(url, r->url) == 0 && etag[0] && strlen(etag) < ETAG_MAX &&
+    char *mine = rl_url_redact(r->url); /* the file holds the URL redacted */
+    bool ok = url && etag && mine && strcmp(url, mine) == 0 && etag[0] && strlen(etag) < ETAG_MAX &&
               rl_json_get_u64(meta, "size", &size) && rl_json_get_u64(meta, "bytes", &bytes) &&
               bytes > 0 && bytes <= size && bytes <= r->o->max_bytes &&
               bytes == len - (size_t)(nl + 1 - text);
@@ -407,6 +410,7 @@ static bool cache_load(rfile *r, const char *path)
     }
     cJSON_Delete(meta);
     free(text);
+    free(mine);
     return ok;
 }
 
@@ -420,11 +424,13 @@ static void cache_store(rfile *r, const char *path)
         RL_OK)
         return;
     cJSON *meta = cJSON_CreateObject();
-    bool ok = meta && rl_json_add_str(meta, "url", r->url) &&
+    char *url = rl_url_redact(r->url); /* no credential is written (the key hashes them) */
+    bool ok = meta && url && rl_json_add_str(meta, "url", url) &&
               rl_json_add_str(meta, "etag", r->etag) && rl_json_add_u64(meta, "size", r->size) &&
               rl_json_add_u64(meta, "bytes", r->have);
     char *line = ok ? cJSON_PrintUnformatted(meta) : NULL;
     cJSON_Delete(meta);
+    free(url);
     if (!line)
         return;
     rl_atomic a;
@@ -505,7 +511,10 @@ rl_status rl_gguf_remote_read(const char *url, const rl_remote_opts *o, rl_remot
             st = rfail(&r, RL_EINTERNAL, "cannot open a stream: %s", strerror(errno));
         } else {
             rl_error perr = {RL_OK, ""};
-            st = rl_gguf_read_stream(fp, r.size, url, out, &perr);
+            char *name = rl_url_redact(url); /* the file's name in messages and bundles */
+            st = name ? rl_gguf_read_stream(fp, r.size, name, out, &perr)
+                      : rl_fail(&perr, RL_EINTERNAL, "out of memory");
+            free(name);
             fclose(fp);
             if (st != RL_OK && !r.failed)
                 r.err = perr;
@@ -565,7 +574,12 @@ rl_status rl_gguf_remote_model_load(const char *url, const rl_remote_opts *o,
                 : rl_fail(err, RL_EINTERNAL, "out of memory");
         free(su);
     }
-    return rl_gguf_model_adopt_read(st, files, count, url, m, err);
+    char *name = rl_url_redact(url);
+    if (!name && st == RL_OK)
+        st = rl_fail(err, RL_EINTERNAL, "out of memory");
+    st = rl_gguf_model_adopt_read(st, files, count, name ? name : "", m, err);
+    free(name);
+    return st;
 }
 
 rl_status rl_gguf_model_open(const char *path, FILE *log, rl_gguf_model *m, rl_error *err)

@@ -894,12 +894,23 @@ rl_status rl_advise_plan(const char *path, const char *label, bool md, char **ou
     rl_sbuf_printf(&b, "1. BUILD THE SET (the study's formats: Q4_0, IQ4_NL, IQ4_XS and Q3_K_M "
                        "stream within 3%% of the same bytes at 0.5B; Q4_K_M is the common "
                        "default; Q6_K and Q8_0 anchor the top)\n\n");
+    /* the command lines quoted for sh (rl_sh_quote): a path with a space or a quote pastes */
+    char outp[RL_ADV_PLAN_N][800];
     for (int i = 0; i < RL_ADV_PLAN_N; i++)
-        rl_sbuf_printf(&b, "    llama-quantize %s %s/%s-%s.gguf %s\n", safe, sdir, sstem,
-                       rl_advise_plan_formats[i], rl_advise_plan_formats[i]);
+        rl_snprintf(outp[i], sizeof outp[i], "%s/%s-%s.gguf", sdir, sstem,
+                    rl_advise_plan_formats[i]);
+    for (int i = 0; i < RL_ADV_PLAN_N; i++) {
+        rl_sbuf_printf(&b, "    llama-quantize ");
+        rl_sh_quote(&b, safe);
+        rl_sbuf_printf(&b, " ");
+        rl_sh_quote(&b, outp[i]);
+        rl_sbuf_printf(&b, " %s\n", rl_advise_plan_formats[i]);
+    }
     rl_sbuf_printf(&b, "\n2. MEASURE THEM\n\n    llama-roofline advise --measure");
-    for (int i = 0; i < RL_ADV_PLAN_N; i++)
-        rl_sbuf_printf(&b, " -m %s/%s-%s.gguf", sdir, sstem, rl_advise_plan_formats[i]);
+    for (int i = 0; i < RL_ADV_PLAN_N; i++) {
+        rl_sbuf_printf(&b, " -m ");
+        rl_sh_quote(&b, outp[i]);
+    }
     rl_sbuf_printf(&b, "\n\n3. SEND IT\n\n    " GALLERY "\n");
     *out = rl_sbuf_take(&b);
     return *out ? RL_OK : rl_fail(err, RL_EINTERNAL, "out of memory");

@@ -59,38 +59,41 @@ static void point_text(const rl_pred_point *pt, pt_text *t)
     fmt_rate(t->high, sizeof t->high, pt->tok_s_high);
 }
 
+/* Every line through rl_tty_printf: the verdict, labels and caveats come from a bundle or a
+ * GGUF file and may hold escape sequences. */
 void rl_prediction_print(FILE *out, const rl_pred_fit *f, const char *bundle,
                          const rl_prediction *p, size_t n)
 {
     char line[512], safe[1024];
     fit_line(f, line, sizeof line);
-    fprintf(out, "Predicted decode (kind: derived) on the machine of %s\n  %s\n",
-            rl_tty_escape(bundle, safe, sizeof safe), line);
+    rl_tty_printf(out, "Predicted decode (kind: derived) on the machine of %s\n  %s\n",
+                  rl_tty_escape(bundle, safe, sizeof safe), line);
     if (f->verdict[0])
-        fprintf(out, "  verdict there: %s\n", f->verdict);
+        rl_tty_printf(out, "  verdict there: %s\n", f->verdict);
     for (size_t i = 0; i < n; i++) {
         const rl_prediction *q = &p[i];
         char wb[32];
         rl_fmt_mb(wb, sizeof wb, q->weights_bytes);
-        fprintf(out, "\n%s\n  %s, %s per token (%s)\n", rl_tty_escape(q->name, safe, sizeof safe),
-                rl_tty_escape(q->model, line, 256), wb, q->bytes_key);
+        rl_tty_printf(out, "\n%s\n  %s, %s per token (%s)\n",
+                      rl_tty_escape(q->name, safe, sizeof safe), rl_tty_escape(q->model, line, 256),
+                      wb, q->bytes_key);
         rate_line(q, line, sizeof line);
-        fprintf(out, "  %s\n", line);
-        fprintf(out, "  %8s  %14s  %10s  %s\n", "depth", "bytes/token", "tok/s", "interval");
+        rl_tty_printf(out, "  %s\n", line);
+        rl_tty_printf(out, "  %8s  %14s  %10s  %s\n", "depth", "bytes/token", "tok/s", "interval");
         for (size_t k = 0; k < q->n_points; k++) {
             const rl_pred_point *pt = &q->points[k];
             if (!pt->available) {
-                fprintf(out, "  %8" PRIu64 "  %14s  %10s  %s\n", pt->depth, "?", "n/a",
-                        "KV size unknown");
+                rl_tty_printf(out, "  %8" PRIu64 "  %14s  %10s  %s\n", pt->depth, "?", "n/a",
+                              "KV size unknown");
                 continue;
             }
             pt_text t;
             point_text(pt, &t);
-            fprintf(out, "  %8" PRIu64 "  %14s  %10s  %s to %s\n", pt->depth, t.bytes, t.rate,
-                    t.low, t.high);
+            rl_tty_printf(out, "  %8" PRIu64 "  %14s  %10s  %s to %s\n", pt->depth, t.bytes, t.rate,
+                          t.low, t.high);
         }
         for (size_t k = 0; k < q->n_caveats; k++)
-            fprintf(out, "  caveat (%s): %s\n", q->caveats[k].code, q->caveats[k].text);
+            rl_tty_printf(out, "  caveat (%s): %s\n", q->caveats[k].code, q->caveats[k].text);
     }
 }
 

@@ -768,17 +768,6 @@ size_t rl_report_figures(const cJSON *b, rl_report_figure *out)
 
 /* ---- command lines --------------------------------------------------------------------- */
 
-static bool plain_arg(const char *a)
-{
-    if (!*a)
-        return false;
-    for (const char *p = a; *p; p++)
-        if (!((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') || (*p >= '0' && *p <= '9') ||
-              strchr("-_./=,:+@%", *p)))
-            return false;
-    return true;
-}
-
 char *rl_report_shell_line(const cJSON *argv, const char *argv0)
 {
     rl_sbuf s = {0};
@@ -790,18 +779,7 @@ char *rl_report_shell_line(const cJSON *argv, const char *argv0)
         const char *v = cJSON_IsString(a) ? a->valuestring : "";
         if (s.len)
             rl_sbuf_printf(&s, " ");
-        if (plain_arg(v)) {
-            rl_sbuf_printf(&s, "%s", v);
-            continue;
-        }
-        rl_sbuf_printf(&s, "'");
-        for (const char *p = v; *p; p++) {
-            if (*p == '\'')
-                rl_sbuf_printf(&s, "'\\''");
-            else
-                rl_sbuf_printf(&s, "%c", *p);
-        }
-        rl_sbuf_printf(&s, "'");
+        rl_sh_quote(&s, v);
     }
     if (!s.p && !s.oom)
         rl_sbuf_printf(&s, "%s", "");

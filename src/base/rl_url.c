@@ -1,0 +1,105 @@
+/* rl_url.c: credentials out of URLs (user information, secret query parameters). See
+ * rl_url.h for the rules. */
+#include "base/rl_url.h"
+
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+static const char *const secret_words[] = {RL_URL_SECRET_WORDS};
+
+/* Does the parameter name s[0..n) hold a secret word (case-insensitive)? */
+static bool secret_name(const char *s, size_t n)
+{
+    for (size_t w = 0; w < sizeof secret_words / sizeof secret_words[0]; w++) {
+        size_t wl = strlen(secret_words[w]);
+        for (size_t i = 0; i + wl <= n; i++)
+            if (strncasecmp(s + i, secret_words[w], wl) == 0)
+                return true;
+    }
+    return false;
+}
+
+/* Append the parameters p[0..n) ("a=1&b=2", ';' also separates) with secret values as ***. */
+static void put_params(rl_sbuf *b, const char *p, size_t n)
+{
+    size_t i = 0;
+    while (i < n) {
+        size_t e = i;
+        while (e < n && p[e] != '&' && p[e] != ';')
+            e++;
+        const char *eq = memchr(p + i, '=', e - i);
+        if (eq && secret_name(p + i, (size_t)(eq - (p + i)))) {
+            rl_sbuf_put(b, p + i, (size_t)(eq + 1 - (p + i)));
+            rl_sbuf_put(b, "***", 3);
+        } else {
+            rl_sbuf_put(b, p + i, e - i);
+        }
+        if (e < n)
+            rl_sbuf_put(b, p + e, 1);
+        i = e + 1;
+    }
+}
+
+/* Append one URL starting at its authority (just after "://"); returns the bytes used (the
+ * URL ends at whitespace or the end of the string). */
+static size_t put_one(rl_sbuf *b, const char *u)
+{
+    size_t end = strcspn(u, " \t\r\n");
+    size_t auth = strcspn(u, "/?#");
+    if (auth > end)
+        auth = end;
+    const char *at = NULL;
+    for (size_t i = 0; i < auth; i++)
+        if (u[i] == '@')
+            at = u + i;
+    if (at) {
+        rl_sbuf_put(b, "***", 3);
+        rl_sbuf_put(b, at, (size_t)(u + auth - at));
+    } else {
+        rl_sbuf_put(b, u, auth);
+    }
+    size_t q = auth;
+    while (q < end && u[q] != '?' && u[q] != '#')
+        q++;
+    rl_sbuf_put(b, u + auth, q - auth); /* the path */
+    while (q < end) {                   /* '?' query, then '#' fragment */
+        size_t e = q + 1;
+        while (e < end && !(u[q] == '?' && u[e] == '#'))
+            e++;
+        rl_sbuf_put(b, u + q, 1);
+        put_params(b, u + q + 1, e - q - 1);
+        q = e;
+    }
+    return end;
+}
+
+void rl_url_redact_to(rl_sbuf *b, const char *s)
+{
+    const char *p = s ? s : "";
+    for (const char *m = strstr(p, "://"); m; m = strstr(p, "://")) {
+        rl_sbuf_put(b, p, (size_t)(m + 3 - p));
+        p = m + 3;
+        p += put_one(b, p);
+    }
+    rl_sbuf_put(b, p, strlen(p));
+}
+
+char *rl_url_redact(const char *s)
+{
+    rl_sbuf b = {0};
+    rl_sbuf_reserve(&b, 0);
+    if (!b.oom)
+        b.p[0] = '\0';
+    rl_url_redact_to(&b, s);
+    return rl_sbuf_take(&b);
+}
+
+const char *rl_url_shown(const char *s, char *buf, size_t cap)
+{
+    char *r = rl_url_redact(s);
+    rl_tty_escape(r ? r : "(URL not shown: out of memory)", buf, cap);
+    free(r);
+    return buf;
+}
