@@ -70,7 +70,8 @@ rl_status rl_write_file(const char *path, const void *data, size_t len, rl_error
 rl_status rl_write_output(const char *path, const void *data, size_t len, rl_error *err);
 
 /* Fail early (RL_EOUTPUT naming path) when path is a directory, a symbolic link
- * rl_atomic_open refuses, or its directory is not writable, so a long measurement is not lost at the end for want of a place to put it. */
+ * rl_atomic_open refuses, or its directory is not writable, so a long measurement is not lost at
+ * the end for want of a place to put it. */
 rl_status rl_check_writable(const char *path, rl_error *err);
 
 /* mkdir -p: create dir and its missing parents (mode 0777 less the umask). RL_EOUTPUT naming
