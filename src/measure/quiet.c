@@ -58,6 +58,14 @@ static void path_of(char *buf, size_t cap, const char *root, const char *rel)
     rl_snprintf(buf, cap, "%s/%s", root && root[0] ? root : "", rel);
 }
 
+/* The file rel under root (path_of), opened for reading; NULL when it cannot be. */
+static FILE *open_under(const char *root, const char *rel)
+{
+    char path[4096];
+    path_of(path, sizeof path, root, rel);
+    return fopen(path, "r");
+}
+
 /* Read one line of f into buf; false at the end. A line longer than the buffer is reported
  * as an empty line (its rest is skipped). */
 static bool read_line(FILE *f, char *buf, size_t cap)
@@ -81,9 +89,8 @@ static bool read_line(FILE *f, char *buf, size_t cap)
 /* The cpu line, the cpuN lines and procs_running of /proc/stat. */
 static void read_stat(const char *root, rl_quiet_snap *s)
 {
-    char path[4096], line[LINE_CAP];
-    path_of(path, sizeof path, root, "proc/stat");
-    FILE *f = fopen(path, "r");
+    char line[LINE_CAP];
+    FILE *f = open_under(root, "proc/stat");
     if (!f)
         return;
     for (int n = 0; n < MAX_LINES && read_line(f, line, sizeof line); n++) {
@@ -109,9 +116,8 @@ static void read_stat(const char *root, rl_quiet_snap *s)
  * in parentheses and may hold spaces and ')', so the fields are counted from its last ')'. */
 static void read_self(const char *root, rl_quiet_snap *s)
 {
-    char path[4096], buf[SELF_CAP];
-    path_of(path, sizeof path, root, "proc/self/stat");
-    FILE *f = fopen(path, "r");
+    char buf[SELF_CAP];
+    FILE *f = open_under(root, "proc/self/stat");
     if (!f)
         return;
     size_t n = fread(buf, 1, sizeof buf - 1, f);
@@ -142,9 +148,8 @@ static void read_self(const char *root, rl_quiet_snap *s)
 
 static void read_psi(const char *root, rl_quiet_snap *s)
 {
-    char path[4096], line[LINE_CAP];
-    path_of(path, sizeof path, root, "proc/pressure/cpu");
-    FILE *f = fopen(path, "r");
+    char line[LINE_CAP];
+    FILE *f = open_under(root, "proc/pressure/cpu");
     if (!f)
         return;
     for (int n = 0; n < 16 && read_line(f, line, sizeof line); n++) {

@@ -88,4 +88,9 @@ json_check "load from mid-run: the probe after reads lower than the one before, 
   '(br:=j["membw"]["bracket"]) and (w:=[x for x in j["warnings"] if x["code"]=="ceiling_drift"]) is not None and br["drift"] and br["after_GBs"]<br["before_GBs"] and w and ("%.1f" % br["before_GBs"]) in w[0]["text"] and ("%.1f" % br["after_GBs"]) in w[0]["text"]'
 json_check "load from mid-run: the llama-bench runs marked, the ceiling's own runs not all" "$work/mid/bundle.json" \
   '(k:=j["analysis"]["disturbance"]["by_kind"]) and k["llama_bench"]["disturbed"]==k["llama_bench"]["n"] and k["membw"]["disturbed"]<k["membw"]["n"]'
+if [ "$fails" != 0 ]; then # what each run saw, for the log
+  for d in diag run quiet mid; do
+    python3 -c 'import json,sys; j=json.load(open(sys.argv[1])); print(sys.argv[2], json.dumps(j["analysis"].get("disturbance")), json.dumps([(r.get("threads"), r.get("machine",{}).get("other_cpu_pct"), r.get("machine",{}).get("steal_pct")) for r in j.get("membw",{}).get("runs",[]) if isinstance(r, dict)]))' "$work/$d/bundle.json" "$d" 2>&1
+  done
+fi
 finish
