@@ -824,7 +824,15 @@ static void test_interrupt(void **state)
     double took = (double)(rl_proc_now_ns() - t0) / 1e9;
     pthread_join(th, NULL);
     rl_interrupted = 0;
-    assert_true(took >= 0.4 && took < 1.0);
+    /* Before the 3 s the requests would take: the interrupt ended them. The one-second bound
+     * is judged only outside sanitizer builds (under ASan on 2 shared cores a run has been
+     * seen to take longer; bench/ and cli.interrupt hold the one-second promise). */
+#if defined(__SANITIZE_ADDRESS__)
+    const double limit = 2.5;
+#else
+    const double limit = 1.0;
+#endif
+    assert_true(took >= 0.4 && took < limit);
     assert_true(t.res[0]->ok);
     assert_string_equal(t.res[0]->output, "done");
     for (int i = 1; i <= 2; i++) {
