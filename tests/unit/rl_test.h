@@ -6,6 +6,8 @@
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
 
 /* |a - b| <= tol */
 #define assert_near(a, b, tol) assert_true(fabs((double)(a) - (double)(b)) <= (tol))
@@ -17,6 +19,37 @@ static inline const char *rl_test_src_path(char *buf, size_t cap, const char *re
     assert_non_null(src);
     snprintf(buf, cap, "%s/%s", src, rel);
     return buf;
+}
+
+/* Every folder of root/rel made (mkdir -p). */
+static inline void rl_test_mkdirs(const char *root, const char *rel)
+{
+    char path[1024];
+    snprintf(path, sizeof path, "%s/%s", root, rel);
+    for (char *p = path + strlen(root) + 1; *p; p++)
+        if (*p == '/') {
+            *p = '\0';
+            mkdir(path, 0755);
+            *p = '/';
+        }
+    mkdir(path, 0755);
+}
+
+/* root/rel written with text, its folders made first (a fake /proc or /sys file). */
+static inline void rl_test_put(const char *root, const char *rel, const char *text)
+{
+    char path[1024];
+    snprintf(path, sizeof path, "%s/%s", root, rel);
+    char *dir = strdup(rel), *slash = strrchr(dir, '/');
+    if (slash) {
+        *slash = '\0';
+        rl_test_mkdirs(root, dir);
+    }
+    free(dir);
+    FILE *f = fopen(path, "w");
+    assert_non_null(f);
+    fputs(text, f);
+    fclose(f);
 }
 
 #endif

@@ -23,33 +23,14 @@
 static char root[512];
 static long tck; /* clock ticks per second: the fake counters are written in them */
 
-static void mkdirs(const char *rel)
-{
-    char path[1024];
-    snprintf(path, sizeof path, "%s/%s", root, rel);
-    for (char *p = path + strlen(root) + 1; *p; p++)
-        if (*p == '/') {
-            *p = '\0';
-            mkdir(path, 0755);
-            *p = '/';
-        }
-    mkdir(path, 0755);
-}
-
 static void put(const char *rel, const char *text)
 {
-    char path[1024];
-    snprintf(path, sizeof path, "%s/%s", root, rel);
-    char *dir = strdup(rel), *slash = strrchr(dir, '/');
-    if (slash) {
-        *slash = '\0';
-        mkdirs(dir);
-    }
-    free(dir);
-    FILE *f = fopen(path, "w");
-    assert_non_null(f);
-    fputs(text, f);
-    fclose(f);
+    rl_test_put(root, rel, text);
+}
+
+static void mkdirs(const char *rel)
+{
+    rl_test_mkdirs(root, rel);
 }
 
 /* The counters of one snapshot, in seconds of CPU time (written as ticks). */
