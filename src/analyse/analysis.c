@@ -929,7 +929,7 @@ static rl_status warn_disturbance_and_noise(const rl_an_input *in, rl_an_result 
         for (size_t k = 0; k < set->n; k++) {
             const rl_an_model_summary *m = &r->models[set->idx[k]];
             rl_sbuf_printf(&b, "%s", k ? ", " : "");
-            sb_ascii(&b, m->id);
+            sb_ascii(&b, m->name && *m->name ? m->name : m->id); /* as the terminal shows it */
             if (pass == 0)
                 rl_sbuf_printf(&b, " %.1f%%", m->noise.cv_pct);
             else

@@ -124,10 +124,10 @@ static void noise_cv_threshold_both_sides(void **state)
     assert_non_null(w);
     assert_string_equal(rl_json_get_str(w, "text"),
                         "Noisy decode rates: the repetitions at the operating point vary by more "
-                        "than 5% (coefficient of variation): a 5.0%. Consider re-running on a "
+                        "than 5% (coefficient of variation): A 5.0%. Consider re-running on a "
                         "quiet system without interference from other programs.");
     assert_int_equal(cJSON_GetArraySize(rl_json_get(w, "applies_to")), 1);
-    /* the steady model b is not marked */
+    /* named by the model's name (A), not its id (a); the steady model b is not marked */
     assert_true(cJSON_IsFalse(rl_json_get(noise_of(n, 1), "noisy")));
     cJSON_Delete(n);
 }
@@ -141,7 +141,7 @@ static void noise_outlier_warning(void **state)
     assert_non_null(w);
     assert_string_equal(rl_json_get_str(w, "text"),
                         "Statistical outliers were detected in the decode repetitions (modified "
-                        "Z-score above 14.8, hyperfine's rule): a 1 of 5. Consider re-running on "
+                        "Z-score above 14.8, hyperfine's rule): A 1 of 5. Consider re-running on "
                         "a quiet system without interference from other programs.");
     cJSON_Delete(b);
 }
