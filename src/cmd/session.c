@@ -29,32 +29,13 @@ rl_status rl_session_sweep(const rl_sweep_opts *o, cJSON **bundle_out, rl_error 
     return st;
 }
 
-/* s as one sh word: as is when it holds only safe characters, else in single quotes. */
+/* s as one sh word (base's rl_sh_quote) into out; "" when out of memory. */
 static void sh_word(const char *s, char *out, size_t cap)
 {
-    bool plain = *s != '\0';
-    for (const char *p = s; *p && plain; p++)
-        plain = strchr("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_./,:=@%+-",
-                       *p) != NULL;
-    size_t n = 0;
-    if (cap < 3) {
-        if (cap)
-            out[0] = '\0';
-        return;
-    }
-    if (!plain)
-        out[n++] = '\'';
-    for (const char *p = s; *p && n + 6 < cap; p++) {
-        if (*p == '\'' && !plain) {
-            memcpy(out + n, "'\\''", 4);
-            n += 4;
-        } else {
-            out[n++] = *p;
-        }
-    }
-    if (!plain)
-        out[n++] = '\'';
-    out[n] = '\0';
+    rl_sbuf b = {0};
+    rl_sh_quote(&b, s);
+    rl_snprintf(out, cap, "%s", b.p && !b.oom ? b.p : "");
+    free(b.p);
 }
 
 rl_status rl_session_interrupted(const char *verb, const char *out_dir, const char *bundle_path,
