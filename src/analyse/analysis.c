@@ -1235,7 +1235,8 @@ static cJSON *verdict_json(jctx *j, const rl_an_result *r)
     return o;
 }
 
-/* {"available", "kind": "derived", "disturbed", "n_measurements", "n_disturbed", "by_kind":
+/* {"available", "kind": "derived", "disturbed", "n_measurements", "n_disturbed",
+ * "n_other_processes", "n_steal", "by_kind":
  * {"llama_bench": {"n", "disturbed"}, ...}, "other_cpu_pct_max", "steal_pct_max", "text",
  * "advice"} or {"available": false, "reason"}. */
 static cJSON *disturbance_json(jctx *j, const rl_an_result *r)
@@ -1248,6 +1249,8 @@ static cJSON *disturbance_json(jctx *j, const rl_an_result *r)
     jbool(j, o, "disturbed", d->disturbed);
     jnum(j, o, "n_measurements", (double)d->n);
     jnum(j, o, "n_disturbed", (double)d->n_disturbed);
+    jnum(j, o, "n_other_processes", (double)d->n_other_processes);
+    jnum(j, o, "n_steal", (double)d->n_steal);
     cJSON *bk = jobj(j);
     for (int k = 0; k < RL_AN_MEAS_KINDS; k++) {
         if (d->n_kind[k] == 0)

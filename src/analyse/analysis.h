@@ -117,6 +117,9 @@ typedef struct {
     bool disturbed;
     size_t n, n_disturbed;
     size_t n_kind[RL_AN_MEAS_KINDS], n_kind_disturbed[RL_AN_MEAS_KINDS];
+    /* of the disturbed: other processes over their limit (this machine's load, which closing
+     * programs cures) and steal over its limit (the host's, which nothing here cures) */
+    size_t n_other_processes, n_steal;
     double other_cpu_pct_max, steal_pct_max; /* over the disturbed measurements; NAN unknown */
     char *text;   /* "other processes used 88% of the CPUs during 6 of 6 llama-bench runs" */
     char *advice; /* what to do */

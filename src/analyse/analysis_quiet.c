@@ -68,11 +68,17 @@ static const char *const KIND_ONE[RL_AN_MEAS_KINDS] = {"llama-bench run", "membw
 static const char *const KIND_MANY[RL_AN_MEAS_KINDS] = {"llama-bench runs", "membw runs",
                                                         "client points"};
 
+/* A limit from the bundle; unknown (0 or negative) counts any share above 0. */
+static double limit_of(double v)
+{
+    return v > 0 ? v : 0.0;
+}
+
 /* "88% of the CPUs" style causes over the disturbed measurements. */
 static void causes(rl_sbuf *b, const rl_an_input *in, const rl_an_disturbance *d)
 {
-    double lo = in->limit_other_cpu_pct > 0 ? in->limit_other_cpu_pct : 0.0;
-    double ls = in->limit_steal_pct > 0 ? in->limit_steal_pct : 0.0;
+    double lo = limit_of(in->limit_other_cpu_pct);
+    double ls = limit_of(in->limit_steal_pct);
     bool any = false;
     if (isfinite(d->other_cpu_pct_max) && d->other_cpu_pct_max > lo) {
         rl_sbuf_printf(b, "other processes used %.0f%% of the CPUs", d->other_cpu_pct_max);
@@ -120,6 +126,19 @@ static void during(rl_sbuf *b, const rl_an_disturbance *d)
     rl_sbuf_printf(b, ")");
 }
 
+/* What to do: only steal (the host's load) is not cured by closing programs here. */
+static const char *advice_of(const rl_an_disturbance *d)
+{
+    if (d->n_steal > 0 && d->n_other_processes == 0)
+        return "The host gave this virtual machine's CPUs to other guests (steal): nothing on "
+               "this machine can quiet that. Re-run later, with --wait-quiet 60 to wait up to a "
+               "minute for low steal before each measurement, or on dedicated hardware; numbers "
+               "measured under steal are low and scattered, and the verdict can flip.";
+    return "Close other programs and re-run on a quiet machine, or re-run with --wait-quiet 60 "
+           "to wait up to a minute for one before each measurement; numbers measured under load "
+           "are low and scattered, and the verdict can flip.";
+}
+
 rl_status rl_an_disturbance_of(const rl_an_input *in, rl_an_disturbance *d, rl_error *err)
 {
     memset(d, 0, sizeof *d);
@@ -138,6 +157,10 @@ rl_status rl_an_disturbance_of(const rl_an_input *in, rl_an_disturbance *d, rl_e
             continue;
         d->n_disturbed++;
         d->n_kind_disturbed[k]++;
+        if (isfinite(m->other_cpu_pct) && m->other_cpu_pct > limit_of(in->limit_other_cpu_pct))
+            d->n_other_processes++;
+        if (isfinite(m->steal_pct) && m->steal_pct > limit_of(in->limit_steal_pct))
+            d->n_steal++;
         if (isfinite(m->other_cpu_pct) &&
             !(isfinite(d->other_cpu_pct_max) && d->other_cpu_pct_max >= m->other_cpu_pct))
             d->other_cpu_pct_max = m->other_cpu_pct;
@@ -152,10 +175,7 @@ rl_status rl_an_disturbance_of(const rl_an_input *in, rl_an_disturbance *d, rl_e
     causes(&b, in, d);
     during(&b, d);
     d->text = rl_sbuf_take(&b);
-    d->advice = rl_strdup("Close other programs and re-run on a quiet machine, or re-run with "
-                          "--wait-quiet 60 to wait up to a minute for one before each "
-                          "measurement; numbers measured under load are low and scattered, and "
-                          "the verdict can flip.");
+    d->advice = rl_strdup(advice_of(d));
     if (d->text == NULL || d->advice == NULL)
         return rl_fail(err, RL_EINTERNAL, "analysis: out of memory describing the disturbance");
     return RL_OK;

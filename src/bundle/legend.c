@@ -132,6 +132,11 @@ static const rl_legend_row rows[] = {
      "Repetitions with a modified Z-score (x - median) / MAD above 14.826 (hyperfine's rule)."},
     {"analysis.disturbance.n_disturbed", "disturbed measurements", "count", D, true,
      "Measurements whose machine state was marked disturbed; any one gives the warning disturbed."},
+    {"analysis.disturbance.n_other_processes", "disturbed by load here", "count", D, true,
+     "Of the disturbed measurements, those where other processes exceeded their CPU limit."},
+    {"analysis.disturbance.n_steal", "disturbed by the host", "count", D, true,
+     "Of the disturbed measurements, those where steal (the hypervisor's share) exceeded its "
+     "limit."},
     {"analysis.disturbance.text", "what was seen", "text", D, true,
      "Largest share of the CPUs other processes used (or steal), over how many of which runs."},
     {"analysis.knee.threads", "common knee", "threads", D, false,

@@ -181,6 +181,8 @@ static void loaded_is_marked(void **state)
     assert_true(cJSON_IsTrue(rl_json_get(d, "disturbed")));
     assert_int_equal((int)rl_json_num_or(d, "n_disturbed", 0), 2);
     assert_near(rl_json_num_or(d, "other_cpu_pct_max", 0), 88.0, 0);
+    assert_int_equal((int)rl_json_num_or(d, "n_other_processes", -1), 2);
+    assert_int_equal((int)rl_json_num_or(d, "n_steal", -1), 0);
     assert_string_equal(rl_json_get_str(d, "text"),
                         "other processes used 88% of the CPUs during 2 of 2 llama-bench runs");
     assert_non_null(strstr(rl_json_get_str(d, "advice"), "--wait-quiet 60"));
@@ -218,10 +220,34 @@ static void steal_is_named(void **state)
     const char *stolen = "{\"kind\": \"measured\", \"other_cpu_pct\": 10.0, \"steal_pct\": 12.0, "
                          "\"disturbed\": true, \"why\": \"steal 12%\"}";
     cJSON *b = bundle("[30, 30, 30]", stolen, QUIET, "", LIMITS);
-    /* other processes' 10% is under the 25% limit: not named */
-    assert_string_equal(rl_json_get_str(an(b, "disturbance"), "text"),
+    /* other processes' 10% is under the 25% limit: not named, not counted as load here */
+    const cJSON *d = an(b, "disturbance");
+    assert_string_equal(rl_json_get_str(d, "text"),
                         "the hypervisor took 12% of the CPU time (steal) during 1 of 2 "
                         "llama-bench runs");
+    assert_int_equal((int)rl_json_num_or(d, "n_disturbed", -1), 1);
+    assert_int_equal((int)rl_json_num_or(d, "n_other_processes", -1), 0);
+    assert_int_equal((int)rl_json_num_or(d, "n_steal", -1), 1);
+    /* only the host's load: the advice says closing programs will not help */
+    assert_non_null(strstr(rl_json_get_str(d, "advice"), "nothing on this machine can quiet"));
+    cJSON_Delete(b);
+}
+
+/* Steal exactly at its limit is not over it; load and steal together count in both and the
+ * advice is the one for load here (closing programs is the part the user can do). */
+static void steal_and_load_are_both_counted(void **state)
+{
+    (void)state;
+    const char *at_limit = "{\"kind\": \"measured\", \"other_cpu_pct\": 26.0, "
+                           "\"steal_pct\": 5.0, \"disturbed\": true, \"why\": \"x\"}";
+    const char *both = "{\"kind\": \"measured\", \"other_cpu_pct\": 40.0, \"steal_pct\": 7.0, "
+                       "\"disturbed\": true, \"why\": \"y\"}";
+    cJSON *b = bundle("[30, 30, 30]", at_limit, both, "", LIMITS);
+    const cJSON *d = an(b, "disturbance");
+    assert_int_equal((int)rl_json_num_or(d, "n_disturbed", -1), 2);
+    assert_int_equal((int)rl_json_num_or(d, "n_other_processes", -1), 2);
+    assert_int_equal((int)rl_json_num_or(d, "n_steal", -1), 1);
+    assert_non_null(strstr(rl_json_get_str(d, "advice"), "Close other programs"));
     cJSON_Delete(b);
 }
 
@@ -249,6 +275,7 @@ int main(void)
         cmocka_unit_test(loaded_is_marked),
         cmocka_unit_test(mixed_kinds_are_named),
         cmocka_unit_test(steal_is_named),
+        cmocka_unit_test(steal_and_load_are_both_counted),
         cmocka_unit_test(no_machine_state_is_unavailable),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
