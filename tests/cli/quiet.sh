@@ -8,6 +8,10 @@
 # carries "machine" in every run. A client point records its machine too. Whether a run is
 # disturbed depends on the machine the test runs on, so only the shape and the ranges are
 # checked here (the rules themselves: tests/unit/test_quiet.c on a fake /proc).
+# On fake /proc copies the test makes busy itself: --retry-disturbed measures a disturbed run
+# again and keeps the first try in "attempts" (and with no retry left the run stays disturbed,
+# the verdict provisional); Ctrl-C while --wait-quiet waits exits 130 within a second with the
+# resume command and a bundle that validates (mutants sweep-retry-count, quiet-wait-int).
 # Checked to fail: with the "machine" attach removed from sweep.c (the run's machine check)
 # and from membw.c's run_json (the membw checks).
 set -u
@@ -93,5 +97,59 @@ check "client --wait-quiet 0" 0 $?
 json_check "client: the point has its machine, the summary counts it" "$work/client.json" \
   "$M(j[\"client\"][\"points\"][0][\"machine\"]) and j[\"environment\"][\"machine_state\"][\"measurements\"]==1"
 out=$("$RL_BIN" validate "$work/client.json" 2>&1); check "client bundle validates ($out)" 0 $?
+
+# ---- --retry-disturbed: a disturbed run is measured again, the first try kept in "attempts".
+# Own copy of the fixed /proc: the fake llama-bench's first run adds 100000 busy ticks to it
+# (FAKE_BUSY_RUNS=1), so that run reads as disturbed and the second as quiet.
+fresh_proc() { # dir: a fixed /proc copy of our own
+  mkdir -p "$1/proc/self" && cp "$LLAMA_ROOFLINE_PROC_ROOT/proc/stat" "$1/proc/stat" &&
+    cp "$LLAMA_ROOFLINE_PROC_ROOT/proc/self/stat" "$1/proc/self/stat"
+}
+fresh_proc "$work/p1"
+LLAMA_ROOFLINE_PROC_ROOT="$work/p1" FAKE_BUSY_RUNS=1 "$RL_BIN" run --llama-bench "$FAKE" \
+  --quick-membw --no-bracket -m "$work/a.gguf" -t 1 -o "$work/retry" --retry-disturbed 2 \
+  >/dev/null 2>"$work/retry.err"
+check "run --retry-disturbed 2 after one disturbed try" 0 $?
+expect "retry: the second try is announced" "$(cat "$work/retry.err")" \
+  "t=1 depth 0 was disturbed \(other processes used 100% of the CPUs\): measuring it again \(1 of 2\)"
+json_check "retry: one attempt kept, disturbed; the run itself quiet and ok" "$work/retry/bundle.json" \
+    '(lambda r: r["status"]=="ok" and r["machine"]["disturbed"] is False and len(r["attempts"])==1 and r["attempts"][0]["machine"]["disturbed"] is True and r["attempts"][0]["machine"]["other_cpu_pct"]==100)(j["models"][0]["runs"][0])'
+json_check "retry: the kept run is what the analysis reads: not disturbed" "$work/retry/bundle.json" \
+  'j["analysis"]["disturbance"]["disturbed"] is False and j["environment"]["machine_state"]["disturbed"]==0'
+# with no retry left, the disturbed run stays and the bundle says so
+fresh_proc "$work/p2"
+LLAMA_ROOFLINE_PROC_ROOT="$work/p2" FAKE_BUSY_RUNS=5 "$RL_BIN" run --llama-bench "$FAKE" \
+  --quick-membw --no-bracket -m "$work/a.gguf" -t 1 -o "$work/retry2" --retry-disturbed 1 \
+  >"$work/retry2.out" 2>"$work/retry2.err"
+check "run --retry-disturbed 1, disturbed twice" 0 $?
+json_check "retry 1: one attempt, the run still disturbed, analysis says so" "$work/retry2/bundle.json" \
+  '(lambda r: len(r["attempts"])==1 and r["machine"]["disturbed"] is True)(j["models"][0]["runs"][0]) and j["analysis"]["disturbance"]["n_other_processes"]==1 and j["analysis"]["verdict"]["provisional"] is True'
+expect "retry 1: the terminal says DISTURBED" "$(cat "$work/retry2.out")" "DISTURBED"
+
+# ---- Ctrl-C while --wait-quiet waits: exit 130 within a second, what was measured kept, and
+# the exact resume command. A loop keeps the fake /proc busy so the wait never ends by itself.
+fresh_proc "$work/p3"
+( while :; do awk '$1 == "cpu" { $2 += 100000 } { print }' "$work/p3/proc/stat" >"$work/p3/st" &&
+    mv "$work/p3/st" "$work/p3/proc/stat"; sleep 0.1; done ) &
+busy=$!
+LLAMA_ROOFLINE_PROC_ROOT="$work/p3" LLAMA_ROOFLINE_PROGRESS=lines "$RL_BIN" run --llama-bench "$FAKE" \
+  --quick-membw --no-bracket -m "$work/a.gguf" -t 1 -o "$work/wq" --wait-quiet 60 \
+  >"$work/wq.out" 2>"$work/wq.err" &
+pid=$!
+for _ in $(seq 100); do grep -q "waiting for a quiet machine" "$work/wq.err" 2>/dev/null && break; sleep 0.1; done
+sleep 1
+t0=$(date +%s%N)
+kill -INT "$pid"
+wait "$pid"; rc=$?
+t1=$(date +%s%N)
+kill "$busy" 2>/dev/null; wait "$busy" 2>/dev/null
+check "Ctrl-C during --wait-quiet: exit 130" 130 "$rc"
+ms=$(( (t1 - t0) / 1000000 ))
+if [ "$ms" -le 1000 ]; then echo "ok   Ctrl-C during --wait-quiet ended in $ms ms"; else fail "Ctrl-C during --wait-quiet took $ms ms (limit 1000)"; fi
+expect "Ctrl-C during --wait-quiet: the wait was shown" "$(cat "$work/wq.err")" \
+  "waiting for a quiet machine: other processes use 100% of the CPUs"
+expect "Ctrl-C during --wait-quiet: the resume command" "$(cat "$work/wq.err")" \
+  "interrupted: kept 0 of 1 runs in .*wq/bundle.json; resume with: llama-roofline run --resume .* -o [^ ]*wq$"
+out=$("$RL_BIN" validate "$work/wq/bundle.json" 2>&1); check "Ctrl-C during --wait-quiet: the bundle validates ($out)" 0 $?
 
 finish
