@@ -86,44 +86,50 @@ static void kind_badge(page *p, xmlNodePtr parent, const char *kind)
 
 /* ---- the top --------------------------------------------------------------------------- */
 
-/* An interrupted run's banner, above the headline: the answer below it covers only the runs
- * that finished (docs/CLI.md, "Ctrl-C"). */
-static void interrupted_banner(page *p)
+/* A banner of text, class cls, put just above the headline (so it is read first); attr=val
+ * names it for tests and styles, and an alert gets role="alert". Made only when needed, so a
+ * page without it is the template's, byte for byte. */
+static void banner_above_headline(page *p, const char *cls, const char *text, const char *attr,
+                                  const char *val, bool alert)
 {
-    const char *state = rl_json_get_str(rl_json_get(p->b, "status"), "state");
     xmlNodePtr h = slot(p, "headline");
-    if (!h || !h->parent || !state || strcmp(state, "interrupted") != 0)
+    if (!h || !h->parent)
         return;
-    const char *cmd = str(p->b, "command", "run");
-    bool resumable = strcmp(cmd, "run") == 0 || strcmp(cmd, "diagnose") == 0;
-    xmlNodePtr b = rl_html_el_textf(
-        &p->h, h->parent, "p", "caveat banner-interrupted",
-        "Interrupted: this run was stopped before it finished, so the answer below comes only "
-        "from what was measured until then%s%s%s",
-        resumable ? "; llama-roofline " : ".", resumable ? cmd : "",
-        resumable ? " --resume -o DIR measures the rest." : "");
+    xmlNodePtr b = rl_html_el_text(&p->h, h->parent, "p", cls, text);
     if (!b)
         return;
-    rl_html_attr(&p->h, b, "data-banner", "interrupted");
+    rl_html_attr(&p->h, b, attr, val);
+    if (alert)
+        rl_html_attr(&p->h, b, "role", "alert");
     xmlUnlinkNode(b);
     xmlAddPrevSibling(h, b);
 }
 
-/* Measured while disturbed: a banner above the headline and answer, made only then (so a quiet
- * page is the template's, byte for byte), styled as the warnings are. */
+/* An interrupted run's banner: the answer below it covers only the runs that finished
+ * (docs/CLI.md, "Ctrl-C"). */
+static void interrupted_banner(page *p)
+{
+    const char *state = rl_json_get_str(rl_json_get(p->b, "status"), "state");
+    if (!state || strcmp(state, "interrupted") != 0)
+        return;
+    const char *cmd = str(p->b, "command", "run");
+    bool resumable = strcmp(cmd, "run") == 0 || strcmp(cmd, "diagnose") == 0;
+    char text[512];
+    rl_snprintf(text, sizeof text,
+                "Interrupted: this run was stopped before it finished, so the answer below comes "
+                "only from what was measured until then%s%s%s",
+                resumable ? "; llama-roofline " : ".", resumable ? cmd : "",
+                resumable ? " --resume -o DIR measures the rest." : "");
+    banner_above_headline(p, "caveat banner-interrupted", text, "data-banner", "interrupted",
+                          false);
+}
+
+/* Measured while disturbed: styled as the warnings are, an alert. */
 static void disturbed_banner(page *p)
 {
     char text[1024];
-    xmlNodePtr h1 = slot(p, "headline");
-    if (h1 == NULL || !rl_report_disturbed(p->b, text, sizeof text))
-        return;
-    xmlNodePtr ban = rl_html_el_text(&p->h, h1->parent, "p", "warning disturbed", text);
-    if (ban == NULL)
-        return;
-    rl_html_attr(&p->h, ban, "id", "disturbed");
-    rl_html_attr(&p->h, ban, "role", "alert");
-    xmlUnlinkNode(ban);
-    xmlAddPrevSibling(h1, ban);
+    if (rl_report_disturbed(p->b, text, sizeof text))
+        banner_above_headline(p, "warning disturbed", text, "id", "disturbed", true);
 }
 
 static void top(page *p)
