@@ -110,18 +110,30 @@ static rl_status link_fail(rl_error *err, const char *path)
                    rl_tty_escape(path, safe, sizeof safe));
 }
 
+/* An output path that names a directory, or nothing at all. */
+static rl_status dir_fail(rl_error *err, const char *path)
+{
+    char safe[512];
+    if (!*path)
+        return rl_fail(err, RL_EOUTPUT, "cannot write an empty path: give a file name");
+    return rl_fail(err, RL_EOUTPUT, "cannot write %s: it is a directory (give a file path in it)",
+                   rl_tty_escape(path, safe, sizeof safe));
+}
+
 rl_status rl_atomic_open(const char *path, rl_atomic *a, rl_error *err)
 {
     memset(a, 0, sizeof *a);
     a->fd = -1;
     a->slot = -1;
+    if (!*path)
+        return dir_fail(err, path);
     struct stat sb;
     bool link = lstat(path, &sb) == 0 && S_ISLNK(sb.st_mode);
     if (link && (stat(path, &sb) != 0 || !is_stream(sb.st_mode)))
         return link_fail(err, path); /* never written through: a pipe or device only */
     if (link || stat(path, &sb) == 0) {
         if (S_ISDIR(sb.st_mode))
-            return rl_fail(err, RL_EOUTPUT, "cannot write %s: it is a directory", path);
+            return dir_fail(err, path);
         if (is_stream(sb.st_mode)) {
             a->fd = open(path, O_WRONLY | O_CLOEXEC | O_NOCTTY | (link ? 0 : O_NOFOLLOW));
             if (a->fd < 0)
@@ -446,11 +458,13 @@ rl_status rl_output_lock(const char *path, const char *shown, const char *hint, 
 rl_status rl_check_writable(const char *path, rl_error *err)
 {
     struct stat sb;
+    if (!*path)
+        return dir_fail(err, path);
     if (lstat(path, &sb) == 0 && S_ISLNK(sb.st_mode) &&
         (stat(path, &sb) != 0 || !is_stream(sb.st_mode)))
         return link_fail(err, path);
     if (stat(path, &sb) == 0 && S_ISDIR(sb.st_mode))
-        return rl_fail(err, RL_EOUTPUT, "cannot write %s: it is a directory", path);
+        return dir_fail(err, path);
     char *dir = dir_of(path);
     if (!dir)
         return rl_fail(err, RL_EINTERNAL, "out of memory");
