@@ -12,6 +12,15 @@ if [ -z "${LLAMA_ROOFLINE_PROC_ROOT+set}" ] && [ -n "${RL_TMP:-}" ]; then
   cp /proc/self/stat "$LLAMA_ROOFLINE_PROC_ROOT/proc/self/stat"
   export LLAMA_ROOFLINE_PROC_ROOT
 fi
+# A CLI test never touches the user's cache (~/.cache/llama-roofline: the last diagnose
+# bundle predict reads, the remote header cache, synth ladders): each script gets its own,
+# removed by finish; a script that needs a particular one sets LLAMA_ROOFLINE_CACHE itself.
+# End-to-end tests (RL_KIND=e2e) keep the real one: they reuse its big synth ladder.
+rl_own_cache= rl_user_last="${HOME:-/nonexistent}/.cache/llama-roofline/last-bundle"
+if [ "${RL_KIND:-cli}" = cli ] && [ -n "${RL_TMP:-}" ]; then
+  rl_own_cache="$RL_TMP/cache.$$"
+  export LLAMA_ROOFLINE_CACHE="$rl_own_cache"
+fi
 fail() { echo "FAIL $*"; fails=$((fails+1)); }
 check() { # description, expected exit code, actual exit code
   if [ "$2" = "$3" ]; then echo "ok   $1"; else fail "$1: exit $3, expected $2"; fi
@@ -70,6 +79,10 @@ sweep_bundles() { # every bundle and report the tool wrote under $work must pass
 }
 finish() {
   sweep_bundles
+  [ -n "$rl_own_cache" ] && rm -rf "$rl_own_cache"
+  if [ -n "${RL_TMP:-}" ] && grep -qF "$RL_TMP" "$rl_user_last" 2>/dev/null; then
+    fail "the user's $rl_user_last names a test's bundle: a test wrote the real cache"
+  fi
   echo "$fails failed"
   [ "$fails" = 0 ]
   exit
