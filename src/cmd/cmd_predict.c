@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include <sys/stat.h>
 
 #include <cjson/cJSON.h>
@@ -233,6 +234,11 @@ static rl_status run(int argc, char **argv, rl_error *err)
     cJSON *b = NULL;
     rl_pred_fit f;
     st = rl_bundle_load(bpath, &b, err);
+    if (st != RL_OK && dflt && access(dflt, F_OK) != 0)
+        st = rl_fail(err, RL_EINPUT,
+                     "the last bundle diagnose wrote here, %s, is gone: run `llama-roofline "
+                     "diagnose` again, or pass --bundle BUNDLE",
+                     dflt);
     if (st == RL_OK)
         st = rl_pred_fit_from_bundle(b, bpath, &f, err);
     cJSON_Delete(b);

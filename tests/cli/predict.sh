@@ -190,4 +190,9 @@ x, y = p["predictions"][0]["points"][0], b["predictions"]["models"][0]["points"]
 assert x["bytes_per_token"] == y["bytes_per_token"]
 assert all(abs(x[k] - y[k]) <= 1e-12 * y[k] for k in ("tok_s", "tok_s_low", "tok_s_high")), (x, y)
 PY
+# the recorded bundle moved away: one line naming it and what to do, exit 2
+mv "$work/diag/bundle.json" "$work/diag/moved.json"
+CMD=predict
+bad "the recorded bundle is gone" 2 "error: the last bundle diagnose wrote here, .*diag/bundle.json, is gone: run \`llama-roofline diagnose\` again, or pass --bundle BUNDLE$" synth:tiny:Q8_0
+mv "$work/diag/moved.json" "$work/diag/bundle.json"
 finish
