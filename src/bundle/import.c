@@ -923,10 +923,13 @@ static rl_status import_lbench(imp *c, const rl_lbench_set *set, cJSON *b)
             return rl_fail(c->err, RL_EINPUT,
                            "%s: record %zu has no model_filename, so its model is unknown", c->file,
                            i + 1);
-        if (r->n_threads < 1 || r->n_threads > RL_IMPORT_MAX_THREADS)
-            return rl_fail(c->err, RL_EINPUT,
-                           "%s: record %zu has no n_threads from 1 to %d (it has %lld)", c->file,
-                           i + 1, RL_IMPORT_MAX_THREADS, (long long)r->n_threads);
+        if (r->n_threads < 1 || r->n_threads > RL_IMPORT_MAX_THREADS) {
+            char has[64] = " (it is missing, negative or not a whole number)";
+            if (r->n_threads != 0) /* the parser keeps a whole number it read, else 0 */
+                rl_snprintf(has, sizeof has, " (it has %lld)", (long long)r->n_threads);
+            return rl_fail(c->err, RL_EINPUT, "%s: record %zu has no n_threads from 1 to %d%s",
+                           c->file, i + 1, RL_IMPORT_MAX_THREADS, has);
+        }
     }
     cJSON *src = cJSON_CreateObject();
     bool ok = rl_json_attach(b, "source", src);

@@ -46,6 +46,11 @@ bad "a directory as input" 2 "$work" "$work" -o "$work/x.json"
 bad "unknown option" 2 "unrecognized option|unknown option" --frobnicate "$LB/real-json.txt" -o "$work/x.json"
 cp "$LB/real-json.txt" "$work/same.json"
 bad "input is the output" 2 "^llama-roofline import: error: -o .*same.json is the same file as the input .*same.json: choose another -o$" "$work/same.json" -o "$work/same.json"
+# a record's n_threads negative, then too large: the message says what it holds
+sed -n 1p "$LB/real-jsonl.txt" | sed 's/"n_threads": [0-9]*/"n_threads": -5/' >"$work/neg.jsonl"
+bad "n_threads negative" 2 "neg.jsonl: record 1 has no n_threads from 1 to 4096 \\(it is missing, negative or not a whole number\\)$" "$work/neg.jsonl" -o "$work/neg.json"
+sed -n 1p "$LB/real-jsonl.txt" | sed 's/"n_threads": [0-9]*/"n_threads": 5000/' >"$work/big.jsonl"
+bad "n_threads too large" 2 "big.jsonl: record 1 has no n_threads from 1 to 4096 \\(it has 5000\\)$" "$work/big.jsonl" -o "$work/big.json"
 cmp -s "$work/same.json" "$LB/real-json.txt" && echo "ok   input left untouched" || fail "input was changed"
 
 # ---- the shipped examples
