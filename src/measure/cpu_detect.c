@@ -406,6 +406,11 @@ rl_status rl_cpu_detect_file(const char *path, rl_cpu_info *out, rl_error *err)
     rl_cpu_detect_text(text, text ? len : 0, board, out);
     free(text);
     free(board);
+    if (path && out->logical == 0) /* every /proc/cpuinfo has a processor entry per CPU */
+        return rl_fail(err, RL_EINPUT,
+                       "--cpuinfo %s: no \"processor\" entry in it, so it is not a /proc/cpuinfo "
+                       "text: give a saved /proc/cpuinfo",
+                       path);
     return RL_OK;
 }
 

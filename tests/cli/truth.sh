@@ -34,6 +34,10 @@ CMD=advise
 bad "advise --cpuinfo: an empty file" 2 \
   "^llama-roofline advise: error: --cpuinfo .*/cpuinfo: the file is empty: give a saved /proc/cpuinfo text$" \
   --cpuinfo "$work/cpuinfo"
+printf 'hello\nworld: 1\n' >"$work/notcpuinfo"
+bad "advise --cpuinfo: a file that is not a cpuinfo" 2 \
+  "^llama-roofline advise: error: --cpuinfo .*/notcpuinfo: no \"processor\" entry in it, so it is not a /proc/cpuinfo text: give a saved /proc/cpuinfo$" \
+  --cpuinfo "$work/notcpuinfo"
 CMD=run
 for v in -0 +0 0x10 " 5" "5 "; do
   v=${v/+/\\+} # a literal + in the regex
