@@ -1,6 +1,7 @@
 /* test_predict.c: unit tests for predict.c: the arithmetic against hand-computed values, the
- * interval, KV bytes at depth, the fit read from a bundle, the caveats, synth models planned
- * in memory and the last-bundle record.
+ * interval, KV bytes at depth, the fit read from a bundle, the per-format rate and its
+ * leave-one-out (the report's measured rows), the caveats, synth models planned in memory and
+ * the last-bundle record.
  * Broken on purpose once: rl_pred_tok_s returning bytes / bw made test_rpi5_by_hand fail. */
 #include <math.h>
 #include <setjmp.h>
