@@ -26,6 +26,14 @@
  * the all-model interval scaled to its rate). Any other model gets the all-model fit and the
  * other_format caveat. rl_pred_rate_for decides.
  *
+ * Leave-one-out: a measured model of the fit is checked against the rate it would have been
+ * predicted at without itself (rl_pred_rate_without): the same rule over the other fitted
+ * models only. Its format's others (two or more: their fit and their own smallest and largest
+ * bandwidth; one: its bandwidth, the interval of all the others scaled to it), or, when it is
+ * its format's only one, the through-origin fit over all the others (the bundle's fit with
+ * the model taken out) and their smallest and largest bandwidth. Nothing of the model itself
+ * is in its rate or its interval, so its measured rate can fall outside.
+ *
  * Every prediction is kind "derived" and carries the caveats that apply:
  *   compute_bound     the bundle's verdict is compute-bound or not bandwidth-limited
  *   below_fit_range   fewer bytes than the smallest fitted model (small models are often
@@ -72,15 +80,22 @@
 #define RL_PRED_MAX_CAVEATS 12
 #define RL_PRED_MAX_MODELS 64
 #define RL_PRED_MAX_FORMATS 16
+#define RL_PRED_MAX_FITTED 1024 /* fitted models kept one by one (RL_IMPORT_MAX_MODELS) */
 #define RL_PRED_LOOSE_R2 RL_AN_LOOSE_FIT_R2
 #define RL_PRED_INTERVAL "the smallest and largest effective bandwidth of the fitted models"
 
-/* The fitted models of one GGUF label. */
+/* One fitted model, as folded in by rl_pred_fit_add: the per-format and leave-one-out rates
+ * are computed from these. */
+typedef struct {
+    double bytes; /* bytes per token */
+    double bw;    /* effective bandwidth, bytes/s */
+    int format;   /* index in rl_pred_fit.formats; -1: no label, or past RL_PRED_MAX_FORMATS */
+} rl_pred_fitted;
+
+/* A GGUF label of the fitted models (its models: those of rl_pred_fit.fitted[] naming it). */
 typedef struct {
     char label[32];
-    size_t n;
-    double sum_x2, sum_bw_x2; /* sums of 1/b^2 and bw/b^2 (b bytes per token, bw bytes/s) */
-    double lo, hi;            /* their smallest and largest effective bandwidth, bytes/s */
+    size_t n; /* its fitted models */
 } rl_pred_format;
 
 typedef struct {
@@ -98,6 +113,8 @@ typedef struct {
     char labels[128]; /* the fitted models' GGUF labels, ", "-separated ("" when unknown) */
     rl_pred_format formats[RL_PRED_MAX_FORMATS];
     size_t n_formats;
+    rl_pred_fitted fitted[RL_PRED_MAX_FITTED]; /* past RL_PRED_MAX_FITTED: in the fit only */
+    size_t n_fitted;
 } rl_pred_fit;
 
 /* The bandwidth one prediction divides by. */
@@ -147,17 +164,19 @@ bool rl_pred_bytes_at_depth(uint64_t weights, uint64_t kv_per_token, uint64_t de
 /* The rate for a model of GGUF label `label` ("" or NULL: unknown): the fitted models of that
  * label when there are any, else the all-model fit (see the method above). */
 void rl_pred_rate_for(const rl_pred_fit *f, const char *label, rl_pred_rate *r);
-/* The rate a measured model of the fit would have been predicted at without itself: its
- * format's other fitted models (their interval: the format's own smallest and largest
- * bandwidth, itself included, when two or more others remain; else the fit's scaled), or the
- * fit over all when it is its format's only one. bytes and bw (bytes/s) are the model's own,
- * as folded in by rl_pred_fit_add_format. The report's measured rows use it, so their
+/* The rate a measured model of the fit would have been predicted at without itself (the
+ * leave-one-out rule above): label, bytes and bw (bytes/s) are the model's own, exactly as
+ * folded in by rl_pred_fit_add. Every number of r comes from the other fitted models only;
+ * source "fit" is the fit over all the others (n_models of them); no other fitted model: bw,
+ * lo and hi NAN. A model that is not one of f's fitted models (of that label) is not taken
+ * out: r is rl_pred_rate_for's. The report's measured rows use it, so their
  * measured-vs-predicted column is never a model predicting itself. */
 void rl_pred_rate_without(const rl_pred_fit *f, const char *label, double bytes, double bw,
                           rl_pred_rate *r);
-/* Fold one fitted model (label, bytes per token, effective bandwidth in bytes/s) into f's
- * per-format sums; labels past RL_PRED_MAX_FORMATS are left to the all-model fit. */
-void rl_pred_fit_add_format(rl_pred_fit *f, const char *label, double bytes, double bw);
+/* Fold one fitted model (label, "" or NULL when unknown; bytes per token; effective
+ * bandwidth in bytes/s) into f->fitted and its label's format; labels past
+ * RL_PRED_MAX_FORMATS are left to the all-model fit. Bytes or bw not finite and > 0: ignored. */
+void rl_pred_fit_add(rl_pred_fit *f, const char *label, double bytes, double bw);
 
 /* The fit, its interval, convention, thread counts and verdict from a bundle's analysis.
  * RL_EINPUT naming the bundle when it has no fit (with the reason the bundle gives). */

@@ -9,8 +9,9 @@
 #include "bundle/bundle.h"
 
 /* One measured model's row; false when it has no short-context decode. A fitted model is
- * predicted without itself: the other models of its format, or the fit over all when it is its
- * format's only one. */
+ * predicted without itself (leave-one-out, rl_pred_rate_without): the other models of its
+ * format, or the fit over the other models when it is its format's only one; its interval is
+ * theirs alone. */
 static bool expect_row(const cJSON *b, const rl_pred_fit *f, const cJSON *m, rl_pred_expect_row *r)
 {
     bool ok = false;

@@ -1,7 +1,8 @@
 /* predict_expect.h: the rows of the report's "what to expect" table, computed from a bundle:
  * for each measured model with a short-context decode, the decode rate predict would give it
- * (its format's other fitted models, or the whole fit: rl_pred_rate_without / rl_pred_rate_for)
- * beside the rate measured. The renderers only read these rows (render/html_predict.c).
+ * beside the rate measured: a fitted model from the other fitted models only, leave-one-out
+ * (rl_pred_rate_without), any other from them all (rl_pred_rate_for). The renderers only read these
+ * rows (render/html_predict.c).
  *
  * Ownership: rl_pred_expect owns its rows array (rl_pred_expect_free, safe on a zeroed one);
  * each row's id points into the bundle, which must outlive it. */

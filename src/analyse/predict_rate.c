@@ -1,6 +1,6 @@
 /* predict_rate.c: the pure arithmetic of predict (predict.h): tok/s from a bandwidth, bytes at a
- * context depth, the per-format sums, the same-format rule (rl_pred_rate_for,
- * rl_pred_rate_without) and the fit read from a bundle's analysis. No I/O. */
+ * context depth, the fitted models kept one by one, the same-format rule (rl_pred_rate_for) and
+ * its leave-one-out (rl_pred_rate_without), and the fit read from a bundle's analysis. No I/O. */
 #include "analyse/predict.h"
 
 #include <limits.h>
@@ -55,80 +55,122 @@ bool rl_pred_label_listed(const char *list, const char *label)
     return false;
 }
 
-void rl_pred_fit_add_format(rl_pred_fit *f, const char *label, double bytes, double bw)
+void rl_pred_fit_add(rl_pred_fit *f, const char *label, double bytes, double bw)
 {
-    if (!label || !*label || strlen(label) >= sizeof f->formats[0].label || !(bytes > 0) ||
-        !isfinite(bytes) || !(bw > 0) || !isfinite(bw))
+    if (!(bytes > 0) || !isfinite(bytes) || !(bw > 0) || !isfinite(bw) ||
+        f->n_fitted >= RL_PRED_MAX_FITTED)
         return;
-    rl_pred_format *g = NULL;
-    for (size_t i = 0; i < f->n_formats && !g; i++)
+    int format = -1;
+    bool named = label && *label && strlen(label) < sizeof f->formats[0].label;
+    for (size_t i = 0; named && i < f->n_formats && format < 0; i++)
         if (strcmp(f->formats[i].label, label) == 0)
-            g = &f->formats[i];
-    if (!g) {
-        if (f->n_formats >= RL_PRED_MAX_FORMATS)
-            return;
-        g = &f->formats[f->n_formats++];
+            format = (int)i;
+    if (named && format < 0 && f->n_formats < RL_PRED_MAX_FORMATS) {
+        rl_pred_format *g = &f->formats[f->n_formats];
         memset(g, 0, sizeof *g);
         snprintf(g->label, sizeof g->label, "%s", label);
-        g->lo = g->hi = bw;
+        format = (int)f->n_formats++;
     }
-    double x2 = 1.0 / (bytes * bytes);
-    g->n++;
-    g->sum_x2 += x2;
-    g->sum_bw_x2 += bw * x2;
-    if (bw < g->lo)
-        g->lo = bw;
-    if (bw > g->hi)
-        g->hi = bw;
+    if (format >= 0)
+        f->formats[format].n++;
+    f->fitted[f->n_fitted++] = (rl_pred_fitted){bytes, bw, format};
 }
 
-static const rl_pred_format *format_of(const rl_pred_fit *f, const char *label)
+/* the index of label's format, -1 when none */
+static int format_of(const rl_pred_fit *f, const char *label)
 {
     for (size_t i = 0; label && *label && i < f->n_formats; i++)
         if (strcmp(f->formats[i].label, label) == 0)
-            return &f->formats[i];
-    return NULL;
+            return (int)i;
+    return -1;
 }
 
-/* r from a format's sums (n models left after any removal); false leaves r alone */
-static bool format_rate(const rl_pred_fit *f, const rl_pred_format *g, size_t n, double sum_x2,
-                        double sum_bw_x2, rl_pred_rate *r)
+#define NONE SIZE_MAX
+
+/* The through-origin sums of some fitted models, their count and bandwidth range. */
+typedef struct {
+    size_t n;
+    double sum_x2, sum_bw_x2; /* sums of 1/b^2 and bw/b^2 (b bytes per token, bw bytes/s) */
+    double lo, hi;            /* their smallest and largest effective bandwidth, bytes/s */
+} pred_sums;
+
+/* f's fitted models of format `format` (-1: all of them), but the skip-th (NONE: none) */
+static pred_sums sums_of(const rl_pred_fit *f, int format, size_t skip)
 {
-    if (n == 0 || !(sum_x2 > 0))
+    pred_sums s = {0};
+    for (size_t i = 0; i < f->n_fitted; i++) {
+        const rl_pred_fitted *m = &f->fitted[i];
+        if (i == skip || (format >= 0 && m->format != format))
+            continue;
+        double x2 = 1.0 / (m->bytes * m->bytes);
+        if (s.n == 0 || m->bw < s.lo)
+            s.lo = m->bw;
+        if (s.n == 0 || m->bw > s.hi)
+            s.hi = m->bw;
+        s.n++;
+        s.sum_x2 += x2;
+        s.sum_bw_x2 += m->bw * x2;
+    }
+    return s;
+}
+
+/* r from a format's models s: two or more, their fit and range; one, its rate and the all-model
+ * interval r holds scaled to it. False (r left alone) when s is empty. */
+static bool format_rate(const pred_sums *s, rl_pred_rate *r)
+{
+    if (s->n == 0 || !(s->sum_x2 > 0))
         return false;
-    double bw = sum_bw_x2 / sum_x2;
+    double bw = s->sum_bw_x2 / s->sum_x2;
     if (!isfinite(bw) || !(bw > 0))
         return false;
+    if (s->n >= 2) {
+        r->lo = s->lo < bw ? s->lo : bw;
+        r->hi = s->hi > bw ? s->hi : bw;
+    } else {
+        r->lo = bw * (r->lo / r->bw);
+        r->hi = bw * (r->hi / r->bw);
+    }
     r->bw = bw;
     r->source = "format";
-    r->n_models = n;
-    if (n >= 2) {
-        r->lo = g->lo < bw ? g->lo : bw;
-        r->hi = g->hi > bw ? g->hi : bw;
-    } else {
-        r->lo = bw * (f->bw_lo_bytes_s / f->bw_bytes_s);
-        r->hi = bw * (f->bw_hi_bytes_s / f->bw_bytes_s);
-    }
+    r->n_models = s->n;
     return true;
 }
 
 void rl_pred_rate_for(const rl_pred_fit *f, const char *label, rl_pred_rate *r)
 {
     *r = (rl_pred_rate){f->bw_bytes_s, f->bw_lo_bytes_s, f->bw_hi_bytes_s, "fit", f->n_points};
-    const rl_pred_format *g = format_of(f, label);
-    if (g)
-        format_rate(f, g, g->n, g->sum_x2, g->sum_bw_x2, r);
+    int g = format_of(f, label);
+    if (g >= 0) {
+        pred_sums s = sums_of(f, g, NONE);
+        format_rate(&s, r);
+    }
 }
 
 void rl_pred_rate_without(const rl_pred_fit *f, const char *label, double bytes, double bw,
                           rl_pred_rate *r)
 {
-    *r = (rl_pred_rate){f->bw_bytes_s, f->bw_lo_bytes_s, f->bw_hi_bytes_s, "fit", f->n_points};
-    const rl_pred_format *g = format_of(f, label);
-    if (!g || g->n < 2 || !(bytes > 0) || !isfinite(bytes) || !(bw > 0) || !isfinite(bw))
+    int g = format_of(f, label);
+    size_t self = NONE;
+    for (size_t i = 0; i < f->n_fitted && self == NONE; i++)
+        if (f->fitted[i].format == g && f->fitted[i].bytes == bytes && f->fitted[i].bw == bw)
+            self = i;
+    if (self == NONE) {
+        rl_pred_rate_for(f, label, r);
         return;
-    double x2 = 1.0 / (bytes * bytes);
-    format_rate(f, g, g->n - 1, g->sum_x2 - x2, g->sum_bw_x2 - bw * x2, r);
+    }
+    /* the fit over all the others: the bundle's fit with the model taken out */
+    pred_sums all = sums_of(f, -1, self);
+    double abw = all.n > 0 && all.sum_x2 > 0 ? all.sum_bw_x2 / all.sum_x2 : NAN;
+    if (!isfinite(abw) || !(abw > 0)) {
+        *r = (rl_pred_rate){NAN, NAN, NAN, "fit", 0};
+        return;
+    }
+    *r =
+        (rl_pred_rate){abw, all.lo < abw ? all.lo : abw, all.hi > abw ? all.hi : abw, "fit", all.n};
+    if (g >= 0) {
+        pred_sums s = sums_of(f, g, self);
+        format_rate(&s, r);
+    }
 }
 
 rl_status rl_pred_fit_from_bundle(const cJSON *b, const char *name, rl_pred_fit *f, rl_error *err)
@@ -191,7 +233,7 @@ rl_status rl_pred_fit_from_bundle(const cJSON *b, const char *name, rl_pred_fit 
         if (lab && *lab && !rl_pred_label_listed(f->labels, lab) &&
             ll + strlen(lab) + 3 < sizeof f->labels)
             snprintf(f->labels + ll, sizeof f->labels - ll, "%s%s", ll ? ", " : "", lab);
-        rl_pred_fit_add_format(f, lab, bytes, e);
+        rl_pred_fit_add(f, lab, bytes, e);
         const char *src =
             rl_json_get_str(cJSON_GetObjectItemCaseSensitive(bm, "bytes_per_token"), "source");
         if (src && strstr(src, "file size"))

@@ -136,9 +136,11 @@ void rl_html_predict(rl_html *h, xmlNodePtr root, const cJSON *orig, const cJSON
                   "fit over the measured models of the same format where there are any "
                   "(formats whose kernels cost more compute run slower per byte), else the fit "
                   "over all, %s GB/s. Interval: the fitted models' own effective bandwidths, %s "
-                  "to %s GB/s (a format's own when it has two or more). A measured model is "
-                  "predicted from the other models of its format, or from the fit over all when "
-                  "it is the only one. Predictions are ",
+                  "to %s GB/s (a format's own when it has two or more). A measured model of the "
+                  "fit is predicted without itself (leave-one-out): from the other models of its "
+                  "format, or from the fit over the other models when it is its format's only "
+                  "one, its interval theirs alone, so its measured rate may fall outside. "
+                  "Predictions are ",
                   f->conv == RL_AN_BYTES_STREAMED ? "streamed" : "resident", bw, lo, hi);
     rl_html_el_text(h, lead, "span", "kind kind-derived", "derived");
     rl_html_text(h, lead, "; measured rates are at each model's best thread count.");

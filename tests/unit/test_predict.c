@@ -1,6 +1,7 @@
 /* test_predict.c: unit tests for predict.c: the arithmetic against hand-computed values, the
- * interval, KV bytes at depth, the fit read from a bundle, the caveats, synth models planned
- * in memory and the last-bundle record.
+ * interval, KV bytes at depth, the fit read from a bundle, the per-format rate and its
+ * leave-one-out (the report's measured rows), the caveats, synth models planned in memory and
+ * the last-bundle record.
  * Broken on purpose once: rl_pred_tok_s returning bytes / bw made test_rpi5_by_hand fail. */
 #include <math.h>
 #include <setjmp.h>
@@ -172,17 +173,55 @@ static void test_format_rate(void **state)
     assert_near(r.bw, 12e9, 1e-3);
     rl_pred_rate_for(&f, "", &r);
     assert_string_equal(r.source, "fit");
-    /* without itself: Q8_0 model a leaves c alone, 10 GB/s, interval 10 x 10/12 to 10 x 13/12;
-     * Q4_0's only model falls back to the fit */
+    /* Without itself (leave-one-out), a Q8_0 format of two models: a (400 MB, 11 GB/s) leaves c
+     * alone, 10 GB/s, and the interval of all the others, b and c, scaled to it. Their fit:
+     * sum 1/b^2 = 1/64e16 + 1/4e16 = 17/64 x 1e-16; sum bw/b^2 = 13e9/64e16 + 10e9/4e16 =
+     * 173/64 x 1e-7; 173/17 = 10.176471 GB/s, their range 10 to 13 GB/s; scaled to 10:
+     * 10 x 10 x 17/173 = 9.826590 to 10 x 13 x 17/173 = 12.774566 GB/s (a's 11 plays no part:
+     * before, the format kept it). */
     rl_pred_rate_without(&f, "Q8_0", 400e6, 11e9, &r);
     assert_string_equal(r.source, "format");
     assert_int_equal(r.n_models, 1);
     assert_near(r.bw, 10e9, 1e-3);
-    assert_near(r.lo, 10e9 * 10 / 12, 1e-3);
-    assert_near(r.hi, 10e9 * 13 / 12, 1e-3);
+    assert_near(r.lo, 1700e9 / 173, 1e-3);
+    assert_near(r.hi, 2210e9 / 173, 1e-3);
+    /* c (200 MB, 10 GB/s) leaves a: 11 GB/s, scaled from a and b's fit: 1/16e16 + 1/64e16 =
+     * 5/64 x 1e-16, 11e9/16e16 + 13e9/64e16 = 57/64 x 1e-7: 11.4 GB/s, range 11 to 13 */
+    rl_pred_rate_without(&f, "Q8_0", 200e6, 10e9, &r);
+    assert_int_equal(r.n_models, 1);
+    assert_near(r.bw, 11e9, 1e-3);
+    assert_near(r.lo, 11e9 * 11 / 11.4, 1e-3);
+    assert_near(r.hi, 11e9 * 13 / 11.4, 1e-3);
+    /* Q4_0's only model, b: the fit over the others, a and c (Q8_0's 10.2 GB/s above), their
+     * range 10 to 11 GB/s, not the bundle's 12 over all three nor b's own 13 */
     rl_pred_rate_without(&f, "Q4_0", 800e6, 13e9, &r);
     assert_string_equal(r.source, "fit");
+    assert_int_equal(r.n_models, 2);
+    assert_near(r.bw, 10.2e9, 1e-3);
+    assert_near(r.lo, 10e9, 1e-3);
+    assert_near(r.hi, 11e9, 1e-3);
+    /* a model that is not one of the format's fitted models is not taken out: b's numbers
+     * under Q8_0 (before: subtracted from Q8_0's sums, 10.05 GB/s), a model of no fit, and an
+     * unlabelled one all get rl_pred_rate_for's rate unchanged */
+    rl_pred_rate_without(&f, "Q8_0", 800e6, 13e9, &r);
+    assert_string_equal(r.source, "format");
+    assert_int_equal(r.n_models, 2);
+    assert_near(r.bw, 10.2e9, 1e-3);
+    assert_near(r.lo, 10e9, 1e-3);
+    assert_near(r.hi, 11e9, 1e-3);
+    rl_pred_rate_without(&f, "Q8_0", 400e6, 12e9, &r); /* a's bytes, another bandwidth */
+    assert_int_equal(r.n_models, 2);
+    assert_near(r.bw, 10.2e9, 1e-3);
+    rl_pred_rate_without(&f, "Q4_0", 900e6, 13e9, &r);
+    assert_string_equal(r.source, "format");
+    assert_near(r.bw, 13e9, 1e-3);
+    assert_near(r.lo, 13e9 * 10 / 12, 1e-3);
+    rl_pred_rate_without(&f, "", 400e6, 11e9, &r); /* a's numbers, but no label */
+    assert_string_equal(r.source, "fit");
+    assert_int_equal(r.n_models, 3);
     assert_near(r.bw, 12e9, 1e-3);
+    assert_near(r.lo, 10e9, 1e-3);
+    assert_near(r.hi, 13e9, 1e-3);
 
     rl_gguf_model m;
     memset(&m, 0, sizeof m);
@@ -376,8 +415,9 @@ static void test_last_bundle(void **state)
 }
 
 /* The report's "what to expect" rows: m1 (Q8_0, its format's only fitted model: the fit over
- * all) 12e9 / 400e6 = 30 tok/s, interval 11e9 / 400e6 = 27.5 to 13e9 / 400e6 = 32.5, measured
- * 25: 100 (25 - 30) / 30 = -16.667 %; m2 is not ok (no row); m3 (no label, not in the fit)
+ * the others, m2 alone, 13 GB/s, its interval m2's 13 to 13) 13e9 / 400e6 = 32.5 tok/s, 32.5 to
+ * 32.5, measured 25: 100 (25 - 32.5) / 32.5 = -23.0769 % (before: the fit over all with m1's
+ * own 11 GB/s, 30 tok/s, 27.5 to 32.5); m2 is not ok (no row); m3 (no label, not in the fit)
  * 12e9 / 50e6 = 240, 220 to 260, measured 100: -58.333 %. */
 static void test_expect_rows(void **state)
 {
@@ -403,10 +443,10 @@ static void test_expect_rows(void **state)
     assert_true(x.rows[0].in_fit);
     assert_near(x.rows[0].bytes, 400e6, 1e-6);
     assert_near(x.rows[0].measured, 25, 1e-9);
-    assert_near(x.rows[0].pred, 30, 1e-9);
-    assert_near(x.rows[0].lo, 27.5, 1e-9);
+    assert_near(x.rows[0].pred, 32.5, 1e-9);
+    assert_near(x.rows[0].lo, 32.5, 1e-9);
     assert_near(x.rows[0].hi, 32.5, 1e-9);
-    assert_near(x.rows[0].diff_pct, -16.6666667, 1e-6);
+    assert_near(x.rows[0].diff_pct, -23.0769231, 1e-6);
     assert_string_equal(x.rows[1].id, "m3");
     assert_false(x.rows[1].in_fit);
     assert_near(x.rows[1].pred, 240, 1e-9);
@@ -426,6 +466,87 @@ static void test_expect_rows(void **state)
     cJSON_Delete(b);
 }
 
+/* The issue's example: three Q8_0 models in the fit, 200 MB at 10 GB/s, 400 MB at 11 and
+ * 800 MB at 14 (the bundle's fit over all three: sum 1/b^2 = (25 + 6.25 + 1.5625) e-18 =
+ * 32.8125e-18, sum bw/b^2 = (250 + 68.75 + 21.875) e-9 = 340.625e-9, 10.380952 GB/s).
+ *   Without the 14: the two left, 10 and 11, weighted by 1/b^2 as 25 : 6.25 = 4 : 1,
+ *     (4 x 10 + 11) / 5 = 10.2 GB/s, interval 10 to 11 (before: 10 to 14, the 14 kept). At
+ *     800 MB: 12.75 tok/s, 12.5 to 13.75; measured 14e9 / 800e6 = 17.5 tok/s, outside (before
+ *     its own bound, 17.5): 100 (17.5 - 12.75) / 12.75 = +37.2549 %.
+ *   Without the 10: 11 and 14 as 6.25 : 1.5625 = 4 : 1, (4 x 11 + 14) / 5 = 11.6 GB/s,
+ *     11 to 14; at 200 MB 58 tok/s, 55 to 70; measured 50, outside, -13.7931 %. */
+static void test_leave_one_out(void **state)
+{
+    (void)state;
+    cJSON *b = cJSON_Parse(
+        "{\"models\": [{\"id\": \"m1\", \"gguf\": {\"label\": \"Q8_0\"}}, {\"id\": \"m2\", "
+        "\"gguf\": {\"label\": \"Q8_0\"}}, {\"id\": \"m3\", \"gguf\": {\"label\": \"Q8_0\"}}], "
+        "\"analysis\": {\"fit\": {\"available\": true, \"bw_bytes_s\": 10380952380.952381, "
+        "\"n_points\": 3, \"bytes_convention\": \"streamed\"}, \"models\": ["
+        "{\"id\": \"m1\", \"ok\": true, \"in_fit\": true, \"bytes_per_token\": 200e6, "
+        "\"decode_bw_GBs\": 10, \"operating_point\": {\"decode_tok_s\": 50}},"
+        "{\"id\": \"m2\", \"ok\": true, \"in_fit\": true, \"bytes_per_token\": 400e6, "
+        "\"decode_bw_GBs\": 11, \"operating_point\": {\"decode_tok_s\": 27.5}},"
+        "{\"id\": \"m3\", \"ok\": true, \"in_fit\": true, \"bytes_per_token\": 800e6, "
+        "\"decode_bw_GBs\": 14, \"operating_point\": {\"decode_tok_s\": 17.5}}]}}");
+    assert_non_null(b);
+    rl_pred_fit f;
+    rl_error e = {RL_OK, ""};
+    assert_int_equal(rl_pred_fit_from_bundle(b, "b.json", &f, &e), RL_OK);
+    assert_int_equal(f.n_fitted, 3);
+    rl_pred_rate r;
+    rl_pred_rate_without(&f, "Q8_0", 800e6, 14e9, &r);
+    assert_string_equal(r.source, "format");
+    assert_int_equal(r.n_models, 2);
+    assert_near(r.bw, 10.2e9, 1e-3);
+    assert_near(r.lo, 10e9, 1e-3);
+    assert_near(r.hi, 11e9, 1e-3);
+    rl_pred_rate_without(&f, "Q8_0", 200e6, 10e9, &r);
+    assert_near(r.bw, 11.6e9, 1e-3);
+    assert_near(r.lo, 11e9, 1e-3);
+    assert_near(r.hi, 14e9, 1e-3);
+    /* all three, for a model not measured: the format's own fit, 10 to 14 */
+    rl_pred_rate_for(&f, "Q8_0", &r);
+    assert_int_equal(r.n_models, 3);
+    assert_near(r.bw, 340.625e9 / 32.8125, 1e-3);
+    assert_near(r.lo, 10e9, 1e-3);
+    assert_near(r.hi, 14e9, 1e-3);
+
+    rl_pred_expect x;
+    assert_int_equal(rl_pred_expect_build(b, &x, &e), RL_OK);
+    assert_int_equal(x.n_rows, 3);
+    const rl_pred_expect_row *w = &x.rows[2];
+    assert_string_equal(w->id, "m3");
+    assert_near(w->pred, 12.75, 1e-9);
+    assert_near(w->lo, 12.5, 1e-9);
+    assert_near(w->hi, 13.75, 1e-9);
+    assert_near(w->measured, 17.5, 1e-9);
+    assert_true(w->measured > w->hi); /* outside its own interval */
+    assert_near(w->diff_pct, 37.2549020, 1e-6);
+    w = &x.rows[0];
+    assert_near(w->pred, 58, 1e-9);
+    assert_near(w->lo, 55, 1e-9);
+    assert_near(w->hi, 70, 1e-9);
+    assert_true(w->measured < w->lo);
+    assert_near(w->diff_pct, -13.7931034, 1e-6);
+    rl_pred_expect_free(&x);
+    cJSON_Delete(b);
+
+    /* no other fitted model to predict it from (one model folded in by hand): NAN, 0 models */
+    memset(&f, 0, sizeof f);
+    f.bw_bytes_s = f.bw_lo_bytes_s = f.bw_hi_bytes_s = 12e9;
+    f.n_points = 1;
+    rl_pred_fit_add(&f, "Q8_0", 400e6, 12e9);
+    rl_pred_fit_add(&f, "Q8_0", 0, 12e9); /* not a model: ignored */
+    rl_pred_fit_add(&f, "Q8_0", 400e6, NAN);
+    assert_int_equal(f.n_fitted, 1);
+    assert_int_equal(f.formats[0].n, 1);
+    rl_pred_rate_without(&f, "Q8_0", 400e6, 12e9, &r);
+    assert_string_equal(r.source, "fit");
+    assert_int_equal(r.n_models, 0);
+    assert_true(isnan(r.bw) && isnan(r.lo) && isnan(r.hi));
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -439,6 +560,7 @@ int main(void)
         cmocka_unit_test(test_synth_model_in_memory),
         cmocka_unit_test(test_last_bundle),
         cmocka_unit_test(test_expect_rows),
+        cmocka_unit_test(test_leave_one_out),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
