@@ -7,7 +7,8 @@
  * merges, 2000 tensors) in at most 2 requests and no more bytes than the doubling blocks of
  * before; an announced count of 2^32 strings in a 64 GiB file capped (no request longer than
  * the read-ahead cap, the byte limit kept) and one of 2^60 refused after the first request;
- * estimates that keep falling short handed back to the doubling; the header cache revalidated
+ * estimates that keep falling short handed back to the doubling; a jump in string length
+ * caught by the recent window (two requests); the header cache revalidated
  * after a read-ahead read. tests/e2e/remote_headers.sh covers real web servers.
  * Broken on purpose once: the FNV prime changed in rl_remote_cache_key made test_cache_key
  * fail. */
@@ -499,6 +500,34 @@ static void test_short_estimates_double(void **state)
     drop_model("short.gguf");
 }
 
+/* 5000 one-byte strings, then 55000 of 30 bytes: at the first block's end the whole average
+ * (25 bytes a string) is far below the last window's (34); two requests only with the window. */
+static void test_recent_window(void **state)
+{
+    (void)state;
+    wbuf w = {0};
+    w_bytes(&w, "GGUF", 4);
+    w_u32(&w, 3);
+    w_u64(&w, 0);
+    w_u64(&w, 1);
+    w_arr_head(&w, "x.strings", GGUF_T_STRING, 60000);
+    const char *s30 = "abcdefghijklmnopqrstuvwxyzabcd";
+    for (int i = 0; i < 60000; i++)
+        w_strn(&w, s30, i < 5000 ? 1 : 30);
+    put_model("jump.gguf", w.p, w.len, w.len + 4096);
+    rl_remote_stats st;
+    served sv;
+    rl_gguf_file *f = NULL;
+    rl_error e = {RL_OK, ""};
+    assert_int_equal(read_url("jump.gguf", NULL, &st, &sv, &f, &e), RL_OK);
+    assert_int_equal(f->bytes_read, w.len);
+    assert_int_equal(sv.requests, 2);
+    assert_true(sv.bytes <= doubling_bytes(w.len, w.len + 4096));
+    rl_gguf_free(f);
+    free(w.p);
+    drop_model("jump.gguf");
+}
+
 /* A read-ahead read is cached whole; the next read revalidates it in one request. */
 static void test_cache_after_readahead(void **state)
 {
@@ -540,9 +569,9 @@ int main(void)
         cmocka_unit_test(test_stream_short_reads),
     };
     const struct CMUnitTest served_tests[] = {
-        cmocka_unit_test(test_presets_two_requests),  cmocka_unit_test(test_bpe_two_requests),
-        cmocka_unit_test(test_hostile_count_capped),  cmocka_unit_test(test_short_estimates_double),
-        cmocka_unit_test(test_cache_after_readahead),
+        cmocka_unit_test(test_presets_two_requests), cmocka_unit_test(test_bpe_two_requests),
+        cmocka_unit_test(test_hostile_count_capped), cmocka_unit_test(test_short_estimates_double),
+        cmocka_unit_test(test_recent_window),        cmocka_unit_test(test_cache_after_readahead),
     };
     int failed = cmocka_run_group_tests(tests, NULL, NULL);
     return failed + cmocka_run_group_tests(served_tests, setup_server, teardown_server);
