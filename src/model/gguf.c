@@ -42,6 +42,22 @@
 
 typedef enum { SEC_HEADER, SEC_KV, SEC_TENSORS } section;
 
+/* The read-ahead estimate's state (rl_gguf_ahead; see "read-ahead estimate" below). */
+typedef struct {
+    rl_gguf_ahead *out; /* NULL: no estimate kept (local files, buffers) */
+    uint64_t n_tensors;
+    uint64_t vocab;  /* tokenizer.ggml.tokens' announced count, 0 until met */
+    double tok_elem; /* bytes per token string (length and text) as last estimated */
+    bool no_scores;  /* tokenizer.ggml.model "gpt2": no scores follow */
+    bool merges;     /* "gpt2" or "gemma4": merges follow */
+    bool seen_types, seen_scores, seen_merges;
+    bool in_tokens; /* the array being read is tokenizer.ggml.tokens */
+    /* the sequence being read (a top-level string array or the tensor table) */
+    uint64_t start;          /* position of its first element */
+    uint64_t win_i, win_pos; /* the previous window's first element and its position */
+    uint64_t cur_i, cur_pos; /* the current window's */
+} ahead_state;
+
 typedef struct {
     FILE *fp;
     const char *path;
@@ -50,6 +66,7 @@ typedef struct {
     section sec;
     uint64_t idx, count; /* item being read within the section (0-based) and how many */
     rl_error *err;
+    ahead_state ah;
 } reader;
 
 static rl_status failv(reader *r, rl_status st, const char *fmt, va_list ap)
@@ -295,6 +312,138 @@ static rl_status bad_type(reader *r, uint32_t t, const char *key)
                 t, clip(key, cb), r->idx + 1, r->count);
 }
 
+/* ---- read-ahead estimate ------------------------------------------------------------------
+ * Where the header and tensor table will end, for a source that fetches in requests: the
+ * position now, plus the rest of the item being read, plus what is expected after the current
+ * metadata pair, plus AHEAD_SLACK; never past the file. After tokenizer.ggml.tokens announces
+ * its count N, the per-token arrays not yet met are expected: token_type (4N bytes), scores
+ * (4N) unless tokenizer.ggml.model is "gpt2" (BPE), merges (N strings, each a token split by
+ * a space: one byte longer) if it is "gpt2" or "gemma4". String elements and tensor infos
+ * are estimated from those seen: the larger of the whole average and the last window's, plus
+ * a quarter of it times the share of the array still to come (a vocabulary's later tokens are
+ * the longer ones: llama.cpp's models/ggml-vocab-qwen2.gguf averages 6.0 bytes of text in its
+ * first eighth of tokens, 9.0 over all). Counts are untrusted: the arithmetic saturates and
+ * the caller caps what it fetches. */
+#define AHEAD_STR_ELEM 16u      /* bytes per string element before one is seen */
+#define AHEAD_ARR_HDR 64u       /* a per-token array's key, type and count */
+#define AHEAD_KV 64u            /* each metadata pair left, beyond the per-token arrays */
+#define AHEAD_TENSOR 96u        /* each tensor info before one is seen (a typical one: ~62) */
+#define AHEAD_SLACK (64u << 10) /* chat templates, quantization notes */
+#define AHEAD_WINDOW 4096u      /* elements of a window of the recent average */
+
+static uint64_t sat_add(uint64_t a, uint64_t b)
+{
+    return a > UINT64_MAX - b ? UINT64_MAX : a + b;
+}
+
+static uint64_t sat_mul(uint64_t a, uint64_t b)
+{
+    return b && a > UINT64_MAX / b ? UINT64_MAX : a * b;
+}
+
+/* n elements of e bytes each, saturated (e is an estimate: a double) */
+static uint64_t elems(uint64_t n, double e)
+{
+    double b = (double)n * e;
+    return b < 0x1p63 ? (uint64_t)b : UINT64_MAX;
+}
+
+/* Bytes expected after the current metadata pair. */
+static uint64_t ahead_tail(const reader *r)
+{
+    const ahead_state *a = &r->ah;
+    if (r->sec != SEC_KV)
+        return 0;
+    uint64_t t = 0, n = a->vocab;
+    if (n && !a->seen_types)
+        t = sat_add(t, sat_add(AHEAD_ARR_HDR, sat_mul(n, 4)));
+    if (n && !a->no_scores && !a->seen_scores)
+        t = sat_add(t, sat_add(AHEAD_ARR_HDR, sat_mul(n, 4)));
+    if (n && a->merges && !a->seen_merges)
+        t = sat_add(t, sat_add(AHEAD_ARR_HDR, elems(n, a->tok_elem + 1)));
+    t = sat_add(t, sat_mul(r->count - r->idx - 1, AHEAD_KV));
+    return sat_add(t, sat_mul(a->n_tensors, AHEAD_TENSOR));
+}
+
+/* The estimate when rest bytes of the current item are still to come. */
+static void ahead_set(reader *r, uint64_t rest)
+{
+    if (!r->ah.out)
+        return;
+    uint64_t end = sat_add(sat_add(r->pos, rest), sat_add(ahead_tail(r), AHEAD_SLACK));
+    r->ah.out->end = end < r->size ? end : r->size;
+}
+
+/* A sequence of elements starts at the current position. */
+static void ahead_begin(reader *r)
+{
+    ahead_state *a = &r->ah;
+    a->start = a->win_pos = a->cur_pos = r->pos;
+    a->win_i = a->cur_i = 0;
+}
+
+/* Bytes per element of the sequence of len, i of its elements read; dflt before any. */
+static double ahead_elem(reader *r, uint64_t i, uint64_t len, double dflt)
+{
+    ahead_state *a = &r->ah;
+    if (i == 0)
+        return dflt;
+    if (i - a->cur_i >= AHEAD_WINDOW) {
+        a->win_i = a->cur_i;
+        a->win_pos = a->cur_pos;
+        a->cur_i = i;
+        a->cur_pos = r->pos;
+    }
+    double avg = (double)(r->pos - a->start) / (double)i;
+    double recent = i > a->win_i ? (double)(r->pos - a->win_pos) / (double)(i - a->win_i) : 0;
+    double e = avg > recent ? avg : recent;
+    return e * (1.0 + 0.25 * (double)(len - i) / (double)len);
+}
+
+/* tokenizer.ggml.model names the per-token arrays to expect. */
+static void ahead_model(reader *r, const char *model)
+{
+    r->ah.no_scores = strcmp(model, "gpt2") == 0;
+    r->ah.merges = r->ah.no_scores || strcmp(model, "gemma4") == 0;
+}
+
+/* A top-level array of len elements of type et starts (its count checked): note the
+ * per-token arrays, estimate its bytes. Returns the default bytes of a string element. */
+static double ahead_array(reader *r, const char *key, uint32_t et, uint64_t len)
+{
+    ahead_state *a = &r->ah;
+    if (!a->out)
+        return 0;
+    double dflt = AHEAD_STR_ELEM;
+    a->in_tokens = strcmp(key, "tokenizer.ggml.tokens") == 0 && et == GGUF_T_STRING;
+    if (a->in_tokens) {
+        a->vocab = len;
+    } else if (strcmp(key, "tokenizer.ggml.token_type") == 0) {
+        a->seen_types = true;
+    } else if (strcmp(key, "tokenizer.ggml.scores") == 0) {
+        a->seen_scores = true;
+    } else if (strcmp(key, "tokenizer.ggml.merges") == 0) {
+        a->seen_merges = true;
+        if (a->tok_elem)
+            dflt = a->tok_elem + 1;
+    }
+    double es = et == GGUF_T_STRING ? dflt : et == GGUF_T_ARRAY ? 12 : scalar_size(et);
+    ahead_begin(r);
+    ahead_set(r, elems(len, es));
+    return dflt;
+}
+
+/* Element i of len of a top-level string array is next. */
+static void ahead_string(reader *r, uint64_t i, uint64_t len, double dflt)
+{
+    if (!r->ah.out)
+        return;
+    double e = ahead_elem(r, i, len, dflt);
+    if (r->ah.in_tokens)
+        r->ah.tok_elem = e;
+    ahead_set(r, elems(len - i, e));
+}
+
 /* Read an array body (element type and length onwards). kv receives what is kept when not
  * NULL (top level); nested arrays are walked with kv NULL. depth counts array levels. */
 static rl_status read_array(reader *r, const char *key, int depth, rl_gguf_kv *kv)
@@ -325,9 +474,11 @@ static rl_status read_array(reader *r, const char *key, int depth, rl_gguf_kv *k
                     "array of %" PRIu64 " elements in key '%s' cannot fit in the %" PRIu64
                     " bytes left in the file; it is truncated or corrupt (re-download it)",
                     len, clip(key, cb), remaining(r));
+    double dflt = 0;
     if (kv) {
         kv->v.arr.elem = (rl_gguf_vtype)et;
         kv->v.arr.len = len;
+        dflt = ahead_array(r, key, et, len);
     }
 
     if (et == GGUF_T_STRING) {
@@ -338,6 +489,8 @@ static rl_status read_array(reader *r, const char *key, int depth, rl_gguf_kv *k
                 return oom(r);
         }
         for (uint64_t i = 0; i < len; i++) {
+            if (kv)
+                ahead_string(r, i, len, dflt);
             if (i < keep) {
                 st = rd_string(r, GGUF_MAX_STRING, "string", &kv->v.arr.strs[i], NULL);
                 if (st == RL_OK)
@@ -439,6 +592,7 @@ static rl_status read_kvs(reader *r, rl_gguf_file *f)
     for (uint64_t i = 0; i < f->n_kv && st == RL_OK; i++) {
         rl_gguf_kv *kv = &f->kv[i];
         r->idx = i;
+        ahead_set(r, 0);
         uint64_t klen;
         st = rd_string(r, GGUF_MAX_KEY, "key", &kv->key, &klen);
         if (st != RL_OK)
@@ -475,6 +629,8 @@ static rl_status read_kvs(reader *r, rl_gguf_file *f)
         kv->type = (rl_gguf_vtype)t;
         if (t == GGUF_T_STRING) {
             st = rd_string(r, GGUF_MAX_STRING, "string", &kv->v.str.s, &kv->v.str.len);
+            if (st == RL_OK && strcmp(kv->key, "tokenizer.ggml.model") == 0)
+                ahead_model(r, kv->v.str.s);
         } else if (t == GGUF_T_ARRAY) {
             st = read_array(r, kv->key, 1, kv);
         } else {
@@ -681,6 +837,7 @@ static rl_status parse(reader *r, rl_gguf_file *f)
                     "truncated or corrupt (re-download it)",
                     f->n_kv, f->n_tensors, remaining(r));
 
+    r->ah.n_tensors = f->n_tensors;
     f->kv = rl_calloc((size_t)f->n_kv, sizeof *f->kv);
     f->tensors = rl_calloc((size_t)f->n_tensors, sizeof *f->tensors);
     if (!f->kv || !f->tensors)
@@ -705,8 +862,11 @@ static rl_status parse(reader *r, rl_gguf_file *f)
 
     r->sec = SEC_TENSORS;
     r->count = f->n_tensors;
+    ahead_begin(r);
     for (uint64_t i = 0; i < f->n_tensors; i++) {
         r->idx = i;
+        if (r->ah.out)
+            ahead_set(r, elems(f->n_tensors - i, ahead_elem(r, i, f->n_tensors, AHEAD_TENSOR)));
         st = read_tensor(r, f, &f->tensors[i]);
         if (st != RL_OK)
             return st;
@@ -726,6 +886,12 @@ static rl_status parse(reader *r, rl_gguf_file *f)
 rl_status rl_gguf_read_stream(FILE *fp, uint64_t size, const char *name, rl_gguf_file **out,
                               rl_error *err)
 {
+    return rl_gguf_read_stream_ahead(fp, size, name, NULL, out, err);
+}
+
+rl_status rl_gguf_read_stream_ahead(FILE *fp, uint64_t size, const char *name, rl_gguf_ahead *ahead,
+                                    rl_gguf_file **out, rl_error *err)
+{
     *out = NULL;
     rl_gguf_file *f = calloc(1, sizeof *f);
     if (!f)
@@ -736,7 +902,9 @@ rl_status rl_gguf_read_stream(FILE *fp, uint64_t size, const char *name, rl_gguf
         return rl_fail(err, RL_EINTERNAL, "%s: out of memory", name);
     }
     f->file_size = size;
-    reader r = {fp, name, size, 0, SEC_HEADER, 0, 0, err};
+    reader r = {fp, name, size, 0, SEC_HEADER, 0, 0, err, {.out = ahead}};
+    if (ahead)
+        ahead->end = 0;
     rl_status st = parse(&r, f);
     if (st != RL_OK) {
         rl_gguf_free(f);
@@ -770,7 +938,7 @@ rl_status rl_gguf_read_buffer(const void *data, size_t len, const char *name, rl
 {
     *out = NULL;
     if (len == 0) {
-        reader r = {NULL, name, 0, 0, SEC_HEADER, 0, 0, err};
+        reader r = {NULL, name, 0, 0, SEC_HEADER, 0, 0, err, {NULL}};
         return fail(&r, "empty file (0 bytes), not a GGUF model; re-download it");
     }
     FILE *fp = fmemopen((void *)(uintptr_t)data, len, "rb");

@@ -112,6 +112,20 @@ rl_status rl_gguf_read_buffer(const void *data, size_t len, const char *name, rl
  * in-memory header. */
 rl_status rl_gguf_read_stream(FILE *fp, uint64_t size, const char *name, rl_gguf_file **out,
                               rl_error *err);
+
+/* Read-ahead for a source that fetches in requests (gguf_remote.c): while it reads, the parser
+ * keeps end at its estimate of the byte where the header and tensor table end (0 until it has
+ * one), from the counts announced so far and the bytes seen: the rest of the array it is in,
+ * the per-token arrays that follow tokenizer.ggml.tokens (token_type, then scores for a
+ * SentencePiece vocabulary or merges for a "gpt2" BPE one), the metadata pairs left, the
+ * tensor table from n_tensors, and a margin (gguf.c, "read-ahead estimate"). It is a guess
+ * from untrusted counts, never past the file's size: the source must cap what it fetches on
+ * it. The header is read as by rl_gguf_read_stream; ahead may be NULL. */
+typedef struct {
+    uint64_t end;
+} rl_gguf_ahead;
+rl_status rl_gguf_read_stream_ahead(FILE *fp, uint64_t size, const char *name, rl_gguf_ahead *ahead,
+                                    rl_gguf_file **out, rl_error *err);
 void rl_gguf_free(rl_gguf_file *f);
 
 const rl_gguf_kv *rl_gguf_find(const rl_gguf_file *f, const char *key);

@@ -3,8 +3,9 @@
  *
  * One rfile per remote file: a growing buffer holding the file's first `have` bytes, filled
  * by range requests on one curl handle, read by the GGUF parser through fopencookie (reads
- * past `have` fetch the next block; a read returns what is held, stdio loops). Everything is
- * freed before the public functions return; the parsed rl_gguf_file goes to the caller. */
+ * past `have` fetch the next block, sized by the parser's estimate of the header's end:
+ * ensure(); a read returns what is held, stdio loops). Everything is freed before the public
+ * functions return; the parsed rl_gguf_file goes to the caller. */
 #include "model/gguf_remote.h"
 
 #include <ctype.h>
@@ -27,6 +28,7 @@
 
 #define ETAG_MAX 256
 #define MAX_REDIRS 10L
+#define GUESSES 2 /* requests sized by the parser's estimate, before the blocks double */
 
 typedef enum { AB_NONE = 0, AB_NO_RANGE, AB_STATUS, AB_BAD_RANGE, AB_TOO_MUCH } abort_why;
 
@@ -41,6 +43,8 @@ typedef struct {
     uint64_t pos;  /* the parser's position */
     char etag[ETAG_MAX];
     bool from_cache;
+    rl_gguf_ahead ahead; /* the parser's estimate of where the header ends */
+    unsigned guesses;    /* requests sized by it so far */
     rl_error err;
     bool failed;
     /* the request in flight */
@@ -72,6 +76,7 @@ void rl_remote_opts_default(rl_remote_opts *o)
     memset(o, 0, sizeof *o);
     o->first_block = RL_REMOTE_FIRST_BLOCK;
     o->max_bytes = RL_REMOTE_MAX_BYTES;
+    o->readahead_max = RL_REMOTE_READAHEAD_MAX;
     o->timeout_s = RL_REMOTE_TIMEOUT_S;
     o->low_speed_bytes = RL_REMOTE_LOW_SPEED_BYTES;
     o->low_speed_s = RL_REMOTE_LOW_SPEED_S;
@@ -315,12 +320,22 @@ static rl_status fetch(rfile *r, uint64_t len, const char *inm, bool *not_modifi
     return RL_OK;
 }
 
-/* Hold at least the first `need` bytes (need <= size): the next block doubles what is held. */
+/* Hold at least the first `need` bytes (need <= size). The request reaches the parser's
+ * estimate of the header's end (rl_gguf_ahead) when it lies past need, for the first GUESSES
+ * such requests; otherwise (no estimate, or the estimates fell short) it doubles what is held.
+ * Either way it stops o->readahead_max past what is held, unless need itself lies further,
+ * and never passes the file's size or o->max_bytes. */
 static rl_status ensure(rfile *r, uint64_t need)
 {
     if (need <= r->have)
         return RL_OK;
     uint64_t want = r->have ? 2 * (uint64_t)r->have : r->o->first_block;
+    if (r->ahead.end > need && r->guesses < GUESSES) {
+        want = r->ahead.end;
+        r->guesses++;
+    }
+    if (want - r->have > r->o->readahead_max)
+        want = r->have + r->o->readahead_max;
     if (want < need)
         want = need;
     if (want > r->size)
@@ -512,7 +527,7 @@ rl_status rl_gguf_remote_read(const char *url, const rl_remote_opts *o, rl_remot
         } else {
             rl_error perr = {RL_OK, ""};
             char *name = rl_url_redact(url); /* the file's name in messages and bundles */
-            st = name ? rl_gguf_read_stream(fp, r.size, name, out, &perr)
+            st = name ? rl_gguf_read_stream_ahead(fp, r.size, name, &r.ahead, out, &perr)
                       : rl_fail(&perr, RL_EINTERNAL, "out of memory");
             free(name);
             fclose(fp);

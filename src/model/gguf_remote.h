@@ -2,11 +2,17 @@
  * without downloading the model, and the one entry point (rl_gguf_model_open) for commands
  * that only need a model's header: a local path or a URL.
  *
- * Fetching (libcurl): bytes are fetched from the start of the file in growing blocks (the
- * first o->first_block bytes, then as many again as are held, doubling) and only when the
- * GGUF parser (gguf.h, through fopencookie) reads past what is held, so a header costs one
- * or a few requests. Every request is a GET with "Range: bytes=A-B"; redirects are followed
- * (http and https only, at most 10: Hugging Face "resolve" links redirect to a CDN).
+ * Fetching (libcurl): bytes are fetched from the start of the file, only when the GGUF parser
+ * (gguf.h, through fopencookie) reads past what is held: first o->first_block bytes (the fixed
+ * header, the early metadata and the start of the vocabulary), then up to the parser's
+ * estimate of where the header and tensor table end (rl_gguf_ahead: from the counts the
+ * header announces, the tokenizer's above all, and the bytes seen), so a typical header costs
+ * two requests. Only the first two estimates are followed; after that, or without an
+ * estimate, the next block is as large as what is held (doubling). No request asks for more
+ * than o->readahead_max (16 MiB) past what is held unless the parser skipped further, so an
+ * absurd announced count costs no absurd request. Every request is a GET with
+ * "Range: bytes=A-B"; redirects are followed (http and https only, at most 10: Hugging Face
+ * "resolve" links redirect to a CDN).
  *   - A response must be 206 with Content-Range "bytes A-B/TOTAL" for the range asked. A 200
  *     (a server that ignores Range) or any other status is detected at its first body byte
  *     and the transfer aborted there from the write callback: a multi-GB file is never
@@ -49,18 +55,20 @@
 #include "model/gguf_model.h"
 #include "base/rl_error.h"
 
-#define RL_REMOTE_FIRST_BLOCK (256u << 10) /* first range: 256 KiB */
-#define RL_REMOTE_MAX_BYTES (64u << 20)    /* at most 64 MiB of a file are fetched */
-#define RL_REMOTE_TIMEOUT_S 120L           /* per request, overall */
-#define RL_REMOTE_LOW_SPEED_BYTES 1024L    /* below 1 KiB/s ... */
-#define RL_REMOTE_LOW_SPEED_S 20L          /* ... for 20 s: timed out */
+#define RL_REMOTE_FIRST_BLOCK (256u << 10)  /* first range: 256 KiB */
+#define RL_REMOTE_MAX_BYTES (64u << 20)     /* at most 64 MiB of a file are fetched */
+#define RL_REMOTE_READAHEAD_MAX (16u << 20) /* at most 16 MiB more per request */
+#define RL_REMOTE_TIMEOUT_S 120L            /* per request, overall */
+#define RL_REMOTE_LOW_SPEED_BYTES 1024L     /* below 1 KiB/s ... */
+#define RL_REMOTE_LOW_SPEED_S 20L           /* ... for 20 s: timed out */
 
 typedef struct {
-    const char *cache_dir; /* header cache directory; NULL: no cache */
-    uint64_t first_block;  /* bytes of the first range request */
-    uint64_t max_bytes;    /* cap on the bytes fetched of one file */
-    long timeout_s;        /* overall limit of one request */
-    long low_speed_bytes;  /* the low-speed rule (CURLOPT_LOW_SPEED_LIMIT/TIME) */
+    const char *cache_dir;  /* header cache directory; NULL: no cache */
+    uint64_t first_block;   /* bytes of the first range request */
+    uint64_t max_bytes;     /* cap on the bytes fetched of one file */
+    uint64_t readahead_max; /* cap on one request's bytes past those held (need aside) */
+    long timeout_s;         /* overall limit of one request */
+    long low_speed_bytes;   /* the low-speed rule (CURLOPT_LOW_SPEED_LIMIT/TIME) */
     long low_speed_s;
 } rl_remote_opts;
 

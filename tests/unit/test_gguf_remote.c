@@ -1,24 +1,40 @@
-/* test_gguf_remote.c: unit tests for gguf_remote.c that need no server: URL recognition, the
- * header cache key (FNV-1a 64 reference values), the options and the refusal of URLs by
- * commands that run models, and rl_gguf_read_stream (the reader source) on a stream that
- * delivers one byte per read, as the HTTP block cache may. tests/e2e/remote_headers.sh covers
- * the transfers against a real web server.
+/* test_gguf_remote.c: unit tests for gguf_remote.c: URL recognition, the header cache key
+ * (FNV-1a 64 reference values), the options and the refusal of URLs by commands that run
+ * models, rl_gguf_read_stream (the reader source) on a stream that delivers one byte per read,
+ * as the HTTP block cache may; and the read sizing against tests/lib/range-http-server.py
+ * (started here, on 127.0.0.1; requests and bytes counted from its log): the synth presets'
+ * headers (151,936 tokens for Qwen2.5) and a Qwen2.5-like BPE header (tokens, token_type,
+ * merges, 2000 tensors) in at most 2 requests and no more bytes than the doubling blocks of
+ * before; an announced count of 2^32 strings in a 64 GiB file capped (no request longer than
+ * the read-ahead cap, the byte limit kept) and one of 2^60 refused after the first request;
+ * estimates that keep falling short handed back to the doubling; a jump in string length
+ * caught by the recent window (two requests); the header cache revalidated
+ * after a read-ahead read. tests/e2e/remote_headers.sh covers real web servers.
  * Broken on purpose once: the FNV prime changed in rl_remote_cache_key made test_cache_key
  * fail. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
+#include <ftw.h>
+#include <inttypes.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/types.h>
 
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include <cmocka.h>
+#include <curl/curl.h>
 
 #include "model/gguf_remote.h"
+#include "model/synth.h"
+#include "base/proc.h"
 #include "base/rl_file.h"
 #include "base/rl_util.h"
+#include "gguf_testw.h"
 
 static void test_is_url(void **state)
 {
@@ -60,6 +76,7 @@ static void test_opts(void **state)
     rl_remote_opts_default(&o);
     assert_int_equal(o.first_block, 256 * 1024);
     assert_int_equal(o.max_bytes, 64 * 1024 * 1024);
+    assert_int_equal(o.readahead_max, 16 * 1024 * 1024);
     assert_int_equal(o.timeout_s, 120);
     assert_int_equal(o.low_speed_s, 20);
     assert_null(o.cache_dir);
@@ -142,6 +159,406 @@ static void test_stream_short_reads(void **state)
     free(data);
 }
 
+/* ---- the read sizing, against a local range server -------------------------------------- */
+
+static char dir[512], log_path[600];
+static long log_off; /* the log read so far */
+static rl_proc *server;
+static int port;
+
+static int setup_server(void **state)
+{
+    (void)state;
+    curl_global_init(CURL_GLOBAL_DEFAULT);
+    const char *tmp = getenv("RL_TMP"), *src = getenv("RL_SRC");
+    snprintf(dir, sizeof dir, "%s/gguf-remote.%d", tmp ? tmp : "/tmp", (int)getpid());
+    mkdir(dir, 0755);
+    char script[600], portfile[600];
+    snprintf(script, sizeof script, "%s/tests/lib/range-http-server.py", src ? src : ".");
+    snprintf(portfile, sizeof portfile, "%s/port", dir);
+    snprintf(log_path, sizeof log_path, "%s/access.log", dir);
+    remove(portfile);
+    remove(log_path);
+    const char *argv[] = {"python3", script, dir, portfile, log_path, NULL};
+    rl_proc_opts o = {.argv = argv};
+    rl_error e = {RL_OK, ""};
+    if (rl_proc_start(&o, &server, &e) != RL_OK) {
+        fprintf(stderr, "cannot start %s: %s\n", script, e.msg);
+        return -1;
+    }
+    for (int i = 0; i < 100 && port <= 0; i++) {
+        rl_proc_wait(&server, 1, 0.1, &e);
+        FILE *f = fopen(portfile, "r");
+        if (f) {
+            if (fscanf(f, "%d", &port) != 1)
+                port = 0;
+            fclose(f);
+        }
+    }
+    if (port <= 0) {
+        fprintf(stderr, "range-http-server.py gave no port\n");
+        return -1;
+    }
+    return 0;
+}
+
+static int rm_entry(const char *path, const struct stat *sb, int flag, struct FTW *ftw)
+{
+    (void)sb, (void)flag, (void)ftw;
+    return remove(path);
+}
+
+static int teardown_server(void **state)
+{
+    (void)state;
+    rl_proc_finish(server, NULL);
+    server = NULL;
+    curl_global_cleanup();
+    nftw(dir, rm_entry, 8, FTW_DEPTH | FTW_PHYS);
+    return 0;
+}
+
+/* dir/name: the header bytes, then a hole up to size bytes (the tensor data is never read). */
+static void put_model(const char *name, const void *header, size_t len, uint64_t size)
+{
+    char path[700];
+    snprintf(path, sizeof path, "%s/%s", dir, name);
+    FILE *f = fopen(path, "wb");
+    assert_non_null(f);
+    assert_int_equal(fwrite(header, 1, len, f), len);
+    assert_int_equal(ftruncate(fileno(f), (off_t)size), 0);
+    fclose(f);
+}
+
+static void drop_model(const char *name)
+{
+    char path[700];
+    snprintf(path, sizeof path, "%s/%s", dir, name);
+    remove(path);
+}
+
+typedef struct {
+    unsigned requests;
+    uint64_t bytes;   /* body bytes the server sent */
+    uint64_t longest; /* the longest range asked for */
+} served;
+
+/* The server's log since the last call, once it holds `requests` lines (it writes a line after
+ * the body, so the last may land after the client is done: waits up to 5 s). */
+static served log_take(unsigned requests)
+{
+    served s = {0};
+    for (int tries = 0; tries < 500; tries++) {
+        s = (served){0};
+        FILE *f = fopen(log_path, "r");
+        if (f && fseek(f, log_off, SEEK_SET) == 0) {
+            char line[512];
+            while (fgets(line, sizeof line, f)) {
+                unsigned long long a, b;
+                long long n;
+                const char *t = strchr(line, '\t');
+                if (!t || sscanf(t, "\t%*d\tbytes=%llu-%llu\t%lld", &a, &b, &n) != 3)
+                    continue;
+                s.requests++;
+                s.bytes += n > 0 ? (uint64_t)n : 0;
+                if (b - a + 1 > s.longest)
+                    s.longest = b - a + 1;
+            }
+            if (s.requests >= requests)
+                log_off = ftell(f);
+        }
+        if (f)
+            fclose(f);
+        if (s.requests >= requests)
+            return s;
+        usleep(10000);
+    }
+    return s;
+}
+
+/* The bytes the blocks of before fetched for a header of len bytes: 256 KiB, doubling. */
+static uint64_t doubling_bytes(uint64_t len, uint64_t size)
+{
+    uint64_t b = RL_REMOTE_FIRST_BLOCK;
+    while (b < len)
+        b *= 2;
+    return b < size ? b : size;
+}
+
+/* Read dir/name over HTTP with o (NULL: the defaults, no cache); the server's count of what
+ * it sent in *sv; the parsed file in *out (or NULL on failure, the message in *err). */
+static rl_status read_url(const char *name, const rl_remote_opts *o, rl_remote_stats *st,
+                          served *sv, rl_gguf_file **out, rl_error *err)
+{
+    rl_remote_opts d;
+    rl_remote_opts_default(&d);
+    char url[256];
+    snprintf(url, sizeof url, "http://127.0.0.1:%d/%s", port, name);
+    *st = (rl_remote_stats){0};
+    rl_status s = rl_gguf_remote_read(url, o ? o : &d, st, out, err);
+    *sv = log_take(st->requests);
+    assert_int_equal(sv->requests, st->requests);
+    return s;
+}
+
+static void test_presets_two_requests(void **state)
+{
+    (void)state;
+    for (size_t i = 0; i < rl_synth_preset_count(); i++) {
+        const rl_synth_preset *ps = rl_synth_preset_at(i);
+        rl_synth_plan *p = NULL;
+        rl_error e = {RL_OK, ""};
+        assert_int_equal(rl_synth_plan_build(&ps->cfg, &p, &e), RL_OK);
+        char name[64];
+        snprintf(name, sizeof name, "%s.gguf", ps->name);
+        put_model(name, p->header, p->header_len, p->file_size);
+        rl_remote_stats st;
+        served sv;
+        rl_gguf_file *f = NULL;
+        assert_int_equal(read_url(name, NULL, &st, &sv, &f, &e), RL_OK);
+        assert_int_equal(f->bytes_read, p->header_len);
+        assert_int_equal(f->n_tensors, p->n_tensors);
+        /* one request when the first block holds the header, else exactly two */
+        assert_int_equal(sv.requests, p->header_len <= RL_REMOTE_FIRST_BLOCK ? 1 : 2);
+        assert_int_equal(sv.bytes, st.bytes_fetched);
+        assert_true(sv.bytes >= p->header_len);
+        assert_true(sv.bytes <= doubling_bytes(p->header_len, p->file_size));
+        /* within 15% of the header (Qwen2.5: 3.25 MB; before, 4 MiB in 5 requests) */
+        assert_true(sv.bytes <= p->header_len + p->header_len / 100 * 15 + RL_REMOTE_FIRST_BLOCK);
+        rl_gguf_free(f);
+        rl_synth_plan_free(p);
+        drop_model(name);
+    }
+}
+
+static void w_arr_head(wbuf *w, const char *key, uint32_t et, uint64_t n)
+{
+    w_str(w, key);
+    w_u32(w, GGUF_T_ARRAY);
+    w_u32(w, et);
+    w_u64(w, n);
+}
+
+/* Token i of a BPE vocabulary of n: text that grows longer with the id as in a real one, on
+ * the profile of llama.cpp's models/ggml-vocab-qwen2.gguf (6.0, 7.0, 7.4, 7.6, 7.8, 11.3,
+ * 11.9 and 13.2 bytes on average in its eighths, 9.0 over all). */
+static size_t bpe_token(uint64_t i, uint64_t n, char *buf)
+{
+    static const unsigned eighth[8] = {5, 6, 6, 7, 7, 10, 11, 12};
+    size_t len = i < 256 ? 1 : eighth[i * 8 / n] + (size_t)((i * 2654435761u >> 7) % 3);
+    for (size_t k = 0; k < len; k++)
+        buf[k] = (char)('a' + (i + k * 7) % 26);
+    return len;
+}
+
+/* A Qwen2.5-like header: gpt2 tokenizer (tokens, token_type, merges: one per token but the
+ * 256 bytes and the 293 added tokens), a chat template and n_tensors F32 tensors of 64
+ * elements. The file's size in *size. */
+static wbuf bpe_header(uint64_t n_vocab, uint64_t n_tensors, uint64_t *size)
+{
+    mbuild b = {0};
+    mb_str(&b, "general.architecture", "qwen2");
+    mb_str(&b, "general.name", "bpe-like");
+    mb_u32(&b, "general.file_type", 0);
+    mb_u32(&b, "qwen2.block_count", 24);
+    mb_u32(&b, "qwen2.embedding_length", 896);
+    mb_str(&b, "tokenizer.ggml.model", "gpt2");
+    mb_str(&b, "tokenizer.ggml.pre", "qwen2");
+    char tok[32];
+    w_arr_head(&b.kv, "tokenizer.ggml.tokens", GGUF_T_STRING, n_vocab);
+    for (uint64_t i = 0; i < n_vocab; i++)
+        w_strn(&b.kv, tok, bpe_token(i, n_vocab, tok));
+    w_arr_head(&b.kv, "tokenizer.ggml.token_type", GGUF_T_INT32, n_vocab);
+    for (uint64_t i = 0; i < n_vocab; i++)
+        w_u32(&b.kv, 1);
+    w_arr_head(&b.kv, "tokenizer.ggml.merges", GGUF_T_STRING, n_vocab - 549);
+    for (uint64_t i = 256; i < n_vocab - 293; i++) {
+        size_t len = bpe_token(i, n_vocab, tok);
+        memmove(tok + len / 2 + 1, tok + len / 2, len - len / 2);
+        tok[len / 2] = ' ';
+        w_strn(&b.kv, tok, len + 1);
+    }
+    b.n_kv += 3;
+    mb_u32(&b, "tokenizer.ggml.eos_token_id", 151645);
+    char tmpl[2600];
+    memset(tmpl, 'x', sizeof tmpl - 1);
+    tmpl[sizeof tmpl - 1] = '\0';
+    mb_str(&b, "tokenizer.chat_template", tmpl);
+
+    wbuf w = {0};
+    w_bytes(&w, "GGUF", 4);
+    w_u32(&w, 3);
+    w_u64(&w, n_tensors);
+    w_u64(&w, b.n_kv);
+    w_bytes(&w, b.kv.p, b.kv.len);
+    free(b.kv.p);
+    for (uint64_t i = 0; i < n_tensors; i++) {
+        char name[64];
+        snprintf(name, sizeof name, "blk.%" PRIu64 ".ffn_down.%" PRIu64 ".weight", i / 64, i % 64);
+        w_str(&w, name);
+        w_u32(&w, 1);
+        w_u64(&w, 64);
+        w_u32(&w, RL_GGML_F32);
+        w_u64(&w, i * 256);
+    }
+    *size = (w.len + 31) / 32 * 32 + n_tensors * 256;
+    return w;
+}
+
+static void test_bpe_two_requests(void **state)
+{
+    (void)state;
+    uint64_t size;
+    wbuf w = bpe_header(151936, 2000, &size);
+    put_model("bpe.gguf", w.p, w.len, size);
+    rl_remote_stats st;
+    served sv;
+    rl_gguf_file *f = NULL;
+    rl_error e = {RL_OK, ""};
+    assert_int_equal(read_url("bpe.gguf", NULL, &st, &sv, &f, &e), RL_OK);
+    assert_int_equal(f->bytes_read, w.len);
+    assert_int_equal(f->n_tensors, 2000);
+    assert_int_equal(sv.requests, 2);
+    assert_true(sv.bytes >= w.len);
+    assert_true(sv.bytes <= doubling_bytes(w.len, size));
+    rl_gguf_free(f);
+    free(w.p);
+    drop_model("bpe.gguf");
+}
+
+/* One array announcing n strings, then zeros (each an empty string: 8 bytes) to size bytes. */
+static void put_hostile(const char *name, uint64_t n, uint64_t size)
+{
+    wbuf w = {0};
+    w_bytes(&w, "GGUF", 4);
+    w_u32(&w, 3);
+    w_u64(&w, 0);
+    w_u64(&w, 1);
+    w_arr_head(&w, "tokenizer.ggml.tokens", GGUF_T_STRING, n);
+    put_model(name, w.p, w.len, size);
+    free(w.p);
+}
+
+static void test_hostile_count_capped(void **state)
+{
+    (void)state;
+    rl_remote_opts o;
+    rl_remote_opts_default(&o);
+    o.max_bytes = 4u << 20;
+    o.readahead_max = 1u << 20;
+    /* 2^32 strings fit the parser's bounds in a 64 GiB file: the estimate is 36 GB */
+    put_hostile("hostile.gguf", 1ull << 32, 1ull << 36);
+    rl_remote_stats st;
+    served sv;
+    rl_gguf_file *f = NULL;
+    rl_error e = {RL_OK, ""};
+    assert_int_equal(read_url("hostile.gguf", &o, &st, &sv, &f, &e), RL_EINPUT);
+    assert_null(f);
+    assert_non_null(strstr(e.msg, "goes on past the 4 MiB this tool fetches"));
+    assert_int_equal(sv.bytes, 4u << 20); /* the byte limit kept */
+    assert_true(sv.longest <= 1u << 20);  /* no request past the read-ahead cap */
+    assert_int_equal(sv.requests, 5);     /* 256 KiB, then 1 MiB at a time */
+    drop_model("hostile.gguf");
+    /* 2^60: refused by the parser's bounds after the first request, nothing asked on it */
+    put_hostile("hostile60.gguf", 1ull << 60, 1ull << 36);
+    rl_remote_opts_default(&o);
+    assert_int_equal(read_url("hostile60.gguf", &o, &st, &sv, &f, &e), RL_EINPUT);
+    assert_non_null(strstr(e.msg, "implausible array length 1152921504606846976"));
+    assert_int_equal(sv.requests, 1);
+    assert_int_equal(sv.bytes, RL_REMOTE_FIRST_BLOCK);
+    drop_model("hostile60.gguf");
+}
+
+/* Short strings, then long ones: every estimate falls short; after two the blocks double, so
+ * this costs no more requests than before plus those two. */
+static void test_short_estimates_double(void **state)
+{
+    (void)state;
+    wbuf w = {0};
+    w_bytes(&w, "GGUF", 4);
+    w_u32(&w, 3);
+    w_u64(&w, 0);
+    w_u64(&w, 1);
+    w_arr_head(&w, "x.strings", GGUF_T_STRING, 20500);
+    char *big = malloc(8192);
+    assert_non_null(big);
+    memset(big, 'y', 8192);
+    for (int i = 0; i < 20500; i++)
+        w_strn(&w, big, i < 20000 ? 1 : 8192);
+    free(big);
+    put_model("short.gguf", w.p, w.len, w.len + 4096);
+    rl_remote_stats st;
+    served sv;
+    rl_gguf_file *f = NULL;
+    rl_error e = {RL_OK, ""};
+    assert_int_equal(read_url("short.gguf", NULL, &st, &sv, &f, &e), RL_OK);
+    assert_int_equal(f->bytes_read, w.len);
+    assert_true(sv.requests <= 8); /* before: 6 */
+    assert_true(sv.bytes <= 2 * doubling_bytes(w.len, w.len + 4096));
+    rl_gguf_free(f);
+    free(w.p);
+    drop_model("short.gguf");
+}
+
+/* 5000 one-byte strings, then 55000 of 30 bytes: at the first block's end the whole average
+ * (25 bytes a string) is far below the last window's (34); two requests only with the window. */
+static void test_recent_window(void **state)
+{
+    (void)state;
+    wbuf w = {0};
+    w_bytes(&w, "GGUF", 4);
+    w_u32(&w, 3);
+    w_u64(&w, 0);
+    w_u64(&w, 1);
+    w_arr_head(&w, "x.strings", GGUF_T_STRING, 60000);
+    const char *s30 = "abcdefghijklmnopqrstuvwxyzabcd";
+    for (int i = 0; i < 60000; i++)
+        w_strn(&w, s30, i < 5000 ? 1 : 30);
+    put_model("jump.gguf", w.p, w.len, w.len + 4096);
+    rl_remote_stats st;
+    served sv;
+    rl_gguf_file *f = NULL;
+    rl_error e = {RL_OK, ""};
+    assert_int_equal(read_url("jump.gguf", NULL, &st, &sv, &f, &e), RL_OK);
+    assert_int_equal(f->bytes_read, w.len);
+    assert_int_equal(sv.requests, 2);
+    assert_true(sv.bytes <= doubling_bytes(w.len, w.len + 4096));
+    rl_gguf_free(f);
+    free(w.p);
+    drop_model("jump.gguf");
+}
+
+/* A read-ahead read is cached whole; the next read revalidates it in one request. */
+static void test_cache_after_readahead(void **state)
+{
+    (void)state;
+    const rl_synth_preset *ps = rl_synth_preset_find("qwen2.5-0.5b");
+    rl_synth_plan *p = NULL;
+    rl_error e = {RL_OK, ""};
+    assert_int_equal(rl_synth_plan_build(&ps->cfg, &p, &e), RL_OK);
+    put_model("cached.gguf", p->header, p->header_len, p->file_size);
+    char cache[700];
+    snprintf(cache, sizeof cache, "%s/cache", dir);
+    rl_remote_opts o;
+    rl_remote_opts_default(&o);
+    o.cache_dir = cache;
+    rl_remote_stats st;
+    served sv;
+    rl_gguf_file *f = NULL;
+    assert_int_equal(read_url("cached.gguf", &o, &st, &sv, &f, &e), RL_OK);
+    assert_int_equal(sv.requests, 2);
+    assert_int_equal(st.cache_hits, 0);
+    rl_gguf_free(f);
+    assert_int_equal(read_url("cached.gguf", &o, &st, &sv, &f, &e), RL_OK);
+    assert_int_equal(sv.requests, 1);
+    assert_int_equal(sv.bytes, 0);
+    assert_int_equal(st.cache_hits, 1);
+    assert_int_equal(f->bytes_read, p->header_len);
+    rl_gguf_free(f);
+    rl_synth_plan_free(p);
+    drop_model("cached.gguf");
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -151,5 +568,11 @@ int main(void)
         cmocka_unit_test(test_refuse_url),
         cmocka_unit_test(test_stream_short_reads),
     };
-    return cmocka_run_group_tests(tests, NULL, NULL);
+    const struct CMUnitTest served_tests[] = {
+        cmocka_unit_test(test_presets_two_requests), cmocka_unit_test(test_bpe_two_requests),
+        cmocka_unit_test(test_hostile_count_capped), cmocka_unit_test(test_short_estimates_double),
+        cmocka_unit_test(test_recent_window),        cmocka_unit_test(test_cache_after_readahead),
+    };
+    int failed = cmocka_run_group_tests(tests, NULL, NULL);
+    return failed + cmocka_run_group_tests(served_tests, setup_server, teardown_server);
 }
