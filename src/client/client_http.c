@@ -94,6 +94,7 @@ struct run {
     char name[300]; /* the host alone (escaped): the name DNS is asked for */
     slot *slots;
     size_t n_slots, inflight;
+    bool oom; /* a response could not be parsed or kept for lack of memory: the run stops */
 };
 
 /* ---- URLs ---------------------------------------------------------------------------- */
@@ -234,7 +235,12 @@ static rl_status on_event(void *ud, const char *event, const char *data, size_t 
         return RL_OK;
     }
     char shown[SHOW_MAX * 4 + 8];
-    cJSON *j = cJSON_ParseWithLength(data, len);
+    bool oom = false;
+    cJSON *j = rl_json_parse_raw(data, len, NULL, &oom);
+    if (oom) { /* not the server's fault: the whole run stops (exit 5) */
+        sl->r->oom = true;
+        return rl_fail(err, RL_EINTERNAL, "out of memory parsing an SSE event");
+    }
     if (!j) {
         show_line(data, len, shown, sizeof shown);
         return rl_fail(err, RL_EINPUT, "malformed SSE event: data is not JSON: %s", shown);
@@ -299,8 +305,10 @@ static rl_status on_event(void *ud, const char *event, const char *data, size_t 
         sl->deltas++;
     }
     cJSON_Delete(j);
-    if (sl->text.oom)
+    if (sl->text.oom) {
+        sl->r->oom = true;
         return rl_fail(err, RL_EINTERNAL, "out of memory keeping a response");
+    }
     return RL_OK;
 }
 
@@ -678,6 +686,11 @@ static rl_status loop(run *r, rl_error *err)
                 slot_finish(sl, rc); /* m is invalid from here */
                 ended = true;
             }
+        }
+        if (r->oom) {
+            stop_all(r, "stopped: out of memory", false);
+            return rl_fail(err, RL_EINTERNAL,
+                           "out of memory reading the answers from %s: the run stopped", r->host);
         }
         if (ended)
             continue; /* free slots: ask the scheduler before waiting */
