@@ -152,10 +152,16 @@ rl_status rl_an_disturbance_of(const rl_an_input *in, rl_an_disturbance *d, rl_e
     causes(&b, in, d);
     during(&b, d);
     d->text = rl_sbuf_take(&b);
-    d->advice = rl_strdup("Close other programs and re-run on a quiet machine, or re-run with "
-                          "--wait-quiet 60 to wait up to a minute for one before each "
-                          "measurement; numbers measured under load are low and scattered, and "
-                          "the verdict can flip.");
+    bool client_only = d->n_kind[RL_AN_MEAS_CLIENT] == d->n;
+    d->advice =
+        rl_strdup(client_only ? "Close other programs and re-run on a quiet machine, or re-run "
+                                "with --wait-quiet 60 to wait up to a minute for one before each "
+                                "operating point; latencies measured under load are high and "
+                                "scattered, and rates low."
+                              : "Close other programs and re-run on a quiet machine, or re-run "
+                                "with --wait-quiet 60 to wait up to a minute for one before each "
+                                "measurement; numbers measured under load are low and "
+                                "scattered, and the verdict can flip.");
     if (d->text == NULL || d->advice == NULL)
         return rl_fail(err, RL_EINTERNAL, "analysis: out of memory describing the disturbance");
     return RL_OK;

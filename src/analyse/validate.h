@@ -34,6 +34,11 @@
  *     limit_pct;
  *   - warnings (top level, run_warnings, analysis.warnings): code [a-z0-9_]+, non-empty text,
  *     applies_to a list of existing model ids.
+ *   - analysis.disturbance (not of a bundle still running): n_measurements, n_disturbed,
+ *     by_kind and disturbed recounted from the machine objects of the llama-bench runs, membw
+ *     runs and client points; a client analysis (scope "client", no fit needed) provisional
+ *     exactly when disturbed; a client point's machine.measured_server has pids with found_by,
+ *     or none and a reason;
  *   - client (docs/BUNDLE.md): settings and token calibration kinds; per point requests
  *     ok + failed = measured, attempts >= measured, one record per measured request, goodput
  *     good <= ok; every metric has the legend's kind and unit or is unavailable with a reason,

@@ -192,6 +192,31 @@ static void endpoint_host(const char *url, char *buf, size_t cap, char *name, si
     curl_url_cleanup(u);
 }
 
+rl_status rl_client_http_host_port(const char *url, char *host, size_t cap, unsigned *port,
+                                   rl_error *err)
+{
+    CURLU *u = curl_url();
+    char *h = NULL, *p = NULL;
+    rl_status st = RL_OK;
+    if (!u)
+        return rl_fail(err, RL_EINTERNAL, "out of memory parsing a URL");
+    if (!url || curl_url_set(u, CURLUPART_URL, url, 0) != CURLUE_OK ||
+        curl_url_get(u, CURLUPART_HOST, &h, 0) != CURLUE_OK ||
+        curl_url_get(u, CURLUPART_PORT, &p, CURLU_DEFAULT_PORT) != CURLUE_OK) {
+        char shown[512];
+        st = rl_fail(err, RL_EINPUT, "'%s' is not a URL with a host",
+                     rl_url_shown(url ? url : "", shown, sizeof shown));
+    } else {
+        long v = strtol(p, NULL, 10);
+        rl_snprintf(host, cap, "%s", h);
+        *port = v > 0 && v < 65536 ? (unsigned)v : 0;
+    }
+    curl_free(h);
+    curl_free(p);
+    curl_url_cleanup(u);
+    return st;
+}
+
 /* ---- one request ------------------------------------------------------------------------ */
 
 /* Set the slot's failure reason once (the first reason wins). */

@@ -908,9 +908,27 @@ static void endpoint_is(const char *url, rl_client_api api, bool redact, const c
     free(got);
 }
 
+static void host_port_is(const char *url, const char *host, unsigned port)
+{
+    char h[256];
+    unsigned p = 1;
+    rl_error e = {RL_OK, ""};
+    assert_int_equal(rl_client_http_host_port(url, h, sizeof h, &p, &e), RL_OK);
+    assert_string_equal(h, host);
+    assert_int_equal(p, port);
+}
+
 static void test_endpoint(void **state)
 {
     (void)state;
+    /* the host and port the measured server is looked up by */
+    host_port_is("http://127.0.0.1:8080/v1", "127.0.0.1", 8080);
+    host_port_is("http://localhost/v1", "localhost", 80);
+    host_port_is("https://u:pw@[::1]/x?key=1", "[::1]", 443);
+    char h[64];
+    unsigned port;
+    rl_error pe = {RL_OK, ""};
+    assert_int_equal(rl_client_http_host_port("not a url", h, sizeof h, &port, &pe), RL_EINPUT);
     const rl_client_api C = RL_CLIENT_API_CHAT, P = RL_CLIENT_API_COMPLETIONS;
     endpoint_is("http://127.0.0.1:8080", C, false, "http://127.0.0.1:8080/v1/chat/completions");
     endpoint_is("http://127.0.0.1:8080/", P, false, "http://127.0.0.1:8080/v1/completions");
