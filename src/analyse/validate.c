@@ -1391,6 +1391,74 @@ static void check_disturbance(const cJSON *b, const cJSON *an, probs *p)
             dist, total);
 }
 
+/* ---- a standalone membw result (membw --json, -o) ---- */
+
+/* One membw run: kernel, threads, its samples (positive, finite), its machine. */
+static void check_membw_run(const cJSON *r, const char *rp, probs *p)
+{
+    char buf[VPATH];
+    const char *k = rl_json_get_str(r, "kernel");
+    if (!k || !*k)
+        add(p, key_path(buf, rp, "kernel"), "missing or not a kernel name");
+    const cJSON *t = rl_json_get(r, "threads");
+    if (!is_int(t) || t->valuedouble < 1)
+        add(p, key_path(buf, rp, "threads"), "missing or not a whole number >= 1");
+    const cJSON *sm = rl_json_get(r, "samples_GBs"), *v;
+    if (!cJSON_IsArray(sm) || cJSON_GetArraySize(sm) < 1)
+        add(p, key_path(buf, rp, "samples_GBs"), "missing or empty: a run keeps its samples");
+    size_t i = 0;
+    const cJSON *samples = cJSON_IsArray(sm) ? sm : NULL;
+    cJSON_ArrayForEach(v, samples)
+    {
+        char ip[VPATH];
+        if (!is_finite_num(v) || v->valuedouble <= 0)
+            add(p, idx_path(ip, key_path(buf, rp, "samples_GBs"), i), "not a rate above 0 GB/s");
+        i++;
+    }
+    const cJSON *m = rl_json_get(r, "machine");
+    if (m)
+        check_machine(m, key_path(buf, rp, "machine"), p);
+}
+
+rl_status rl_validate_membw(const cJSON *m, rl_validate_problems *out)
+{
+    if (!cJSON_IsObject(m)) {
+        add(out, "", "the membw result is not a JSON object");
+        return out->oom ? RL_EINTERNAL : RL_OK;
+    }
+    const char *kind = rl_json_get_str(m, "kind");
+    bool measured = kind && strcmp(kind, "measured") == 0;
+    if (!measured && !(kind && strcmp(kind, "controlled") == 0))
+        add(out, "kind", "missing or not \"measured\" or \"controlled\"");
+    const cJSON *peak = rl_json_get(m, "peak_read_GBs");
+    if (!is_finite_num(peak) || peak->valuedouble <= 0)
+        add(out, "peak_read_GBs", "missing or not a rate above 0 GB/s");
+    bool b;
+    if (measured && !rl_json_get_bool(m, "complete", &b))
+        add(out, "complete", "missing or not true/false");
+    const cJSON *runs = rl_json_get(m, "runs"), *r;
+    if (!cJSON_IsArray(runs))
+        add(out, "runs", "missing or not an array");
+    size_t i = 0, n = 0, d = 0;
+    const cJSON *arr = cJSON_IsArray(runs) ? runs : NULL;
+    cJSON_ArrayForEach(r, arr)
+    {
+        char rp[VPATH];
+        check_membw_run(r, idx_path(rp, "runs", i++), out);
+    }
+    if (measured && cJSON_IsArray(runs) && cJSON_GetArraySize(runs) == 0)
+        add(out, "runs", "a measured ceiling without a run");
+    count_machines(runs, &n, &d);
+    const cJSON *s = rl_json_get(rl_json_get(m, "env"), "machine_state");
+    if (n > 0 && (!s || unavailable(s)))
+        add(out, "env.machine_state", "missing, but %zu runs recorded their machine state", n);
+    else if (s && !unavailable(s)) {
+        count_is(s, "measurements", n, "env.machine_state", out);
+        count_is(s, "disturbed", d, "env.machine_state", out);
+    }
+    return out->oom ? RL_EINTERNAL : RL_OK;
+}
+
 rl_status rl_validate(const cJSON *b, rl_validate_problems *out)
 {
     if (!cJSON_IsObject(b)) {
