@@ -1239,9 +1239,8 @@ static cJSON *verdict_json(jctx *j, const rl_an_result *r)
  * "n_other_processes", "n_steal", "by_kind":
  * {"llama_bench": {"n", "disturbed"}, ...}, "other_cpu_pct_max", "steal_pct_max", "text",
  * "advice"} or {"available": false, "reason"}. */
-static cJSON *disturbance_json(jctx *j, const rl_an_result *r)
+static cJSON *disturbance_json(jctx *j, const rl_an_disturbance *d)
 {
-    const rl_an_disturbance *d = &r->disturbance;
     if (!d->available)
         return junavail(j, d->reason ? d->reason : "no machine state recorded");
     static const char *const keys[RL_AN_MEAS_KINDS] = {"llama_bench", "membw", "client"};
@@ -1300,6 +1299,62 @@ static cJSON *long_context_json(jctx *j, const rl_an_result *r, const rl_an_long
     return o;
 }
 
+/* [{"code", "text", "applies_to": [model ids]}] */
+static cJSON *warnings_json(jctx *j, const rl_an_result *r)
+{
+    cJSON *ws = cJSON_CreateArray();
+    if (ws == NULL)
+        j->ok = false;
+    for (size_t i = 0; ws != NULL && i < r->n_warnings; i++) {
+        const rl_an_warning *w = &r->warnings[i];
+        cJSON *wo = jobj(j);
+        jstr(j, wo, "code", w->code);
+        jstr(j, wo, "text", w->text);
+        cJSON *ids = cJSON_CreateArray();
+        for (size_t k = 0; ids != NULL && k < w->n_models; k++)
+            jadd(j, ids, NULL, cJSON_CreateString(r->models[w->models[k]].id));
+        jadd(j, wo, "applies_to", ids);
+        jadd(j, ws, NULL, wo);
+    }
+    return ws;
+}
+
+rl_status rl_an_client_to_json(const rl_an_input *in, cJSON **out, rl_error *err)
+{
+    if (out == NULL || in == NULL)
+        return rl_fail(err, RL_EINTERNAL, "analysis: no input to write");
+    *out = NULL;
+    rl_an_result r;
+    memset(&r, 0, sizeof r);
+    rl_status st = rl_an_disturbance_of(in, &r.disturbance, err);
+    if (st == RL_OK && r.disturbance.disturbed) {
+        rl_sbuf b = {0};
+        rl_sbuf_printf(&b, "Measured while the machine was busy: ");
+        sb_ascii(&b, r.disturbance.text);
+        rl_sbuf_printf(&b, ", so the latencies and rates may be off. ");
+        sb_ascii(&b, r.disturbance.advice);
+        st = add_warning(&r, "disturbed", rl_sbuf_take(&b), NULL, 0, err);
+    }
+    if (st != RL_OK) {
+        rl_an_free(&r);
+        return st;
+    }
+    jctx jc = {true}, *j = &jc;
+    cJSON *o = jobj(j);
+    jstr(j, o, "kind", "derived");
+    jstr(j, o, "scope", "client");
+    jadd(j, o, "disturbance", disturbance_json(j, &r.disturbance));
+    jbool(j, o, "provisional", r.disturbance.disturbed);
+    jadd(j, o, "warnings", warnings_json(j, &r));
+    rl_an_free(&r);
+    if (!jc.ok) {
+        cJSON_Delete(o);
+        return rl_fail(err, RL_EINTERNAL, "analysis: out of memory building JSON");
+    }
+    *out = o;
+    return RL_OK;
+}
+
 rl_status rl_an_to_json(const rl_an_result *r, cJSON **out, rl_error *err)
 {
     if (out == NULL || r == NULL)
@@ -1337,7 +1392,7 @@ rl_status rl_an_to_json(const rl_an_result *r, cJSON **out, rl_error *err)
         jadd(j, o, "utilisation", junavail(j, r->util_reason ? r->util_reason : "unknown"));
     }
     jadd(j, o, "verdict", verdict_json(j, r));
-    jadd(j, o, "disturbance", disturbance_json(j, r));
+    jadd(j, o, "disturbance", disturbance_json(j, &r->disturbance));
     if (r->has_knee) {
         cJSON *k = javail(j, "derived");
         jnum(j, k, "threads", r->knee_threads);
@@ -1362,19 +1417,7 @@ rl_status rl_an_to_json(const rl_an_result *r, cJSON **out, rl_error *err)
     for (size_t i = 0; lcs != NULL && i < r->n_long_context; i++)
         jadd(j, lcs, NULL, long_context_json(j, r, &r->long_context[i]));
     jadd(j, o, "long_context", lcs);
-    cJSON *ws = cJSON_CreateArray();
-    for (size_t i = 0; ws != NULL && i < r->n_warnings; i++) {
-        const rl_an_warning *w = &r->warnings[i];
-        cJSON *wo = jobj(j);
-        jstr(j, wo, "code", w->code);
-        jstr(j, wo, "text", w->text);
-        cJSON *ids = cJSON_CreateArray();
-        for (size_t k = 0; ids != NULL && k < w->n_models; k++)
-            jadd(j, ids, NULL, cJSON_CreateString(r->models[w->models[k]].id));
-        jadd(j, wo, "applies_to", ids);
-        jadd(j, ws, NULL, wo);
-    }
-    jadd(j, o, "warnings", ws);
+    jadd(j, o, "warnings", warnings_json(j, r));
     if (!jc.ok) {
         cJSON_Delete(o);
         return rl_fail(err, RL_EINTERNAL, "analysis: out of memory building JSON");

@@ -324,4 +324,11 @@ const char *rl_an_bytes_name(rl_an_bytes_convention b);
  * {"available": false, "reason": "..."}. RL_EINTERNAL when out of memory. */
 rl_status rl_an_to_json(const rl_an_result *r, cJSON **out, rl_error *err);
 
+/* The analysis of a client-only bundle (`client`: no models, no ceiling): the disturbance of
+ * its operating points by the rules above and nothing else, as a new object in *out (caller
+ * owns): {"kind": "derived", "scope": "client", "disturbance", "provisional", "warnings"}.
+ * provisional is true when a point was disturbed (the client's headline numbers then say so),
+ * with the warning "disturbed". RL_EINTERNAL when out of memory. */
+rl_status rl_an_client_to_json(const rl_an_input *in, cJSON **out, rl_error *err);
+
 #endif

@@ -209,6 +209,8 @@ static bool gpu_backend_of(const cJSON *m)
     return false;
 }
 
+static rl_status store_analysis(cJSON *b, cJSON *aj, rl_error *err);
+
 rl_status rl_bundle_analyze(cJSON *b, rl_an_bytes_convention conv, rl_error *err)
 {
     cJSON *models = cJSON_GetObjectItemCaseSensitive(b, "models");
@@ -303,11 +305,18 @@ rl_status rl_bundle_analyze(cJSON *b, rl_an_bytes_convention conv, rl_error *err
     an_build_free(&ab);
     if (st != RL_OK)
         return st;
+    /* the analysis warnings are the bundle's warnings, with whatever the run added */
+    return store_analysis(b, aj, err);
+}
+
+/* Store aj as b's "analysis" and its warnings, with the run's own (run_warnings), as b's
+ * "warnings" (aj owned by b from here). */
+static rl_status store_analysis(cJSON *b, cJSON *aj, rl_error *err)
+{
     if (cJSON_GetObjectItemCaseSensitive(b, "analysis"))
         cJSON_ReplaceItemInObjectCaseSensitive(b, "analysis", aj);
     else
         cJSON_AddItemToObject(b, "analysis", aj);
-    /* the analysis warnings are the bundle's warnings, with whatever the run added */
     cJSON *w = cJSON_Duplicate(cJSON_GetObjectItemCaseSensitive(aj, "warnings"), 1);
     cJSON *extra = cJSON_GetObjectItemCaseSensitive(b, "run_warnings");
     if (w && cJSON_IsArray(extra)) {
@@ -321,6 +330,20 @@ rl_status rl_bundle_analyze(cJSON *b, rl_an_bytes_convention conv, rl_error *err
     else
         cJSON_AddItemToObject(b, "warnings", w);
     return RL_OK;
+}
+
+rl_status rl_bundle_analyze_client(cJSON *b, rl_error *err)
+{
+    an_build ab = {0};
+    rl_an_input in = {0};
+    if (!machines_of(&ab, b, &in)) {
+        an_build_free(&ab);
+        return rl_fail(err, RL_EINTERNAL, "out of memory");
+    }
+    cJSON *aj = NULL;
+    rl_status st = rl_an_client_to_json(&in, &aj, err);
+    an_build_free(&ab);
+    return st == RL_OK ? store_analysis(b, aj, err) : st;
 }
 
 rl_status rl_bundle_analyze_import(cJSON *b, const char *file, rl_error *err)

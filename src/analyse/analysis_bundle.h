@@ -1,5 +1,6 @@
 /* analysis_bundle.h: the analysis of a result bundle, run on the bundle's own tree after
- * measuring (run, diagnose) or importing (import): the analyse stage's entry for commands.
+ * measuring (run, diagnose) or importing (import), and that of a client bundle's operating
+ * points (client): the analyse stage's entry for commands.
  *
  * Ownership: every function works on the caller's tree. */
 #ifndef RL_ANALYSIS_BUNDLE_H
@@ -15,6 +16,12 @@
  * byte convention of the command. A rate without samples (an imported one) counts with its
  * "mean"; a model's "bytes_per_token" marked "imported" is kept when of that convention. */
 rl_status rl_bundle_analyze(cJSON *b, rl_an_bytes_convention bytes, rl_error *err);
+
+/* A client-only bundle (command client): the disturbance of its operating points (the
+ * "machine" of each client.points[], attempts not counted, the limits of
+ * environment.machine_state) stored as "analysis" (analysis.h, rl_an_client_to_json), its
+ * warning "disturbed" copied to the top-level "warnings". */
+rl_status rl_bundle_analyze_client(cJSON *b, rl_error *err);
 
 /* An imported bundle (bundle/import.h) finished: analysed with the byte convention its
  * settings name, then status "complete" (with a reason when no model has a decode rate). file

@@ -126,17 +126,31 @@ static void during(rl_sbuf *b, const rl_an_disturbance *d)
     rl_sbuf_printf(b, ")");
 }
 
-/* What to do: only steal (the host's load) is not cured by closing programs here. */
+/* What to do: only steal (the host's load) is not cured by closing programs here; a client
+ * session's operating points suffer in latency, not in a verdict. */
 static const char *advice_of(const rl_an_disturbance *d)
 {
+    bool client_only = d->n_kind[RL_AN_MEAS_CLIENT] == d->n;
     if (d->n_steal > 0 && d->n_other_processes == 0)
-        return "The host gave this virtual machine's CPUs to other guests (steal): nothing on "
-               "this machine can quiet that. Re-run later, with --wait-quiet 60 to wait up to a "
-               "minute for low steal before each measurement, or on dedicated hardware; numbers "
-               "measured under steal are low and scattered, and the verdict can flip.";
-    return "Close other programs and re-run on a quiet machine, or re-run with --wait-quiet 60 "
-           "to wait up to a minute for one before each measurement; numbers measured under load "
-           "are low and scattered, and the verdict can flip.";
+        return client_only
+                   ? "The host gave this virtual machine's CPUs to other guests (steal): nothing "
+                     "on this machine can quiet that. Re-run later, with --wait-quiet 60 to wait "
+                     "up to a minute for low steal before each operating point, or on dedicated "
+                     "hardware; latencies measured under steal are high and scattered, and rates "
+                     "low."
+                   : "The host gave this virtual machine's CPUs to other guests (steal): nothing "
+                     "on this machine can quiet that. Re-run later, with --wait-quiet 60 to wait "
+                     "up to a minute for low steal before each measurement, or on dedicated "
+                     "hardware; numbers measured under steal are low and scattered, and the "
+                     "verdict can flip.";
+    return client_only ? "Close other programs and re-run on a quiet machine, or re-run with "
+                         "--wait-quiet 60 to wait up to a minute for one before each operating "
+                         "point; latencies measured under load are high and scattered, and rates "
+                         "low."
+                       : "Close other programs and re-run on a quiet machine, or re-run with "
+                         "--wait-quiet 60 to wait up to a minute for one before each "
+                         "measurement; numbers measured under load are low and scattered, and "
+                         "the verdict can flip.";
 }
 
 rl_status rl_an_disturbance_of(const rl_an_input *in, rl_an_disturbance *d, rl_error *err)

@@ -1,5 +1,6 @@
 /* analysis_quiet.h: the noise and disturbance rules of the analysis (thresholds and rules in
- * analysis.h), used by analysis.c only. Pure arithmetic on the analysis input: no I/O.
+ * analysis.h), used by analysis.c only (the run analysis and the client one). Pure arithmetic on
+ * the analysis input: no I/O.
  *
  * Memory: rl_an_disturbance_of fills d->text and d->advice with strings the caller frees
  * (rl_an_free does, as part of the result). */

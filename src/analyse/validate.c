@@ -736,7 +736,10 @@ static void check_analysis(const cJSON *an, const idset *ids, probs *p)
     const char *kind = rl_json_get_str(an, "kind");
     if (!kind || strcmp(kind, "derived") != 0)
         add(p, "analysis.kind", "the analysis must be of kind \"derived\"");
-    if (!rl_json_get(an, "fit"))
+    const char *scope = rl_json_get_str(an, "scope");
+    if (scope && strcmp(scope, "client") != 0)
+        add(p, "analysis.scope", "not \"client\" (the only scope besides none)");
+    if (!scope && !rl_json_get(an, "fit"))
         add(p, "analysis.fit", "required key missing");
     check_fit(an, p);
     const cJSON *ceil = rl_json_get(an, "ceiling");
@@ -1178,6 +1181,36 @@ static void check_count(const cJSON *o, const char *key, double min, const char 
         add(p, key_path(buf, path, key), "not null or an integer >= %.0f", min);
 }
 
+/* A client point's measured_server: pids (integers >= 1) with found_by, or no pid and the
+ * reason; cpu_pct a percentage. */
+static void check_server(const cJSON *s, const char *path, probs *p)
+{
+    char buf[VPATH];
+    if (!cJSON_IsObject(s)) {
+        add(p, path, "not an object");
+        return;
+    }
+    const cJSON *pids = rl_json_get(s, "pids"), *e;
+    if (!cJSON_IsArray(pids)) {
+        add(p, key_path(buf, path, "pids"), "missing or not an array");
+        return;
+    }
+    cJSON_ArrayForEach(e, pids)
+    {
+        if (!is_int(e) || e->valuedouble < 1) {
+            add(p, key_path(buf, path, "pids"), "holds a value that is not a pid (integer >= 1)");
+            break;
+        }
+    }
+    const char *key = cJSON_GetArraySize(pids) > 0 ? "found_by" : "reason";
+    const char *t = rl_json_get_str(s, key);
+    if (!t || !*t)
+        add(p, key_path(buf, path, key),
+            cJSON_GetArraySize(pids) > 0 ? "counted pids need found_by: how they were found"
+                                         : "no pid counted: the reason is missing");
+    check_pct(s, "cpu_pct", path, p);
+}
+
 static void check_machine(const cJSON *m, const char *path, probs *p)
 {
     char buf[VPATH];
@@ -1209,6 +1242,9 @@ static void check_machine(const cJSON *m, const char *path, probs *p)
     else if (rl_json_get_bool(m, "disturbed", &d) && d != (why[0] != '\0'))
         add(p, key_path(buf, path, "why"),
             d ? "a disturbed measurement says nothing about why" : "a quiet measurement has a why");
+    const cJSON *srv = rl_json_get(m, "measured_server");
+    if (srv)
+        check_server(srv, key_path(buf, path, "measured_server"), p);
 }
 
 /* The "machine" of every element of arr (path names arr) and of each one's "attempts". */
@@ -1264,6 +1300,165 @@ static void check_machine_state(const cJSON *b, probs *p)
     }
 }
 
+/* ---- analysis.disturbance: recounted from the machine objects ---- */
+
+static const char *const MEAS_KEYS[3] = {"llama_bench", "membw", "client"};
+
+/* The measured "machine" objects of the array arr's elements (attempts not counted). */
+static void count_machines(const cJSON *arr, size_t *n, size_t *d)
+{
+    const cJSON *e;
+    if (!cJSON_IsArray(arr))
+        return;
+    cJSON_ArrayForEach(e, arr)
+    {
+        const cJSON *m = rl_json_get(e, "machine");
+        const char *k = rl_json_get_str(m, "kind");
+        bool dist = false;
+        if (!k || strcmp(k, "measured") != 0)
+            continue;
+        (*n)++;
+        *d += rl_json_get_bool(m, "disturbed", &dist) && dist;
+    }
+}
+
+/* A count under key of o (path) equal to want. */
+static void count_is(const cJSON *o, const char *key, size_t want, const char *path, probs *p)
+{
+    char buf[VPATH];
+    const cJSON *v = rl_json_get(o, key);
+    if (!is_int(v) || v->valuedouble != (double)want)
+        add(p, key_path(buf, path, key),
+            "is not the count of the measurements' machine states "
+            "(%zu)",
+            want);
+}
+
+/* analysis.disturbance against the machine objects beside the measurements (llama-bench runs,
+ * membw runs, client points): n_measurements, n_disturbed, by_kind and disturbed recounted; no
+ * machine state at all is unavailable; a client analysis is provisional exactly when
+ * disturbed. Not for a bundle still running (its analysis, if any, is an earlier session's). */
+static void check_disturbance(const cJSON *b, const cJSON *an, probs *p)
+{
+    const cJSON *d = rl_json_get(an, "disturbance");
+    const char *state = rl_json_get_str(rl_json_get(b, "status"), "state");
+    if (!d || (state && strcmp(state, "running") == 0))
+        return; /* a bundle still being written may hold runs newer than its analysis */
+    const char *dp = "analysis.disturbance";
+    size_t n[3] = {0}, k[3] = {0};
+    const cJSON *m;
+    cJSON_ArrayForEach(m, rl_json_get(b, "models"))
+        count_machines(rl_json_get(m, "runs"), &n[0], &k[0]);
+    count_machines(rl_json_get(rl_json_get(b, "membw"), "runs"), &n[1], &k[1]);
+    count_machines(rl_json_get(rl_json_get(b, "client"), "points"), &n[2], &k[2]);
+    size_t total = n[0] + n[1] + n[2], dist = k[0] + k[1] + k[2];
+    bool disturbed = false, prov = false;
+    char buf[VPATH], kp[VPATH];
+    if (unavailable(d)) {
+        if (total > 0)
+            add(p, dp, "unavailable, but %zu measurements recorded their machine state", total);
+    } else if (!cJSON_IsObject(d)) {
+        add(p, dp, "not an object");
+        return;
+    } else {
+        count_is(d, "n_measurements", total, dp, p);
+        count_is(d, "n_disturbed", dist, dp, p);
+        if (!rl_json_get_bool(d, "disturbed", &disturbed) || disturbed != (dist > 0))
+            add(p, key_path(buf, dp, "disturbed"),
+                "is not whether a measurement was disturbed "
+                "(%zu of %zu)",
+                dist, total);
+        const cJSON *bk = rl_json_get(d, "by_kind");
+        key_path(kp, dp, "by_kind");
+        for (int i = 0; i < 3; i++) {
+            const cJSON *e = rl_json_get(bk, MEAS_KEYS[i]);
+            char ep[VPATH];
+            key_path(ep, kp, MEAS_KEYS[i]);
+            if (!e && n[i] > 0)
+                add(p, ep, "missing: %zu measurements of this kind recorded their state", n[i]);
+            if (!e)
+                continue;
+            count_is(e, "n", n[i], ep, p);
+            count_is(e, "disturbed", k[i], ep, p);
+        }
+    }
+    const char *scope = rl_json_get_str(an, "scope");
+    if (scope && strcmp(scope, "client") == 0 &&
+        (!rl_json_get_bool(an, "provisional", &prov) || prov != (dist > 0)))
+        add(p, "analysis.provisional",
+            "is not whether an operating point was disturbed (%zu of "
+            "%zu)",
+            dist, total);
+}
+
+/* ---- a standalone membw result (membw --json, -o) ---- */
+
+/* One membw run: kernel, threads, its samples (positive, finite), its machine. */
+static void check_membw_run(const cJSON *r, const char *rp, probs *p)
+{
+    char buf[VPATH];
+    const char *k = rl_json_get_str(r, "kernel");
+    if (!k || !*k)
+        add(p, key_path(buf, rp, "kernel"), "missing or not a kernel name");
+    const cJSON *t = rl_json_get(r, "threads");
+    if (!is_int(t) || t->valuedouble < 1)
+        add(p, key_path(buf, rp, "threads"), "missing or not a whole number >= 1");
+    const cJSON *sm = rl_json_get(r, "samples_GBs"), *v;
+    if (!cJSON_IsArray(sm) || cJSON_GetArraySize(sm) < 1)
+        add(p, key_path(buf, rp, "samples_GBs"), "missing or empty: a run keeps its samples");
+    size_t i = 0;
+    const cJSON *samples = cJSON_IsArray(sm) ? sm : NULL;
+    cJSON_ArrayForEach(v, samples)
+    {
+        char ip[VPATH];
+        if (!is_finite_num(v) || v->valuedouble <= 0)
+            add(p, idx_path(ip, key_path(buf, rp, "samples_GBs"), i), "not a rate above 0 GB/s");
+        i++;
+    }
+    const cJSON *m = rl_json_get(r, "machine");
+    if (m)
+        check_machine(m, key_path(buf, rp, "machine"), p);
+}
+
+rl_status rl_validate_membw(const cJSON *m, rl_validate_problems *out)
+{
+    if (!cJSON_IsObject(m)) {
+        add(out, "", "the membw result is not a JSON object");
+        return out->oom ? RL_EINTERNAL : RL_OK;
+    }
+    const char *kind = rl_json_get_str(m, "kind");
+    bool measured = kind && strcmp(kind, "measured") == 0;
+    if (!measured && !(kind && strcmp(kind, "controlled") == 0))
+        add(out, "kind", "missing or not \"measured\" or \"controlled\"");
+    const cJSON *peak = rl_json_get(m, "peak_read_GBs");
+    if (!is_finite_num(peak) || peak->valuedouble <= 0)
+        add(out, "peak_read_GBs", "missing or not a rate above 0 GB/s");
+    bool b;
+    if (measured && !rl_json_get_bool(m, "complete", &b))
+        add(out, "complete", "missing or not true/false");
+    const cJSON *runs = rl_json_get(m, "runs"), *r;
+    if (!cJSON_IsArray(runs))
+        add(out, "runs", "missing or not an array");
+    size_t i = 0, n = 0, d = 0;
+    const cJSON *arr = cJSON_IsArray(runs) ? runs : NULL;
+    cJSON_ArrayForEach(r, arr)
+    {
+        char rp[VPATH];
+        check_membw_run(r, idx_path(rp, "runs", i++), out);
+    }
+    if (measured && cJSON_IsArray(runs) && cJSON_GetArraySize(runs) == 0)
+        add(out, "runs", "a measured ceiling without a run");
+    count_machines(runs, &n, &d);
+    const cJSON *s = rl_json_get(rl_json_get(m, "env"), "machine_state");
+    if (n > 0 && (!s || unavailable(s)))
+        add(out, "env.machine_state", "missing, but %zu runs recorded their machine state", n);
+    else if (s && !unavailable(s)) {
+        count_is(s, "measurements", n, "env.machine_state", out);
+        count_is(s, "disturbed", d, "env.machine_state", out);
+    }
+    return out->oom ? RL_EINTERNAL : RL_OK;
+}
+
 rl_status rl_validate(const cJSON *b, rl_validate_problems *out)
 {
     if (!cJSON_IsObject(b)) {
@@ -1280,8 +1475,10 @@ rl_status rl_validate(const cJSON *b, rl_validate_problems *out)
     if (cJSON_IsArray(models))
         check_models(models, &ids, out);
     const cJSON *an = rl_json_get(b, "analysis");
-    if (cJSON_IsObject(an))
+    if (cJSON_IsObject(an)) {
         check_analysis(an, &ids, out);
+        check_disturbance(b, an, out);
+    }
     check_warnings(rl_json_get(b, "warnings"), "warnings", &ids, out);
     check_warnings(rl_json_get(b, "run_warnings"), "run_warnings", &ids, out);
     if (rl_json_get(b, "client"))

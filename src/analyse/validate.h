@@ -34,6 +34,11 @@
  *     limit_pct;
  *   - warnings (top level, run_warnings, analysis.warnings): code [a-z0-9_]+, non-empty text,
  *     applies_to a list of existing model ids.
+ *   - analysis.disturbance (not of a bundle still running): n_measurements, n_disturbed,
+ *     by_kind and disturbed recounted from the machine objects of the llama-bench runs, membw
+ *     runs and client points; a client analysis (scope "client", no fit needed) provisional
+ *     exactly when disturbed; a client point's machine.measured_server has pids with found_by,
+ *     or none and a reason;
  *   - client (docs/BUNDLE.md): settings and token calibration kinds; per point requests
  *     ok + failed = measured, attempts >= measured, one record per measured request, goodput
  *     good <= ok; every metric has the legend's kind and unit or is unavailable with a reason,
@@ -66,6 +71,13 @@ typedef struct {
 /* Check bundle and append every problem to out (zero it first: {0}). RL_OK when the checks ran
  * (out->n == 0 means valid); RL_EINTERNAL when out of memory. */
 rl_status rl_validate(const cJSON *bundle, rl_validate_problems *out);
+/* Check a standalone membw result (`membw --json`, `membw -o FILE`: not a bundle, the object
+ * a bundle holds as "membw") and append every problem to out: kind measured or controlled,
+ * peak_read_GBs above 0, complete a boolean (measured), every run's kernel, threads (>= 1),
+ * samples_GBs (at least one, each above 0) and machine (as a bundle's), and
+ * env.machine_state's measurements and disturbed recounted from the runs' machine objects.
+ * RL_OK when the checks ran; RL_EINTERNAL when out of memory. */
+rl_status rl_validate_membw(const cJSON *membw, rl_validate_problems *out);
 /* Free the strings and the array; out is zeroed. */
 void rl_validate_problems_free(rl_validate_problems *out);
 /* The first problem whose path is exactly path, or NULL. */

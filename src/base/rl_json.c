@@ -3,6 +3,8 @@
 #include "base/rl_json.h"
 
 #include <math.h>
+#include <pthread.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -254,33 +256,47 @@ rl_status rl_json_write_file(const char *path, const cJSON *item, rl_error *err)
 }
 
 /* cJSON's allocations go through these hooks so a failed parse can tell "out of memory" from
- * "not JSON": the allocator records each failure. base_malloc is malloc unless a test swaps it
- * (rl_json_set_malloc). */
-static void *(*base_malloc)(size_t) = malloc;
-static bool alloc_failed;
+ * "not JSON": the allocator records each failure in a flag of the calling thread (the client's
+ * writer thread prints bundles while the main thread parses, and the HTTP driver may parse on
+ * any thread: one thread's failure never reads as another's). cJSON_InitHooks sets cJSON's one
+ * global allocator, so it is installed exactly once (pthread_once), before main runs (the
+ * constructor: no thread exists yet that could be allocating while it is set) and again on
+ * demand for a program without constructors; installing it later would race with a thread
+ * already inside cJSON. base_malloc is malloc unless a test swaps it (rl_json_set_malloc); it
+ * is atomic, so a swap is safe while other threads allocate. */
+static _Atomic(void *(*)(size_t)) base_malloc = malloc;
+static _Thread_local bool alloc_failed;
+static pthread_once_t hooks_once = PTHREAD_ONCE_INIT;
 
 static void *recording_malloc(size_t n)
 {
-    void *q = base_malloc(n);
+    void *(*fn)(size_t) = atomic_load(&base_malloc);
+    void *q = fn(n);
     if (!q)
         alloc_failed = true;
     return q;
 }
 
+static void hooks_install(void)
+{
+    cJSON_Hooks h = {recording_malloc, free};
+    cJSON_InitHooks(&h);
+}
+
 static void install_hooks(void)
 {
-    static bool installed;
-    if (!installed) {
-        cJSON_Hooks h = {recording_malloc, free};
-        cJSON_InitHooks(&h);
-        installed = true;
-    }
+    pthread_once(&hooks_once, hooks_install);
+}
+
+__attribute__((constructor)) static void install_hooks_at_start(void)
+{
+    install_hooks();
 }
 
 void rl_json_set_malloc(void *(*fn)(size_t))
 {
-    base_malloc = fn ? fn : malloc;
     install_hooks();
+    atomic_store(&base_malloc, fn ? fn : malloc);
 }
 
 cJSON *rl_json_parse_raw(const char *text, size_t len, const char **end, bool *oom)

@@ -79,11 +79,14 @@ rl_status rl_json_write_file(const char *path, const cJSON *item, rl_error *err)
  * RL_EINPUT naming name and the byte offset of a syntax error, of a NUL byte or of text after
  * the value; RL_EINTERNAL when out of memory. */
 rl_status rl_json_parse(const char *name, const char *text, size_t len, cJSON **out, rl_error *err);
-/* cJSON_ParseWithLengthOpts (no check after the value) that also tells, in *oom, whether a
- * NULL result was for lack of memory rather than bad JSON; for readers of JSON embedded in
- * other text. */
+/* cJSON_ParseWithLengthOpts (no check after the value; end may be NULL) that also tells, in
+ * *oom, whether a NULL result was for lack of memory rather than bad JSON; for readers of JSON
+ * embedded in other text (SSE events, JSONL lines, a cache file's first line). Thread-safe: the
+ * out-of-memory flag is the calling thread's own, and cJSON's allocator hook is installed once
+ * before main runs. Every parse in the program goes through this or rl_json_parse. */
 cJSON *rl_json_parse_raw(const char *text, size_t len, const char **end, bool *oom);
-/* For tests: the allocator cJSON's allocations go through (NULL: malloc again). */
+/* For tests: the allocator cJSON's allocations go through, in every thread (NULL: malloc
+ * again). */
 void rl_json_set_malloc(void *(*fn)(size_t));
 /* Read and parse a JSON file of at most max_bytes; RL_EINPUT naming the file and the byte
  * offset of a syntax error. */

@@ -2,6 +2,7 @@
  * rl_url.h for the rules. */
 #include "base/rl_url.h"
 
+#include <arpa/inet.h>
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
@@ -102,4 +103,33 @@ const char *rl_url_shown(const char *s, char *buf, size_t cap)
     rl_tty_escape(r ? r : "(URL not shown: out of memory)", buf, cap);
     free(r);
     return buf;
+}
+
+bool rl_url_host_is_loopback(const char *host)
+{
+    char h[256];
+    size_t n = host ? strlen(host) : 0;
+    if (n == 0 || n >= sizeof h)
+        return false;
+    if (host[0] == '[' && host[n - 1] == ']') { /* [::1] */
+        host++;
+        n -= 2;
+    }
+    memcpy(h, host, n);
+    h[n] = '\0';
+    if (n > 1 && h[n - 1] == '.') /* "localhost." */
+        h[--n] = '\0';
+    const char *tail = n > 10 ? h + n - 10 : NULL;
+    if (strcasecmp(h, "localhost") == 0 || (tail && strcasecmp(tail, ".localhost") == 0))
+        return true;
+    unsigned char a[16];
+    if (inet_pton(AF_INET, h, a) == 1)
+        return a[0] == 127;
+    if (inet_pton(AF_INET6, h, a) != 1)
+        return false;
+    static const unsigned char zero[10] = {0};
+    if (memcmp(a, zero, 10) != 0)
+        return false;
+    bool v6_one = a[10] == 0 && a[11] == 0 && a[12] == 0 && a[13] == 0 && a[14] == 0 && a[15] == 1;
+    return v6_one || (a[10] == 0xff && a[11] == 0xff && a[12] == 127);
 }

@@ -21,6 +21,7 @@
 #ifndef RL_URL_H
 #define RL_URL_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 #include "base/rl_text.h"
@@ -35,5 +36,10 @@ void rl_url_redact_to(rl_sbuf *b, const char *s);
 char *rl_url_redact(const char *s);
 /* s redacted and terminal-escaped into buf; returns buf. */
 const char *rl_url_shown(const char *s, char *buf, size_t cap);
+
+/* True for a host name that is this machine's loopback: "localhost" and names under
+ * ".localhost" (RFC 6761, any case, a final dot allowed), 127.0.0.0/8, ::1 and ::ffff:127.0.0.0/104
+ * (IPv6 with or without brackets). Nothing is resolved: any other name is false. */
+bool rl_url_host_is_loopback(const char *host);
 
 #endif

@@ -139,6 +139,8 @@ static const rl_legend_row rows[] = {
      "limit."},
     {"analysis.disturbance.text", "what was seen", "text", D, true,
      "Largest share of the CPUs other processes used (or steal), over how many of which runs."},
+    {"analysis.provisional", "provisional client numbers", "flag", D, true,
+     "A client bundle's analysis: true when an operating point was disturbed; headline marked."},
     {"analysis.knee.threads", "common knee", "threads", D, false,
      "Most common per-model thread knee among models swept over two or more thread counts."},
     {"analysis.prefill_scaling.median", "median prefill scaling", "x", D, false,
@@ -211,6 +213,10 @@ static const rl_legend_row rows[] = {
      "not good."},
     {"client.points[].goodput.rps", "goodput", "req/s", D, true,
      "Good requests over the measured window; 0 when SLOs are set and none passes."},
+    {"client.points[].machine.measured_server.pids", "measured server", "pids", M, true,
+     "Server processes whose CPU time was the measured work, not other processes'; [] and why."},
+    {"client.points[].machine.measured_server.cpu_pct", "measured server's CPU", "%", M, true,
+     "Their CPU time over wall x CPUs during the point (/proc/PID/stat utime..cstime)."},
     /* advice: advise --measure, one table per thread count (src/advise_bundle.c) */
     {"advice.rules.tie_pct", "tie band", "%", C, true,
      "Formats whose decode rate is within this share of the fastest count as tied."},
@@ -270,8 +276,8 @@ static const rl_legend_row rows[] = {
     {"models[].runs[].machine.cpus", "CPUs counted", "CPUs", M, true,
      "CPUs in /proc/stat: the capacity other processes' share is taken of."},
     {"models[].runs[].machine.other_cpu_pct", "other processes' CPU", "%", M, true,
-     "CPU time of all CPUs (/proc/stat) minus ours and our waited-for children's, over wall x "
-     "CPUs; null when unreadable."},
+     "CPU time of all CPUs (/proc/stat) minus ours, our waited-for children's and the measured "
+     "server's, over wall x CPUs; null when unreadable."},
     {"models[].runs[].machine.steal_pct", "steal", "%", M, true,
      "Share of all CPU time the hypervisor gave to other guests (/proc/stat steal)."},
     {"models[].runs[].machine.psi_cpu_some_pct", "CPU pressure", "%", M, true,

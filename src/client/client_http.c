@@ -94,6 +94,7 @@ struct run {
     char name[300]; /* the host alone (escaped): the name DNS is asked for */
     slot *slots;
     size_t n_slots, inflight;
+    bool oom; /* a response could not be parsed or kept for lack of memory: the run stops */
 };
 
 /* ---- URLs ---------------------------------------------------------------------------- */
@@ -191,6 +192,31 @@ static void endpoint_host(const char *url, char *buf, size_t cap, char *name, si
     curl_url_cleanup(u);
 }
 
+rl_status rl_client_http_host_port(const char *url, char *host, size_t cap, unsigned *port,
+                                   rl_error *err)
+{
+    CURLU *u = curl_url();
+    char *h = NULL, *p = NULL;
+    rl_status st = RL_OK;
+    if (!u)
+        return rl_fail(err, RL_EINTERNAL, "out of memory parsing a URL");
+    if (!url || curl_url_set(u, CURLUPART_URL, url, 0) != CURLUE_OK ||
+        curl_url_get(u, CURLUPART_HOST, &h, 0) != CURLUE_OK ||
+        curl_url_get(u, CURLUPART_PORT, &p, CURLU_DEFAULT_PORT) != CURLUE_OK) {
+        char shown[512];
+        st = rl_fail(err, RL_EINPUT, "'%s' is not a URL with a host",
+                     rl_url_shown(url ? url : "", shown, sizeof shown));
+    } else {
+        long v = strtol(p, NULL, 10);
+        rl_snprintf(host, cap, "%s", h);
+        *port = v > 0 && v < 65536 ? (unsigned)v : 0;
+    }
+    curl_free(h);
+    curl_free(p);
+    curl_url_cleanup(u);
+    return st;
+}
+
 /* ---- one request ------------------------------------------------------------------------ */
 
 /* Set the slot's failure reason once (the first reason wins). */
@@ -234,7 +260,12 @@ static rl_status on_event(void *ud, const char *event, const char *data, size_t 
         return RL_OK;
     }
     char shown[SHOW_MAX * 4 + 8];
-    cJSON *j = cJSON_ParseWithLength(data, len);
+    bool oom = false;
+    cJSON *j = rl_json_parse_raw(data, len, NULL, &oom);
+    if (oom) { /* not the server's fault: the whole run stops (exit 5) */
+        sl->r->oom = true;
+        return rl_fail(err, RL_EINTERNAL, "out of memory parsing an SSE event");
+    }
     if (!j) {
         show_line(data, len, shown, sizeof shown);
         return rl_fail(err, RL_EINPUT, "malformed SSE event: data is not JSON: %s", shown);
@@ -299,8 +330,10 @@ static rl_status on_event(void *ud, const char *event, const char *data, size_t 
         sl->deltas++;
     }
     cJSON_Delete(j);
-    if (sl->text.oom)
+    if (sl->text.oom) {
+        sl->r->oom = true;
         return rl_fail(err, RL_EINTERNAL, "out of memory keeping a response");
+    }
     return RL_OK;
 }
 
@@ -678,6 +711,11 @@ static rl_status loop(run *r, rl_error *err)
                 slot_finish(sl, rc); /* m is invalid from here */
                 ended = true;
             }
+        }
+        if (r->oom) {
+            stop_all(r, "stopped: out of memory", false);
+            return rl_fail(err, RL_EINTERNAL,
+                           "out of memory reading the answers from %s: the run stopped", r->host);
         }
         if (ended)
             continue; /* free slots: ask the scheduler before waiting */

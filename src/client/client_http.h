@@ -10,6 +10,7 @@
 #define RL_CLIENT_HTTP_H
 
 #include <stdbool.h>
+#include <stddef.h>
 
 #include "client/client_driver.h"
 #include "base/rl_error.h"
@@ -19,5 +20,11 @@
  * RL_EINPUT (one line naming the URL) when url is not an http(s) URL. */
 rl_status rl_client_http_endpoint(const char *url, rl_client_api api, bool redact, char **out,
                                   rl_error *err);
+
+/* The host (IPv6 in brackets, as libcurl gives it) and port of url (the scheme's default when
+ * none is written: 80, 443) into host and *port (0 when out of range); RL_EINPUT when url is not
+ * a URL with a host. */
+rl_status rl_client_http_host_port(const char *url, char *host, size_t cap, unsigned *port,
+                                   rl_error *err);
 
 #endif

@@ -163,7 +163,15 @@ static rl_status parse_line(const char *name, size_t lineno, const char *line, s
     if (p->n >= RL_CLIENT_PROMPTS_MAX)
         return rl_fail(err, RL_EINPUT, "%s:%zu: more than %d prompts: split the file", safe, lineno,
                        RL_CLIENT_PROMPTS_MAX);
-    cJSON *o = cJSON_ParseWithLength(line, n);
+    bool oom = false;
+    const char *end = NULL;
+    cJSON *o = rl_json_parse_raw(line, n, &end, &oom);
+    if (oom)
+        return rl_fail(err, RL_EINTERNAL, "%s:%zu: out of memory reading the prompt", safe, lineno);
+    if (o && end && (size_t)(end - line) <= n && !blank(end, n - (size_t)(end - line))) {
+        cJSON_Delete(o); /* text after the object: a second object on the line is not dropped */
+        o = NULL;
+    }
     if (!o || !cJSON_IsObject(o)) {
         cJSON_Delete(o);
         return rl_fail(err, RL_EINPUT,

@@ -3,15 +3,21 @@
  * asked, then measures each operating point through the command driver (client_cmd.c) or the
  * HTTP driver (client_http.c) under the scheduler (client_sched.c). The bundle is rewritten
  * after every finished request by a writer thread (so a slow disk never delays the timestamps
- * of requests in flight), and once more, synchronously, after each point and at the end. Then
- * -o DIR renders DIR/report.html, --csv and --chunks export, and a text summary goes to stdout.
+ * of requests in flight), and once more, synchronously, after each point and at the end. Each
+ * point records the machine's state (measure/quiet.h) with the measured server's CPU time
+ * counted as the work, not as other processes' (find_server: --server-pid, else the process
+ * listening on a loopback --url's port); at the end the points' disturbance is analysed
+ * (analyse/analysis_bundle.h). Then -o DIR renders DIR/report.html, --csv and --chunks export,
+ * and a text summary goes to stdout (first line DISTURBED when a point was disturbed).
  * Everything allocated here is freed before rl_client_run_session returns. */
 #include <errno.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
+#include "analyse/analysis_bundle.h"
 #include "bundle/bundle.h"
 #include "client/client_count.h"
 #include "client/client_csv.h"
@@ -26,6 +32,7 @@
 #include "client/client_sched.h"
 #include "base/proc.h"
 #include "render/report.h"
+#include "render/report_text.h"
 #include "base/rl_file.h"
 #include "base/rl_json.h"
 #include "base/rl_opt.h"
@@ -441,6 +448,42 @@ static void set_tokens(client_ctx *c)
         cJSON_ReplaceItemInObject(cl, "tokens", t);
 }
 
+/* The measured server of a point (measure/quiet.h): --server-pid, else for a loopback --url
+ * the processes listening on its port, else none and why. Looked up before every point: a
+ * server restarted between points is found again. */
+static void find_server(const client_ctx *c, rl_quiet_server *srv)
+{
+    memset(srv, 0, sizeof *srv);
+    srv->recorded = true;
+    if (c->a->server_pid > 0) {
+        srv->n = 1;
+        srv->pid[0] = c->a->server_pid;
+        rl_snprintf(srv->how, sizeof srv->how, "named by --server-pid");
+        return;
+    }
+    if (!c->http) {
+        rl_snprintf(srv->why, sizeof srv->why,
+                    "the command driver: what the command runs counts as ours once it exits; a "
+                    "server it talks to is another process unless named with --server-pid");
+        return;
+    }
+    char host[256] = "", safe[300];
+    unsigned port = 0;
+    rl_error e;
+    if (rl_client_http_host_port(c->a->url, host, sizeof host, &port, &e) != RL_OK || port == 0) {
+        rl_snprintf(srv->why, sizeof srv->why, "the URL's host and port could not be read");
+        return;
+    }
+    if (!rl_url_host_is_loopback(host)) {
+        rl_snprintf(srv->why, sizeof srv->why,
+                    "the server %s is not a loopback address of this machine: a local server "
+                    "reached by another name is counted only when named with --server-pid",
+                    rl_tty_escape(host, safe, sizeof safe));
+        return;
+    }
+    rl_quiet_find_listener(NULL, port, srv);
+}
+
 /* Measure one operating point. */
 static rl_status measure_point(client_ctx *c, const char *api_key, rl_error *err)
 {
@@ -453,7 +496,9 @@ static rl_status measure_point(client_ctx *c, const char *api_key, rl_error *err
         rl_interrupted)
         return rl_fail(err, RL_EINTERRUPTED, "interrupted while waiting for a quiet machine");
     rl_quiet_snap q0, q1;
-    rl_quiet_take(NULL, &q0, NULL);
+    rl_quiet_server srv;
+    find_server(c, &srv);
+    rl_quiet_take_server(NULL, &srv, &q0, NULL);
     c->point_start_ns = rl_proc_now_ns();
     rl_status st = update_point(c, true, err);
     if (st != RL_OK)
@@ -473,7 +518,7 @@ static rl_status measure_point(client_ctx *c, const char *api_key, rl_error *err
         cfg.concurrency = c->concurrency;
         st = rl_client_http_run(&cfg, &s, err);
     }
-    rl_quiet_take(NULL, &q1, NULL);
+    rl_quiet_take_server(NULL, &srv, &q1, NULL);
     rl_quiet_between(&q0, &q1, c->a->quiet, &c->machine);
     c->have_machine = true;
     writer_drain(&c->w);
@@ -503,8 +548,10 @@ static rl_status measure_point(client_ctx *c, const char *api_key, rl_error *err
 /* The text summary: stdout, or stderr when stdout carries the CSV (--csv -). */
 static void print_summary(FILE *out, client_ctx *c, const char *bundle_path, const char *page)
 {
-    char safe[1024];
+    char safe[1024], banner[1024];
     char *shown = c->http ? shown_url(c->a) : NULL;
+    if (rl_report_disturbed(c->bundle, banner, sizeof banner)) /* first, as diagnose says it */
+        fprintf(out, "\nDISTURBED: %s", rl_tty_escape(banner, safe, sizeof safe));
     fprintf(out, "\nclient: %s\n",
             rl_tty_escape(c->http ? (shown ? shown : "(URL not shown)") : c->a->cmd, safe,
                           sizeof safe));
@@ -621,6 +668,24 @@ static rl_status read_api_key(session *s, rl_error *err)
                        "--api-key-env: the environment variable %s is not set or empty",
                        rl_tty_escape(a->key_env, safe, sizeof safe));
     }
+    return RL_OK;
+}
+
+/* --server-pid names a process of this machine, not this one (its time is ours already). */
+static rl_status check_server_pid(const rl_client_opts *a, rl_error *err)
+{
+    if (a->server_pid <= 0)
+        return RL_OK;
+    if (a->server_pid == (int)getpid())
+        return rl_fail(err, RL_EINPUT,
+                       "--server-pid %d is this llama-roofline: give the pid of the server the "
+                       "client talks to",
+                       a->server_pid);
+    if (!rl_quiet_pid_alive(NULL, a->server_pid))
+        return rl_fail(err, RL_EINPUT,
+                       "--server-pid %d: no such process on this machine (/proc/%d/stat): give "
+                       "the pid of the server the client talks to",
+                       a->server_pid, a->server_pid);
     return RL_OK;
 }
 
@@ -807,6 +872,14 @@ static rl_status write_final_bundle(session *s, rl_status st, rl_error *err, rl_
     cJSON *env = cJSON_GetObjectItemCaseSensitive(c->bundle, "environment");
     if (cJSON_IsObject(env))
         rl_json_attach(env, "machine_state", rl_quiet_summary_json(c->bundle, c->a->quiet));
+    /* the points' disturbance (analysis, warnings) before the status: a failure here is one */
+    rl_error ae;
+    if (rl_bundle_analyze_client(c->bundle, &ae) != RL_OK &&
+        (st == RL_OK || st == RL_EINTERRUPTED)) {
+        st = ae.status;
+        *err = ae;
+        *saved = ae;
+    }
     const char *state = st == RL_EINTERRUPTED ? "interrupted"
                         : st != RL_OK         ? "failed"
                         : s->stopped          ? "failed"
@@ -914,6 +987,8 @@ rl_status rl_client_run_session(const rl_client_opts *o, rl_error *err)
     s.c.a = &a;
     s.c.http = a.url != NULL;
     rl_status st = read_api_key(&s, err);
+    if (st == RL_OK)
+        st = check_server_pid(&a, err);
     if (st == RL_OK)
         st = load_prompts(&s, err);
     if (st != RL_OK)

@@ -30,6 +30,7 @@ typedef struct {
     const rl_quiet_limits *quiet; /* NULL: the defaults */
     double wait_quiet_s;          /* --wait-quiet: > 0 waits for a quiet machine first */
     int retry_disturbed;          /* --retry-disturbed: re-measurements of a disturbed point */
+    int server_pid; /* --server-pid: the measured server's process (0: looked up, see below) */
 } rl_client_opts;
 
 /* Measure every operating point of o and write its outputs; with o->from, measure nothing and

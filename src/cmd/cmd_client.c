@@ -64,8 +64,7 @@ static const char usage[] =
     "                         service-level objectives for goodput (a request missing the\n"
     "                         metric is not good)\n"
     RL_DEF_QUIET_HELP("       ", "    ", "                         ")
-    "                         (a server on this machine is another process: its CPU time\n"
-    "                         counts as other processes')\n"
+    RL_DEF_SERVER_PID_HELP("       ", "                         ")
     "output:\n"
     "  -o, --output DIR       write DIR/bundle.json and DIR/report.html (default\n"
     "                         llama-roofline-out unless --json is given)\n"
@@ -113,7 +112,8 @@ enum {
     OPT_JSON,
     OPT_CSV,
     OPT_CHUNKS,
-    OPT_FROM
+    OPT_FROM,
+    OPT_SERVER_PID
 };
 
 static const struct option longopts[] = {
@@ -145,6 +145,7 @@ static const struct option longopts[] = {
     {"csv", required_argument, NULL, OPT_CSV},
     {"chunks", required_argument, NULL, OPT_CHUNKS},
     {"from", required_argument, NULL, OPT_FROM},
+    {"server-pid", required_argument, NULL, OPT_SERVER_PID},
     RL_DEF_QUIET_LONGOPTS,
     {"help", no_argument, NULL, 'h'},
     {NULL, 0, NULL, 0},
@@ -223,6 +224,9 @@ static rl_status on_opt(int c, const char *arg, void *ctx, rl_error *err)
     case OPT_CSV: a->csv = arg; break;
     case OPT_CHUNKS: a->chunks = arg; break;
     case OPT_FROM: a->from = arg; break;
+    case OPT_SERVER_PID:
+        st = rl_opt_int("--server-pid", arg, 1, RL_DEF_MAX_SERVER_PID, &a->server_pid, err);
+        break;
     default: st = rl_fail(err, RL_EINTERNAL, "option table out of step");
     }
     return st;

@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "cmd/cmd.h"
+#include "cmd/session.h"
 #include "cmd/defaults.h"
 #include "measure/membw.h"
 #include "base/rl_file.h"
@@ -226,13 +227,16 @@ static rl_status run(int argc, char **argv, rl_error *err)
         return wst;
     if (st == RL_EINTERRUPTED) {
         *err = saved;
-        char safe[1024];
+        char safe[1024], line[1024];
+        int targc = 0;
+        char *const *targv = rl_opt_typed(&targc); /* the command as typed: the re-run */
+        rl_session_command_line((const char *const *)targv, targc > 0 ? (size_t)targc : 0, line,
+                                sizeof line);
         rl_fail(err, st,
                 "interrupted: kept samples at %d of %d thread counts%s%s; membw has no --resume: "
-                "run it again "
-                "to measure the rest",
+                "run it again to measure the rest: %s",
                 counts_done, res_counts, a.output ? " in " : "",
-                a.output ? rl_tty_escape(a.output, safe, sizeof safe) : "");
+                a.output ? rl_tty_escape(a.output, safe, sizeof safe) : "", line);
     }
     return st;
 }

@@ -1,11 +1,13 @@
 /* cmd_validate.c: `llama-roofline validate FILE...`: each file read with rl_bundle_load (a
- * bundle or a report), checked by rl_validate (validate.h), one line per problem and a summary
- * line per file on stdout. Everything allocated here is freed before run() returns. */
+ * bundle or a report) and checked by rl_validate, or, when it is none, read as a membw result
+ * (membw --json, -o) and checked by rl_validate_membw (validate.h); one line per problem and a
+ * summary line per file on stdout. Everything allocated here is freed before run() returns. */
 #include <stdio.h>
 #include <stdlib.h>
 
 #include "bundle/bundle.h"
 #include "cmd/cmd.h"
+#include "base/rl_json.h"
 #include "base/rl_opt.h"
 #include "base/rl_text.h"
 #include "analyse/validate.h"
@@ -13,12 +15,13 @@
 static const char usage[] =
     "usage: llama-roofline validate FILE...\n"
     "\n"
-    "Check bundles (bundle.json) and reports (report.html, which carry their bundle) beyond\n"
-    "their JSON Schema: required keys and types, the schema version, a kind (measured, proxy,\n"
-    "derived, controlled) or an unavailable reason on every object that carries numbers,\n"
-    "statistics that agree with their samples, runs that agree with their llama-bench\n"
-    "records, a fit that agrees with its points, utilisation with its ceiling, units, counts,\n"
-    "unique model ids and warnings that name existing models. docs/CLI.md lists every check.\n"
+    "Check bundles (bundle.json), reports (report.html, which carry their bundle) and membw\n"
+    "results (membw --json, membw -o) beyond their JSON Schema: required keys and types, the\n"
+    "schema version, a kind (measured, proxy, derived, controlled) or an unavailable reason\n"
+    "on every object that carries numbers, statistics that agree with their samples, runs\n"
+    "that agree with their llama-bench records, a fit that agrees with its points,\n"
+    "utilisation with its ceiling, machine states with their counts, units, counts, unique\n"
+    "model ids and warnings that name existing models. docs/CLI.md lists every check.\n"
     "\n"
     "Prints one line per problem, FILE: PATH: message (PATH a JSON path such as\n"
     "models[1].runs[0].decode.stats.mean), then one summary line per file.\n"
@@ -38,16 +41,32 @@ static const struct option longopts[] = {
     {NULL, 0, NULL, 0},
 };
 
-/* Validate one file: *n_problems set; RL_EINPUT when it cannot be read as a bundle. */
+/* A membw result (membw --json, membw -o): an object with peak_read_GBs and runs and no
+ * "schema", the shape of a bundle's "membw". */
+static bool membw_result(const cJSON *j)
+{
+    return cJSON_IsObject(j) && !rl_json_get(j, "schema") && rl_json_get(j, "peak_read_GBs") &&
+           cJSON_IsArray(rl_json_get(j, "runs"));
+}
+
+/* Validate one file: *n_problems set; RL_EINPUT when it cannot be read as a bundle, a report
+ * or a membw result (the bundle reader's message). */
 static rl_status validate_file(const char *path, size_t *n_problems, rl_error *err)
 {
-    cJSON *b = NULL;
+    cJSON *b = NULL, *m = NULL;
     rl_status st = rl_bundle_load(path, &b, err);
-    if (st != RL_OK)
+    rl_error me;
+    if (st == RL_EINPUT && rl_json_read_file(path, RL_BUNDLE_MAX_BYTES, &m, &me) == RL_OK &&
+        membw_result(m))
+        st = RL_OK;
+    if (st != RL_OK) {
+        cJSON_Delete(m);
         return st;
+    }
     rl_validate_problems p = {0};
-    st = rl_validate(b, &p);
+    st = b ? rl_validate(b, &p) : rl_validate_membw(m, &p);
     cJSON_Delete(b);
+    cJSON_Delete(m);
     if (st != RL_OK) {
         rl_validate_problems_free(&p);
         return rl_fail(err, st, "out of memory validating %s", path);

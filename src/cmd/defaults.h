@@ -35,6 +35,10 @@
 #define RL_DEF_RETRY_DISTURBED 0      /* --retry-disturbed: re-measurements of a disturbed one */
 #define RL_DEF_MAX_RETRY_DISTURBED 20 /* --retry-disturbed upper bound */
 
+/* the client's measured server (measure/quiet.h): --server-pid names it, whole number 1 to
+ * Linux's PID_MAX_LIMIT; without it a loopback --url's listening process is looked up */
+#define RL_DEF_MAX_SERVER_PID 4194304
+
 /* A macro's value as a string literal: "default " RL_DEF_STR(RL_DEF_N_PROMPT). */
 #define RL_DEF_STR_(x) #x
 #define RL_DEF_STR(x) RL_DEF_STR_(x)
@@ -61,6 +65,17 @@
                                                                                          "over"          \
                                                                                          " " RL_DEF_STR( \
                                                                                              RL_DEF_QUIET_STEAL_PCT) "% of the time\n"
+
+/* --server-pid in the client's usage text: P pads the option name to the text's column, IND
+ * indents its continuation lines to that column. */
+// clang-format off
+#define RL_DEF_SERVER_PID_HELP(P, IND)                                                             \
+    "  --server-pid PID" P "the measured server's process, 1 to " RL_DEF_STR(RL_DEF_MAX_SERVER_PID) \
+    ": its CPU\n" IND "time is the work measured, not other processes'\n"                          \
+    IND "(default: for a loopback --url, the process listening\n"                                 \
+    IND "on its port; none for --cmd, whose children count as\n"                                  \
+    IND "ours once they exit)\n"
+// clang-format on
 
 /* The two options' getopt values and table entries, shared by the measuring commands. */
 #define RL_OPT_WAIT_QUIET 1000

@@ -38,6 +38,35 @@ static void sh_word(const char *s, char *out, size_t cap)
     free(b.p);
 }
 
+void rl_session_command_line(const char *const *words, size_t n, char *out, size_t cap)
+{
+    rl_sbuf b = {0};
+    rl_sbuf_printf(&b, "llama-roofline");
+    for (size_t i = 0; i < n; i++) {
+        rl_sbuf_printf(&b, " ");
+        rl_sh_quote(&b, words[i] ? words[i] : "");
+    }
+    rl_tty_escape(b.p && !b.oom ? b.p : "", out, cap);
+    free(b.p);
+}
+
+/* The bundle's argv (as typed; a URL in it already shown without its secrets, rl_bundle_new)
+ * as a command line. */
+static void bundle_command_line(const cJSON *bundle, char *out, size_t cap)
+{
+    const cJSON *argv = cJSON_GetObjectItemCaseSensitive(bundle, "argv"), *a;
+    const char *words[256];
+    size_t n = 0;
+    if (!cJSON_IsArray(argv))
+        argv = NULL;
+    cJSON_ArrayForEach(a, argv)
+    {
+        if (cJSON_IsString(a) && n < sizeof words / sizeof *words)
+            words[n++] = a->valuestring;
+    }
+    rl_session_command_line(words, n, out, cap);
+}
+
 rl_status rl_session_interrupted(const char *verb, const char *out_dir, const char *bundle_path,
                                  const cJSON *bundle, rl_error *err)
 {
@@ -48,12 +77,14 @@ rl_status rl_session_interrupted(const char *verb, const char *out_dir, const ch
         rl_snprintf(path, sizeof path, "%s/bundle.json", out_dir);
     rl_tty_escape(path, dir, sizeof dir);
     const cJSON *cl = cJSON_GetObjectItemCaseSensitive(bundle, "client");
-    if (cl && !cJSON_GetObjectItemCaseSensitive(bundle, "models"))
+    if (cl && !cJSON_GetObjectItemCaseSensitive(bundle, "models")) {
+        int np = cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(cl, "points"));
+        bundle_command_line(bundle, word, sizeof word);
         return rl_fail(err, RL_EINTERRUPTED,
-                       "interrupted: kept %d operating points in %s; %s has no --resume: run it "
-                       "again to measure the rest",
-                       cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(cl, "points")), dir,
-                       verb);
+                       "interrupted: kept %d operating point%s in %s; %s has no --resume: run it "
+                       "again to measure the rest: %s",
+                       np, np == 1 ? "" : "s", dir, verb, word);
+    }
     const cJSON *set = cJSON_GetObjectItemCaseSensitive(bundle, "settings");
     const cJSON *models = cJSON_GetObjectItemCaseSensitive(bundle, "models");
     int nt = cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(set, "threads"));

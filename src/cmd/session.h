@@ -8,6 +8,7 @@
 #define RL_SESSION_H
 
 #include <stdbool.h>
+#include <stddef.h>
 
 #include <cjson/cJSON.h>
 
@@ -48,12 +49,19 @@ typedef struct {
  * its status is rl_session_interrupted's. */
 rl_status rl_session_end(rl_session_end_opts *e, const cJSON *bundle, rl_status st, rl_error *err);
 
+/* "llama-roofline WORD..." with every word quoted for sh (base's rl_sh_quote) and the line
+ * terminal-safe (rl_tty_escape), into out; cut at cap. The re-run command of an interrupted
+ * command that has no --resume (client from its bundle's argv, membw from the typed argv). */
+void rl_session_command_line(const char *const *words, size_t n, char *out, size_t cap);
+
 /* The interruption, said once for every measuring command: err is set to RL_EINTERRUPTED with
  * "interrupted: kept N of M runs in DIR/bundle.json; resume with: llama-roofline VERB --resume
  * -o DIR" (run and diagnose, the commands with --resume; DIR quoted for sh), or "...; VERB has
  * no --resume: run it again to measure the rest" (advise --measure), or "kept N operating
- * points" (client). N: the runs whose status is "ok"; M: models x threads x depths from the
- * settings. bundle_path: where the bundle is, NULL for DIR/bundle.json. Nothing is printed
+ * points in PATH; client has no --resume: run it again to measure the rest: llama-roofline
+ * client ..." (client: the command as the bundle's argv has it, a URL without its user name,
+ * password, query or fragment). N: the runs whose status is "ok"; M: models x threads x depths from
+ * the settings. bundle_path: where the bundle is, NULL for DIR/bundle.json. Nothing is printed
  * here: main prints err. */
 rl_status rl_session_interrupted(const char *verb, const char *out_dir, const char *bundle_path,
                                  const cJSON *bundle, rl_error *err);

@@ -2,6 +2,7 @@
  * bundle's summary and the wait for a quiet machine. See quiet.h. */
 #include "measure/quiet.h"
 
+#include <dirent.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -112,38 +113,75 @@ static void read_stat(const char *root, rl_quiet_snap *s)
     fclose(f);
 }
 
-/* utime stime cutime cstime (fields 14-17) of /proc/self/stat; the command name (field 2) is
- * in parentheses and may hold spaces and ')', so the fields are counted from its last ')'. */
-static void read_self(const char *root, rl_quiet_snap *s)
+/* utime stime cutime cstime (fields 14-17) and starttime (field 22) of a /proc/PID/stat (rel
+ * under root); the command name (field 2) is in parentheses and may hold spaces and ')', so
+ * the fields are counted from its last ')'. false when missing or malformed. */
+static bool read_pid_stat(const char *root, const char *rel, unsigned long long *ticks,
+                          unsigned long long *start)
 {
     char buf[SELF_CAP];
-    FILE *f = open_under(root, "proc/self/stat");
+    FILE *f = open_under(root, rel);
     if (!f)
-        return;
+        return false;
     size_t n = fread(buf, 1, sizeof buf - 1, f);
     fclose(f);
     buf[n] = '\0';
     const char *p = strrchr(buf, ')');
     if (!p)
-        return;
+        return false;
     p++;
     /* fields 3..13: state, then ten numbers (some may be negative: skip them as words) */
     for (int field = 3; field < 14; field++) {
         while (*p == ' ')
             p++;
         if (!*p)
-            return;
+            return false;
         while (*p && *p != ' ')
             p++;
     }
     unsigned long long t[4], sum = 0;
     for (int i = 0; i < 4; i++) {
         if (!next_u64(&p, &t[i]) || t[i] > ~0ULL - sum)
-            return;
+            return false;
         sum += t[i];
     }
-    s->self_ticks = sum;
-    s->have_self = true;
+    /* fields 18..21 (priority, nice, num_threads, itrealvalue), then starttime */
+    for (int field = 18; field < 22 && start; field++) {
+        while (*p == ' ')
+            p++;
+        if (!*p)
+            return false;
+        while (*p && *p != ' ')
+            p++;
+    }
+    if (start && !next_u64(&p, start))
+        return false;
+    *ticks = sum;
+    return true;
+}
+
+static void read_self(const char *root, rl_quiet_snap *s)
+{
+    s->have_self = read_pid_stat(root, "proc/self/stat", &s->self_ticks, NULL);
+}
+
+/* The server's processes: ticks and starttime of each. */
+static void read_server(const char *root, rl_quiet_snap *s)
+{
+    for (int i = 0; i < s->server.n && i < RL_QUIET_MAX_SERVER_PIDS; i++) {
+        char rel[64];
+        rl_snprintf(rel, sizeof rel, "proc/%d/stat", s->server.pid[i]);
+        s->server_have[i] = s->server.pid[i] > 0 &&
+                            read_pid_stat(root, rel, &s->server_ticks[i], &s->server_start[i]);
+    }
+}
+
+bool rl_quiet_pid_alive(const char *root, int pid)
+{
+    char rel[64];
+    unsigned long long t, st;
+    rl_snprintf(rel, sizeof rel, "proc/%d/stat", pid);
+    return pid > 0 && read_pid_stat(root, rel, &t, &st);
 }
 
 static void read_psi(const char *root, rl_quiet_snap *s)
@@ -211,8 +249,19 @@ static void read_cpus(const char *root, rl_quiet_snap *s)
 
 rl_status rl_quiet_take(const char *root, rl_quiet_snap *s, rl_error *err)
 {
+    return rl_quiet_take_server(root, NULL, s, err);
+}
+
+rl_status rl_quiet_take_server(const char *root, const rl_quiet_server *server, rl_quiet_snap *s,
+                               rl_error *err)
+{
     (void)err;
     memset(s, 0, sizeof *s);
+    if (server) {
+        s->server = *server;
+        if (s->server.n < 0 || s->server.n > RL_QUIET_MAX_SERVER_PIDS)
+            s->server.n = 0;
+    }
     s->procs_running = -1;
     s->freq_mhz_min = s->freq_mhz_max = NAN;
     s->throttle = -1;
@@ -221,8 +270,181 @@ rl_status rl_quiet_take(const char *root, rl_quiet_snap *s, rl_error *err)
     read_self(root, s);
     read_psi(root, s);
     read_cpus(root, s);
+    read_server(root, s);
     s->t_ns = rl_proc_now_ns();
     return RL_OK;
+}
+
+/* ---- the measured server: who listens on a port ------------------------------------------ */
+
+#define MAX_INODES 16           /* listening sockets on one port (v4, v6, SO_REUSEPORT) */
+#define MAX_NET_LINES (1 << 20) /* lines of /proc/net/tcp read, at most */
+#define MAX_PROCS (1 << 16)     /* /proc entries looked at, at most */
+#define MAX_FDS (1 << 16)       /* fd links of one process looked at, at most */
+
+/* The 4-byte groups of a /proc/net address (each printed as the host's u32, so its bytes in
+ * memory are the address's bytes in network order) into bytes; false unless hex of 8 or 32
+ * digits. */
+static bool net_addr(const char *hex, size_t len, unsigned char *bytes, size_t *n)
+{
+    if (len != 8 && len != 32)
+        return false;
+    for (size_t w = 0; w < len / 8; w++) {
+        char word[9];
+        memcpy(word, hex + 8 * w, 8);
+        word[8] = '\0';
+        char *end;
+        unsigned long v = strtoul(word, &end, 16);
+        if (*end != '\0')
+            return false;
+        uint32_t u = (uint32_t)v;
+        memcpy(bytes + 4 * w, &u, 4);
+    }
+    *n = len / 2;
+    return true;
+}
+
+/* A local address a connection to a loopback URL reaches: 127.0.0.0/8 or 0.0.0.0; ::1, ::,
+ * or an IPv4-mapped one of those. */
+static bool reaches_loopback(const unsigned char *b, size_t n)
+{
+    static const unsigned char zero[16] = {0};
+    if (n == 4)
+        return b[0] == 127 || memcmp(b, zero, 4) == 0;
+    if (memcmp(b, zero, 15) == 0 && (b[15] == 0 || b[15] == 1))
+        return true;
+    bool mapped = memcmp(b, zero, 10) == 0 && b[10] == 0xff && b[11] == 0xff;
+    return mapped && reaches_loopback(b + 12, 4);
+}
+
+/* The inodes of the LISTEN sockets on port in one /proc/net file; false when unreadable. */
+static bool listen_inodes(const char *root, const char *rel, unsigned port,
+                          unsigned long long *inodes, int *n)
+{
+    FILE *f = open_under(root, rel);
+    if (!f)
+        return false;
+    char line[LINE_CAP];
+    for (int k = 0; k < MAX_NET_LINES && read_line(f, line, sizeof line); k++) {
+        char addr[40];
+        unsigned lport, st;
+        unsigned long long inode;
+        unsigned char bytes[16];
+        size_t nb;
+        if (sscanf(line, " %*[0-9]: %39[0-9A-Fa-f]:%x %*s %x %*s %*s %*s %*u %*u %llu", addr,
+                   &lport, &st, &inode) != 4)
+            continue; /* the header line, or malformed */
+        if (st != 0x0A || lport != port || inode == 0 ||
+            !net_addr(addr, strlen(addr), bytes, &nb) || !reaches_loopback(bytes, nb))
+            continue;
+        if (*n < MAX_INODES)
+            inodes[(*n)++] = inode;
+    }
+    fclose(f);
+    return true;
+}
+
+/* Does any fd of process pid link to one of the sockets? *readable: its fd directory opened. */
+static bool holds_socket(const char *root, const char *pid, const unsigned long long *inodes, int n,
+                         bool *readable)
+{
+    char rel[64], path[4096];
+    rl_snprintf(rel, sizeof rel, "proc/%s/fd", pid);
+    path_of(path, sizeof path, root, rel);
+    DIR *d = opendir(path);
+    *readable = d != NULL;
+    if (!d)
+        return false;
+    bool found = false;
+    struct dirent *e;
+    for (int k = 0; !found && k < MAX_FDS && (e = readdir(d)); k++) {
+        char link[4096], target[64];
+        if (e->d_name[0] == '.')
+            continue;
+        rl_snprintf(link, sizeof link, "%s/%s", path, e->d_name);
+        ssize_t len = readlink(link, target, sizeof target - 1);
+        if (len <= 0)
+            continue;
+        target[len] = '\0';
+        unsigned long long ino;
+        char close;
+        if (sscanf(target, "socket:[%llu%c", &ino, &close) != 2 || close != ']')
+            continue;
+        for (int i = 0; i < n && !found; i++)
+            found = inodes[i] == ino;
+    }
+    closedir(d);
+    return found;
+}
+
+static int cmp_int(const void *a, const void *b)
+{
+    int x = *(const int *)a, y = *(const int *)b;
+    return (x > y) - (x < y);
+}
+
+static bool all_digits(const char *s)
+{
+    if (!*s)
+        return false;
+    for (; *s; s++)
+        if (*s < '0' || *s > '9')
+            return false;
+    return true;
+}
+
+void rl_quiet_find_listener(const char *root, unsigned port, rl_quiet_server *out)
+{
+    memset(out, 0, sizeof *out);
+    out->recorded = true;
+    unsigned long long inodes[MAX_INODES];
+    int n = 0;
+    bool v4 = listen_inodes(root, "proc/net/tcp", port, inodes, &n);
+    bool v6 = listen_inodes(root, "proc/net/tcp6", port, inodes, &n);
+    if (!v4 && !v6) {
+        rl_snprintf(out->why, sizeof out->why,
+                    "/proc/net/tcp and /proc/net/tcp6 are not readable: name the server with "
+                    "--server-pid PID");
+        return;
+    }
+    if (n == 0) {
+        rl_snprintf(out->why, sizeof out->why,
+                    "no process of this machine listens on port %u (/proc/net/tcp, tcp6): the "
+                    "server runs elsewhere (another machine, container or network namespace)",
+                    port);
+        return;
+    }
+    char path[4096], self[32];
+    path_of(path, sizeof path, root, "proc");
+    rl_snprintf(self, sizeof self, "%d", (int)getpid());
+    DIR *d = opendir(path);
+    int unreadable = 0;
+    struct dirent *e;
+    for (int k = 0; d && k < MAX_PROCS && (e = readdir(d)); k++) {
+        bool readable = false;
+        if (!all_digits(e->d_name) || strcmp(e->d_name, self) == 0)
+            continue;
+        long pid = strtol(e->d_name, NULL, 10);
+        if (pid <= 0 || pid > 0x7fffffffL)
+            continue;
+        if (holds_socket(root, e->d_name, inodes, n, &readable) &&
+            out->n < RL_QUIET_MAX_SERVER_PIDS)
+            out->pid[out->n++] = (int)pid;
+        unreadable += !readable;
+    }
+    if (d)
+        closedir(d);
+    qsort(out->pid, (size_t)out->n, sizeof *out->pid, cmp_int); /* readdir's order is none */
+    if (out->n > 0)
+        rl_snprintf(out->how, sizeof out->how,
+                    "the process%s listening on port %u (/proc/net/tcp, tcp6)",
+                    out->n > 1 ? "es" : "", port);
+    else
+        rl_snprintf(out->why, sizeof out->why,
+                    "a socket listens on port %u, but no process whose /proc/PID/fd is readable "
+                    "holds it (%d not readable: another user's?): name the server with "
+                    "--server-pid PID",
+                    port, unreadable);
 }
 
 /* ---- the interval ------------------------------------------------------------------------- */
@@ -241,9 +463,37 @@ static bool delta(unsigned long long a, unsigned long long b, unsigned long long
     return true;
 }
 
-/* other_cpu_pct and steal_pct from the two /proc/stat and /proc/self/stat readings. */
+/* The growth of the server's CPU ticks: its processes read at both ends with the same
+ * starttime (not exited, not a reused pid) are counted, and q->server lists them (or says why
+ * none was). */
+static unsigned long long server_growth(const rl_quiet_snap *a, const rl_quiet_snap *b,
+                                        rl_quiet_interval *q)
+{
+    q->server = b->server;
+    q->server.n = 0;
+    int n = a->server.n < b->server.n ? a->server.n : b->server.n;
+    unsigned long long sum = 0;
+    for (int i = 0; i < n && i < RL_QUIET_MAX_SERVER_PIDS; i++) {
+        unsigned long long d;
+        if (a->server.pid[i] != b->server.pid[i] || !a->server_have[i] || !b->server_have[i] ||
+            a->server_start[i] != b->server_start[i] ||
+            !delta(a->server_ticks[i], b->server_ticks[i], &d) || d > ~0ULL / 16 - sum)
+            continue;
+        sum += d;
+        q->server.pid[q->server.n++] = b->server.pid[i];
+    }
+    if (n > 0 && q->server.n == 0)
+        rl_snprintf(q->server.why, sizeof q->server.why,
+                    "the server's process (pid %d%s) ended, restarted or could not be read "
+                    "during the measurement: its CPU time counts as other processes'",
+                    b->server.pid[0], n > 1 ? " and others" : "");
+    return sum;
+}
+
+/* other_cpu_pct and steal_pct from the two /proc/stat and /proc/self/stat readings; srv: the
+ * measured server's ticks, subtracted like ours. */
 static void cpu_shares(const rl_quiet_snap *a, const rl_quiet_snap *b, double wall,
-                       rl_quiet_interval *q)
+                       unsigned long long srv, rl_quiet_interval *q)
 {
     if (!a->have_stat || !b->have_stat || a->cpus != b->cpus || b->cpus <= 0 || wall <= 0 ||
         b->clk_tck <= 0)
@@ -261,7 +511,9 @@ static void cpu_shares(const rl_quiet_snap *a, const rl_quiet_snap *b, double wa
     if (!a->have_self || !b->have_self || !delta(a->self_ticks, b->self_ticks, &ours))
         return;
     double capacity = wall * (double)b->cpus * (double)b->clk_tck;
-    q->other_cpu_pct = clamp_pct(100.0 * ((double)busy - (double)ours) / capacity);
+    q->other_cpu_pct = clamp_pct(100.0 * ((double)busy - (double)ours - (double)srv) / capacity);
+    if (q->server.n > 0)
+        q->server_cpu_pct = clamp_pct(100.0 * (double)srv / capacity);
 }
 
 void rl_quiet_between(const rl_quiet_snap *a, const rl_quiet_snap *b, const rl_quiet_limits *l,
@@ -273,13 +525,14 @@ void rl_quiet_between(const rl_quiet_snap *a, const rl_quiet_snap *b, const rl_q
         l = &dl;
     }
     memset(q, 0, sizeof *q);
-    q->other_cpu_pct = q->steal_pct = q->psi_cpu_some_pct = NAN;
+    q->other_cpu_pct = q->steal_pct = q->psi_cpu_some_pct = q->server_cpu_pct = NAN;
     q->freq_mhz_min = q->freq_mhz_max = NAN;
     q->throttle_events = -1;
     double wall = (double)(b->t_ns - a->t_ns) / 1e9;
     q->interval_s = wall > 0 ? wall : 0;
     q->cpus = b->cpus;
-    cpu_shares(a, b, wall, q);
+    unsigned long long srv = server_growth(a, b, q);
+    cpu_shares(a, b, wall, srv, q);
     unsigned long long d;
     if (a->have_psi && b->have_psi && wall > 0 && delta(a->psi_some_us, b->psi_some_us, &d))
         q->psi_cpu_some_pct = clamp_pct(100.0 * (double)d / (wall * 1e6));
@@ -314,6 +567,25 @@ static bool add_num(cJSON *o, const char *key, double v)
     return rl_json_add_num_or_null(o, key, r1(v), !isnan(v));
 }
 
+/* {"pids": [...], "found_by", "cpu_pct"} or {"pids": [], "reason"}; NULL when out of memory. */
+static cJSON *server_json(const rl_quiet_interval *q)
+{
+    cJSON *o = cJSON_CreateObject();
+    int n = q->server.n > 0 && q->server.n <= RL_QUIET_MAX_SERVER_PIDS ? q->server.n : 0;
+    bool ok = o && rl_json_add_int_array(o, "pids", q->server.pid, n);
+    if (n > 0)
+        ok = ok && rl_json_add_str(o, "found_by", q->server.how) &&
+             add_num(o, "cpu_pct", q->server_cpu_pct);
+    else
+        ok = ok &&
+             rl_json_add_str(o, "reason", q->server.why[0] ? q->server.why : "no server was named");
+    if (!ok) {
+        cJSON_Delete(o);
+        return NULL;
+    }
+    return o;
+}
+
 cJSON *rl_quiet_to_json(const rl_quiet_interval *q)
 {
     cJSON *o = cJSON_CreateObject();
@@ -333,6 +605,8 @@ cJSON *rl_quiet_to_json(const rl_quiet_interval *q)
                                   : rl_json_add_null(o, "throttle_events");
     ok &= rl_json_add_bool(o, "disturbed", q->disturbed);
     ok &= rl_json_add_str(o, "why", q->why);
+    if (ok && q->server.recorded)
+        ok = rl_json_attach(o, "measured_server", server_json(q));
     if (!ok) {
         cJSON_Delete(o);
         return NULL;

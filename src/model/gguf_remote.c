@@ -395,17 +395,27 @@ static char *cache_path(const rl_remote_opts *o, const char *url)
     return p;
 }
 
-/* Load a cached entry for r->url into r (data, have, size, etag); false when there is none
- * usable. */
-static bool cache_load(rfile *r, const char *path)
+/* Load a cached entry for r->url into r (data, have, size, etag); *found false when there is
+ * none usable (missing, unreadable, not this URL's, malformed: fetched again). Out of memory
+ * is RL_EINTERNAL (through rfail), never a cache that merely looked malformed. */
+static rl_status cache_load(rfile *r, const char *path, bool *found)
 {
     char *text = NULL;
     size_t len = 0;
     rl_error e = {RL_OK, ""};
+    *found = false;
     if (!path || rl_file_read_all(path, (size_t)r->o->max_bytes + 65536, &text, &len, &e) != RL_OK)
-        return false;
+        return e.status == RL_EINTERNAL
+                   ? rfail(r, RL_EINTERNAL, "out of memory reading its header cache entry")
+                   : RL_OK;
     char *nl = memchr(text, '\n', len);
-    cJSON *meta = nl ? cJSON_ParseWithLength(text, (size_t)(nl - text)) : NULL;
+    cJSON *meta = NULL;
+    rl_status st =
+        nl ? rl_json_parse("the header cache", text, (size_t)(nl - text), &meta, &e) : RL_EINPUT;
+    if (st == RL_EINTERNAL) {
+        free(text);
+        return rfail(r, RL_EINTERNAL, "out of memory reading its header cache entry");
+    }
     const char *url = rl_json_get_str(meta, "url"), *etag = rl_json_get_str(meta, "etag");
     uint64_t size = 0, bytes = 0;
     char *mine = rl_url_redact(r->url); /* the file holds the URL redacted */
@@ -413,9 +423,11 @@ static bool cache_load(rfile *r, const char *path)
               rl_json_get_u64(meta, "size", &size) && rl_json_get_u64(meta, "bytes", &bytes) &&
               bytes > 0 && bytes <= size && bytes <= r->o->max_bytes &&
               bytes == len - (size_t)(nl + 1 - text);
+    bool oom = meta && !mine;
     if (ok) {
         r->data = malloc((size_t)bytes);
         ok = r->data != NULL;
+        oom = !ok;
     }
     if (ok) {
         memcpy(r->data, nl + 1, (size_t)bytes);
@@ -426,7 +438,10 @@ static bool cache_load(rfile *r, const char *path)
     cJSON_Delete(meta);
     free(text);
     free(mine);
-    return ok;
+    if (oom)
+        return rfail(r, RL_EINTERNAL, "out of memory reading its header cache entry");
+    *found = ok;
+    return RL_OK;
 }
 
 /* Keep what was fetched (only with an ETag); a failure to write is only noted. */
@@ -494,7 +509,10 @@ rl_status rl_gguf_remote_read(const char *url, const rl_remote_opts *o, rl_remot
     char *cpath = cache_path(o, url);
     char cached_etag[ETAG_MAX] = "";
     rl_status st = setup_handle(&r);
-    if (st == RL_OK && cache_load(&r, cpath)) {
+    bool cached = false;
+    if (st == RL_OK)
+        st = cache_load(&r, cpath, &cached);
+    if (st == RL_OK && cached) {
         snprintf(cached_etag, sizeof cached_etag, "%s", r.etag);
         size_t keep_have = r.have;
         r.have = 0; /* the revalidating request lands at the start if the file changed */

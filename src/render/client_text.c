@@ -94,6 +94,18 @@ static double total_ok(const cJSON *b, double *measured)
     return ok;
 }
 
+bool rl_report_client_provisional(const cJSON *b, char *buf, size_t cap)
+{
+    const cJSON *an = rl_json_get(b, "analysis");
+    const cJSON *d = rl_json_available(an, "disturbance");
+    bool p = false;
+    if (!rl_json_get_bool(an, "provisional", &p) || !p)
+        return false;
+    rl_snprintf(buf, cap, "%.0f of %.0f operating points were measured while the machine was busy",
+                rl_json_num_or(d, "n_disturbed", NAN), rl_json_num_or(d, "n_measurements", NAN));
+    return true;
+}
+
 static void driver_text(const cJSON *b, char *buf, size_t cap)
 {
     const cJSON *d = rl_json_get(rl_json_get(b, "client"), "driver");
@@ -117,7 +129,9 @@ void rl_report_client_headline(const cJSON *b, char *buf, size_t cap)
         rl_snprintf(buf, cap, "Streaming client: nothing measured");
     else if (isfinite(ttft)) {
         rl_report_client_num(ttft, x, sizeof x);
-        rl_snprintf(buf, cap, "Streaming client: first chunk in %s ms", x);
+        rl_snprintf(buf, cap, "Streaming client: first chunk in %s ms%s", x,
+                    rl_report_client_provisional(b, NULL, 0) ? " (provisional: a busy machine)"
+                                                             : "");
     } else {
         rl_snprintf(buf, cap, "Streaming client measured");
     }
@@ -135,6 +149,9 @@ void rl_report_client_answer(const cJSON *b, char *buf, size_t cap)
                        "throughput to report: see every request's error below.",
                        drv, measured);
     } else {
+        char why[160];
+        if (rl_report_client_provisional(b, why, sizeof why))
+            rl_sbuf_printf(&s, "Provisional, %s, so these numbers may be off. ", why);
         rl_sbuf_printf(&s, "Streaming from %s: ", drv);
         size_t k = 0;
         const cJSON *pt;
@@ -234,6 +251,12 @@ size_t rl_report_client_figures(const cJSON *b, rl_report_figure *out)
                 measured);
     figure(&out[n++], "Success rate", measured > 0 ? 100.0 * ok / measured : NAN, "%", "measured",
            note, NULL);
+    for (size_t i = 0; rl_report_client_provisional(b, NULL, 0) && i < n; i++)
+        if (strcmp(out[i].value, "n/a") != 0) { /* a number: say it may be off */
+            size_t len = strlen(out[i].note);
+            rl_snprintf(out[i].note + len, sizeof out[i].note - len,
+                        " Provisional: measured on a busy machine.");
+        }
     return n;
 }
 

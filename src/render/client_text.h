@@ -42,7 +42,12 @@ double rl_report_client_conc(const cJSON *pt);
  * of a report (charts, models, long context) do not apply. */
 bool rl_report_client_only(const cJSON *b);
 
-/* Headline ("Streaming client: first chunk in 182 ms") and answer sentence of a client bundle. */
+/* True when the client bundle's numbers are provisional (analysis.provisional: an operating
+ * point was measured while the machine was busy), with "2 of 3 operating points were measured
+ * while the machine was busy" into buf (when cap > 0). */
+bool rl_report_client_provisional(const cJSON *b, char *buf, size_t cap);
+/* Headline ("Streaming client: first chunk in 182 ms", "... (provisional: a busy machine)") and
+ * answer sentence ("Provisional, 2 of 3 operating points were ...: ...") of a client bundle. */
 void rl_report_client_headline(const cJSON *b, char *buf, size_t cap);
 void rl_report_client_answer(const cJSON *b, char *buf, size_t cap);
 /* The key figures of a client bundle (at most RL_REPORT_MAX_FIGURES); returns how many. */

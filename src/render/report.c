@@ -257,7 +257,9 @@ char *rl_report_path_beside(const char *file)
 void rl_report_print_summary(FILE *out, const cJSON *b, const char *bundle_path)
 {
     if (rl_report_client_only(b)) {
-        char safe[1024];
+        char safe[1024], banner[1024];
+        if (rl_report_disturbed(b, banner, sizeof banner))
+            fprintf(out, "\nDISTURBED: %s\n", rl_tty_escape(banner, safe, sizeof safe));
         rl_report_client_print(out, b);
         fprintf(out, "\nwrote %s\n", rl_tty_escape(bundle_path, safe, sizeof safe));
         return;

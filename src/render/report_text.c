@@ -502,9 +502,10 @@ bool rl_report_disturbed(const cJSON *b, char *buf, size_t cap)
     if (!rl_json_get_bool(d, "disturbed", &disturbed) || !disturbed)
         return false;
     rl_snprintf(buf, cap,
-                "Measured while the machine was busy: %s; the verdict below may be wrong. Re-run "
-                "on a quiet machine or with --wait-quiet 60.",
-                str(d, "text", "some measurements were disturbed"));
+                "Measured while the machine was busy: %s; %s below may be wrong. Re-run on a "
+                "quiet machine or with --wait-quiet 60.",
+                str(d, "text", "some measurements were disturbed"),
+                rl_report_client_only(b) ? "the latencies and rates" : "the verdict");
     return true;
 }
 

@@ -53,8 +53,9 @@ void rl_report_caveats_free(rl_report_caveats *c);
 void rl_report_headline(const cJSON *b, char *buf, size_t cap);
 /* When a measurement was disturbed (analysis.disturbance), the banner that goes above the
  * answer ("Measured while the machine was busy: ...; the verdict below may be wrong. Re-run
- * ...") into buf and true; else false and buf untouched. A quiet bundle, or one without
- * machine state, gets no banner. */
+ * ..."; a client bundle's: "the latencies and rates below may be wrong") into buf and true;
+ * else false and buf untouched. A quiet bundle, or one without machine state, gets no
+ * banner. */
 bool rl_report_disturbed(const cJSON *b, char *buf, size_t cap);
 void rl_report_answer(const cJSON *b, char *buf, size_t cap);
 

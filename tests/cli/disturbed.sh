@@ -9,6 +9,10 @@
 #    "looks", the page has the banner above its headline, the bundle's analysis.disturbance
 #    counts every measurement and the verdict is provisional;
 #  - the same diagnose on the quiet copy: none of that;
+#  - client under load (two operating points of the scripted stream, tests/lib/fake-stream):
+#    the summary's first line says DISTURBED, the page has the banner above its headline and a
+#    provisional headline, `report --markdown` the note, analysis.disturbance counts both points
+#    and analysis.provisional is true; the same client on the quiet copy: none of that;
 #  - a load that starts after the ceiling was measured (the fake starts it on its first run):
 #    the bracketing probe after the sweep reads lower than the one before: ceiling_drift.
 # Checked to fail: with the machine state summary written after the analysis (its limits then
@@ -22,6 +26,10 @@ mkdir -p "$work"
 . "$RL_SRC/tests/lib/cli.sh"
 quiet_root=$LLAMA_ROOFLINE_PROC_ROOT
 FAKE="$RL_SRC/tests/lib/fake-llama-bench"
+STREAM="$(dirname "$RL_BIN")/fake-stream"
+printf '{"id": "a", "prompt": "x"}\n{"id": "b", "prompt": "y"}\n' >"$work/p.jsonl"
+client_args=(client --cmd "$STREAM 200 one 400 two 600 three" --prompts "$work/p.jsonl" --warmup 0
+  --sweep-concurrency 1,2)
 loops=()
 load_on() { for _ in $(seq "$(nproc)"); do timeout 60 sh -c 'while :; do :; done' & loops+=($!); done; }
 load_off() { [ ${#loops[@]} -gt 0 ] && kill "${loops[@]}" 2>/dev/null; wait "${loops[@]}" 2>/dev/null; loops=(); }
@@ -55,13 +63,35 @@ load_on
   >"$work/diag.out" 2>"$work/diag.err"; rc=$?
 "$RL_BIN" run --llama-bench "$FAKE" --peak-bw 40 -t 1,2 -m "$work/a.gguf" -m "$work/b.gguf" \
   -o "$work/run" >"$work/run.out" 2>"$work/run.err"; rc2=$?
+"$RL_BIN" "${client_args[@]}" -o "$work/client" >"$work/client.out" 2>"$work/client.err"; rc3=$?
 load_off
 check "diagnose under load: exit 0" 0 "$rc"
 marked "diagnose under load" "$work/diag"
 check "run under load: exit 0" 0 "$rc2"
 marked "run under load" "$work/run"
 
+check "client under load: exit 0" 0 "$rc3"
+expect "client under load: the summary's first words say DISTURBED" "$(grep -m1 . "$work/client.out")" \
+  "^DISTURBED: Measured while the machine was busy: other processes used [0-9]+% of the CPUs during 2 of 2 client points; the latencies and rates below may be wrong\. Re-run on a quiet machine or with --wait-quiet 60\.$"
+python3 - "$work/client/report.html" <<'PY'
+import sys
+t = open(sys.argv[1], encoding="utf-8").read()
+b, h = t.find('id="disturbed"'), t.find("<h1")
+sys.exit(0 if 0 <= b < h and "(provisional: a busy machine)</h1>" in t and "Provisional, 2 of 2 operating points were measured while the machine was busy" in t else 1)
+PY
+check "client under load: the page's banner above a provisional headline" 0 $?
+json_check "client under load: both points disturbed, counted, provisional" "$work/client/bundle.json" \
+  '(a:=j["analysis"]) and a["scope"]=="client" and (d:=a["disturbance"])["disturbed"] and d["n_measurements"]==d["n_disturbed"]==2 and d["by_kind"]=={"client": {"n": 2, "disturbed": 2}} and a["provisional"] is True and "disturbed" in [w["code"] for w in j["warnings"]] and j["environment"]["machine_state"]["disturbed"]==2'
+md=$("$RL_BIN" report --markdown "$work/client/bundle.json"); check "client under load: report --markdown" 0 $?
+expect "client under load: the Markdown note" "$(head -1 <<<"$md")" "^> \*\*Disturbed:\*\* Measured while the machine was busy: other processes used [0-9]+% of the CPUs during 2 of 2 client points"
+
 export LLAMA_ROOFLINE_PROC_ROOT=$quiet_root
+"$RL_BIN" "${client_args[@]}" -o "$work/cquiet" >"$work/cquiet.out" 2>"$work/cquiet.err"
+check "client, quiet: exit 0" 0 $?
+grep -q "DISTURBED" "$work/cquiet.out" && fail "client, quiet: marked on the terminal" || echo "ok   client, quiet: nothing marked on the terminal"
+grep -q 'id="disturbed"\|(provisional' "$work/cquiet/report.html" && fail "client, quiet: the page is marked" || echo "ok   client, quiet: no banner, nothing provisional"
+json_check "client, quiet: counted, nothing disturbed, not provisional" "$work/cquiet/bundle.json" \
+  '(a:=j["analysis"]) and not a["disturbance"]["disturbed"] and a["disturbance"]["n_measurements"]==2 and a["provisional"] is False and a["warnings"]==[]'
 "$RL_BIN" diagnose --quick --llama-bench "$FAKE" -t 1,2 -o "$work/quiet" "$work/a.gguf" "$work/b.gguf" \
   >"$work/quiet.out" 2>"$work/quiet.err"; check "diagnose, quiet: exit 0" 0 $?
 expect "quiet: the answer comes first, plain" "$(grep -m1 . "$work/quiet.out")" "^answer: (memory-bound|partly memory-bound|compute-bound|not bandwidth-limited)"

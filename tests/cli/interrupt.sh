@@ -3,6 +3,10 @@
 # SIGINT and starts a grandchild `sleep 300`, which inherits the ignoring) stands in for
 # llama-bench under `run` and for the command under `client --cmd`. One Ctrl-C, and two in
 # quick succession: exit 130 within a second, and no process of the child's group is left.
+# Mid-run, `client` (its second operating point under way) and `membw` (its first thread
+# count) end the same way, print the exact command to run again (read back by sh as the words
+# run) and keep what was measured in a file `validate` passes. Checked to fail before the fix
+# (session.c and cmd_membw.c said only "run it again", without the command).
 # Checked to fail before the fix (base/proc.c's rl_proc_kill_all, called by main's handler
 # of the second signal): after the second Ctrl-C the script and its sleep were still running,
 # reparented to init, for `run` and `client --cmd` alike.
@@ -76,4 +80,54 @@ json_check "run-twice: the bundle is kept" "$work/o2/bundle.json" 'j["schema"].s
 client_args=(client --cmd "$work/stubborn" --profile short-chat --runs 3 --warmup 0)
 case_ client-once 1 "$RL_BIN" "${client_args[@]}" --json "$work/c1.json"
 case_ client-twice 2 "$RL_BIN" "${client_args[@]}" --json "$work/c2.json"
+
+# ---- mid-run: client and membw stop within a second, say the exact command to run again (sh
+# reads it back as the same words), and keep what was measured in a file that validates
+# (kept NAME WANT-PREFIX ARGS...: the last stderr line is WANT-PREFIX then a command line
+# whose words are exactly ARGS)
+kept() {
+  local name=$1 want=$2; shift 2
+  local line cmdline
+  line=$(tail -n1 "$work/$name.err")
+  [ "${line#"$want"}" != "$line" ] && echo "ok   $name: the message" ||
+    fail "$name: the message: $line (want $want...)"
+  cmdline=${line#"$want"}
+  local -a words=()
+  eval "words=($cmdline)" 2>/dev/null || fail "$name: sh cannot read the command back: $cmdline"
+  if [ "$(printf '%s\0' "${words[@]}" | od -c)" = "$(printf '%s\0' llama-roofline "$@" | od -c)" ]; then
+    echo "ok   $name: the re-run command is the command run"
+  else
+    fail "$name: the re-run command: $cmdline"
+  fi
+}
+# timed NAME PATTERN ARGS...: run llama-roofline ARGS (progress as lines on stderr), SIGINT once
+# PATTERN appears on its stderr, then exit 130 within the limit
+timed() {
+  local name=$1 pat=$2; shift 2
+  LLAMA_ROOFLINE_PROGRESS=lines "$RL_BIN" "$@" >"$work/$name.out" 2>"$work/$name.err" &
+  local pid=$! t0 rc ms
+  for _ in $(seq 600); do grep -q -- "$pat" "$work/$name.err" && break; sleep 0.05; done
+  t0=$(date +%s%N)
+  kill -INT "$pid"
+  wait "$pid"; rc=$?
+  ms=$((($(date +%s%N) - t0) / 1000000))
+  check "$name: exit 130" 130 "$rc"
+  [ "$ms" -lt "$lim" ] && echo "ok   $name: ended in $ms ms (limit $lim)" || fail "$name: took $ms ms (limit $lim)"
+}
+STREAM="$(dirname "$RL_BIN")/fake-stream"
+printf '{"id": "a", "prompt": "x"}\n{"id": "b", "prompt": "y"}\n' >"$work/p.jsonl"
+mid=(client --cmd "$STREAM 20 one 3000 two" --prompts "$work/p.jsonl" --warmup 0 --runs 1
+  --sweep-concurrency 1,2 --timeout 30 -o "$work/client mid")
+# each request takes 3 s: the first point (two in a row) is over when the second begins
+timed client-mid "^c=2 " "${mid[@]}"
+kept client-mid "llama-roofline client: error: interrupted: kept 2 operating points in $work/client mid/bundle.json; client has no --resume: run it again to measure the rest: " "${mid[@]}"
+out=$("$RL_BIN" validate "$work/client mid/bundle.json"); check "client-mid: the bundle validates ($out)" 0 $?
+json_check "client-mid: the first point kept whole, the second's requests in flight not counted" "$work/client mid/bundle.json" \
+  'j["status"]["state"]=="interrupted" and [p["concurrency"] for p in j["client"]["points"]]==[1, 2] and j["client"]["points"][0]["requests"]["ok"]==2 and j["client"]["points"][1]["requests"]["measured"]==0'
+mb=(membw --threads 1,2 --reps 100 --membw-mb 256 -o "$work/membw mid.json")
+timed membw-mid "read repetition 2/" "${mb[@]}"
+kept membw-mid "llama-roofline membw: error: interrupted: kept samples at 1 of 2 thread counts in $work/membw mid.json; membw has no --resume: run it again to measure the rest: " "${mb[@]}"
+out=$("$RL_BIN" validate "$work/membw mid.json"); check "membw-mid: the result validates ($out)" 0 $?
+json_check "membw-mid: the samples measured kept, marked incomplete" "$work/membw mid.json" \
+  'j["complete"] is False and sum(len(r["samples_GBs"]) for r in j["runs"])>0 and {r["threads"] for r in j["runs"]}=={1}'
 finish

@@ -86,10 +86,15 @@ b["status"] = {"state": "interrupted"}
 json.dump(b, open(sys.argv[1], "w"))
 PY
 "$RL_BIN" run --resume --llama-bench "$FAKE" -o "$work/dist" >/dev/null 2>&1; check "resume a disturbed run" 0 $?
+# a client bundle with its analysis and a measured server (this test's shell, named; the
+# real /proc, where its stat is)
+env -u LLAMA_ROOFLINE_PROC_ROOT "$RL_BIN" client --cmd "$(dirname "$RL_BIN")/fake-stream 5 hi" \
+  --warmup 0 --server-pid $$ --json "$work/client.json" >/dev/null 2>&1
+check "client --server-pid (this shell)" 0 $?
 # Bundles of commands `run` cannot make (their paths count as existing): a ':' list.
 # (tests/fixtures/bracket: a `run` of three models with the bracketing probes, as
 # tests/cli/bracket.sh makes; the run above gives --peak-bw and takes none)
-extra="$RL_SRC/tests/fixtures/client/bundle.json:$RL_SRC/tests/fixtures/bracket/bundle.json:$work/advise/bundle.json:$work/diag/bundle.json:$work/dist/bundle.json"
+extra="$RL_SRC/tests/fixtures/client/bundle.json:$RL_SRC/tests/fixtures/bracket/bundle.json:$work/advise/bundle.json:$work/diag/bundle.json:$work/dist/bundle.json:$work/client.json"
 out=$(RL_LEGEND_EXTRA="$extra" python3 - "$work/legend.json" "$work/run/bundle.json" "$RL_SRC"/examples/*/bundle.json <<'PY'
 import json, os, sys
 legend = json.load(open(sys.argv[1]))

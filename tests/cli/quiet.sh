@@ -94,8 +94,9 @@ printf '{"id": "a", "prompt": "x"}\n' >"$work/p.jsonl"
 "$RL_BIN" client --cmd "$STREAM 10 'one two'" --prompts "$work/p.jsonl" --warmup 0 \
   --wait-quiet 0 --retry-disturbed 0 --json "$work/client.json" >/dev/null 2>&1
 check "client --wait-quiet 0" 0 $?
+# (a client point also says which server was counted: none for the command driver)
 json_check "client: the point has its machine, the summary counts it" "$work/client.json" \
-  "$M(j[\"client\"][\"points\"][0][\"machine\"]) and j[\"environment\"][\"machine_state\"][\"measurements\"]==1"
+  "(lambda m: $M({k: v for k, v in m.items() if k != \"measured_server\"}) and m[\"measured_server\"][\"pids\"]==[] and m[\"measured_server\"][\"reason\"].startswith(\"the command driver\"))(j[\"client\"][\"points\"][0][\"machine\"]) and j[\"environment\"][\"machine_state\"][\"measurements\"]==1"
 out=$("$RL_BIN" validate "$work/client.json" 2>&1); check "client bundle validates ($out)" 0 $?
 
 # ---- --retry-disturbed: a disturbed run is measured again, the first try kept in "attempts".

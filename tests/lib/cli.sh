@@ -60,7 +60,8 @@ crafted() { crafted+=("$@"); }
 sweep_bundles() { # every bundle and report the tool wrote under $work must pass validate:
   # nothing the tool writes may fail its own validate (issue 18). The tool's bundles are
   # known by cJSON's layout ("schema":<TAB>, which Python's json never writes: the tests'
-  # hand-made bundles are skipped), its reports by their embedded bundle.
+  # hand-made bundles are skipped), its membw results (membw --json, -o) by their
+  # "peak_read_GBs":<TAB> at the top level, its reports by their embedded bundle.
   [ -n "${work:-}" ] && [ -d "$work" ] || return 0
   local f out n=0 c skip
   while IFS= read -r -d '' f; do
@@ -69,7 +70,8 @@ sweep_bundles() { # every bundle and report the tool wrote under $work must pass
     [ -n "$skip" ] && continue
     case "$f" in
       *.html) grep -q 'type="application/json" id="bundle"' "$f" 2>/dev/null || continue ;;
-      *) grep -q $'"schema":\t"llama-roofline-bundle"' "$f" 2>/dev/null || continue ;;
+      *) grep -q -e $'"schema":\t"llama-roofline-bundle"' -e $'^\t"peak_read_GBs":\t' "$f" 2>/dev/null ||
+           continue ;;
     esac
     n=$((n+1))
     out=$("$RL_BIN" validate "$f" 2>&1) ||

@@ -263,6 +263,87 @@ static void no_machine_state_is_unavailable(void **state)
     cJSON_Delete(b);
 }
 
+/* ---------- client-only bundles ---------- */
+
+/* A client bundle with one point per machine object given (NULL: a point without one, an
+ * older bundle's); the points' earlier tries (attempts) are never counted. */
+static cJSON *client_bundle(const char *const *machines, size_t n)
+{
+    char text[8192];
+    size_t at =
+        (size_t)snprintf(text, sizeof text, "{\"command\": \"client\", \"client\": {\"points\": [");
+    for (size_t i = 0; i < n; i++)
+        at +=
+            (size_t)snprintf(text + at, sizeof text - at,
+                             "%s{\"concurrency\": %zu, \"attempts\": [{\"kind\": \"measured\", "
+                             "\"machine\": %s}]%s%s}",
+                             i ? ", " : "", i + 1, LOADED(99), machines[i] ? ", \"machine\": " : "",
+                             machines[i] ? machines[i] : "");
+    snprintf(text + at, sizeof text - at, "]}, \"environment\": {" LIMITS "}}");
+    cJSON *b = cJSON_Parse(text);
+    assert_non_null(b);
+    rl_error err = {0};
+    assert_int_equal(rl_bundle_analyze_client(b, &err), RL_OK);
+    return b;
+}
+
+/* Two of three points disturbed: counted, named by the highest share, provisional, the
+ * warning "disturbed" with the client's advice; nothing of a run's analysis (no fit). */
+static void client_points_are_counted(void **state)
+{
+    (void)state;
+    const char *m[] = {LOADED(88), QUIET, LOADED(61)};
+    cJSON *b = client_bundle(m, 3);
+    const cJSON *d = an(b, "disturbance");
+    assert_string_equal(rl_json_get_str(rl_json_get(b, "analysis"), "kind"), "derived");
+    assert_string_equal(rl_json_get_str(rl_json_get(b, "analysis"), "scope"), "client");
+    assert_null(an(b, "fit"));
+    assert_true(cJSON_IsTrue(an(b, "provisional")));
+    assert_true(cJSON_IsTrue(rl_json_get(d, "disturbed")));
+    assert_int_equal((int)rl_json_num_or(d, "n_measurements", 0), 3);
+    assert_int_equal((int)rl_json_num_or(d, "n_disturbed", 0), 2);
+    char *bk = cJSON_PrintUnformatted(rl_json_get(d, "by_kind"));
+    assert_string_equal(bk, "{\"client\":{\"n\":3,\"disturbed\":2}}");
+    free(bk);
+    assert_near(rl_json_num_or(d, "other_cpu_pct_max", NAN), 88.0, 1e-12);
+    assert_string_equal(rl_json_get_str(d, "text"),
+                        "other processes used 88% of the CPUs during 2 of 3 client points");
+    const cJSON *w = warning(b, "disturbed");
+    assert_non_null(w);
+    assert_string_equal(rl_json_get_str(w, "text"),
+                        "Measured while the machine was busy: other processes used 88% of the "
+                        "CPUs during 2 of 3 client points, so the latencies and rates may be "
+                        "off. Close other programs and re-run on a quiet machine, or re-run with "
+                        "--wait-quiet 60 to wait up to a minute for one before each operating "
+                        "point; latencies measured under load are high and scattered, and rates "
+                        "low.");
+    assert_int_equal(cJSON_GetArraySize(rl_json_get(w, "applies_to")), 0);
+    cJSON_Delete(b);
+}
+
+/* Quiet points: counted, not provisional, no warning; points without machine state (an older
+ * client bundle): unavailable, not provisional. */
+static void client_quiet_and_unrecorded(void **state)
+{
+    (void)state;
+    const char *m[] = {QUIET, QUIET};
+    cJSON *b = client_bundle(m, 2);
+    const cJSON *d = an(b, "disturbance");
+    assert_true(cJSON_IsFalse(rl_json_get(d, "disturbed")));
+    assert_int_equal((int)rl_json_num_or(d, "n_measurements", 0), 2);
+    assert_null(rl_json_get(d, "text"));
+    assert_true(cJSON_IsFalse(an(b, "provisional")));
+    assert_null(warning(b, "disturbed"));
+    assert_int_equal(cJSON_GetArraySize(rl_json_get(b, "warnings")), 0);
+    cJSON_Delete(b);
+    const char *none[] = {NULL, NULL};
+    b = client_bundle(none, 2);
+    d = an(b, "disturbance");
+    assert_true(cJSON_IsFalse(rl_json_get(d, "available")));
+    assert_true(cJSON_IsFalse(an(b, "provisional")));
+    cJSON_Delete(b);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -277,6 +358,8 @@ int main(void)
         cmocka_unit_test(steal_is_named),
         cmocka_unit_test(steal_and_load_are_both_counted),
         cmocka_unit_test(no_machine_state_is_unavailable),
+        cmocka_unit_test(client_points_are_counted),
+        cmocka_unit_test(client_quiet_and_unrecorded),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

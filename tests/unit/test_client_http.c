@@ -33,6 +33,7 @@
 #include <math.h>
 #include <netinet/in.h>
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -729,6 +730,54 @@ static void test_api_key(void **state)
     run_faults("key", "sk-test-SECRET-4f1b", 3);
 }
 
+/* Out of memory while parsing the stream is not the server's fault: the run stops with an
+ * internal error (exit 5), never "malformed SSE event: data is not JSON". cJSON's allocations
+ * fail from the moment the scheduler has nothing more to hand out (the one request's body is
+ * built by then), so only the event parsing meets the failure. */
+static atomic_bool starve;
+
+static void *starving_malloc(size_t n)
+{
+    return atomic_load(&starve) ? NULL : malloc(n);
+}
+
+static int t_next_then_starve(void *ctx, int64_t now_ns, rl_client_job *job, int64_t *wake_ns)
+{
+    int got = t_next(ctx, now_ns, job, wake_ns);
+    if (got < 0)
+        atomic_store(&starve, true);
+    return got;
+}
+
+static void test_oom_in_stream(void **state)
+{
+    (void)state;
+    char *p[1] = {script("oom-0", "ok", "[[5, \"a\"], [10, \"b\"], [15, \"c\"]]")};
+    char url[128];
+    snprintf(url, sizeof url, "http://127.0.0.1:%d", server_port);
+    tsched t = {.prompts = p, .n = 1, .timeout = 10};
+    t.res = calloc(1, sizeof *t.res);
+    assert_non_null(t.res);
+    rl_client_http_cfg cfg = {.url = url, .concurrency = 2, .connect_timeout = 5};
+    rl_client_sched s = {.ctx = &t, .next = t_next_then_starve, .done = t_done};
+    rl_error e = {RL_OK, ""};
+    atomic_store(&starve, false);
+    rl_json_set_malloc(starving_malloc);
+    rl_status st = rl_client_http_run(&cfg, &s, &e);
+    rl_json_set_malloc(NULL);
+    assert_true(atomic_load(&starve));
+    assert_int_equal(st, RL_EINTERNAL);
+    char want[200];
+    snprintf(want, sizeof want,
+             "out of memory reading the answers from 127.0.0.1:%d: the run stopped", server_port);
+    assert_string_equal(e.msg, want);
+    assert_non_null(t.res[0]);
+    assert_false(t.res[0]->ok);
+    assert_null(strstr(t.res[0]->error ? t.res[0]->error : "", "not JSON"));
+    free_run(&t);
+    free(p[0]);
+}
+
 /* A closed port: every request fails "cannot connect to HOST:PORT: Connection refused", and
  * neither the key nor the URL's password is in any message. */
 static void test_unreachable(void **state)
@@ -859,9 +908,27 @@ static void endpoint_is(const char *url, rl_client_api api, bool redact, const c
     free(got);
 }
 
+static void host_port_is(const char *url, const char *host, unsigned port)
+{
+    char h[256];
+    unsigned p = 1;
+    rl_error e = {RL_OK, ""};
+    assert_int_equal(rl_client_http_host_port(url, h, sizeof h, &p, &e), RL_OK);
+    assert_string_equal(h, host);
+    assert_int_equal(p, port);
+}
+
 static void test_endpoint(void **state)
 {
     (void)state;
+    /* the host and port the measured server is looked up by */
+    host_port_is("http://127.0.0.1:8080/v1", "127.0.0.1", 8080);
+    host_port_is("http://localhost/v1", "localhost", 80);
+    host_port_is("https://u:pw@[::1]/x?key=1", "[::1]", 443);
+    char h[64];
+    unsigned port;
+    rl_error pe = {RL_OK, ""};
+    assert_int_equal(rl_client_http_host_port("not a url", h, sizeof h, &port, &pe), RL_EINPUT);
     const rl_client_api C = RL_CLIENT_API_CHAT, P = RL_CLIENT_API_COMPLETIONS;
     endpoint_is("http://127.0.0.1:8080", C, false, "http://127.0.0.1:8080/v1/chat/completions");
     endpoint_is("http://127.0.0.1:8080/", P, false, "http://127.0.0.1:8080/v1/completions");
@@ -990,12 +1057,12 @@ int main(int argc, char **argv)
     if (argc >= 3 && strcmp(argv[1], "--live") == 0)
         return live_main(argc, argv);
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_endpoint),     cmocka_unit_test(test_request_shape),
-        cmocka_unit_test(test_completions),  cmocka_unit_test(test_large_prompt),
-        cmocka_unit_test(test_faults),       cmocka_unit_test(test_api_key),
-        cmocka_unit_test(test_unreachable),  cmocka_unit_test(test_timeout),
-        cmocka_unit_test(test_interrupt),    cmocka_unit_test(test_accuracy_c1),
-        cmocka_unit_test(test_accuracy_c32),
+        cmocka_unit_test(test_endpoint),      cmocka_unit_test(test_request_shape),
+        cmocka_unit_test(test_completions),   cmocka_unit_test(test_large_prompt),
+        cmocka_unit_test(test_faults),        cmocka_unit_test(test_api_key),
+        cmocka_unit_test(test_oom_in_stream), cmocka_unit_test(test_unreachable),
+        cmocka_unit_test(test_timeout),       cmocka_unit_test(test_interrupt),
+        cmocka_unit_test(test_accuracy_c1),   cmocka_unit_test(test_accuracy_c32),
     };
     return cmocka_run_group_tests(tests, setup_server, teardown_server);
 }

@@ -84,6 +84,8 @@ static void test_jsonl(void **state)
          "f.jsonl:3: the id 'd' is used twice"},
         {"\n\n", "f.jsonl holds no prompt"},
         {"{\"prompt\": \"\xff\"}\n", "f.jsonl:1: the prompt is not valid UTF-8"},
+        /* a second object after the first is not silently dropped */
+        {"{\"prompt\": \"x\"} {\"prompt\": \"y\"}\n", "f.jsonl:1: not a JSON object"},
     };
     for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
         assert_int_equal(
@@ -93,6 +95,31 @@ static void test_jsonl(void **state)
             fail_msg("case %zu: %s", i, err.msg);
         assert_int_equal(p.n, 0);
     }
+}
+
+static void *no_memory(size_t n)
+{
+    (void)n;
+    return NULL;
+}
+
+/* Out of memory while parsing a prompt line is an internal error (exit 5) naming the line,
+ * never "not a JSON object" (bad input); whitespace after the object is fine. */
+static void test_jsonl_oom(void **state)
+{
+    (void)state;
+    rl_client_prompts p;
+    rl_error err;
+    const char *text = "{\"prompt\": \"x\"}  \n{\"prompt\": \"y\"}\n";
+    assert_int_equal(rl_client_prompts_parse("f.jsonl", text, strlen(text), &p, &err), RL_OK);
+    assert_int_equal(p.n, 2);
+    rl_client_prompts_free(&p);
+    rl_json_set_malloc(no_memory);
+    rl_status st = rl_client_prompts_parse("f.jsonl", text, strlen(text), &p, &err);
+    rl_json_set_malloc(NULL);
+    assert_int_equal(st, RL_EINTERNAL);
+    assert_string_equal(err.msg, "f.jsonl:1: out of memory reading the prompt");
+    assert_int_equal(p.n, 0);
 }
 
 static const char help[] =
@@ -162,9 +189,8 @@ static void test_csv(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_profiles),
-        cmocka_unit_test(test_jsonl),
-        cmocka_unit_test(test_fm),
+        cmocka_unit_test(test_profiles),  cmocka_unit_test(test_jsonl),
+        cmocka_unit_test(test_jsonl_oom), cmocka_unit_test(test_fm),
         cmocka_unit_test(test_csv),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

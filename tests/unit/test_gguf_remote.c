@@ -33,8 +33,10 @@
 #include "model/synth.h"
 #include "base/proc.h"
 #include "base/rl_file.h"
+#include "base/rl_json.h"
 #include "base/rl_util.h"
 #include "gguf_testw.h"
+#include "rl_test.h"
 
 static void test_is_url(void **state)
 {
@@ -559,14 +561,58 @@ static void test_cache_after_readahead(void **state)
     drop_model("cached.gguf");
 }
 
+static void *no_memory(size_t n)
+{
+    (void)n;
+    return NULL;
+}
+
+/* A header cache entry read while memory runs out is an internal error (exit 5) naming the
+ * URL, never a cache entry that merely looked malformed and is fetched again. With memory the
+ * same entry is used and revalidated: port 9 of 127.0.0.1 refuses, a network error. */
+static void test_cache_oom(void **state)
+{
+    (void)state;
+    const char *tmp = getenv("RL_TMP");
+    char cdir[512];
+    snprintf(cdir, sizeof cdir, "%s/remote-cache-%d", tmp && *tmp ? tmp : "/tmp", (int)getpid());
+    const char *url = "http://127.0.0.1:9/m.gguf";
+    char *key = rl_remote_cache_key(url);
+    char rel[64], entry[256];
+    snprintf(rel, sizeof rel, "%s.ggufh", key);
+    free(key);
+    snprintf(entry, sizeof entry,
+             "{\"url\": \"%s\", \"etag\": \"\\\"e1\\\"\", \"size\": 100, \"bytes\": 4}\nGGUF", url);
+    rl_test_mkdirs(cdir, "");
+    rl_test_put(cdir, rel, entry);
+    rl_remote_opts o;
+    rl_remote_opts_default(&o);
+    o.cache_dir = cdir;
+    o.timeout_s = 5;
+    rl_gguf_file *f = NULL;
+    rl_error e = {RL_OK, ""};
+    rl_json_set_malloc(no_memory);
+    rl_status st = rl_gguf_remote_read(url, &o, NULL, &f, &e);
+    rl_json_set_malloc(NULL);
+    assert_int_equal(st, RL_EINTERNAL);
+    assert_null(f);
+    assert_string_equal(e.msg, "http://127.0.0.1:9/m.gguf: out of memory reading its header "
+                               "cache entry");
+    st = rl_gguf_remote_read(url, &o, NULL, &f, &e);
+    assert_int_not_equal(st, RL_OK);
+    assert_int_not_equal(st, RL_EINTERNAL);
+    assert_null(strstr(e.msg, "out of memory"));
+    char cmd[700];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", cdir);
+    assert_int_equal(system(cmd), 0);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_is_url),
-        cmocka_unit_test(test_cache_key),
-        cmocka_unit_test(test_opts),
-        cmocka_unit_test(test_refuse_url),
-        cmocka_unit_test(test_stream_short_reads),
+        cmocka_unit_test(test_is_url),     cmocka_unit_test(test_cache_key),
+        cmocka_unit_test(test_opts),       cmocka_unit_test(test_cache_oom),
+        cmocka_unit_test(test_refuse_url), cmocka_unit_test(test_stream_short_reads),
     };
     const struct CMUnitTest served_tests[] = {
         cmocka_unit_test(test_presets_two_requests), cmocka_unit_test(test_bpe_two_requests),

@@ -29,6 +29,7 @@
 #include <libxml/parser.h>
 #include <libxml/tree.h>
 
+#include "analyse/analysis_bundle.h"
 #include "analyse/predict_expect.h"
 #include "bundle/bundle.h"
 #include "render/chart/chart.h"
@@ -37,6 +38,7 @@
 #include "render/report.h"
 #include "render/report_text.h"
 #include "base/rl_file.h"
+#include "base/rl_json.h"
 #include "base/rl_text.h"
 
 static cJSON *fixture(const char *name)
@@ -623,6 +625,100 @@ static void test_markdown(void **state)
     cJSON_Delete(b);
 }
 
+/* The client fixture (tests/fixtures/client) with a machine object on each of its two points,
+ * the first disturbed when busy, analysed as `client` does at its end. */
+static cJSON *client_with_machines(bool busy)
+{
+    const char *src = getenv("RL_SRC");
+    char path[4096];
+    snprintf(path, sizeof path, "%s/tests/fixtures/client/bundle.json", src ? src : ".");
+    cJSON *b = NULL;
+    rl_error err;
+    if (rl_bundle_load(path, &b, &err) != RL_OK)
+        fail_msg("%s: %s", path, err.msg);
+    cJSON *pt;
+    int i = 0;
+    cJSON_ArrayForEach(pt, rl_json_get(rl_json_get(b, "client"), "points"))
+    {
+        bool d = busy && i++ == 0;
+        cJSON *m = cJSON_Parse(d ? "{\"kind\": \"measured\", \"interval_s\": 2, \"cpus\": 2, "
+                                   "\"other_cpu_pct\": 83, \"steal_pct\": 0, \"disturbed\": true, "
+                                   "\"why\": \"other processes used 83% of the CPUs\"}"
+                                 : "{\"kind\": \"measured\", \"interval_s\": 2, \"cpus\": 2, "
+                                   "\"other_cpu_pct\": 2, \"steal_pct\": 0, \"disturbed\": false, "
+                                   "\"why\": \"\"}");
+        assert_non_null(m);
+        cJSON_AddItemToObject((cJSON *)pt, "machine", m);
+    }
+    assert_int_equal(rl_bundle_analyze_client(b, &err), RL_OK);
+    return b;
+}
+
+/* A client bundle measured while the machine was busy is marked in every medium: the banner
+ * (page above its headline, Markdown note, terminal DISTURBED line) says "the latencies and
+ * rates", the headline and answer say provisional, every key figure with a number too; a quiet
+ * one is marked nowhere. */
+static void test_client_disturbed(void **state)
+{
+    (void)state;
+    cJSON *b = client_with_machines(true);
+    char line[2048];
+    assert_true(rl_report_disturbed(b, line, sizeof line));
+    assert_string_equal(line, "Measured while the machine was busy: other processes used 83% of "
+                              "the CPUs during 1 of 2 client points; the latencies and rates below "
+                              "may be wrong. Re-run on a quiet machine or with --wait-quiet 60.");
+    rl_report_headline(b, line, sizeof line);
+    assert_non_null(strstr(line, "Streaming client: first chunk in "));
+    assert_non_null(strstr(line, " ms (provisional: a busy machine)"));
+    rl_report_answer(b, line, sizeof line);
+    assert_int_equal(strncmp(line,
+                             "Provisional, 1 of 2 operating points were measured while the "
+                             "machine was busy, so these numbers may be off. Streaming from ",
+                             123),
+                     0);
+    rl_report_figure f[RL_REPORT_MAX_FIGURES];
+    size_t nf = rl_report_figures(b, f);
+    assert_true(nf >= 3);
+    for (size_t i = 0; i < nf; i++)
+        if (strcmp(f[i].value, "n/a") != 0 &&
+            !strstr(f[i].note, "Provisional: measured on a busy machine."))
+            fail_msg("figure %s: %s", f[i].label, f[i].note);
+    char *md;
+    size_t len;
+    rl_error err;
+    assert_int_equal(rl_report_markdown(b, &md, &len, &err), RL_OK);
+    assert_int_equal(strncmp(md, "> **Disturbed:** Measured while the machine was busy", 52), 0);
+    free(md);
+    char *page = render(b, &len);
+    const char *ban = strstr(page, "id=\"disturbed\""), *h1 = strstr(page, "<h1");
+    assert_non_null(ban);
+    assert_non_null(h1);
+    assert_true(ban < h1);
+    free(page);
+    char *txt = NULL;
+    size_t tlen = 0;
+    FILE *out = open_memstream(&txt, &tlen);
+    rl_report_print_summary(out, b, "b.json");
+    fclose(out);
+    assert_int_equal(strncmp(txt, "\nDISTURBED: Measured while the machine was busy", 47), 0);
+    free(txt);
+    cJSON_Delete(b);
+
+    b = client_with_machines(false);
+    assert_false(rl_report_disturbed(b, line, sizeof line));
+    rl_report_headline(b, line, sizeof line);
+    assert_null(strstr(line, "provisional"));
+    rl_report_answer(b, line, sizeof line);
+    assert_null(strstr(line, "Provisional"));
+    nf = rl_report_figures(b, f);
+    for (size_t i = 0; i < nf; i++)
+        assert_null(strstr(f[i].note, "Provisional"));
+    page = render(b, &len);
+    assert_null(strstr(page, "id=\"disturbed\""));
+    free(page);
+    cJSON_Delete(b);
+}
+
 static void test_load_html_errors(void **state)
 {
     (void)state;
@@ -869,7 +965,7 @@ int main(void)
         cmocka_unit_test(test_load_html_errors),    cmocka_unit_test(test_minimal_bundle),
         cmocka_unit_test(test_expect_not_computed), cmocka_unit_test(test_expect_rows_given),
         cmocka_unit_test(test_expect_id_not_utf8),  cmocka_unit_test(test_figure_reasons),
-        cmocka_unit_test(test_moe_caveats),
+        cmocka_unit_test(test_moe_caveats),         cmocka_unit_test(test_client_disturbed),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

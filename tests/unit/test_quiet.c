@@ -18,6 +18,7 @@
 
 #include "measure/quiet.h"
 #include "base/rl_json.h"
+#include "base/rl_text.h"
 #include "rl_test.h"
 
 static char root[512];
@@ -31,6 +32,13 @@ static void put(const char *rel, const char *text)
 static void mkdirs(const char *rel)
 {
     rl_test_mkdirs(root, rel);
+}
+
+static void remove_file(const char *rel)
+{
+    char path[1024];
+    snprintf(path, sizeof path, "%s/%s", root, rel);
+    unlink(path);
 }
 
 /* The counters of one snapshot, in seconds of CPU time (written as ticks). */
@@ -283,6 +291,200 @@ static void test_summary(void **st)
     cJSON_Delete(b);
 }
 
+/* ---- the measured server -------------------------------------------------------------- */
+
+/* /proc/PID/stat of a server: CPU seconds (written as ticks) and its starttime. */
+static void put_server_stat(int pid, double cpu_s, unsigned long long start)
+{
+    char rel[64], buf[512];
+    snprintf(rel, sizeof rel, "proc/%d/stat", pid);
+    snprintf(buf, sizeof buf,
+             "%d (llama-server) S 1 %d %d 0 -1 4194560 100 0 0 0 %lld %lld 0 0 20 0 8 0 %llu "
+             "1000 100 18446744073709551615\n",
+             pid, pid, pid, llround(cpu_s * tck * 0.75), llround(cpu_s * tck * 0.25), start);
+    put(rel, buf);
+}
+
+/* The interval from s0 to s1 (10 s apart) with the server's stat written before each. */
+static void server_interval(const state *s0, const state *s1, const rl_quiet_server *srv,
+                            double cpu0, unsigned long long start0, double cpu1,
+                            unsigned long long start1, rl_quiet_interval *q)
+{
+    rl_quiet_snap a, b;
+    write_state(s0);
+    put_server_stat(4242, cpu0, start0);
+    assert_int_equal(rl_quiet_take_server(root, srv, &a, NULL), RL_OK);
+    write_state(s1);
+    if (start1)
+        put_server_stat(4242, cpu1, start1);
+    else
+        remove_file("proc/4242/stat");
+    assert_int_equal(rl_quiet_take_server(root, srv, &b, NULL), RL_OK);
+    a.t_ns = 0;
+    b.t_ns = 10000000000LL;
+    rl_quiet_between(&a, &b, NULL, q);
+}
+
+/* The server's CPU time is the measured work: 19 s busy of 20 CPU-s, 1.4 s ours and 15 s the
+ * server's leave 2.6 s = 13% to others (not disturbed; 88% without the server). A server that
+ * restarted (another starttime) or exited is not counted, and the point says why. */
+static void test_server_subtracted(void **st)
+{
+    (void)st;
+    state s1 = base;
+    s1.user += 15;
+    s1.system += 4;
+    s1.idle += 1;
+    s1.ours += 1.4;
+    rl_quiet_server srv = {.recorded = true, .n = 1, .pid = {4242}};
+    snprintf(srv.how, sizeof srv.how, "named by --server-pid");
+    rl_quiet_interval q;
+    server_interval(&base, &s1, &srv, 100, 777, 115, 777, &q);
+    assert_near(q.other_cpu_pct, 13.0, 1e-9);
+    assert_near(q.server_cpu_pct, 75.0, 1e-9);
+    assert_false(q.disturbed);
+    assert_int_equal(q.server.n, 1);
+    assert_int_equal(q.server.pid[0], 4242);
+    cJSON *j = rl_quiet_to_json(&q);
+    char *txt = cJSON_PrintUnformatted(rl_json_get(j, "measured_server"));
+    assert_string_equal(txt, "{\"pids\":[4242],\"found_by\":\"named by --server-pid\","
+                             "\"cpu_pct\":75}");
+    free(txt);
+    cJSON_Delete(j);
+    /* restarted: a new process under the same pid (its counter even grew: only the starttime
+     * tells the ticks are another process's) */
+    server_interval(&base, &s1, &srv, 100, 777, 130, 900, &q);
+    assert_near(q.other_cpu_pct, 88.0, 1e-9);
+    assert_true(q.disturbed);
+    assert_int_equal(q.server.n, 0);
+    assert_true(isnan(q.server_cpu_pct));
+    j = rl_quiet_to_json(&q);
+    txt = cJSON_PrintUnformatted(rl_json_get(j, "measured_server"));
+    assert_string_equal(txt, "{\"pids\":[],\"reason\":\"the server's process (pid 4242) ended, "
+                             "restarted or could not be read during the measurement: its CPU "
+                             "time counts as other processes'\"}");
+    free(txt);
+    cJSON_Delete(j);
+    /* exited */
+    server_interval(&base, &s1, &srv, 100, 777, 0, 0, &q);
+    assert_near(q.other_cpu_pct, 88.0, 1e-9);
+    assert_int_equal(q.server.n, 0);
+    /* no server recorded (llama-bench runs): no measured_server key */
+    server_interval(&base, &s1, NULL, 100, 777, 115, 777, &q);
+    assert_near(q.other_cpu_pct, 88.0, 1e-9);
+    j = rl_quiet_to_json(&q);
+    assert_null(rl_json_get(j, "measured_server"));
+    cJSON_Delete(j);
+    remove_file("proc/4242/stat");
+    assert_false(rl_quiet_pid_alive(root, 4242));
+    put_server_stat(4242, 1, 5);
+    assert_true(rl_quiet_pid_alive(root, 4242));
+    assert_false(rl_quiet_pid_alive(root, 4243));
+    put("proc/4243/stat", "4243 (x) S 1 2 3\n"); /* too short: not a process's stat */
+    assert_false(rl_quiet_pid_alive(root, 4243));
+}
+
+/* A /proc/net/tcp address as the kernel prints it: each 4 bytes as the host's u32 in hex. */
+static void net_hex(const unsigned char *b, size_t n, char *out)
+{
+    for (size_t w = 0; w < n / 4; w++) {
+        uint32_t u;
+        memcpy(&u, b + 4 * w, 4);
+        sprintf(out + 8 * w, "%08X", u);
+    }
+}
+
+static void net_line(rl_sbuf *t, int sl, const unsigned char *addr, size_t n, unsigned port,
+                     unsigned state_code, unsigned long long inode)
+{
+    char hex[33], zero[33];
+    static const unsigned char z[16] = {0};
+    net_hex(addr, n, hex);
+    net_hex(z, n, zero);
+    rl_sbuf_printf(t,
+                   "%4d: %s:%04X %s:0000 %02X 00000000:00000000 00:00000000 00000000  1000 "
+                   "       0 %llu 1 0000000000000000 100 0 0 10 0\n",
+                   sl, hex, port, zero, state_code, inode);
+}
+
+static void put_link(const char *rel, const char *target)
+{
+    char path[1024];
+    snprintf(path, sizeof path, "%s/%s", root, rel);
+    char *dir = strdup(rel);
+    *strrchr(dir, '/') = '\0';
+    mkdirs(dir);
+    free(dir);
+    unlink(path);
+    assert_int_equal(symlink(target, path), 0);
+}
+
+/* Who listens on a port: LISTEN lines on loopback or wildcard addresses of tcp and tcp6, their
+ * inodes, the processes whose fd links name them (sorted, each once); an established
+ * connection, a listener on another address or port and our own process are not the server. */
+static void test_find_listener(void **st)
+{
+    (void)st;
+    static const unsigned char lo4[4] = {127, 0, 0, 1}, lan4[4] = {10, 2, 0, 15};
+    static const unsigned char any6[16] = {0};
+    static const unsigned char lo6[16] = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1};
+    rl_sbuf t = {0};
+    rl_sbuf_printf(&t, "  sl  local_address rem_address   st tx_queue rx_queue tr tm->when "
+                       "retrnsmt   uid  timeout inode\n");
+    net_line(&t, 0, lo4, 4, 8080, 0x0A, 7001);
+    net_line(&t, 1, lo4, 4, 8081, 0x0A, 7002);
+    net_line(&t, 2, lo4, 4, 8080, 0x01, 7003); /* a connection to it, not a listener */
+    net_line(&t, 3, lan4, 4, 8080, 0x0A, 7004);
+    net_line(&t, 4, lo4, 4, 7000, 0x0A, 7010); /* nobody readable holds it */
+    put("proc/net/tcp", t.p);
+    free(rl_sbuf_take(&t));
+    rl_sbuf_printf(&t, "  sl  local_address remote_address st ...\n");
+    net_line(&t, 0, any6, 16, 8080, 0x0A, 7005);
+    net_line(&t, 1, lo6, 16, 9090, 0x0A, 7006);
+    put("proc/net/tcp6", t.p);
+    free(rl_sbuf_take(&t));
+    put_link("proc/5151/fd/7", "socket:[7005]"); /* a forked worker, on the v6 socket */
+    put_link("proc/4242/fd/0", "/dev/null");
+    put_link("proc/4242/fd/3", "socket:[7001]");
+    put_link("proc/4242/fd/4", "socket:[7005]");
+    put_link("proc/6000/fd/3", "socket:[7002]");
+    put_link("proc/7000/fd/5", "socket:[7003]");
+    put_link("proc/8000/fd/9", "socket:[7004]");
+    put_link("proc/6100/fd/2", "socket:[7006]");
+    char self[64];
+    snprintf(self, sizeof self, "proc/%d/fd/3", (int)getpid());
+    put_link(self, "socket:[7002]"); /* our own: never the server */
+    rl_quiet_server srv;
+    rl_quiet_find_listener(root, 8080, &srv);
+    assert_true(srv.recorded);
+    assert_int_equal(srv.n, 2);
+    assert_int_equal(srv.pid[0], 4242);
+    assert_int_equal(srv.pid[1], 5151);
+    assert_string_equal(srv.how, "the processes listening on port 8080 (/proc/net/tcp, tcp6)");
+    rl_quiet_find_listener(root, 8081, &srv);
+    assert_int_equal(srv.n, 1);
+    assert_int_equal(srv.pid[0], 6000);
+    assert_string_equal(srv.how, "the process listening on port 8081 (/proc/net/tcp, tcp6)");
+    rl_quiet_find_listener(root, 9090, &srv);
+    assert_int_equal(srv.n, 1);
+    assert_int_equal(srv.pid[0], 6100);
+    rl_quiet_find_listener(root, 9999, &srv);
+    assert_int_equal(srv.n, 0);
+    assert_string_equal(srv.why, "no process of this machine listens on port 9999 (/proc/net/tcp, "
+                                 "tcp6): the server runs elsewhere (another machine, container "
+                                 "or network namespace)");
+    rl_quiet_find_listener(root, 7000, &srv);
+    assert_int_equal(srv.n, 0);
+    assert_non_null(strstr(srv.why, "a socket listens on port 7000, but no process"));
+    assert_non_null(strstr(srv.why, "--server-pid PID"));
+    char none[600];
+    snprintf(none, sizeof none, "%s/no-such-root", root);
+    rl_quiet_find_listener(none, 8080, &srv);
+    assert_int_equal(srv.n, 0);
+    assert_string_equal(srv.why, "/proc/net/tcp and /proc/net/tcp6 are not readable: name the "
+                                 "server with --server-pid PID");
+}
+
 static void test_wait(void **st)
 {
     (void)st;
@@ -325,6 +527,8 @@ int main(void)
         cmocka_unit_test(test_missing_files_are_null),
         cmocka_unit_test(test_backwards_and_overflow),
         cmocka_unit_test(test_summary),
+        cmocka_unit_test(test_server_subtracted),
+        cmocka_unit_test(test_find_listener),
         cmocka_unit_test(test_wait),
         cmocka_unit_test(test_running_system),
     };

@@ -24,6 +24,36 @@ static void redacts(const char *in, const char *want)
     free(got);
 }
 
+/* The loopback hosts whose listening server the client counts as the measured work. */
+static void test_url_loopback(void **state)
+{
+    (void)state;
+    const char *yes[] = {
+        "localhost",         "LocalHost", "localhost.", "api.localhost",     "127.0.0.1",
+        "127.9.8.7",         "::1",       "[::1]",      "[0:0:0:0:0:0:0:1]", "::ffff:127.0.0.1",
+        "[::ffff:127.0.0.2]"};
+    const char *no[] = {"",
+                        "example.com",
+                        "localhost.example.com",
+                        "mylocalhost",
+                        "10.0.0.1",
+                        "128.0.0.1",
+                        "0.0.0.0",
+                        "::",
+                        "[::2]",
+                        "::ffff:10.0.0.1",
+                        "1.127.0.0",
+                        "[::1",
+                        "127.1"};
+    for (size_t i = 0; i < sizeof yes / sizeof *yes; i++)
+        if (!rl_url_host_is_loopback(yes[i]))
+            fail_msg("'%s' is loopback", yes[i]);
+    for (size_t i = 0; i < sizeof no / sizeof *no; i++)
+        if (rl_url_host_is_loopback(no[i]))
+            fail_msg("'%s' is not loopback", no[i]);
+    assert_false(rl_url_host_is_loopback(NULL));
+}
+
 static void test_url_redact(void **state)
 {
     (void)state;
@@ -106,6 +136,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_url_redact),
+        cmocka_unit_test(test_url_loopback),
         cmocka_unit_test(test_tty_printf),
         cmocka_unit_test(test_sh_quote),
     };

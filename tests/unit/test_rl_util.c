@@ -12,6 +12,8 @@
 #include <string.h>
 #include <dirent.h>
 #include <locale.h>
+#include <pthread.h>
+#include <semaphore.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -738,6 +740,62 @@ static void test_json_parse_strict(void **state)
     assert_non_null(strstr(e.msg, "f: not valid JSON (syntax error near byte"));
 }
 
+/* The out-of-memory flag of rl_json_parse_raw is the calling thread's own. Thread B parses bad
+ * JSON (its allocations succeed: a syntax error) while thread A's allocations fail; the
+ * allocator orders them: B's first allocation waits until A's parse has failed for lack of
+ * memory, so a flag shared by the threads would be set when B's parse ends. B must read "bad
+ * JSON", A "out of memory". */
+static _Thread_local bool thread_starves;
+static sem_t b_started, a_failed;
+static _Thread_local bool b_waited;
+
+static void *per_thread_malloc(size_t n)
+{
+    if (thread_starves)
+        return NULL;
+    if (!b_waited) {
+        b_waited = true;
+        sem_post(&b_started);
+        sem_wait(&a_failed);
+    }
+    return malloc(n);
+}
+
+static void *starving_parser(void *arg)
+{
+    bool *oom = arg;
+    thread_starves = true;
+    sem_wait(&b_started);
+    cJSON *j = rl_json_parse_raw("{\"a\": [1, 2]}", 13, NULL, oom);
+    cJSON_Delete(j);
+    sem_post(&a_failed);
+    return NULL;
+}
+
+static void test_json_oom_per_thread(void **state)
+{
+    (void)state;
+    sem_init(&b_started, 0, 0);
+    sem_init(&a_failed, 0, 0);
+    b_waited = false;
+    bool a_oom = false, b_oom = true;
+    rl_json_set_malloc(per_thread_malloc);
+    pthread_t a;
+    assert_int_equal(pthread_create(&a, NULL, starving_parser, &a_oom), 0);
+    cJSON *j = rl_json_parse_raw("{\"a\": [1, 2], \"b\": }", 20, NULL, &b_oom);
+    pthread_join(a, NULL);
+    rl_json_set_malloc(NULL);
+    assert_null(j);
+    assert_true(a_oom);  /* A: out of memory */
+    assert_false(b_oom); /* B: a syntax error, not A's failure */
+    /* and the strict parse on this thread, with memory again: bad input, exit 2 */
+    cJSON *root = NULL;
+    rl_error e = {RL_OK, ""};
+    assert_int_equal(rl_json_parse("g", "{\"b\": }", 7, &root, &e), RL_EINPUT);
+    sem_destroy(&b_started);
+    sem_destroy(&a_failed);
+}
+
 /* The builders: bool, null, int array (empty from NULL), push; each false with the item freed
  * when there is nothing to attach. */
 static void test_json_builders(void **state)
@@ -831,6 +889,7 @@ int main(void)
         cmocka_unit_test(test_json_builders),
         cmocka_unit_test(test_json_extent),
         cmocka_unit_test(test_json_parse_strict),
+        cmocka_unit_test(test_json_oom_per_thread),
         cmocka_unit_test(test_md_escape),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

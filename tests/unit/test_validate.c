@@ -21,6 +21,7 @@
 #include "rl_test.h"
 
 #include "bundle/bundle.h"
+#include "analyse/analysis_bundle.h"
 #include "analyse/validate.h"
 
 static cJSON *load_src(const char *rel)
@@ -379,6 +380,135 @@ static void test_odd(void **state)
     cJSON_Delete(b);
 }
 
+/* A client bundle's analysis (the fixture's points given machine objects, the second
+ * disturbed, analysed as `client` does) is valid; its counts, its provisional flag and a
+ * point's measured_server are checked against the points. */
+static cJSON *client_analysed(void)
+{
+    cJSON *b = load_src("tests/fixtures/client/bundle.json");
+    cJSON *pt;
+    int i = 0;
+    cJSON_ArrayForEach(pt, at(at(b, "client"), "points"))
+    {
+        cJSON *m = cJSON_Parse(
+            i++ ? "{\"kind\": \"measured\", \"interval_s\": 2, \"cpus\": 2, \"other_cpu_pct\": 70, "
+                  "\"steal_pct\": 0, \"disturbed\": true, \"why\": \"other processes used 70% of "
+                  "the CPUs\", \"measured_server\": {\"pids\": [4242], \"found_by\": \"named by "
+                  "--server-pid\", \"cpu_pct\": 40}}"
+                : "{\"kind\": \"measured\", \"interval_s\": 2, \"cpus\": 2, \"other_cpu_pct\": 3, "
+                  "\"steal_pct\": 0, \"disturbed\": false, \"why\": \"\", \"measured_server\": "
+                  "{\"pids\": [], \"reason\": \"the command driver\"}}");
+        assert_non_null(m);
+        cJSON_AddItemToObject(pt, "machine", m);
+    }
+    rl_error e = {RL_OK, ""};
+    assert_int_equal(rl_bundle_analyze_client(b, &e), RL_OK);
+    return b;
+}
+
+static void client_expect(cJSON *b, const char *path)
+{
+    rl_validate_problems p = {0};
+    assert_int_equal(rl_validate(b, &p), RL_OK);
+    if (path ? p.n != 1 || !rl_validate_find(&p, path) : p.n != 0) {
+        print_message("expected %s, got:\n", path ? path : "no problem");
+        print_problems(&p);
+        fail();
+    }
+    rl_validate_problems_free(&p);
+    cJSON_Delete(b);
+}
+
+static void test_client_analysis(void **state)
+{
+    (void)state;
+    client_expect(client_analysed(), NULL);
+    cJSON *b = client_analysed();
+    set_num(at(at(b, "analysis"), "disturbance"), "n_disturbed", 2);
+    client_expect(b, "analysis.disturbance.n_disturbed");
+    b = client_analysed();
+    set_num(at(at(at(at(b, "analysis"), "disturbance"), "by_kind"), "client"), "n", 3);
+    client_expect(b, "analysis.disturbance.by_kind.client.n");
+    b = client_analysed();
+    cJSON_ReplaceItemInObject(at(b, "analysis"), "provisional", cJSON_CreateFalse());
+    client_expect(b, "analysis.provisional");
+    b = client_analysed(); /* a disturbed point made quiet: the counts no longer hold */
+    cJSON *m1 = at(idx(at(at(b, "client"), "points"), 1), "machine");
+    cJSON_ReplaceItemInObject(m1, "disturbed", cJSON_CreateFalse());
+    set_str(m1, "why", "");
+    rl_validate_problems p = {0};
+    assert_int_equal(rl_validate(b, &p), RL_OK);
+    assert_non_null(rl_validate_find(&p, "analysis.disturbance.n_disturbed"));
+    assert_non_null(rl_validate_find(&p, "analysis.disturbance.disturbed"));
+    assert_non_null(rl_validate_find(&p, "analysis.provisional"));
+    rl_validate_problems_free(&p);
+    cJSON_Delete(b);
+    b = client_analysed();
+    cJSON_DeleteItemFromObject(
+        at(at(idx(at(at(b, "client"), "points"), 0), "machine"), "measured_server"), "reason");
+    client_expect(b, "client.points[0].machine.measured_server.reason");
+    b = client_analysed();
+    cJSON *pids =
+        at(at(at(idx(at(at(b, "client"), "points"), 1), "machine"), "measured_server"), "pids");
+    cJSON_ReplaceItemInArray(pids, 0, cJSON_CreateNumber(0));
+    client_expect(b, "client.points[1].machine.measured_server.pids");
+    b = client_analysed(); /* a client analysis needs no fit, any other does */
+    cJSON_DeleteItemFromObject(at(b, "analysis"), "scope");
+    client_expect(b, "analysis.fit");
+}
+
+/* A membw result (membw --json, -o): valid as membw writes it; a sample of 0, a run without
+ * threads, a machine_state that miscounts the runs and an unknown kind are each named. */
+static cJSON *membw_result(void)
+{
+    cJSON *m = cJSON_Parse(
+        "{\"kind\": \"measured\", \"peak_read_GBs\": 30.1, \"complete\": false, \"runs\": ["
+        "{\"kernel\": \"sum\", \"threads\": 1, \"samples_GBs\": [29.5, 30.1], \"machine\": "
+        "{\"kind\": \"measured\", \"interval_s\": 1, \"cpus\": 2, \"other_cpu_pct\": 60, "
+        "\"steal_pct\": 0, \"disturbed\": true, \"why\": \"other processes used 60% of the "
+        "CPUs\"}}, {\"kernel\": \"copy\", \"threads\": 1, \"samples_GBs\": [20]}], "
+        "\"env\": {\"machine_state\": {\"kind\": \"measured\", \"measurements\": 1, "
+        "\"disturbed\": 1, \"limits\": {\"other_cpu_pct\": 25, \"steal_pct\": 5}}}}");
+    assert_non_null(m);
+    return m;
+}
+
+static void membw_expect(cJSON *m, const char *path)
+{
+    rl_validate_problems p = {0};
+    assert_int_equal(rl_validate_membw(m, &p), RL_OK);
+    if (path ? !rl_validate_find(&p, path) : p.n != 0) {
+        print_message("expected %s, got:\n", path ? path : "no problem");
+        print_problems(&p);
+        fail();
+    }
+    rl_validate_problems_free(&p);
+    cJSON_Delete(m);
+}
+
+static void test_membw_result(void **state)
+{
+    (void)state;
+    membw_expect(membw_result(), NULL);
+    membw_expect(cJSON_Parse("{\"kind\": \"controlled\", \"peak_read_GBs\": 40, \"runs\": []}"),
+                 NULL);
+    cJSON *m = membw_result();
+    cJSON_ReplaceItemInArray(at(idx(at(m, "runs"), 1), "samples_GBs"), 0, cJSON_CreateNumber(0));
+    membw_expect(m, "runs[1].samples_GBs[0]");
+    m = membw_result();
+    cJSON_DeleteItemFromObject(idx(at(m, "runs"), 0), "threads");
+    membw_expect(m, "runs[0].threads");
+    m = membw_result();
+    set_num(at(at(m, "env"), "machine_state"), "disturbed", 0);
+    membw_expect(m, "env.machine_state.disturbed");
+    m = membw_result();
+    set_str(m, "kind", "guessed");
+    membw_expect(m, "kind");
+    m = membw_result();
+    cJSON_ReplaceItemInObject(m, "runs", cJSON_CreateArray());
+    membw_expect(m, "runs");
+}
+
 /* An advice row (advise --measure) whose tok_s is exactly 95% of the fastest is tied (mutant
  * val-tied: only above 95%); one just below is not. The rows' decode are imported rates (a
  * mean, no samples) so that every row is valid as it stands. */
@@ -440,10 +570,9 @@ static void test_advice_tied(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_valid),
-        cmocka_unit_test(test_broken),
-        cmocka_unit_test(test_odd),
-        cmocka_unit_test(test_advice_tied),
+        cmocka_unit_test(test_valid),        cmocka_unit_test(test_broken),
+        cmocka_unit_test(test_odd),          cmocka_unit_test(test_client_analysis),
+        cmocka_unit_test(test_membw_result), cmocka_unit_test(test_advice_tied),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
