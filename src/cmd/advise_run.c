@@ -153,6 +153,14 @@ rl_status rl_advise_run_measure(const rl_advise_opts *o, rl_error *err)
             st = rl_advise_synth_set(o->preset ? o->preset : RL_ADV_SYNTH_PRESET, fm, nf, quant,
                                      &set, err);
         }
+        /* the files built and the quantizer found are inputs too: none may be -o (the sweep
+         * checks the files against --dir's; cmd_advise.c checked the options given) */
+        for (int i = 0; st == RL_OK && i < set.n; i++)
+            st = rl_check_outputs(&(rl_path_arg){"--synth", set.paths[i]}, 1,
+                                  &(rl_path_arg){"-o", o->out}, 1, err);
+        if (st == RL_OK)
+            st = rl_check_outputs(&(rl_path_arg){"--llama-quantize", quant}, 1,
+                                  &(rl_path_arg){"-o", o->out}, 1, err);
         free(bench);
         free(quant);
         for (int i = 0; st == RL_OK && i < set.n && n_models < RL_SWEEP_MAX_MODELS; i++)

@@ -3,6 +3,7 @@
  * (sweep.h) with the streamed bytes convention, the predictions asked for (predict.h) and the
  * report. Everything allocated here is freed before run() returns. */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "cmd/cmd.h"
@@ -10,7 +11,10 @@
 #include "cmd/session.h"
 #include "cmd/diagnose_models.h"
 #include "measure/membw.h"
+#include "model/gguf_remote.h"
+#include "render/report.h"
 #include "analyse/predict.h"
+#include "base/rl_file.h"
 #include "base/rl_opt.h"
 #include "base/rl_util.h"
 #include "cmd/sweep.h"
@@ -172,6 +176,22 @@ static rl_status parse(int argc, char **argv, diag_args *a, rl_error *err)
     return RL_OK;
 }
 
+/* No --predict file is an output (DIR/bundle.json, DIR/report.html), checked before anything
+ * is written (the synthetic ladder included); URLs and synth: models are no files. */
+static rl_status predict_not_outputs(const diag_args *a, rl_error *err)
+{
+    char *bundle = rl_asprintf("%s/bundle.json", a->o.out_dir);
+    char *page = rl_asprintf("%s/" RL_REPORT_FILE, a->o.out_dir);
+    rl_path_arg out[] = {{"-o", bundle}, {"-o", page}};
+    rl_status st = bundle && page ? RL_OK : rl_fail(err, RL_EINTERNAL, "out of memory");
+    for (size_t i = 0; st == RL_OK && i < a->n_predict; i++)
+        if (!rl_is_url(a->predict[i]) && strncmp(a->predict[i], "synth:", 6) != 0)
+            st = rl_check_outputs(&(rl_path_arg){"--predict", a->predict[i]}, 1, out, 2, err);
+    free(bundle);
+    free(page);
+    return st;
+}
+
 static rl_status run(int argc, char **argv, rl_error *err)
 {
     diag_args a = {0};
@@ -211,7 +231,9 @@ static rl_status run(int argc, char **argv, rl_error *err)
             o->n_threads = 2;
     }
     rl_model_paths models = {0};
-    if ((st = rl_pred_check_models(a.predict, a.n_predict, err)) == RL_OK && !o->resume &&
+    st = predict_not_outputs(&a, err);
+    if (st == RL_OK && (st = rl_pred_check_models(a.predict, a.n_predict, err)) == RL_OK &&
+        !o->resume &&
         (st = rl_diagnose_models(argc - optind, argv + optind, a.synth, o->llama_bench, o->out_dir,
                                  &models, err)) == RL_OK)
         fprintf(stderr,

@@ -912,21 +912,41 @@ static rl_status sweep_new(sweep_ctx *c, rl_error *err)
     return st;
 }
 
+/* The option that names the output directory. */
+static const char *out_flag(const sweep_ctx *c)
+{
+    return strcmp(c->o.command, "advise") == 0 ? "--dir" : "-o";
+}
+
 /* The output directory locked for this process (before the bundle is read or anything is
- * measured), no model being one of its files. A --resume of a missing directory: left to
- * sweep_resume to report. */
+ * measured). A --resume of a missing directory: left to sweep_resume to report. */
 static rl_status sweep_lock(sweep_ctx *c, rl_error *err)
 {
     if (c->o.resume && access(c->o.out_dir, F_OK) != 0)
         return RL_OK;
-    const char *flag = strcmp(c->o.command, "advise") == 0 ? "--dir" : "-o";
-    char hint[32], *page = rl_asprintf("%s/" RL_REPORT_FILE, c->o.out_dir);
-    rl_snprintf(hint, sizeof hint, "choose another %s", flag);
-    rl_path_arg out[] = {{flag, c->s->path}, {flag, page}};
-    rl_status st = page ? rl_output_lock(c->s->path, c->o.out_dir, hint, err)
-                        : rl_fail(err, RL_EINTERNAL, "out of memory");
-    for (size_t i = 0; st == RL_OK && i < c->o.n_models; i++)
+    char hint[32];
+    rl_snprintf(hint, sizeof hint, "choose another %s", out_flag(c));
+    return rl_output_lock(c->s->path, c->o.out_dir, hint, err);
+}
+
+/* No input is one of the outputs (bundle.json, report.html): the models (given, or the resumed
+ * bundle's) and the llama-bench binary (sweep.h). */
+static rl_status sweep_check_inputs(const sweep_ctx *c, rl_error *err)
+{
+    char *page = rl_asprintf("%s/" RL_REPORT_FILE, c->o.out_dir);
+    if (!page)
+        return rl_fail(err, RL_EINTERNAL, "out of memory");
+    rl_path_arg out[] = {{out_flag(c), c->s->path}, {out_flag(c), page}};
+    rl_status st = rl_check_outputs(&(rl_path_arg){"--llama-bench", c->bin}, 1, out, 2, err);
+    for (size_t i = 0; st == RL_OK && !c->o.resume && i < c->o.n_models; i++)
         st = rl_check_outputs(&(rl_path_arg){"-m", c->o.models[i]}, 1, out, 2, err);
+    const cJSON *m, *models = rl_json_get(c->s->bundle, "models");
+    cJSON_ArrayForEach(m, (c->o.resume ? models : NULL))
+    {
+        if (st == RL_OK)
+            st = rl_check_outputs(&(rl_path_arg){"models[].path", rl_json_get_str(m, "path")}, 1,
+                                  out, 2, err);
+    }
     free(page);
     return st;
 }
@@ -939,6 +959,8 @@ static rl_status sweep_open(sweep_ctx *c, rl_error *err)
         st = sweep_resume(c, err);
     if (st == RL_OK)
         st = rl_lbench_find(c->o.llama_bench, &c->bin, err);
+    if (st == RL_OK)
+        st = sweep_check_inputs(c, err);
     if (st == RL_OK && !c->o.resume)
         st = rl_mkdir_p(c->o.out_dir, "choose a writable -o directory", err);
     if (st == RL_OK && !c->o.resume)

@@ -14,6 +14,10 @@
  * The ceiling is bracketed (cmd/bracket.h): a short probe before the sweep, between models when
  * there are three or more, and after it, kept in membw.bracket; drift over the limit is a
  * "ceiling_drift" run warning.
+ * Inputs against outputs: before anything is written (and after llama-bench is found), the
+ * models (-m, or a resumed bundle's models[].path) and the llama-bench binary are checked
+ * against out_dir/bundle.json and out_dir/report.html (rl_check_outputs): one of them
+ * is RL_EINPUT, "-o DIR/bundle.json is the same file as the input ...".
  * Each run records the machine's state over its invocations ("machine", measure/quiet.h);
  * --wait-quiet waits for a quiet machine before each run, --retry-disturbed measures a
  * disturbed run again, the earlier tries kept in the run's "attempts".
