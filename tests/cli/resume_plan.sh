@@ -82,6 +82,21 @@ cp -p "$work/r.orig" "$work/r/bundle.json"
 json_check "no option: the bundle's bench args kept" "$work/r/bundle.json" \
   'all(r["argv"][-2:] == ["--mmap", "0"] for m in j["models"] for r in m["runs"])'
 
+# the bundle's timeout is the resume's (a hang ends after its 1 s, not the 3600 s default) and
+# --max-reps equal to a --target-ci bundle's is accepted
+FAKE_MODE=exit1 "$RL_BIN" run --llama-bench "$FAKE" --peak-bw 40 -m "$work/a.gguf" -t 1 --timeout 1 \
+  --target-ci 5 --max-reps 6 -o "$work/t" >/dev/null 2>&1
+check "a run with --timeout 1 --target-ci 5 --max-reps 6 to resume" 1 $?
+cp -p "$work/t/bundle.json" "$work/t.orig"
+FAKE_MODE=hang timeout 60 "$RL_BIN" run --resume --llama-bench "$FAKE" -o "$work/t" --max-reps 6 >/dev/null 2>&1
+check "resumed with the bundle's 1 s timeout and an equal --max-reps: ends (exit 1, the run timed out)" 1 $?
+json_check "the resumed run timed out after the bundle's 1 s" "$work/t/bundle.json" \
+  'j["models"][0]["runs"][0]["status"] == "timeout" and j["models"][0]["runs"][0]["elapsed_s"] < 30'
+cp -p "$work/t.orig" "$work/t/bundle.json"; rm -f "$work/log"
+FAKE_LOG="$work/log" bad "--max-reps 7 on a --max-reps 6 bundle" 2 "${E}--max-reps 7 does not match the bundle in $work/t, planned with max_reps 6: drop --max-reps" \
+  --resume --llama-bench "$FAKE" -o "$work/t" --max-reps 7
+[ ! -s "$work/log" ] && echo "ok   --max-reps 7: no llama-bench started" || fail "--max-reps 7: llama-bench ran"
+
 # ---- diagnose --resume: the same rule
 rm -f "$work/log"
 FAKE_MODE=exit1 "$RL_BIN" diagnose --llama-bench "$FAKE" --peak-bw 40 -t 1 --file-bytes -o "$work/d" \
