@@ -270,6 +270,18 @@ rl_status rl_cmp_run(rl_cmp *c, rl_error *err)
         if (!everywhere)
             c->rows_not_everywhere++;
     }
+    for (size_t i = 0; i < c->n_inputs; i++) {
+        rl_cmp_input *in = &c->inputs[i];
+        in->n_disturbed = 0;
+        for (size_t r = 0; r < c->n_rows; r++)
+            in->n_disturbed += c->rows[r].cells[i].present && c->rows[r].cells[i].disturbed;
+        in->disturbed = in->n_disturbed > 0;
+        in->disturbance =
+            in->disturbed
+                ? rl_json_get_str(rl_json_get(rl_json_get(in->bundle, "analysis"), "disturbance"),
+                                  "text")
+                : NULL;
+    }
     for (size_t r = 0; r < c->n_rows; r++) {
         const rl_cmp_row *g = rl_cmp_group_first(c, c->rows[r].group);
         if (g && strcmp(g->unit, c->rows[r].unit) != 0)

@@ -43,8 +43,13 @@
  *   where both means exist.
  *   Disturbed inputs: a llama-bench run or client point whose "machine" object says
  *   disturbed (measured while other processes used the CPUs, analysis.h) marks its cell
- *   disturbed; a cell is suspect when it or the baseline's cell is, and its verdict is then
- *   shown with a question mark and "disturbed" (rl_cmp_fmt_verdict), never as plain.
+ *   disturbed (an advice row: its model's depth-0 run at those threads); a cell is suspect when
+ *   it or the baseline's cell is, and its verdict is then shown with a question mark and
+ *   "disturbed" (rl_cmp_fmt_verdict), never as plain, with a "disturbed" column naming which
+ *   side was (rl_cmp_fmt_disturbed). An input is disturbed when any of its cells is; its
+ *   "disturbance" is the bundle's analysis.disturbance.text when it has one.
+ *   --fail-on-regression counts the regressions of suspect cells apart (rl_cmp_regressions):
+ *   a regression seen only there does not fail the comparison.
  *
  * Environment and suite: rl_cmp_diffs lists the facts that differ between inputs (CPU, RAM,
  * OS, kernel, llama.cpp build, governor, THP, settings, ...); the settings that define what was
@@ -138,6 +143,9 @@ typedef struct {
     char *path;  /* the file as given or found in a directory */
     char *label; /* short and unique among the inputs: directory or file name */
     cJSON *bundle;
+    bool disturbed;          /* a cell of this input was measured disturbed (set by rl_cmp_run) */
+    size_t n_disturbed;      /* how many of its present cells were */
+    const char *disturbance; /* the bundle's analysis.disturbance.text (borrowed), or NULL */
 } rl_cmp_input;
 
 /* One fact of the environment or the settings, per input. */
@@ -234,9 +242,15 @@ typedef struct {
 } rl_cmp_counts;
 rl_cmp_counts rl_cmp_count(const rl_cmp *c);
 
-/* Rows slower than the baseline by more than pct percent (verdict slower and change_pct <
- * -pct): how many. */
-size_t rl_cmp_regressions(const rl_cmp *c, double pct);
+/* Cells slower than the baseline by more than pct percent in the metric's bad direction
+ * (verdict slower and change_pct < -pct for a rate, > pct for a latency): how many that are
+ * not suspect (the count --fail-on-regression fails on); the suspect ones (this input or the
+ * baseline measured disturbed) into *disturbed when it is not NULL. */
+size_t rl_cmp_regressions(const rl_cmp *c, double pct, size_t *disturbed);
+
+/* Whether a present cell of group's rows was measured disturbed (its table gets the
+ * "disturbed" column). */
+bool rl_cmp_group_disturbed(const rl_cmp *c, const char *group);
 
 /* The first row of group (its key columns and unit head the group's table), or NULL; whether
  * row r is the first of its group (groups are shown in order of first appearance). */
@@ -251,10 +265,13 @@ bool rl_cmp_key_varies(const rl_cmp *c, const char *group, const char *name);
 
 /* The comparison as JSON for the page's embedded data: {"schema": "llama-roofline-compare",
  * "schema_version": 1, "test": {name, alpha, min_effect_pct}, "baseline": N (from 1),
- * "inputs": [{label, path, bundle (with_bundles) or summary}], "rows": [{group, subject,
- * metric, unit, kind (when known), one_value (true for a point metric), keys: {name: value}, cells:
- * [{mean, sd, n, ci95_low, ci95_high, samples, verdict, ratio, delta, change_pct, t, df, p} or
- * {present: false}]}], "facts": [{label, section, suite, differs, values}]}. A summary is the
+ * "inputs": [{label, path, disturbed, disturbance (when disturbed and known), bundle
+ * (with_bundles) or summary}], "rows": [{group, subject, metric, unit, kind (when known),
+ * one_value (true for a point metric), keys: {name: value}, cells: [{mean, sd, n, ci95_low,
+ * ci95_high, samples, disturbed (its own measurement), verdict, verdict_note and
+ * disturbed_inputs (suspect: the numbers, from 1, of the side or sides measured disturbed),
+ * ratio, delta, change_pct, t, df, p} or {present: false}]}], "facts": [{label, section, suite,
+ * differs, values}]}. A summary is the
  * bundle's tool, command, created_utc, source, environment, settings, llama_cpp and analysis fit,
  * ceiling, utilisation, verdict. NULL when out of memory. */
 cJSON *rl_cmp_to_json(const rl_cmp *c, bool with_bundles);

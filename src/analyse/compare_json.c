@@ -21,8 +21,28 @@ static cJSON *append(cJSON *arr, cJSON *item)
     return item;
 }
 
-static cJSON *cell_json(const rl_cmp_cell *x, bool baseline)
+/* The numbers (from 1) of the sides of a suspect cell that were measured disturbed: the
+ * baseline's, this input's, or both. */
+static cJSON *disturbed_inputs(const rl_cmp_cell *x, size_t i, const rl_cmp_cell *b,
+                               size_t baseline)
 {
+    cJSON *a = cJSON_CreateArray();
+    bool ok = a != NULL;
+    if (ok && b->disturbed)
+        ok = rl_json_push(a, cJSON_CreateNumber((double)(baseline + 1)));
+    if (ok && x->disturbed)
+        ok = rl_json_push(a, cJSON_CreateNumber((double)(i + 1)));
+    if (!ok) {
+        cJSON_Delete(a);
+        return NULL;
+    }
+    return a;
+}
+
+static cJSON *cell_json(const rl_cmp *c, const rl_cmp_row *row, size_t i)
+{
+    const rl_cmp_cell *x = &row->cells[i], *b = &row->cells[c->baseline];
+    bool baseline = i == c->baseline;
     cJSON *o = cJSON_CreateObject();
     if (!o)
         return NULL;
@@ -47,10 +67,13 @@ static cJSON *cell_json(const rl_cmp_cell *x, bool baseline)
         ok = ok && rl_json_add_bool(o, "disturbed", true);
     if (!baseline) {
         ok = ok && rl_json_add_str(o, "verdict", rl_cmp_verdict_word(x->verdict));
-        if (x->suspect)
+        if (x->suspect) {
             ok = ok && rl_json_add_str(o, "verdict_note",
                                        "measured while the machine was busy (this input or the "
                                        "baseline): the verdict may be wrong");
+            ok =
+                ok && rl_json_attach(o, "disturbed_inputs", disturbed_inputs(x, i, b, c->baseline));
+        }
         if (x->has_ratio) {
             ok = ok && rl_json_add_num(o, "ratio", x->ratio);
             ok = ok && rl_json_add_num(o, "delta", x->delta);
@@ -89,7 +112,10 @@ cJSON *rl_cmp_to_json(const rl_cmp *c, bool with_bundles)
             break;
         }
         ok = rl_json_add_str(in, "label", c->inputs[i].label) &&
-             rl_json_add_str(in, "path", c->inputs[i].path);
+             rl_json_add_str(in, "path", c->inputs[i].path) &&
+             rl_json_add_bool(in, "disturbed", c->inputs[i].disturbed) &&
+             (!c->inputs[i].disturbance ||
+              rl_json_add_str(in, "disturbance", c->inputs[i].disturbance));
         const cJSON *b = c->inputs[i].bundle;
         if (ok && with_bundles) {
             ok = rl_json_attach(in, "bundle", cJSON_Duplicate(b, 1));
@@ -132,7 +158,7 @@ cJSON *rl_cmp_to_json(const rl_cmp *c, bool with_bundles)
         cJSON *cells = cJSON_CreateArray();
         ok = ok && rl_json_attach(ro, "cells", cells);
         for (size_t i = 0; ok && i < c->n_inputs; i++) {
-            ok = append(cells, cell_json(&row->cells[i], i == c->baseline)) != NULL;
+            ok = append(cells, cell_json(c, row, i)) != NULL;
         }
     }
     cJSON *fs = cJSON_CreateArray();

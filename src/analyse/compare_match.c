@@ -298,6 +298,20 @@ rl_status rl_cmp_rows_decode(rl_cmp *c, size_t input, const cJSON *bundle, rl_er
     return RL_OK;
 }
 
+/* An advice row's measurement: its model's depth-0 run at threads th was disturbed. */
+static bool advice_disturbed(const cJSON *model, double th)
+{
+    const cJSON *r;
+    cJSON_ArrayForEach(r, rl_json_get(model, "runs"))
+    {
+        double t, d;
+        if (rl_json_get_num(r, "threads", &t) && rl_json_get_num(r, "depth", &d) && t == th &&
+            d == 0)
+            return disturbed(r);
+    }
+    return false;
+}
+
 rl_status rl_cmp_rows_advice(rl_cmp *c, size_t input, const cJSON *bundle, rl_error *err)
 {
     const cJSON *t;
@@ -335,6 +349,7 @@ rl_status rl_cmp_rows_advice(rl_cmp *c, size_t input, const cJSON *bundle, rl_er
                                     .unit = "tok/s",
                                     .kind = "measured",
                                     .higher_is_better = true,
+                                    .disturbed = advice_disturbed(model, th),
                                     .n_keys = 2,
                                     .keys = {{"threads", s_th}, {"format", format ? format : "?"}}};
             rl_status st = rl_cmp_add_rate(c, input, &spec, rl_json_get(row, "decode"), err);

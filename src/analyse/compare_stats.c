@@ -142,17 +142,33 @@ rl_cmp_counts rl_cmp_count(const rl_cmp *c)
     return k;
 }
 
-size_t rl_cmp_regressions(const rl_cmp *c, double pct)
+size_t rl_cmp_regressions(const rl_cmp *c, double pct, size_t *disturbed)
 {
-    size_t n = 0;
+    size_t n = 0, d = 0;
     for (size_t r = 0; r < c->n_rows; r++)
         for (size_t i = 0; i < c->n_inputs; i++) {
             const rl_cmp_cell *x = &c->rows[r].cells[i];
             if (i != c->baseline && x->verdict == RL_CMP_SLOWER && x->has_ratio &&
-                (c->rows[r].higher_is_better ? -x->change_pct : x->change_pct) > pct)
-                n++;
+                (c->rows[r].higher_is_better ? -x->change_pct : x->change_pct) > pct) {
+                if (x->suspect)
+                    d++;
+                else
+                    n++;
+            }
         }
+    if (disturbed)
+        *disturbed = d;
     return n;
+}
+
+bool rl_cmp_group_disturbed(const rl_cmp *c, const char *group)
+{
+    for (size_t r = 0; r < c->n_rows; r++)
+        if (strcmp(c->rows[r].group, group) == 0)
+            for (size_t i = 0; i < c->n_inputs; i++)
+                if (c->rows[r].cells[i].present && c->rows[r].cells[i].disturbed)
+                    return true;
+    return false;
 }
 
 const rl_cmp_row *rl_cmp_group_first(const rl_cmp *c, const char *group)

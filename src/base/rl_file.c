@@ -309,6 +309,44 @@ static bool stat_dir_of(const char *path, struct stat *sb)
     return ok;
 }
 
+/* path with repeated slashes and "." components dropped, into a new string ("./a//./b" is
+ * "a/b", "/x/" is "/x"); NULL when out of memory. */
+static char *spelling(const char *path)
+{
+    size_t n = strlen(path);
+    char *out = malloc(n + 2), *o = out;
+    if (!out)
+        return NULL;
+    if (*path == '/')
+        *o++ = '/';
+    for (const char *p = path; *p;) {
+        while (*p == '/')
+            p++;
+        const char *q = p;
+        while (*q && *q != '/')
+            q++;
+        bool dot = q - p == 1 && *p == '.';
+        if (q > p && !dot) {
+            if (o > out && o[-1] != '/')
+                *o++ = '/';
+            memcpy(o, p, (size_t)(q - p));
+            o += q - p;
+        }
+        p = q;
+    }
+    *o = '\0';
+    return out;
+}
+
+static bool same_spelling(const char *a, const char *b)
+{
+    char *x = spelling(a), *y = spelling(b);
+    bool same = x && y && strcmp(x, y) == 0;
+    free(x);
+    free(y);
+    return same;
+}
+
 bool rl_same_file(const char *a, const char *b)
 {
     if (!a || !b || strcmp(a, "-") == 0 || strcmp(b, "-") == 0)
@@ -317,8 +355,11 @@ bool rl_same_file(const char *a, const char *b)
     bool ea = stat(a, &sa) == 0, eb = stat(b, &sb) == 0;
     if (ea || eb) /* a pipe or device (/dev/null twice) is never clobbered */
         return ea && eb && S_ISREG(sa.st_mode) && sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
-    return stat_dir_of(a, &sa) && stat_dir_of(b, &sb) && sa.st_dev == sb.st_dev &&
-           sa.st_ino == sb.st_ino && strcmp(base_of(a), base_of(b)) == 0;
+    bool da = stat_dir_of(a, &sa), db = stat_dir_of(b, &sb);
+    if (!da && !db) /* both in a directory not made yet (-o NEW --csv NEW/bundle.json) */
+        return same_spelling(a, b);
+    return da && db && sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino &&
+           strcmp(base_of(a), base_of(b)) == 0;
 }
 
 rl_status rl_check_outputs(const rl_path_arg *in, size_t n_in, const rl_path_arg *out, size_t n_out,

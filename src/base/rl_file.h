@@ -96,8 +96,9 @@ rl_status rl_file_read_all(const char *path, size_t max, char **data, size_t *le
 
 /* True when a and b name the same file: existing files by device and inode (so hard links,
  * symbolic links and different spellings of one file are caught), files not there yet by
- * their directory's device and inode and the same last name. NULL and "-" (standard output)
- * match nothing. */
+ * their directory's device and inode and the same last name, and files in directories not
+ * made yet by their spelling (repeated slashes and "./" dropped: "new/b.json" and
+ * "new//./b.json"). NULL and "-" (standard output) match nothing. */
 bool rl_same_file(const char *a, const char *b);
 
 /* A path a command reads or writes and the option that named it (for messages). */

@@ -134,6 +134,35 @@ rl_status rl_advise_run_rank(const rl_advise_opts *o, rl_error *err)
     return st;
 }
 
+/* --synth: the synthetic F16 quantized into the formats (set, cached), appended to models. */
+static rl_status synth_models(const rl_advise_opts *o, rl_advise_set *set, const char **models,
+                              size_t *n_models, rl_error *err)
+{
+    char *bench = NULL, *quant = NULL;
+    rl_status st = rl_lbench_find(o->llama_bench, &bench, err);
+    if (st == RL_OK)
+        st = rl_advise_find_quantize(o->llama_quantize, bench, &quant, err);
+    if (st == RL_OK) {
+        const char *const *fm = o->n_formats ? o->formats : rl_advise_plan_formats;
+        int nf = o->n_formats ? o->n_formats : RL_ADV_PLAN_N;
+        st = rl_advise_synth_set(o->preset ? o->preset : RL_ADV_SYNTH_PRESET, fm, nf, quant, set,
+                                 err);
+    }
+    /* the files built and the quantizer found are inputs too: none may be -o (the sweep
+     * checks the files against --dir's; cmd_advise.c checked the options given) */
+    for (int i = 0; st == RL_OK && i < set->n; i++)
+        st = rl_check_outputs(&(rl_path_arg){"--synth", set->paths[i]}, 1,
+                              &(rl_path_arg){"-o", o->out}, 1, err);
+    if (st == RL_OK)
+        st = rl_check_outputs(&(rl_path_arg){"--llama-quantize", quant}, 1,
+                              &(rl_path_arg){"-o", o->out}, 1, err);
+    free(bench);
+    free(quant);
+    for (int i = 0; st == RL_OK && i < set->n && *n_models < RL_SWEEP_MAX_MODELS; i++)
+        models[(*n_models)++] = set->paths[i];
+    return st;
+}
+
 rl_status rl_advise_run_measure(const rl_advise_opts *o, rl_error *err)
 {
     rl_advise_set set = {0};
@@ -142,22 +171,8 @@ rl_status rl_advise_run_measure(const rl_advise_opts *o, rl_error *err)
     size_t n_models = 0;
     for (size_t i = 0; i < o->n_models && n_models < RL_SWEEP_MAX_MODELS; i++)
         models[n_models++] = o->models[i];
-    if (o->synth) {
-        char *bench = NULL, *quant = NULL;
-        st = rl_lbench_find(o->llama_bench, &bench, err);
-        if (st == RL_OK)
-            st = rl_advise_find_quantize(o->llama_quantize, bench, &quant, err);
-        if (st == RL_OK) {
-            const char *const *fm = o->n_formats ? o->formats : rl_advise_plan_formats;
-            int nf = o->n_formats ? o->n_formats : RL_ADV_PLAN_N;
-            st = rl_advise_synth_set(o->preset ? o->preset : RL_ADV_SYNTH_PRESET, fm, nf, quant,
-                                     &set, err);
-        }
-        free(bench);
-        free(quant);
-        for (int i = 0; st == RL_OK && i < set.n && n_models < RL_SWEEP_MAX_MODELS; i++)
-            models[n_models++] = set.paths[i];
-    }
+    if (o->synth)
+        st = synth_models(o, &set, models, &n_models, err);
     if (st == RL_OK && n_models == 0)
         st = rl_fail(err, RL_EINPUT,
                      "--measure needs files: -m A.gguf -m B.gguf, or --synth to build them");

@@ -728,11 +728,11 @@ static rl_status open_outputs(session *s, rl_error *err)
     if (st == RL_OK && (!s->bundle_path || (a->out_dir && !s->page)))
         st = rl_fail(err, RL_EINTERNAL, "out of memory");
     const char *flag = a->out_dir ? "-o" : "--json";
-    rl_path_arg in[] = {{"--prompts", a->prompts_file}};
+    rl_path_arg in[] = {{"--prompts", a->prompts_file}, {"--fm-help-cmd", a->fm_help}};
     rl_path_arg out[] = {
         {flag, s->bundle_path}, {flag, s->page}, {"--csv", a->csv}, {"--chunks", a->chunks}};
     if (st == RL_OK)
-        st = rl_check_outputs(in, 1, out, 4, err);
+        st = rl_check_outputs(in, 2, out, 4, err);
     if (st == RL_OK)
         st = rl_check_writable(s->bundle_path, err);
     if (st == RL_OK)

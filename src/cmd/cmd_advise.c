@@ -2,11 +2,13 @@
  * advise_run.h: --plan, --measure, or the ranking from the study's matrix (--list-cores too).
  * Nothing is allocated here. */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "cmd/advise_run.h"
 #include "cmd/cmd.h"
 #include "cmd/defaults.h"
+#include "render/report.h"
 #include "base/rl_file.h"
 #include "base/rl_opt.h"
 #include "base/rl_util.h"
@@ -195,6 +197,27 @@ static rl_status on_opt(int c, const char *arg, void *ctx, rl_error *err)
     return st;
 }
 
+/* No input (--cpuinfo, --plan, --llama-quantize, each -m) is an output (-o, and with --measure
+ * --dir's bundle.json and report.html), and no two outputs are one file: checked before
+ * anything is written or built. */
+static rl_status inputs_not_outputs(const opts *a, rl_error *err)
+{
+    const rl_advise_opts *o = &a->r;
+    rl_path_arg in[3 + RL_SWEEP_MAX_MODELS] = {
+        {"--cpuinfo", o->cpuinfo}, {"--plan", o->plan}, {"--llama-quantize", o->llama_quantize}};
+    size_t n_in = 3;
+    for (size_t i = 0; i < o->n_models; i++)
+        in[n_in++] = (rl_path_arg){"-m", o->models[i]};
+    char *bundle = a->measure ? rl_asprintf("%s/bundle.json", o->dir) : NULL;
+    char *page = a->measure ? rl_asprintf("%s/" RL_REPORT_FILE, o->dir) : NULL;
+    rl_path_arg out[] = {{"--dir", bundle}, {"--dir", page}, {"-o", o->out}};
+    rl_status st = a->measure && (!bundle || !page) ? rl_fail(err, RL_EINTERNAL, "out of memory")
+                                                    : rl_check_outputs(in, n_in, out, 3, err);
+    free(bundle);
+    free(page);
+    return st;
+}
+
 static rl_status parse(int argc, char **argv, opts *a, rl_error *err)
 {
     rl_advise_opts *o = &a->r;
@@ -221,8 +244,7 @@ static rl_status parse(int argc, char **argv, opts *a, rl_error *err)
             "--threads: give one thread count for the table (a list goes with --measure)");
     if (a->measure && o->core)
         return rl_fail(err, RL_EINPUT, "--core names a matrix core: it does not go with --measure");
-    rl_path_arg in[] = {{"--cpuinfo", o->cpuinfo}, {"--plan", o->plan}};
-    return rl_check_outputs(in, 2, &(rl_path_arg){"-o", o->out}, 1, err);
+    return inputs_not_outputs(a, err);
 }
 
 static rl_status run(int argc, char **argv, rl_error *err)

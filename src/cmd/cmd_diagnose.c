@@ -3,6 +3,7 @@
  * (sweep.h) with the streamed bytes convention, the predictions asked for (predict.h) and the
  * report. Everything allocated here is freed before run() returns. */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "cmd/cmd.h"
@@ -10,7 +11,10 @@
 #include "cmd/session.h"
 #include "cmd/diagnose_models.h"
 #include "measure/membw.h"
+#include "model/gguf_remote.h"
+#include "render/report.h"
 #include "analyse/predict.h"
+#include "base/rl_file.h"
 #include "base/rl_opt.h"
 #include "base/rl_util.h"
 #include "cmd/sweep.h"
@@ -50,12 +54,16 @@ static const char usage[] =
     "  -o, --output DIR    where bundle.json goes (default llama-roofline-out)\n"
     "  --predict MODEL     also predict MODEL (a GGUF, a URL or synth:PRESET:TYPE) from the\n"
     "                      fit: the report's \"what to expect\" table (repeatable)\n"
-    "  --resume            continue the interrupted diagnose in DIR (give no models)\n"
+    "  --resume            continue the interrupted diagnose in DIR (give no models); a\n"
+    "                      setting option given with it (-t, --reps, --quick, --gpu-layers,\n"
+    "                      --timeout, --file-bytes, --peak-bw, --skip-membw) must equal the\n"
+    "                      bundle's plan, or exit 2\n"
     RL_DEF_QUIET_HELP("    ", " ", "                      ")
     "  -h, --help          show this text\n"
     "\n"
     "exit codes: 0 measured; 1 no decode rate from any model; 2 bad input (an option, a\n"
-    "missing or corrupt GGUF, no model among those named); 3 llama-bench not found; 4 the\n"
+    "missing or corrupt GGUF, no model among those named, an option that differs from the\n"
+    "plan of the bundle to --resume); 3 llama-bench not found; 4 the\n"
     "output or the synth cache cannot be written, or another llama-roofline is writing the\n"
     "output; 5 internal error; 130 interrupted (the bundle keeps what was measured; --resume\n"
     "continues).\n";
@@ -89,7 +97,22 @@ typedef struct {
     bool synth, quick, help, reps_given;
     const char *predict[RL_PRED_MAX_MODELS];
     size_t n_predict;
+    rl_sweep_given given[RL_SWEEP_MAX_GIVEN]; /* checked against a bundle to --resume */
 } diag_args;
+
+/* The setting options of diagnose and the key of the plan each sets (--quick: in run()). */
+static const struct {
+    int opt;
+    const char *flag, *key;
+} plan_opts[] = {
+    {'t', "--threads", "threads"},
+    {OPT_REPS, "--reps", "reps"},
+    {OPT_NGL, "--gpu-layers", "n_gpu_layers"},
+    {OPT_TIMEOUT, "--timeout", "timeout_s"},
+    {OPT_FILE_BYTES, "--file-bytes", "bytes_convention"},
+    {OPT_PEAK, "--peak-bw", RL_SWEEP_KEY_CEILING},
+    {OPT_SKIP, "--skip-membw", RL_SWEEP_KEY_CEILING},
+};
 
 static rl_status on_opt(int c, const char *arg, void *ctx, rl_error *err)
 {
@@ -98,6 +121,9 @@ static rl_status on_opt(int c, const char *arg, void *ctx, rl_error *err)
     rl_status st = RL_OK;
     if (rl_defaults_quiet_opt(c, arg, &o->wait_quiet_s, &o->retry_disturbed, &st, err))
         return st;
+    for (size_t i = 0; i < sizeof plan_opts / sizeof plan_opts[0]; i++)
+        if (plan_opts[i].opt == c)
+            rl_sweep_give(a->given, &o->n_given, plan_opts[i].flag, arg, plan_opts[i].key);
     switch (c) {
     case OPT_SYNTH: a->synth = true; break;
     case OPT_QUICK: a->quick = true; break;
@@ -150,10 +176,27 @@ static rl_status parse(int argc, char **argv, diag_args *a, rl_error *err)
     return RL_OK;
 }
 
+/* No --predict file is an output (DIR/bundle.json, DIR/report.html), checked before anything
+ * is written (the synthetic ladder included); URLs and synth: models are no files. */
+static rl_status predict_not_outputs(const diag_args *a, rl_error *err)
+{
+    char *bundle = rl_asprintf("%s/bundle.json", a->o.out_dir);
+    char *page = rl_asprintf("%s/" RL_REPORT_FILE, a->o.out_dir);
+    rl_path_arg out[] = {{"-o", bundle}, {"-o", page}};
+    rl_status st = bundle && page ? RL_OK : rl_fail(err, RL_EINTERNAL, "out of memory");
+    for (size_t i = 0; st == RL_OK && i < a->n_predict; i++)
+        if (!rl_is_url(a->predict[i]) && strncmp(a->predict[i], "synth:", 6) != 0)
+            st = rl_check_outputs(&(rl_path_arg){"--predict", a->predict[i]}, 1, out, 2, err);
+    free(bundle);
+    free(page);
+    return st;
+}
+
 static rl_status run(int argc, char **argv, rl_error *err)
 {
     diag_args a = {0};
     rl_sweep_opts *o = &a.o;
+    o->given = a.given;
     o->command = "diagnose";
     o->n_prompt = rl_defaults.n_prompt;
     o->n_gen = rl_defaults.n_gen;
@@ -174,6 +217,10 @@ static rl_status run(int argc, char **argv, rl_error *err)
         o->n_gen = 64;
         o->quick_membw = true;
         o->reps = a.reps_given ? o->reps : 1;
+        rl_sweep_give(a.given, &o->n_given, "--quick", NULL, "n_gen");
+        if (!a.reps_given)
+            rl_sweep_give(a.given, &o->n_given, "--quick", NULL, "reps");
+        rl_sweep_give(a.given, &o->n_given, "--quick", NULL, RL_SWEEP_KEY_CEILING);
     }
     if (!o->resume && !o->n_threads) {
         rl_sysinfo si;
@@ -184,7 +231,9 @@ static rl_status run(int argc, char **argv, rl_error *err)
             o->n_threads = 2;
     }
     rl_model_paths models = {0};
-    if ((st = rl_pred_check_models(a.predict, a.n_predict, err)) == RL_OK && !o->resume &&
+    st = predict_not_outputs(&a, err);
+    if (st == RL_OK && (st = rl_pred_check_models(a.predict, a.n_predict, err)) == RL_OK &&
+        !o->resume &&
         (st = rl_diagnose_models(argc - optind, argv + optind, a.synth, o->llama_bench, o->out_dir,
                                  &models, err)) == RL_OK)
         fprintf(stderr,

@@ -52,13 +52,16 @@ static const char usage[] =
     "  -o, --output DIR       where bundle.json and report.html go (default\n"
     "                         llama-roofline-out)\n"
     "  --resume               continue the interrupted run in DIR: its settings and models,\n"
-    "                         skipping what is done\n"
+    "                         skipping what is done; a setting option given with it (-m,\n"
+    "                         -t, --depth, --n-prompt, --n-gen, --reps, --gpu-layers,\n"
+    "                         --bench-arg, --timeout, --target-ci, --max-reps, --peak-bw,\n"
+    "                         --skip-membw, --quick-membw) must equal the bundle's, or exit 2\n"
     RL_DEF_QUIET_HELP("       ", "    ", "                         ")
     "  -h, --help             show this text\n"
     "\n"
     "exit codes: 0 measured; 1 no model produced a decode rate; 2 bad input (an option, an\n"
     "unreadable GGUF, a model that is one of the outputs, a foreign or corrupt bundle to\n"
-    "resume, left untouched); 3 llama-bench not found; 4 the output directory cannot be\n"
+    "resume or an option that differs from its plan, left untouched); 3 llama-bench not found; 4 the output directory cannot be\n"
     "written or another llama-roofline is writing it; 5 internal error; 130 interrupted (the\n"
     "bundle keeps every completed record).\n";
 // clang-format on
@@ -107,11 +110,34 @@ static const struct option longopts[] = {
 
 #define MAX_TOKENS (1 << 24)
 
-/* What the options fill: the sweep's options and the -m and --bench-arg arrays. */
+/* What the options fill: the sweep's options, the -m and --bench-arg arrays, and the setting
+ * options given (checked against the plan of a bundle to --resume). */
 typedef struct {
     rl_sweep_opts *o;
     const char **models, **bargs;
+    rl_sweep_given *given;
 } run_parse;
+
+/* The setting options of run and the key of the plan each sets. */
+static const struct {
+    int opt;
+    const char *flag, *key;
+} plan_opts[] = {
+    {'m', "-m", RL_SWEEP_KEY_MODELS},
+    {'t', "--threads", "threads"},
+    {OPT_DEPTH, "--depth", "depths"},
+    {OPT_NP, "--n-prompt", "n_prompt"},
+    {OPT_NG, "--n-gen", "n_gen"},
+    {OPT_REPS, "--reps", "reps"},
+    {OPT_NGL, "--gpu-layers", "n_gpu_layers"},
+    {OPT_BARG, "--bench-arg", "bench_args"},
+    {OPT_TIMEOUT, "--timeout", "timeout_s"},
+    {OPT_TCI, "--target-ci", "target_ci_pct"},
+    {OPT_MAXR, "--max-reps", "max_reps"},
+    {OPT_PEAK, "--peak-bw", RL_SWEEP_KEY_CEILING},
+    {OPT_SKIP, "--skip-membw", RL_SWEEP_KEY_CEILING},
+    {OPT_QUICK, "--quick-membw", RL_SWEEP_KEY_CEILING},
+};
 
 static rl_status on_opt(int c, const char *arg, void *ctx, rl_error *err)
 {
@@ -120,6 +146,10 @@ static rl_status on_opt(int c, const char *arg, void *ctx, rl_error *err)
     rl_status st = RL_OK;
     if (rl_defaults_quiet_opt(c, arg, &o->wait_quiet_s, &o->retry_disturbed, &st, err))
         return st;
+    for (size_t i = 0; i < sizeof plan_opts / sizeof plan_opts[0]; i++)
+        if (plan_opts[i].opt == c)
+            rl_sweep_give(r->given, &o->n_given, plan_opts[i].flag,
+                          c == 'm' || c == OPT_BARG ? NULL : arg, plan_opts[i].key);
     switch (c) {
     case 'm':
         if (o->n_models >= RL_SWEEP_MAX_MODELS)
@@ -170,9 +200,9 @@ static rl_status on_opt(int c, const char *arg, void *ctx, rl_error *err)
 }
 
 static rl_status parse(int argc, char **argv, rl_sweep_opts *o, const char **models,
-                       const char **bargs, bool *help, rl_error *err)
+                       const char **bargs, rl_sweep_given *given, bool *help, rl_error *err)
 {
-    run_parse r = {o, models, bargs};
+    run_parse r = {o, models, bargs, given};
     rl_status st = rl_opt_each(argc, argv, "m:t:o:h", longopts, on_opt, &r, help, err);
     if (st != RL_OK || *help)
         return st;
@@ -185,9 +215,6 @@ static rl_status parse(int argc, char **argv, rl_sweep_opts *o, const char **mod
         return rl_fail(err, RL_EINPUT, "--peak-bw and --skip-membw contradict each other");
     if (!*o->out_dir)
         return rl_fail(err, RL_EINPUT, "--output needs a directory");
-    if (o->resume && o->n_models)
-        return rl_fail(err, RL_EINPUT,
-                       "--resume takes the models from the bundle in %s: give no -m", o->out_dir);
     if (!o->resume && o->n_models == 0)
         return rl_fail(err, RL_EINPUT, "no model: give one or more -m GGUF (see run --help)");
     return RL_OK;
@@ -196,7 +223,9 @@ static rl_status parse(int argc, char **argv, rl_sweep_opts *o, const char **mod
 static rl_status run(int argc, char **argv, rl_error *err)
 {
     const char *models[RL_SWEEP_MAX_MODELS], *bargs[64];
+    rl_sweep_given given[RL_SWEEP_MAX_GIVEN];
     rl_sweep_opts o = {0};
+    o.given = given;
     o.command = "run";
     o.n_prompt = rl_defaults.n_prompt;
     o.n_gen = rl_defaults.n_gen;
@@ -209,7 +238,7 @@ static rl_status run(int argc, char **argv, rl_error *err)
     o.wait_quiet_s = rl_defaults.wait_quiet_s;
     o.retry_disturbed = rl_defaults.retry_disturbed;
     bool help = false;
-    rl_status st = parse(argc, argv, &o, models, bargs, &help, err);
+    rl_status st = parse(argc, argv, &o, models, bargs, given, &help, err);
     if (st != RL_OK)
         return st;
     if (help) {

@@ -18,7 +18,7 @@ rl_status rl_session_sweep(const rl_sweep_opts *o, cJSON **bundle_out, rl_error 
     rl_status st = rl_sweep_measure(o, &s, err);
     if (s.bundle && (st == RL_OK || st == RL_EINTERRUPTED)) {
         rl_error ae;
-        if (rl_bundle_analyze(s.bundle, o->bytes, &ae) != RL_OK && st == RL_OK) {
+        if (rl_bundle_analyze(s.bundle, s.bytes, &ae) != RL_OK && st == RL_OK) {
             *err = ae;
             st = ae.status;
         }

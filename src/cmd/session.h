@@ -15,9 +15,9 @@
 #include "base/rl_error.h"
 #include "cmd/sweep.h"
 
-/* The sweep's phases: measure and record (sweep.h), then the analysis of the bundle with o's
- * bytes convention (after a complete or interrupted measurement), then the bundle's last
- * record and write. The result is the first failure. */
+/* The sweep's phases: measure and record (sweep.h), then the analysis of the bundle with the
+ * bytes convention of o or of the resumed bundle (after a complete or interrupted measurement),
+ * then the bundle's last record and write. The result is the first failure. */
 rl_status rl_session_sweep(const rl_sweep_opts *o, cJSON **bundle_out, rl_error *err);
 
 /* Where the commands differ at the end (each keeps its own output). */

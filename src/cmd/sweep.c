@@ -121,13 +121,67 @@ static rl_status setting_list(const cJSON *s, const char *key, int lo, int hi, i
     return RL_OK;
 }
 
+/* settings.bench_args (absent: none), at most 64 strings, into args (borrowed from s) and o. */
+static rl_status setting_args(const cJSON *s, rl_sweep_opts *o, const char **args, const char *path,
+                              rl_error *err)
+{
+    const cJSON *arr = rl_json_get(s, "bench_args"), *it;
+    size_t n = 0;
+    if (arr && (!cJSON_IsArray(arr) || cJSON_GetArraySize(arr) > 64))
+        return rl_fail(err, RL_EINPUT,
+                       "%s: settings.bench_args is not a list of at most 64 strings: not resumed "
+                       "(the bundle is left as it is)",
+                       path);
+    cJSON_ArrayForEach(it, arr)
+    {
+        if (!cJSON_IsString(it))
+            return rl_fail(err, RL_EINPUT,
+                           "%s: settings.bench_args[%zu] is not a string: not resumed (the bundle "
+                           "is left as it is)",
+                           path, n);
+        args[n++] = it->valuestring;
+    }
+    o->bench_args = args;
+    o->n_bench_args = n;
+    return RL_OK;
+}
+
+/* settings.timeout_s and settings.bytes_convention, when present, into o. */
+static rl_status setting_limits(const cJSON *s, rl_sweep_opts *o, const char *path, rl_error *err)
+{
+    double t;
+    if (rl_json_get(s, "timeout_s") &&
+        (!rl_json_get_num(s, "timeout_s", &t) || !(t >= 1 && t <= 86400)))
+        return rl_fail(err, RL_EINPUT,
+                       "%s: settings.timeout_s is not a number from 1 to 86400: not resumed (the "
+                       "bundle is left as it is)",
+                       path);
+    if (rl_json_get(s, "timeout_s"))
+        o->timeout_s = t;
+    const char *conv = rl_json_get_str(s, "bytes_convention");
+    if (conv && strcmp(conv, rl_an_bytes_name(RL_AN_BYTES_STREAMED)) == 0)
+        o->bytes = RL_AN_BYTES_STREAMED;
+    else if (conv && strcmp(conv, rl_an_bytes_name(RL_AN_BYTES_RESIDENT)) == 0)
+        o->bytes = RL_AN_BYTES_RESIDENT;
+    else if (rl_json_get(s, "bytes_convention"))
+        return rl_fail(err, RL_EINPUT,
+                       "%s: settings.bytes_convention is neither streamed nor resident: not "
+                       "resumed (the bundle is left as it is)",
+                       path);
+    return RL_OK;
+}
+
 /* Read the settings back from a bundle being resumed, checked like the command line. */
 static rl_status settings_from(const cJSON *s, const char *path, rl_sweep_opts *o, int *threads,
-                               int *nt, int *depths, int *nd, rl_error *err)
+                               int *nt, int *depths, int *nd, const char **args, rl_error *err)
 {
     if (!cJSON_IsObject(s))
         return rl_fail(err, RL_EINPUT, "%s: the bundle to resume has no settings", path);
     rl_status st = setting_list(s, "threads", 1, MAX_THREADS, threads, nt, path, err);
+    if (st == RL_OK)
+        st = setting_args(s, o, args, path, err);
+    if (st == RL_OK)
+        st = setting_limits(s, o, path, err);
     if (st == RL_OK)
         st = setting_list(s, "depths", 0, MAX_TOKENS, depths, nd, path, err);
     if (st == RL_OK)
@@ -644,13 +698,153 @@ static double self_cpu_s(void)
  * the llama-bench binary, the thread and depth lists, this machine. */
 typedef struct {
     rl_sweep_opts o;
+    const rl_sweep_opts *cli; /* the options as the command line gave them */
     rl_sweep_state *s;
+    const char *bench_args[64]; /* a resumed bundle's settings.bench_args (borrowed) */
     char *bin;
     int threads[RL_SWEEP_MAX_LIST], depths[RL_SWEEP_MAX_LIST], nt, nd;
     rl_sysinfo si;
     bool bracketing; /* ceiling probes are taken (cmd/bracket.h) */
     bool ran;        /* a llama-bench invocation ran since the last probe */
 } sweep_ctx;
+
+/* ---- --resume: the options given against the bundle's plan ------------------------------ */
+
+void rl_sweep_give(rl_sweep_given *given, size_t *n, const char *flag, const char *arg,
+                   const char *key)
+{
+    for (size_t i = 0; i < *n; i++)
+        if (strcmp(given[i].flag, flag) == 0 && strcmp(given[i].key, key) == 0) {
+            given[i].arg = arg;
+            return;
+        }
+    if (*n < RL_SWEEP_MAX_GIVEN)
+        given[(*n)++] = (rl_sweep_given){flag, arg, key};
+}
+
+/* The ceiling a bundle holds, or the options would measure, in words; "" when the bundle has
+ * none yet (its ceiling is still to be measured, so any option is its plan). */
+static void ceiling_words(const cJSON *membw, const rl_sweep_opts *o, char *buf, size_t cap)
+{
+    bool avail = true, quick = false;
+    double peak = 0;
+    const char *kind = rl_json_get_str(membw, "kind");
+    if (!o && !membw)
+        rl_snprintf(buf, cap, "%s", "");
+    else if (o ? o->skip_membw : rl_json_get_bool(membw, "available", &avail) && !avail)
+        rl_snprintf(buf, cap, "%s", "skipped (--skip-membw)");
+    else if (o ? o->peak_bw > 0
+               : kind && strcmp(kind, "controlled") == 0 &&
+                     rl_json_get_num(membw, "peak_read_GBs", &peak))
+        rl_snprintf(buf, cap, "--peak-bw %g", o ? o->peak_bw : peak);
+    else if (o ? o->quick_membw : (rl_json_get_bool(membw, "quick", &quick), quick))
+        rl_snprintf(buf, cap, "%s", "measured (quick)");
+    else
+        rl_snprintf(buf, cap, "%s", "measured");
+}
+
+/* Whether path is one of the files of paths (n of them, by device and inode). */
+static bool one_of(const char *path, const char *const *paths, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        if (rl_same_file(path, paths[i]))
+            return true;
+    return false;
+}
+
+/* Whether the -m files are the bundle's models: each of them one of the bundle's, and each of
+ * the bundle's one of them (any order). */
+static bool same_models(const rl_sweep_opts *cli, const cJSON *models)
+{
+    const char *have[RL_SWEEP_MAX_MODELS];
+    size_t n = 0;
+    const cJSON *m;
+    cJSON_ArrayForEach(m, models)
+    {
+        if (n == RL_SWEEP_MAX_MODELS)
+            return false;
+        have[n++] = rl_json_get_str(m, "path");
+    }
+    for (size_t i = 0; i < cli->n_models; i++)
+        if (!one_of(cli->models[i], have, n))
+            return false;
+    for (size_t i = 0; i < n; i++)
+        if (!one_of(have[i], cli->models, cli->n_models))
+            return false;
+    return true;
+}
+
+/* The bundle's model paths, joined, into out. */
+static void model_words(const cJSON *models, rl_sbuf *out)
+{
+    const cJSON *m;
+    size_t k = 0;
+    cJSON_ArrayForEach(m, models)
+    {
+        const char *p = rl_json_get_str(m, "path");
+        rl_sbuf_printf(out, "%s%s", k++ ? ", " : "", p ? p : "?");
+    }
+}
+
+/* One given option against the resumed bundle's plan: RL_EINPUT naming it, its value and the
+ * bundle's, and what to do, when they differ. */
+static rl_status plan_check(sweep_ctx *c, const rl_sweep_given *g, rl_error *err)
+{
+    const cJSON *b = c->s->bundle;
+    const cJSON *set = cJSON_GetObjectItemCaseSensitive(b, "settings");
+    rl_sbuf want = {0}, gave = {0}; /* the bundle's value; the option's, when it has no arg */
+    bool same;
+    if (strcmp(g->key, RL_SWEEP_KEY_MODELS) == 0) {
+        same = same_models(c->cli, rl_json_get(b, "models"));
+        model_words(rl_json_get(b, "models"), &want);
+        for (size_t i = 0; i < c->cli->n_models; i++)
+            rl_sbuf_printf(&gave, "%s%s", i ? ", " : " (", c->cli->models[i]);
+        rl_sbuf_printf(&gave, ")");
+    } else if (strcmp(g->key, RL_SWEEP_KEY_CEILING) == 0) {
+        /* each option against what it decides: --peak-bw the value, --skip-membw none, a
+         * quick one how a measured ceiling was measured; a bundle without one yet takes any */
+        char have[64], wish[64];
+        ceiling_words(rl_json_get(b, "membw"), NULL, have, sizeof have);
+        ceiling_words(NULL, c->cli, wish, sizeof wish);
+        bool peak = strcmp(g->flag, "--peak-bw") == 0, skip = strcmp(g->flag, "--skip-membw") == 0;
+        same = !*have || (peak || skip ? strcmp(have, wish) == 0
+                                       : strncmp(have, "measured", 8) != 0 ||
+                                             strcmp(have, "measured (quick)") == 0);
+        rl_sbuf_printf(&want, "%s", have);
+    } else {
+        rl_sweep_opts o = *c->cli;
+        if (strcmp(g->key, "max_reps") == 0 && o.target_ci_pct <= 0)
+            o.target_ci_pct = 1; /* settings hold max_reps only beside a target */
+        cJSON *cli = settings_json(&o, o.threads, o.n_threads, o.depths, o.n_depths);
+        const cJSON *x = rl_json_get(set, g->key), *y = rl_json_get(cli, g->key);
+        same = (!x && !y) || (x && y && cJSON_Compare(x, y, true));
+        char *tx = x ? cJSON_PrintUnformatted(x) : NULL, *ty = y ? cJSON_PrintUnformatted(y) : NULL;
+        rl_sbuf_printf(&want, "%s", tx ? tx : "none");
+        rl_sbuf_printf(&gave, " (%s %s)", g->key, ty ? ty : "none");
+        cJSON_free(tx);
+        cJSON_free(ty);
+        cJSON_Delete(cli);
+    }
+    char *w = rl_sbuf_take(&want), *v = rl_sbuf_take(&gave);
+    rl_status st = RL_OK;
+    if (!same) {
+        char sa[1024], sd[512], sw[1024];
+        if (g->arg)
+            rl_snprintf(sa, sizeof sa, " %s", g->arg);
+        else
+            rl_snprintf(sa, sizeof sa, "%s", v ? v : "");
+        char *e = rl_tty_escape_dup(sa);
+        st = rl_fail(err, RL_EINPUT,
+                     "%s%s does not match the bundle in %s, planned with %s %s: drop %s to "
+                     "resume it with its own plan, or start a new bundle with another -o",
+                     g->flag, e ? e : "", rl_tty_escape(c->o.out_dir, sd, sizeof sd), g->key,
+                     rl_tty_escape(w ? w : "?", sw, sizeof sw), g->flag);
+        free(e);
+    }
+    free(w);
+    free(v);
+    return st;
+}
 
 /* --resume: the bundle in the output directory, its settings read back into the options. */
 static rl_status sweep_resume(sweep_ctx *c, rl_error *err)
@@ -663,9 +857,13 @@ static rl_status sweep_resume(sweep_ctx *c, rl_error *err)
                      c->s->path, cmd ? cmd : "?", c->o.command);
     if (st == RL_OK)
         st = settings_from(cJSON_GetObjectItemCaseSensitive(b, "settings"), c->s->path, &c->o,
-                           c->threads, &c->nt, c->depths, &c->nd, err);
+                           c->threads, &c->nt, c->depths, &c->nd, c->bench_args, err);
     if (st == RL_OK)
         st = models_from(rl_json_get(b, "models"), c->s->path, err);
+    for (size_t i = 0; st == RL_OK && i < c->cli->n_given; i++)
+        st = plan_check(c, &c->cli->given[i], err);
+    if (st == RL_OK)
+        c->s->bytes = c->o.bytes;
     if (st != RL_OK) {
         cJSON_Delete(b);
         c->s->bundle = NULL;
@@ -714,21 +912,41 @@ static rl_status sweep_new(sweep_ctx *c, rl_error *err)
     return st;
 }
 
+/* The option that names the output directory. */
+static const char *out_flag(const sweep_ctx *c)
+{
+    return strcmp(c->o.command, "advise") == 0 ? "--dir" : "-o";
+}
+
 /* The output directory locked for this process (before the bundle is read or anything is
- * measured), no model being one of its files. A --resume of a missing directory: left to
- * sweep_resume to report. */
+ * measured). A --resume of a missing directory: left to sweep_resume to report. */
 static rl_status sweep_lock(sweep_ctx *c, rl_error *err)
 {
     if (c->o.resume && access(c->o.out_dir, F_OK) != 0)
         return RL_OK;
-    const char *flag = strcmp(c->o.command, "advise") == 0 ? "--dir" : "-o";
-    char hint[32], *page = rl_asprintf("%s/" RL_REPORT_FILE, c->o.out_dir);
-    rl_snprintf(hint, sizeof hint, "choose another %s", flag);
-    rl_path_arg out[] = {{flag, c->s->path}, {flag, page}};
-    rl_status st = page ? rl_output_lock(c->s->path, c->o.out_dir, hint, err)
-                        : rl_fail(err, RL_EINTERNAL, "out of memory");
-    for (size_t i = 0; st == RL_OK && i < c->o.n_models; i++)
+    char hint[32];
+    rl_snprintf(hint, sizeof hint, "choose another %s", out_flag(c));
+    return rl_output_lock(c->s->path, c->o.out_dir, hint, err);
+}
+
+/* No input is one of the outputs (bundle.json, report.html): the models (given, or the resumed
+ * bundle's) and the llama-bench binary (sweep.h). */
+static rl_status sweep_check_inputs(const sweep_ctx *c, rl_error *err)
+{
+    char *page = rl_asprintf("%s/" RL_REPORT_FILE, c->o.out_dir);
+    if (!page)
+        return rl_fail(err, RL_EINTERNAL, "out of memory");
+    rl_path_arg out[] = {{out_flag(c), c->s->path}, {out_flag(c), page}};
+    rl_status st = rl_check_outputs(&(rl_path_arg){"--llama-bench", c->bin}, 1, out, 2, err);
+    for (size_t i = 0; st == RL_OK && !c->o.resume && i < c->o.n_models; i++)
         st = rl_check_outputs(&(rl_path_arg){"-m", c->o.models[i]}, 1, out, 2, err);
+    const cJSON *m, *models = rl_json_get(c->s->bundle, "models");
+    cJSON_ArrayForEach(m, (c->o.resume ? models : NULL))
+    {
+        if (st == RL_OK)
+            st = rl_check_outputs(&(rl_path_arg){"models[].path", rl_json_get_str(m, "path")}, 1,
+                                  out, 2, err);
+    }
     free(page);
     return st;
 }
@@ -741,6 +959,8 @@ static rl_status sweep_open(sweep_ctx *c, rl_error *err)
         st = sweep_resume(c, err);
     if (st == RL_OK)
         st = rl_lbench_find(c->o.llama_bench, &c->bin, err);
+    if (st == RL_OK)
+        st = sweep_check_inputs(c, err);
     if (st == RL_OK && !c->o.resume)
         st = rl_mkdir_p(c->o.out_dir, "choose a writable -o directory", err);
     if (st == RL_OK && !c->o.resume)
@@ -923,8 +1143,10 @@ rl_status rl_sweep_measure(const rl_sweep_opts *opts, rl_sweep_state *s, rl_erro
     s->t_start = rl_proc_now_ns();
     sweep_ctx c = {0};
     c.o = *opts;
+    c.cli = opts;
     c.s = s;
     s->quiet = opts->quiet;
+    s->bytes = opts->bytes;
     s->path = rl_asprintf("%s/bundle.json", c.o.out_dir);
     rl_status st = s->path ? RL_OK : rl_fail(err, RL_EINTERNAL, "out of memory");
     rl_sysinfo_collect(&c.si);

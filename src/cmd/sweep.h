@@ -14,11 +14,22 @@
  * The ceiling is bracketed (cmd/bracket.h): a short probe before the sweep, between models when
  * there are three or more, and after it, kept in membw.bracket; drift over the limit is a
  * "ceiling_drift" run warning.
+ * Inputs against outputs: before anything is written (and after llama-bench is found), the
+ * models (-m, or a resumed bundle's models[].path) and the llama-bench binary are checked
+ * against out_dir/bundle.json and out_dir/report.html (rl_check_outputs): one of them
+ * is RL_EINPUT, "-o DIR/bundle.json is the same file as the input ...".
  * Each run records the machine's state over its invocations ("machine", measure/quiet.h);
  * --wait-quiet waits for a quiet machine before each run, --retry-disturbed measures a
  * disturbed run again, the earlier tries kept in the run's "attempts".
  * --resume: the bundle in the output directory is read back (refused, untouched, when it is not
- * a run bundle), its settings and models are used, and runs already "ok" are skipped.
+ * a run bundle), its settings (threads, depths, n_prompt, n_gen, reps, n_gpu_layers, bench_args,
+ * timeout_s, target_ci_pct, max_reps, bytes_convention) and models are used, and runs already
+ * "ok" are skipped. A setting option the command line gave (opts.given) must equal the bundle's
+ * plan: the same settings.KEY, the same ceiling once the bundle has one (--peak-bw: a controlled
+ * ceiling of that value; --skip-membw: skipped; a quick option: a measured ceiling measured
+ * quick, nothing to check beside a controlled one), the same model files (-m, by device and inode,
+ * in any order); else RL_EINPUT, one line naming the option, its value and the bundle's, and what
+ * to do (drop the option, or start a new bundle with another -o), the bundle left untouched.
  *
  * Ownership: rl_sweep_measure leaves the bundle tree in state->bundle (caller frees with
  * cJSON_Delete) even on failure when one was started, and the path in state->path (freed by
@@ -39,6 +50,18 @@
 
 #define RL_SWEEP_MAX_LIST 16
 #define RL_SWEEP_MAX_MODELS 64
+
+/* A setting option the command line gave, checked against a resumed bundle's plan. */
+typedef struct {
+    const char *flag; /* as the user knows it: "--threads", "--quick" */
+    const char *arg;  /* its value as given, or NULL for a flag (then the key's value is shown) */
+    const char *key;  /* what it sets: a settings key ("threads", "n_gen", "bytes_convention"),
+                         RL_SWEEP_KEY_CEILING or RL_SWEEP_KEY_MODELS */
+} rl_sweep_given;
+
+#define RL_SWEEP_KEY_CEILING "ceiling" /* --peak-bw, --skip-membw, --quick-membw, --quick */
+#define RL_SWEEP_KEY_MODELS "models"   /* -m */
+#define RL_SWEEP_MAX_GIVEN 32
 
 typedef struct {
     const char *command; /* "run" */
@@ -69,7 +92,15 @@ typedef struct {
     const char *quiet_root;       /* NULL or "": the real /proc and /sys */
     double wait_quiet_s;          /* --wait-quiet: > 0 waits for a quiet machine first */
     int retry_disturbed;          /* --retry-disturbed: re-measurements of a disturbed run */
+    /* with resume: the setting options given, each refused unless it equals the plan */
+    const rl_sweep_given *given;
+    size_t n_given;
 } rl_sweep_opts;
+
+/* Record that flag (with arg, NULL for a flag) set key: appended to given[*n] when there is
+ * room (RL_SWEEP_MAX_GIVEN; a repeated option is recorded once, its last value kept). */
+void rl_sweep_give(rl_sweep_given *given, size_t *n, const char *flag, const char *arg,
+                   const char *key);
 
 /* What one sweep leaves for the phases after it. */
 typedef struct {
@@ -78,6 +109,8 @@ typedef struct {
     int64_t t_start;              /* when the sweep began, for the overhead record */
     double membw_cpu;             /* CPU seconds the ceiling took */
     const rl_quiet_limits *quiet; /* the options' limits, for environment.machine_state */
+    rl_an_bytes_convention bytes; /* the analysis' convention: the options', or the resumed
+                                     bundle's settings.bytes_convention */
 } rl_sweep_state;
 
 /* Everything above, recorded into state->bundle and written to out_dir/bundle.json after every

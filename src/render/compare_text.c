@@ -62,13 +62,51 @@ void rl_cmp_fmt_metric(const rl_cmp_row *row, char *buf, size_t cap)
         rl_snprintf(buf, cap, "%s", row->metric);
 }
 
-void rl_cmp_disturbed_sentence(const rl_cmp_counts *k, char *buf, size_t cap)
+void rl_cmp_disturbed_sentence(const rl_cmp *c, const rl_cmp_counts *k, char *buf, size_t cap)
 {
-    rl_snprintf(buf, cap,
-                "Disturbed: %zu of these were measured while the machine was busy (this input or "
-                "the baseline; marked \"? [disturbed]\"), so their verdicts may be wrong. Re-run "
-                "on a quiet machine or with --wait-quiet 60.",
-                k->disturbed);
+    rl_sbuf s = {0};
+    rl_sbuf_printf(&s,
+                   "Disturbed: %zu of these were measured while the machine was busy (this input "
+                   "or the baseline; marked \"? [disturbed]\", the disturbed column names the "
+                   "side): ",
+                   k->disturbed);
+    size_t named = 0;
+    for (size_t i = 0; i < c->n_inputs; i++) {
+        const rl_cmp_input *in = &c->inputs[i];
+        if (!in->disturbed)
+            continue;
+        if (named++ == 6) {
+            rl_sbuf_printf(&s, "; ...");
+            break;
+        }
+        rl_sbuf_printf(&s, "%s[%zu] %.80s%s, ", named > 1 ? "; " : "", i + 1, in->label,
+                       i == c->baseline ? " (the baseline)" : "");
+        if (in->disturbance)
+            rl_sbuf_printf(&s, "%.200s", in->disturbance);
+        else
+            rl_sbuf_printf(&s, "%zu of its measurements compared", in->n_disturbed);
+    }
+    rl_sbuf_printf(&s, ". Their verdicts may be wrong. Re-run on a quiet machine or with "
+                       "--wait-quiet 60.");
+    char *t = rl_sbuf_take(&s);
+    rl_snprintf(buf, cap, "%s",
+                t ? t
+                  : "Disturbed: some rows were measured while the machine "
+                    "was busy; their verdicts may be wrong.");
+    free(t);
+}
+
+void rl_cmp_fmt_disturbed(const rl_cmp *c, size_t r, size_t i, char *buf, size_t cap)
+{
+    const rl_cmp_cell *x = &c->rows[r].cells[i], *b = &c->rows[r].cells[c->baseline];
+    if (!x->suspect)
+        rl_snprintf(buf, cap, "%s", "");
+    else if (b->disturbed && x->disturbed)
+        rl_snprintf(buf, cap, "[%zu] and [%zu]", c->baseline + 1, i + 1);
+    else if (b->disturbed)
+        rl_snprintf(buf, cap, "[%zu] (baseline)", c->baseline + 1);
+    else
+        rl_snprintf(buf, cap, "[%zu]", i + 1);
 }
 
 void rl_cmp_fmt_verdict(const rl_cmp_cell *x, char *buf, size_t cap)
@@ -171,10 +209,13 @@ static void table_render(rl_sbuf *b, const table *t, bool markdown, const char *
     }
     for (size_t r = 0; r < nr; r++) {
         rl_sbuf_printf(b, "%s", indent);
-        for (size_t k = 0; k < nc; k++) {
+        size_t last = nc; /* the row ends at its last non-empty cell: no trailing blanks */
+        while (last > 1 && !*esc[r * nc + last - 1])
+            last--;
+        for (size_t k = 0; k < last; k++) {
             const char *s = esc[r * nc + k];
             rl_sbuf_printf(b, "%s", s);
-            if (k + 1 < nc)
+            if (k + 1 < last)
                 for (size_t pad = width(s); pad < (k < 32 ? w[k] : 0) + 2; pad++)
                     rl_sbuf_put(b, " ", 1);
         }
@@ -287,6 +328,7 @@ static void group_table(rl_sbuf *b, const rl_cmp *c, const char *group, bool mar
                            first->key_values[k]);
     }
     bool many = c->n_inputs > 2;
+    bool dcol = rl_cmp_group_disturbed(c, group);
     table t = {0};
     cell(&t, "metric");
     cell(&t, strcmp(group, RL_CMP_GROUP_CLIENT) == 0 ? "model or command" : "model");
@@ -305,6 +347,8 @@ static void group_table(rl_sbuf *b, const rl_cmp *c, const char *group, bool mar
     cell(&t, "ratio");
     cell(&t, "delta");
     cell(&t, "verdict");
+    if (dcol)
+        cell(&t, "disturbed");
     t.n_cols = t.n;
     for (size_t r = 0; r < c->n_rows; r++) {
         const rl_cmp_row *row = &c->rows[r];
@@ -334,6 +378,10 @@ static void group_table(rl_sbuf *b, const rl_cmp *c, const char *group, bool mar
             cell(&t, a);
             rl_cmp_fmt_verdict(&row->cells[i], a, sizeof a);
             cell(&t, a);
+            if (dcol) {
+                rl_cmp_fmt_disturbed(c, r, i, a, sizeof a);
+                cell(&t, a);
+            }
         }
     }
     if (t.oom) {
@@ -395,7 +443,7 @@ char *rl_cmp_text(const rl_cmp *c, bool markdown, bool all_columns)
         rl_sbuf_put(&b, "\n", 1);
     line(&b, markdown, "", buf);
     if (k.disturbed) {
-        rl_cmp_disturbed_sentence(&k, buf, sizeof buf);
+        rl_cmp_disturbed_sentence(c, &k, buf, sizeof buf);
         if (markdown)
             rl_sbuf_put(&b, "\n", 1);
         line(&b, markdown, "", buf);

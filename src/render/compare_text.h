@@ -3,8 +3,9 @@
  * and the baseline, the test and its thresholds, the verdict counts, the warnings (environment
  * and suite differences), then per group of rows a table with the key columns that vary (all
  * with all_columns), each input's value with its 95% CI (or sd, or "mean only"), ratio, delta
- * and the verdict as an arrow and words. By default only rows present in the baseline and the
- * input are listed (their number is said); all_columns lists every row.
+ * and the verdict as an arrow and words; a group with a row measured disturbed gets a
+ * "disturbed" column naming the side that was (rl_cmp_fmt_disturbed). By default only rows present
+ * in the baseline and the input are listed (their number is said); all_columns lists every row.
  *
  * Strings from the bundles are escaped for the medium (rl_tty_escape on the terminal, backslash
  * escapes in Markdown). Ownership: the returned text is the caller's (free); NULL when out of
@@ -30,8 +31,13 @@ void rl_cmp_fmt_delta(const rl_cmp_cell *x, char *buf, size_t cap);
 void rl_cmp_fmt_metric(const rl_cmp_row *row, char *buf, size_t cap);
 /* "↓ slower (p = 0.0012)" and the like. */
 void rl_cmp_fmt_verdict(const rl_cmp_cell *x, char *buf, size_t cap);
-/* "Disturbed: N of these were measured while the machine was busy ...": the line under the
- * summary when k->disturbed > 0 (terminal, Markdown and page). */
-void rl_cmp_disturbed_sentence(const rl_cmp_counts *k, char *buf, size_t cap);
+/* "Disturbed: N of these were measured while the machine was busy ...: [2] loaded, other
+ * processes used 88% of the CPUs during 4 of 4 llama-bench runs. ...": the line under the
+ * summary when k->disturbed > 0 (terminal, Markdown and page), naming each disturbed input
+ * (up to 6) with its analysis.disturbance.text, else how many of its measurements were. */
+void rl_cmp_disturbed_sentence(const rl_cmp *c, const rl_cmp_counts *k, char *buf, size_t cap);
+/* The "disturbed" column of row r for input i: "[2]" (this input was measured disturbed),
+ * "[1] (baseline)", "[1] and [2]" (both), or "" when the cell is not suspect. */
+void rl_cmp_fmt_disturbed(const rl_cmp *c, size_t r, size_t i, char *buf, size_t cap);
 
 #endif

@@ -82,7 +82,7 @@ static void top(cpage *p)
 {
     const rl_cmp *c = p->c;
     rl_cmp_counts k = rl_cmp_count(c);
-    char h[256], a[1024], t[1024];
+    char h[256], a[2048], t[1024];
     if (k.faster + k.slower + k.noise + k.untested == 0)
         rl_snprintf(h, sizeof h, "%zu inputs compared: no measurement in common with the baseline",
                     c->n_inputs);
@@ -100,8 +100,8 @@ static void top(cpage *p)
                     ? " The suites differ: see what differs below."
                     : "");
     if (k.disturbed) { /* measured while disturbed: said above the tables, never plain */
-        char d[512];
-        rl_cmp_disturbed_sentence(&k, d, sizeof d);
+        char d[1536];
+        rl_cmp_disturbed_sentence(c, &k, d, sizeof d);
         size_t n = strlen(a);
         rl_snprintf(a + n, sizeof a - n, " %s", d);
     }
@@ -361,7 +361,7 @@ static void group_table(cpage *p, xmlNodePtr host, const char *group, size_t *hi
     xmlNodePtr h3 = rl_html_el_text(&p->h, host, "h3", NULL, group);
     rl_html_attr(&p->h, h3, "data-group", group);
     bool show[RL_CMP_MAX_KEYS];
-    const char *cols[RL_CMP_MAX_KEYS + 8];
+    const char *cols[RL_CMP_MAX_KEYS + 9];
     size_t nc = 0;
     cols[nc++] = "Metric (kind)";
     cols[nc++] = strcmp(group, RL_CMP_GROUP_CLIENT) == 0 ? "Model or command" : "Model";
@@ -390,6 +390,9 @@ static void group_table(cpage *p, xmlNodePtr host, const char *group, size_t *hi
     cols[nc++] = "Ratio";
     cols[nc++] = "Delta";
     cols[nc++] = "Verdict";
+    bool dcol = rl_cmp_group_disturbed(c, group);
+    if (dcol)
+        cols[nc++] = "Disturbed";
     char *s = rl_sbuf_take(&same);
     if (s && *s)
         rl_html_el_textf(&p->h, host, "p", "lead", "Same in every row: %s.", s);
@@ -433,6 +436,10 @@ static void group_table(cpage *p, xmlNodePtr host, const char *group, size_t *hi
             rl_html_el_text(&p->h, tr, "td", "num", a);
             rl_cmp_fmt_verdict(x, a, sizeof a);
             rl_html_el_text(&p->h, tr, "td", verdict_class(x->verdict), a);
+            if (dcol) {
+                rl_cmp_fmt_disturbed(c, r, i, a, sizeof a);
+                rl_html_el_text(&p->h, tr, "td", x->suspect ? "disturbed" : NULL, a);
+            }
         }
     }
     if (!tb)

@@ -9,6 +9,9 @@
 #  - A second process writing an output directory (or a -o file) that another holds: exit 4,
 #    "DIR is being written by another llama-roofline (pid N); wait for it or choose another
 #    -o", nothing measured (the fake llama-bench never started); the first run's bundle intact.
+#  - Every other input a command reads (diagnose --predict, --llama-bench, a resumed bundle's
+#    model paths, advise's -m, --cpuinfo, --llama-quantize, client --fm-help-cmd) against every
+#    output: exit 2, one line, nothing written (no output directory made, nothing measured).
 # Checked to fail before the fix (the binary of the commit before it): every case here but
 # import's and report's -o/input ones (those refused already) exited 0 and overwrote the
 # input, followed the --chunks link, or ran beside the other process.
@@ -82,6 +85,71 @@ mkdir "$work/md"; cp "$work/m.gguf" "$work/md/bundle.json"; cp "$work/m.gguf" "$
 CMD=run
 bad "run -m DIR/bundle.json -o DIR" 2 "${E}-o $work/md/bundle.json is the same file as the input $work/md/bundle.json: choose another -o$" --llama-bench "$FAKE" --peak-bw 40 -m "$work/md/bundle.json" -m "$work/n.gguf" -t 1 -o "$work/md"
 intact "run -m DIR/bundle.json" "$work/md/bundle.json" "$work/m.saved"
+
+# ---- every other input of a command against its outputs: exit 2 before anything is written
+# (diagnose --predict, run and diagnose --llama-bench, a resumed bundle's model paths, advise's
+# -m, --cpuinfo, --llama-quantize and -o against --dir, client --fm-help-cmd)
+nothing() { # what, directory that must hold only the given names
+  local d=$1; shift
+  local got; got=$(cd "$d" && ls -A | sort | tr '\n' ' ')
+  [ "$got" = "$* " ] && echo "ok   $d: nothing written beside $*" || fail "$d holds: $got"
+}
+mkdir "$work/dp"; cp "$work/m.gguf" "$work/dp/bundle.json"; cp "$work/m.gguf" "$work/dp/report.html"
+CMD=diagnose
+FAKE_LOG="$work/dlog" bad "diagnose --predict DIR/bundle.json -o DIR" 2 "${E}-o $work/dp/bundle.json is the same file as the input $work/dp/bundle.json: choose another -o$" \
+  --llama-bench "$FAKE" --peak-bw 40 -t 1 -o "$work/dp" --predict "$work/dp/bundle.json" "$work/n.gguf"
+FAKE_LOG="$work/dlog" bad "diagnose --predict DIR/report.html -o DIR" 2 "${E}-o $work/dp/report.html is the same file as the input $work/dp/report.html: choose another -o$" \
+  --llama-bench "$FAKE" --peak-bw 40 -t 1 -o "$work/dp" --predict "$work/dp/report.html" "$work/n.gguf"
+FAKE_LOG="$work/dlog" bad "diagnose --resume --predict DIR/report.html" 2 "${E}-o $work/dp/report.html is the same file as the input" \
+  --resume --llama-bench "$FAKE" -o "$work/dp" --predict "$work/dp/report.html"
+intact "diagnose --predict DIR/bundle.json" "$work/dp/bundle.json" "$work/m.saved"
+intact "diagnose --predict DIR/report.html" "$work/dp/report.html" "$work/m.saved"
+[ -e "$work/dlog" ] && fail "diagnose --predict: llama-bench ran" || echo "ok   diagnose --predict: nothing measured"
+nothing "$work/dp" bundle.json report.html
+mkdir "$work/lb"; cp "$FAKE" "$work/lb/bundle.json"; cp "$FAKE" "$work/lb.saved"
+# (diagnose says its plan on stderr first: the error is the last line)
+"$RL_BIN" diagnose --llama-bench "$work/lb/bundle.json" --peak-bw 40 -t 1 -o "$work/lb" "$work/m.gguf" >"$work/out" 2>"$work/err"
+check "diagnose --llama-bench DIR/bundle.json -o DIR" 2 $?
+[ -s "$work/out" ] && fail "diagnose --llama-bench: stdout: $(cat "$work/out")"
+expect "diagnose --llama-bench DIR/bundle.json: the line" "$(tail -1 "$work/err")" "${E}-o $work/lb/bundle.json is the same file as the input .*/lb/bundle.json: choose another -o$"
+CMD=run
+bad "run --llama-bench DIR/bundle.json -o DIR" 2 "${E}-o $work/lb/bundle.json is the same file as the input .*/lb/bundle.json: choose another -o$" \
+  --llama-bench "$work/lb/bundle.json" --peak-bw 40 -m "$work/m.gguf" -t 1 -o "$work/lb"
+intact "--llama-bench DIR/bundle.json" "$work/lb/bundle.json" "$work/lb.saved"
+nothing "$work/lb" bundle.json
+# a bundle to resume whose model is its own report.html (crafted)
+FAKE_MODE=exit1 "$RL_BIN" run --llama-bench "$FAKE" --peak-bw 40 -m "$work/m.gguf" -t 1 -o "$work/rr" >/dev/null 2>&1
+cp "$work/m.gguf" "$work/rr/report.html"
+python3 - "$work/rr/bundle.json" "$work/rr/report.html" <<'PY'
+import json, sys
+j = json.load(open(sys.argv[1])); j["models"][0]["path"] = sys.argv[2]
+json.dump(j, open(sys.argv[1], "w"), indent=1)
+PY
+cp "$work/rr/bundle.json" "$work/rr.saved"; crafted "$work/rr/bundle.json"
+FAKE_LOG="$work/rlog" bad "run --resume, a model of the bundle is DIR/report.html" 2 "${E}-o $work/rr/report.html is the same file as the input $work/rr/report.html: choose another -o$" \
+  --resume --llama-bench "$FAKE" -o "$work/rr"
+intact "run --resume: the bundle" "$work/rr/bundle.json" "$work/rr.saved"
+intact "run --resume: the model" "$work/rr/report.html" "$work/m.saved"
+[ -e "$work/rlog" ] && fail "run --resume: llama-bench ran" || echo "ok   run --resume: nothing measured"
+CMD=advise
+bad "advise --measure -m F -o F" 2 "${E}-o $work/m.gguf is the same file as the input $work/m.gguf: choose another -o$" \
+  --measure --llama-bench "$FAKE" -m "$work/m.gguf" -m "$work/n.gguf" --threads 1 --dir "$work/ad" -o "$work/m.gguf"
+intact "advise --measure -m F -o F" "$work/m.gguf" "$work/m.saved"
+bad "advise --measure --dir NEW -o NEW/bundle.json" 2 "${E}--dir $work/ad/bundle.json and -o $work/ad/bundle.json are the same file: choose another -o$" \
+  --measure --llama-bench "$FAKE" -m "$work/m.gguf" -m "$work/n.gguf" --threads 1 --dir "$work/ad" -o "$work/ad/bundle.json"
+bad "advise --measure --dir NEW -o NEW//./report.html" 2 "${E}--dir $work/ad/report.html and -o $work/ad//./report.html are the same file: choose another -o$" \
+  --measure --llama-bench "$FAKE" -m "$work/m.gguf" -m "$work/n.gguf" --threads 1 --dir "$work/ad" -o "$work/ad//./report.html"
+[ -e "$work/ad" ] && fail "advise: --dir created" || echo "ok   advise: nothing written (--dir not created)"
+bad "advise --measure --cpuinfo DIR/bundle.json --dir DIR" 2 "${E}--dir $work/dp/bundle.json is the same file as the input $work/dp/bundle.json: choose another --dir$" \
+  --measure --llama-bench "$FAKE" -m "$work/m.gguf" -m "$work/n.gguf" --threads 1 --cpuinfo "$work/dp/bundle.json" --dir "$work/dp"
+bad "advise --llama-quantize F -o F" 2 "${E}-o $work/cpu.txt is the same file as the input $work/cpu.txt: choose another -o$" \
+  --measure --synth --llama-bench "$FAKE" --llama-quantize "$work/cpu.txt" -o "$work/cpu.txt"
+intact "advise --cpuinfo/--llama-quantize" "$work/dp/bundle.json" "$work/m.saved"
+intact "advise --llama-quantize F -o F" "$work/cpu.txt" "$work/cpu.saved"
+CMD=client
+bad "client --fm-help-cmd F --json F" 2 "${E}--json $work/cpu.txt is the same file as the input $work/cpu.txt: choose another --json$" \
+  --cmd "$STREAM 1 x" --fm-help-cmd "$work/cpu.txt" --json "$work/cpu.txt"
+intact "client --fm-help-cmd F --json F" "$work/cpu.txt" "$work/cpu.saved"
 
 # ---- no output follows a symbolic link
 echo "precious" >"$work/target"; cp "$work/target" "$work/target.saved"

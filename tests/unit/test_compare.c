@@ -11,7 +11,9 @@
  *     rows carry threads, depth, n_prompt, n_gen; the suite differs when settings differ;
  *   - --fail-on-regression's rule: slower by more than PCT.
  *   - client rows (test_client_rows) and advice rows (test_advice_rows): the values are given
- *     beside each test.
+ *     beside each test;
+ *   - a side measured disturbed (test_disturbed_rows): its cells suspect, the input named, the
+ *     JSON's disturbed_inputs, and its -20% regression counted apart from the clean ones.
  * Checked to fail: with the min-effect test removed (the +1% case becomes "faster") and with
  * the identity built from the name only (the renamed model no longer matches), and with the
  * advice's decode runs listed under llama-bench too (test_advice_rows: 3 rows, not 2). */
@@ -196,9 +198,9 @@ static void test_matching(void **state)
     assert_string_equal(r->key_names[0], "threads");
     assert_string_equal(r->key_values[0], "2");
     assert_string_equal(r->key_values[3], "128");
-    assert_int_equal(rl_cmp_regressions(&c, 10), 1);
-    assert_int_equal(rl_cmp_regressions(&c, 20), 0); /* exactly 20%: not more than 20 */
-    assert_true(c.suite_mismatch);                   /* the model sets differ */
+    assert_int_equal(rl_cmp_regressions(&c, 10, NULL), 1);
+    assert_int_equal(rl_cmp_regressions(&c, 20, NULL), 0); /* exactly 20%: not more than 20 */
+    assert_true(c.suite_mismatch);                         /* the model sets differ */
     assert_int_equal(c.rows_not_everywhere, 2);
     rl_cmp_counts k = rl_cmp_count(&c);
     assert_int_equal(k.slower, 1);
@@ -336,8 +338,8 @@ static void test_client_rows(void **state)
     const rl_cmp_row *gp = row_named(&c, RL_CMP_GROUP_CLIENT, "goodput", 0);
     assert_non_null(gp);
     assert_string_equal(gp->kind, "derived");
-    assert_int_equal(rl_cmp_regressions(&c, 10), 1);
-    assert_int_equal(rl_cmp_regressions(&c, 20), 0);
+    assert_int_equal(rl_cmp_regressions(&c, 10, NULL), 1);
+    assert_int_equal(rl_cmp_regressions(&c, 20, NULL), 0);
     assert_false(c.sections_differ);
     char sec[128];
     rl_cmp_sections(c.inputs[0].bundle, sec, sizeof sec);
@@ -358,7 +360,7 @@ static void test_client_rows(void **state)
             assert_false(c.facts[f].differs);
             assert_string_equal(c.facts[f].values[1], "n/a");
         }
-    assert_int_equal(rl_cmp_regressions(&c, 10), 0);
+    assert_int_equal(rl_cmp_regressions(&c, 10, NULL), 0);
     rl_cmp_free(&c);
 
     /* the command driver: the command line is the subject, "command" the driver column; the
@@ -429,19 +431,110 @@ static void test_advice_rows(void **state)
     assert_int_equal(d->cells[1].verdict, RL_CMP_SLOWER);
     assert_float_equal(d->cells[1].mean, 80, 1e-9);
     assert_float_equal(d->cells[1].change_pct, -20, 1e-9);
-    assert_int_equal(rl_cmp_regressions(&c, 10), 1);
+    assert_int_equal(rl_cmp_regressions(&c, 10, NULL), 1);
     char sec[128];
     rl_cmp_sections(c.inputs[0].bundle, sec, sizeof sec);
     assert_string_equal(sec, "llama-bench runs + quantization advice");
     rl_cmp_free(&c);
 }
 
+/* Every run of b marked measured disturbed (its "machine" object, docs/BUNDLE.md), and the
+ * analysis' sentence about it. */
+static cJSON *disturb(cJSON *b)
+{
+    cJSON *m, *r;
+    cJSON_ArrayForEach(m, cJSON_GetObjectItem(b, "models"))
+    {
+        cJSON_ArrayForEach(r, cJSON_GetObjectItem(m, "runs"))
+        {
+            cJSON *mc = cJSON_AddObjectToObject(r, "machine");
+            cJSON_AddBoolToObject(mc, "disturbed", true);
+        }
+    }
+    cJSON *d = cJSON_AddObjectToObject(cJSON_AddObjectToObject(b, "analysis"), "disturbance");
+    cJSON_AddStringToObject(d, "text", "other processes used 88% of the CPUs during 1 of 1 runs");
+    return b;
+}
+
+/* A disturbed side: the cell is suspect, the input names it, the JSON says which side, and a
+ * 20% regression is counted apart from the clean ones (--fail-on-regression). The advice row
+ * takes its model's run's machine state. */
+static void test_disturbed_rows(void **state)
+{
+    (void)state;
+    rl_cmp c;
+    rl_error err = {RL_OK, ""};
+    rl_cmp_init(&c);
+    assert_int_equal(rl_cmp_add_bundle(&c, "a.json", bundle("a.gguf", 1020, 1, 128), &err), RL_OK);
+    assert_int_equal(
+        rl_cmp_add_bundle(&c, "b.json", disturb(bundle("a.gguf", 1020, 0.8, 128)), &err), RL_OK);
+    assert_int_equal(rl_cmp_run(&c, &err), RL_OK);
+    assert_int_equal(c.n_rows, 1);
+    assert_int_equal(c.rows[0].cells[1].verdict, RL_CMP_SLOWER);
+    assert_true(c.rows[0].cells[1].suspect);
+    assert_false(c.inputs[0].disturbed);
+    assert_true(c.inputs[1].disturbed);
+    assert_int_equal(c.inputs[1].n_disturbed, 1);
+    assert_string_equal(c.inputs[1].disturbance,
+                        "other processes used 88% of the CPUs during 1 of 1 runs");
+    assert_true(rl_cmp_group_disturbed(&c, RL_CMP_GROUP_DECODE));
+    size_t d = 99;
+    assert_int_equal(rl_cmp_regressions(&c, 10, &d), 0);
+    assert_int_equal(d, 1);
+    assert_int_equal(rl_cmp_regressions(&c, 20, &d), 0); /* exactly 20%: not more than 20 */
+    assert_int_equal(d, 0);
+    cJSON *j = rl_cmp_to_json(&c, false);
+    assert_non_null(j);
+    cJSON *cell = cJSON_GetArrayItem(
+        cJSON_GetObjectItem(cJSON_GetArrayItem(cJSON_GetObjectItem(j, "rows"), 0), "cells"), 1);
+    cJSON *di = cJSON_GetObjectItem(cell, "disturbed_inputs");
+    assert_int_equal(cJSON_GetArraySize(di), 1);
+    assert_int_equal(cJSON_GetArrayItem(di, 0)->valueint, 2);
+    cJSON *in1 = cJSON_GetArrayItem(cJSON_GetObjectItem(j, "inputs"), 1);
+    assert_true(cJSON_IsTrue(cJSON_GetObjectItem(in1, "disturbed")));
+    assert_true(cJSON_IsFalse(
+        cJSON_GetObjectItem(cJSON_GetArrayItem(cJSON_GetObjectItem(j, "inputs"), 0), "disturbed")));
+    cJSON_Delete(j);
+    rl_cmp_free(&c);
+
+    /* a disturbed baseline: both sides named, in order baseline then input */
+    rl_cmp_init(&c);
+    assert_int_equal(rl_cmp_add_bundle(&c, "a.json", disturb(bundle("a.gguf", 1020, 1, 128)), &err),
+                     RL_OK);
+    assert_int_equal(
+        rl_cmp_add_bundle(&c, "b.json", disturb(bundle("a.gguf", 1020, 0.8, 128)), &err), RL_OK);
+    assert_int_equal(rl_cmp_run(&c, &err), RL_OK);
+    j = rl_cmp_to_json(&c, false);
+    cell = cJSON_GetArrayItem(
+        cJSON_GetObjectItem(cJSON_GetArrayItem(cJSON_GetObjectItem(j, "rows"), 0), "cells"), 1);
+    di = cJSON_GetObjectItem(cell, "disturbed_inputs");
+    assert_int_equal(cJSON_GetArraySize(di), 2);
+    assert_int_equal(cJSON_GetArrayItem(di, 0)->valueint, 1);
+    assert_int_equal(cJSON_GetArrayItem(di, 1)->valueint, 2);
+    cJSON_Delete(j);
+    rl_cmp_free(&c);
+
+    /* advice rows: disturbed through their model's run at those threads */
+    rl_cmp_init(&c);
+    assert_int_equal(rl_cmp_add_bundle(&c, "a.json", advise_bundle(1), &err), RL_OK);
+    assert_int_equal(rl_cmp_add_bundle(&c, "b.json", disturb(advise_bundle(0.8)), &err), RL_OK);
+    assert_int_equal(rl_cmp_run(&c, &err), RL_OK);
+    const rl_cmp_row *adv = row_named(&c, RL_CMP_GROUP_ADVICE, "decode", 0);
+    assert_non_null(adv);
+    assert_true(adv->cells[1].disturbed && adv->cells[1].suspect);
+    assert_false(adv->cells[0].disturbed);
+    assert_int_equal(rl_cmp_regressions(&c, 10, &d), 0);
+    assert_int_equal(d, 1);
+    rl_cmp_free(&c);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_welch),       cmocka_unit_test(test_verdicts),
-        cmocka_unit_test(test_matching),    cmocka_unit_test(test_identity),
-        cmocka_unit_test(test_client_rows), cmocka_unit_test(test_advice_rows),
+        cmocka_unit_test(test_welch),          cmocka_unit_test(test_verdicts),
+        cmocka_unit_test(test_matching),       cmocka_unit_test(test_identity),
+        cmocka_unit_test(test_client_rows),    cmocka_unit_test(test_advice_rows),
+        cmocka_unit_test(test_disturbed_rows),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1,11 +1,11 @@
 /* test_rl_file.c: the output-safety helpers of base/rl_file.h: rl_same_file (device and inode,
- * hard links, symbolic links, other spellings, files not there yet), rl_check_outputs (exact
- * messages), rl_output_lock (taken, taken again, refused while another descriptor holds it,
- * with and without a process id, the lock file removed on release), and no output through a
- * symbolic link (rl_atomic_open, rl_check_writable, a link to a device still written).
- * Checked to fail before the fix: rl_atomic_open wrote through a link to a file is the case
- * that existed then (the others did not exist); with it replaced by the old stat() the
- * symlink tests fail. */
+ * hard links, symbolic links, other spellings, files not there yet, files in a directory not made
+ * yet by spelling), rl_check_outputs (exact messages), rl_output_lock (taken, taken again, refused
+ * while another descriptor holds it, with and without a process id, the lock file removed on
+ * release), and no output through a symbolic link (rl_atomic_open, rl_check_writable, a link to a
+ * device still written). Checked to fail before the fix: rl_atomic_open wrote through a link to a
+ * file is the case that existed then (the others did not exist); with it replaced by the old stat()
+ * the symlink tests fail. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -79,6 +79,16 @@ static void test_same_file(void **state)
     assert_true(rl_same_file(n1, n2));
     assert_false(rl_same_file(n1, at(n2, sizeof n2, "new2.csv")));
     assert_false(rl_same_file(n1, a)); /* one there, one not */
+    /* in a directory not made yet: by spelling, repeated slashes and "." dropped */
+    char m1[4300], m2[4300], m3[4300];
+    snprintf(m1, sizeof m1, "%s/notyet/bundle.json", dir);
+    snprintf(m2, sizeof m2, "%s//notyet/./bundle.json", dir);
+    snprintf(m3, sizeof m3, "%s/notyet/report.html", dir);
+    assert_true(rl_same_file(m1, m2));
+    assert_false(rl_same_file(m1, m3));
+    assert_true(rl_same_file("./nowhere-x/a", "nowhere-x//a"));
+    assert_false(rl_same_file("nowhere-x/a", "nowhere-y/a"));
+    assert_false(rl_same_file(m1, n1)); /* one directory there, one not */
     assert_false(rl_same_file("-", "-"));
     assert_false(rl_same_file(NULL, a));
     assert_false(rl_same_file("/dev/null", "/dev/null")); /* a device is never clobbered */
