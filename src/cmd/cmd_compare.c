@@ -139,14 +139,14 @@ static rl_status run(int argc, char **argv, rl_error *err)
         if (!text)
             st = rl_fail(err, RL_EINTERNAL, "out of memory");
         else
-            st = rl_write_all(1, text, strlen(text), "standard output", false, err);
+            st = rl_write_output("-", text, strlen(text), RL_TTY_TEXT, err);
         free(text);
     }
     if (st == RL_OK && o.html) {
-        st = rl_write_output(o.html, page, page_len, err);
+        st = rl_write_output(o.html, page, page_len, RL_TTY_JSON, err);
         char safe[1024];
         if (st == RL_OK && !page_stdout)
-            fprintf(stderr, "wrote %s\n", rl_tty_escape(o.html, safe, sizeof safe));
+            rl_tty_printf(stderr, "wrote %s\n", rl_tty_escape(o.html, safe, sizeof safe));
     }
     free(page);
     if (st == RL_OK) {

@@ -227,7 +227,7 @@ rl_status rl_report_write_html(const cJSON *bundle, const rl_report_extra *x, co
     rl_status st = rl_report_html(bundle, x, &text, &len, err);
     if (st != RL_OK)
         return st;
-    st = rl_write_output(path, text, len, err);
+    st = rl_write_output(path, text, len, RL_TTY_JSON, err);
     free(text);
     return st;
 }
@@ -239,7 +239,7 @@ rl_status rl_report_write_markdown(const cJSON *bundle, const char *path, rl_err
     rl_status st = rl_report_markdown(bundle, &text, &len, err);
     if (st != RL_OK)
         return st;
-    st = rl_write_output(path, text, len, err);
+    st = rl_write_output(path, text, len, RL_TTY_TEXT, err);
     free(text);
     return st;
 }
