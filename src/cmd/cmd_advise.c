@@ -9,6 +9,7 @@
 #include "cmd/defaults.h"
 #include "base/rl_file.h"
 #include "base/rl_opt.h"
+#include "base/rl_text.h"
 #include "base/rl_util.h"
 
 // clang-format off
@@ -243,7 +244,7 @@ static rl_status run(int argc, char **argv, rl_error *err)
     if (st != RL_OK)
         return st;
     if (a.help) {
-        fputs(usage, stdout);
+        rl_tty_puts(stdout, usage);
         return RL_OK;
     }
     if (o->plan)

@@ -102,7 +102,7 @@ static rl_status run(int argc, char **argv, rl_error *err)
     if (st != RL_OK)
         return st;
     if (o.help) {
-        fputs(usage, stdout);
+        rl_tty_puts(stdout, usage);
         return RL_OK;
     }
     if (optind >= argc)

@@ -12,6 +12,7 @@
 #include "measure/membw.h"
 #include "analyse/predict.h"
 #include "base/rl_opt.h"
+#include "base/rl_text.h"
 #include "base/rl_util.h"
 #include "cmd/sweep.h"
 #include "measure/sysinfo.h"
@@ -167,7 +168,7 @@ static rl_status run(int argc, char **argv, rl_error *err)
     rl_status st = parse(argc, argv, &a, err);
     if (st != RL_OK || a.help) {
         if (st == RL_OK)
-            fputs(usage, stdout);
+            rl_tty_puts(stdout, usage);
         return st;
     }
     if (a.quick) {
@@ -187,9 +188,10 @@ static rl_status run(int argc, char **argv, rl_error *err)
     if ((st = rl_pred_check_models(a.predict, a.n_predict, err)) == RL_OK && !o->resume &&
         (st = rl_diagnose_models(argc - optind, argv + optind, a.synth, o->llama_bench, o->out_dir,
                                  &models, err)) == RL_OK)
-        fprintf(stderr,
-                "diagnose: plan: %zu models x %d thread counts, %d repetition%s of -p %d -n %d\n",
-                models.n, o->n_threads, o->reps, o->reps == 1 ? "" : "s", o->n_prompt, o->n_gen);
+        rl_tty_printf(
+            stderr,
+            "diagnose: plan: %zu models x %d thread counts, %d repetition%s of -p %d -n %d\n",
+            models.n, o->n_threads, o->reps, o->reps == 1 ? "" : "s", o->n_prompt, o->n_gen);
     cJSON *bundle = NULL;
     if (st == RL_OK) {
         o->models = (const char *const *)models.paths;

@@ -75,7 +75,7 @@ static rl_status parse(int argc, char **argv, rl_import_opts *o, const char **in
     bool help = false;
     rl_status st = rl_opt_each(argc, argv, "o:h", longopts, on_opt, &a, &help, err);
     if (st == RL_OK && help)
-        fputs(usage, stdout);
+        rl_tty_puts(stdout, usage);
     if (st != RL_OK || help)
         return st;
     if (optind >= argc)

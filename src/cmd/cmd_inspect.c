@@ -19,6 +19,7 @@
 #include "model/model_paths.h"
 #include "base/rl_json.h"
 #include "base/rl_opt.h"
+#include "base/rl_text.h"
 #include "base/rl_url.h"
 #include "base/rl_util.h"
 
@@ -65,7 +66,7 @@ static const struct option longopts[] = {
 static void flush_pending(rl_error *pending)
 {
     if (pending->msg[0])
-        fprintf(stderr, "llama-roofline inspect: error: %s\n", pending->msg);
+        rl_tty_printf(stderr, "llama-roofline inspect: error: %s\n", pending->msg);
     pending->msg[0] = '\0';
 }
 
@@ -141,7 +142,7 @@ static rl_status run(int argc, char **argv, rl_error *err)
     bool help = false;
     rl_status st = rl_opt_each(argc, argv, "h", longopts, on_opt, &a, &help, err);
     if (st == RL_OK && help)
-        fputs(usage, stdout);
+        rl_tty_puts(stdout, usage);
     if (st != RL_OK || help)
         return st;
     bool json = a.json, tensors = a.tensors;
@@ -194,7 +195,7 @@ static rl_status run(int argc, char **argv, rl_error *err)
         char *text = rl_json_print(arr);
         cJSON_Delete(arr);
         if (text) {
-            fputs(text, stdout);
+            rl_tty_write(stdout, text, strlen(text), RL_TTY_JSON);
             free(text);
         } else {
             rl_error e = {RL_OK, ""};

@@ -155,14 +155,14 @@ static rl_status run(int argc, char **argv, rl_error *err)
     if (st != RL_OK)
         return st;
     if (help) {
-        fputs(usage, stdout);
+        rl_tty_puts(stdout, usage);
         return RL_OK;
     }
     if (a.output && ((st = rl_check_writable(a.output, err)) != RL_OK ||
                      (st = rl_output_lock(a.output, a.output, "choose another -o", err)) != RL_OK))
         return st;
     if (a.raised)
-        fprintf(stderr, "note: --membw-mb raised to the 64 MiB floor\n");
+        rl_tty_printf(stderr, "note: --membw-mb raised to the 64 MiB floor\n");
 
     rl_membw_result res;
     st = rl_membw_ceiling(&a.mo, a.have_peak ? a.peak : 0, &si, &res, err);
@@ -196,21 +196,21 @@ static rl_status run(int argc, char **argv, rl_error *err)
         }
     }
     if (a.json)
-        fputs(text, stdout);
+        rl_tty_write(stdout, text, strlen(text), RL_TTY_JSON);
     else
         rl_membw_print(stdout, &res, &si, a.mo.working_set_bytes != 0);
     if (a.json && res.fallback_note[0])
-        fprintf(stderr, "note: %s\n", res.fallback_note);
+        rl_tty_printf(stderr, "note: %s\n", res.fallback_note);
     if (a.json && res.unstable)
-        fprintf(stderr, "warning: %s\n", res.warning);
+        rl_tty_printf(stderr, "warning: %s\n", res.warning);
     if (a.json && !res.complete && !res.controlled)
-        fprintf(stderr, "warning: incomplete result (interrupted)\n");
+        rl_tty_printf(stderr, "warning: incomplete result (interrupted)\n");
     fflush(stdout);
     rl_status wst = RL_OK;
     if (a.output) {
         wst = rl_write_file(a.output, text, strlen(text), err);
         if (wst == RL_OK && !a.json)
-            printf("wrote %s\n", a.output);
+            rl_tty_printf(stdout, "wrote %s\n", a.output);
     }
     free(text);
     /* the thread counts with samples, for the interrupted message */

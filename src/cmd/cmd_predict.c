@@ -164,7 +164,7 @@ static rl_status list_models(int argc, char **argv, const pred_args *a, rl_model
         }
         if (s != RL_OK) {
             if (pending->msg[0])
-                fprintf(stderr, "llama-roofline predict: error: %s\n", pending->msg);
+                rl_tty_printf(stderr, "llama-roofline predict: error: %s\n", pending->msg);
             *pending = e;
             *worst = RL_EINPUT;
         }
@@ -207,7 +207,7 @@ static rl_status output(const pred_args *a, const rl_pred_fit *f, const char *bu
         cJSON_Delete(o);
         if (!text)
             return rl_fail(err, RL_EINTERNAL, "out of memory");
-        fputs(text, stdout);
+        rl_tty_write(stdout, text, strlen(text), RL_TTY_JSON);
         free(text);
     } else if (a->markdown) {
         rl_prediction_markdown(stdout, f, bundle, p, n);
@@ -223,7 +223,7 @@ static rl_status run(int argc, char **argv, rl_error *err)
     rl_status st = parse(argc, argv, &a, err);
     if (st != RL_OK || a.help) {
         if (st == RL_OK)
-            fputs(usage, stdout);
+            rl_tty_puts(stdout, usage);
         return st;
     }
     char *dflt = NULL;
@@ -263,7 +263,7 @@ static rl_status run(int argc, char **argv, rl_error *err)
             st = s;
         } else {
             if (pending.msg[0])
-                fprintf(stderr, "llama-roofline predict: error: %s\n", pending.msg);
+                rl_tty_printf(stderr, "llama-roofline predict: error: %s\n", pending.msg);
             pending = e;
             worst = RL_EINPUT;
         }
@@ -274,7 +274,7 @@ static rl_status run(int argc, char **argv, rl_error *err)
         *err = pending;
         st = worst;
     } else if (pending.msg[0]) {
-        fprintf(stderr, "llama-roofline predict: error: %s\n", pending.msg);
+        rl_tty_printf(stderr, "llama-roofline predict: error: %s\n", pending.msg);
     }
     for (size_t i = 0; i < n; i++)
         rl_prediction_free(&p[i]);

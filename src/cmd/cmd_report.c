@@ -124,7 +124,7 @@ static rl_status run(int argc, char **argv, rl_error *err)
     if (st != RL_OK)
         return st;
     if (o.help) {
-        fputs(usage, stdout);
+        rl_tty_puts(stdout, usage);
         return RL_OK;
     }
     char *beside = NULL;
@@ -156,19 +156,19 @@ static rl_status run(int argc, char **argv, rl_error *err)
     if (st == RL_OK && html) {
         st = rl_session_write_html(b, html, err);
         if (st == RL_OK && strcmp(html, "-") != 0)
-            fprintf(say, "wrote %s\n", rl_tty_escape(html, safe, sizeof safe));
+            rl_tty_printf(say, "wrote %s\n", rl_tty_escape(html, safe, sizeof safe));
     }
     if (st == RL_OK && o.want_markdown) {
         st = rl_report_write_markdown(b, md_stdout ? "-" : o.markdown, err);
         if (st == RL_OK && !md_stdout)
-            fprintf(say, "wrote %s\n", rl_tty_escape(o.markdown, safe, sizeof safe));
+            rl_tty_printf(say, "wrote %s\n", rl_tty_escape(o.markdown, safe, sizeof safe));
     }
     if (st == RL_OK && o.png) {
         st = rl_chart_roofline_png(b, o.png, err);
         if (st == RL_NOTHING)
             st = rl_prefix(err, "no roofline chart for --png");
         if (st == RL_OK)
-            fprintf(say, "wrote %s\n", rl_tty_escape(o.png, safe, sizeof safe));
+            rl_tty_printf(say, "wrote %s\n", rl_tty_escape(o.png, safe, sizeof safe));
     }
     cJSON_Delete(b);
     free(beside);

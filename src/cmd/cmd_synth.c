@@ -187,8 +187,9 @@ static rl_synth_config config_of(const synth_args *a)
 
 static rl_status list_presets(rl_error *err)
 {
-    printf("%-13s %-6s %6s %6s %5s %4s %6s %7s %7s %-6s %9s %10s\n", "preset", "arch", "layers",
-           "n_embd", "heads", "kv", "n_ff", "vocab", "experts", "head", "params", "F16 size");
+    rl_tty_printf(stdout, "%-13s %-6s %6s %6s %5s %4s %6s %7s %7s %-6s %9s %10s\n", "preset",
+                  "arch", "layers", "n_embd", "heads", "kv", "n_ff", "vocab", "experts", "head",
+                  "params", "F16 size");
     for (size_t i = 0; i < rl_synth_preset_count(); i++) {
         const rl_synth_preset *pr = rl_synth_preset_at(i);
         const rl_synth_config *c = &pr->cfg;
@@ -202,14 +203,16 @@ static rl_status list_presets(rl_error *err)
                      (unsigned long long)c->n_expert);
         rl_fmt_count(params, sizeof params, p->n_params);
         rl_fmt_size(size, sizeof size, p->file_size);
-        printf("%-13s %-6s %6llu %6llu %5llu %4llu %6llu %7llu %7s %-6s %9s %10s\n", pr->name,
-               c->arch == SYNTH_ARCH_QWEN2 ? "qwen2" : "llama", (unsigned long long)c->n_layer,
-               (unsigned long long)c->n_embd, (unsigned long long)c->n_head,
-               (unsigned long long)c->n_head_kv, (unsigned long long)c->n_ff,
-               (unsigned long long)c->n_vocab, experts, c->tied ? "tied" : "untied", params, size);
+        rl_tty_printf(stdout, "%-13s %-6s %6llu %6llu %5llu %4llu %6llu %7llu %7s %-6s %9s %10s\n",
+                      pr->name, c->arch == SYNTH_ARCH_QWEN2 ? "qwen2" : "llama",
+                      (unsigned long long)c->n_layer, (unsigned long long)c->n_embd,
+                      (unsigned long long)c->n_head, (unsigned long long)c->n_head_kv,
+                      (unsigned long long)c->n_ff, (unsigned long long)c->n_vocab, experts,
+                      c->tied ? "tied" : "untied", params, size);
         rl_synth_plan_free(p);
     }
-    printf("\nsizes are for --type F16; every preset also takes F32, BF16, Q8_0 and Q4_0.\n");
+    rl_tty_printf(
+        stdout, "\nsizes are for --type F16; every preset also takes F32, BF16, Q8_0 and Q4_0.\n");
     return RL_OK;
 }
 
@@ -228,7 +231,7 @@ static rl_status run(int argc, char **argv, rl_error *err)
     if (st != RL_OK)
         return st;
     if (a.help) {
-        fputs(usage, stdout);
+        rl_tty_puts(stdout, usage);
         return RL_OK;
     }
     if (a.list)
@@ -251,10 +254,10 @@ static rl_status run(int argc, char **argv, rl_error *err)
         char *safe = rl_tty_escape_dup(a.out);
         rl_fmt_count(params, sizeof params, p->n_params);
         rl_fmt_size(size, sizeof size, p->file_size);
-        fprintf(summary,
-                "wrote %s: synth %s, %s, %zu tensors, %s params, %s (%llu bytes), seed %llu\n",
-                safe ? safe : a.out, cfg.preset, rl_synth_type_name(cfg.type), p->n_tensors, params,
-                size, (unsigned long long)p->file_size, (unsigned long long)cfg.seed);
+        rl_tty_printf(
+            summary, "wrote %s: synth %s, %s, %zu tensors, %s params, %s (%llu bytes), seed %llu\n",
+            safe ? safe : a.out, cfg.preset, rl_synth_type_name(cfg.type), p->n_tensors, params,
+            size, (unsigned long long)p->file_size, (unsigned long long)cfg.seed);
         free(safe);
     }
     rl_synth_plan_free(p);

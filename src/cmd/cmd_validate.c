@@ -56,15 +56,15 @@ static rl_status validate_file(const char *path, size_t *n_problems, rl_error *e
     for (size_t i = 0; i < p.n; i++) {
         char *where = rl_tty_escape_dup(p.items[i].path);
         char *msg = rl_tty_escape_dup(p.items[i].msg);
-        printf("%s: %s: %s\n", file ? file : "?", where && *where ? where : "(top level)",
-               msg ? msg : "?");
+        rl_tty_printf(stdout, "%s: %s: %s\n", file ? file : "?",
+                      where && *where ? where : "(top level)", msg ? msg : "?");
         free(where);
         free(msg);
     }
     if (p.n == 0)
-        printf("%s: valid\n", file ? file : "?");
+        rl_tty_printf(stdout, "%s: valid\n", file ? file : "?");
     else
-        printf("%s: %zu problem%s\n", file ? file : "?", p.n, p.n == 1 ? "" : "s");
+        rl_tty_printf(stdout, "%s: %zu problem%s\n", file ? file : "?", p.n, p.n == 1 ? "" : "s");
     free(file);
     *n_problems = p.n;
     rl_validate_problems_free(&p);
@@ -83,7 +83,7 @@ static rl_status run(int argc, char **argv, rl_error *err)
     bool help = false;
     rl_status st = rl_opt_each(argc, argv, "h", longopts, on_opt, NULL, &help, err);
     if (st == RL_OK && help)
-        fputs(usage, stdout);
+        rl_tty_puts(stdout, usage);
     if (st != RL_OK || help)
         return st;
     if (optind >= argc)
