@@ -18,26 +18,29 @@
 #include "base/rl_util.h"
 
 static const char usage[] =
-    "usage: llama-roofline report BUNDLE|REPORT.html [-o report.html] [--markdown[=FILE]]\n"
-    "                             [--png FILE]\n"
+    "usage: llama-roofline report BUNDLE|REPORT.html [-o report.html]\n"
+    "                             [--markdown[=FILE]] [--png FILE]\n"
     "\n"
     "Render a bundle (bundle.json, or a report.html, which embeds its bundle) as one\n"
-    "self-contained HTML page: the answer first, key figures, charts with their data tables and\n"
-    "caveats, the per-model table, warnings, long context, environment and provenance. The page\n"
-    "has no JavaScript and loads nothing; the same bundle always gives the same bytes.\n"
+    "self-contained HTML page: the answer first, key figures, charts with their data\n"
+    "tables and caveats, the per-model table, warnings, long context, environment and\n"
+    "provenance. The page has no JavaScript and loads nothing; the same bundle always\n"
+    "gives the same bytes.\n"
     "\n"
     "options:\n"
-    "  -o, --output FILE   the HTML page (default: report.html beside the input; '-' for\n"
-    "                      stdout)\n"
-    "  --markdown[=FILE]   a short Markdown summary (answer, tables, caveats) to FILE, or to\n"
-    "                      stdout without one; `--markdown FILE` works too\n"
+    "  -o, --output FILE   the HTML page (default: report.html beside the input; '-'\n"
+    "                      for stdout)\n"
+    "  --markdown[=FILE]   a short Markdown summary (answer, tables, caveats) to\n"
+    "                      FILE, or to stdout without one; `--markdown FILE` works\n"
+    "                      too\n"
     "  --png FILE          the roofline chart as a PNG\n"
     "  -h, --help          show this text\n"
     "With --markdown or --png the HTML page is written only when -o is given.\n"
     "\n"
-    "exit codes: 0 written; 2 bad input (unreadable, truncated or foreign JSON, an HTML file\n"
-    "without an embedded bundle, a newer bundle version, a bad option, an output that is the\n"
-    "input or another output); 4 an output cannot be written; 5 internal error.\n";
+    "exit codes: 0 written; 2 bad input (unreadable, truncated or foreign JSON, an\n"
+    "HTML file without an embedded bundle, a newer bundle version, a bad option, an\n"
+    "output that is the input or another output); 4 an output cannot be written; 5\n"
+    "internal error.\n";
 
 static const struct option longopts[] = {
     {"output", required_argument, NULL, 'o'},
@@ -176,5 +179,4 @@ static rl_status run(int argc, char **argv, rl_error *err)
 }
 
 const rl_command rl_cmd_report = {
-    "report", "render a bundle (or a report) as a self-contained HTML page, Markdown, PNG", usage,
-    run};
+    "report", "a bundle (or report) as one self-contained HTML page, Markdown, PNG", usage, run};

@@ -13,12 +13,13 @@
 static const char usage[] =
     "usage: llama-roofline validate FILE...\n"
     "\n"
-    "Check bundles (bundle.json) and reports (report.html, which carry their bundle) beyond\n"
-    "their JSON Schema: required keys and types, the schema version, a kind (measured, proxy,\n"
-    "derived, controlled) or an unavailable reason on every object that carries numbers,\n"
-    "statistics that agree with their samples, runs that agree with their llama-bench\n"
-    "records, a fit that agrees with its points, utilisation with its ceiling, units, counts,\n"
-    "unique model ids and warnings that name existing models. docs/CLI.md lists every check.\n"
+    "Check bundles (bundle.json) and reports (report.html, which carry their bundle)\n"
+    "beyond their JSON Schema: required keys and types, the schema version, a kind\n"
+    "(measured, proxy, derived, controlled) or an unavailable reason on every object\n"
+    "that carries numbers, statistics that agree with their samples, runs that agree\n"
+    "with their llama-bench records, a fit that agrees with its points, utilisation\n"
+    "with its ceiling, units, counts, unique model ids and warnings that name\n"
+    "existing models. docs/CLI.md lists every check.\n"
     "\n"
     "Prints one line per problem, FILE: PATH: message (PATH a JSON path such as\n"
     "models[1].runs[0].decode.stats.mean), then one summary line per file.\n"
@@ -29,9 +30,9 @@ static const char usage[] =
     "example:\n"
     "  llama-roofline validate run/bundle.json run/report.html\n"
     "\n"
-    "exit codes: 0 every file is valid; 1 a file has problems; 2 a file cannot be read, is not\n"
-    "JSON or not a llama-roofline bundle or report (checking stops there), a bad option;\n"
-    "5 out of memory.\n";
+    "exit codes: 0 every file is valid; 1 a file has problems; 2 a file cannot be\n"
+    "read, is not JSON or not a llama-roofline bundle or report (checking stops\n"
+    "there), a bad option; 5 out of memory.\n";
 
 static const struct option longopts[] = {
     {"help", no_argument, NULL, 'h'},
