@@ -5,7 +5,7 @@
 # multi-line fwrite, vfprintf in a header, perror, write(STDOUT_FILENO), rl_write_all to fd 2.
 # A print in a comment or a string literal, a snprintf, base/rl_text.c's own prints and the
 # commented allowlist entry (rl_file.c's write of the made-safe document) are not violations;
-# the same fd-1 write elsewhere in rl_file.c is.
+# another fd-1 write in rl_file.c is, and so is the allowlisted line in another file.
 set -u
 : "${RL_SRC:?}" "${RL_TMP:?}"
 work="$RL_TMP/cli-tty-guard.$$"
@@ -43,6 +43,9 @@ plant "rl_write_all to fd 2" cmd/cmd_compare.c \
   'rl_write_all to descriptor 2'
 plant "the allowlisted call, elsewhere in rl_file.c" base/rl_file.c \
   'static void x(rl_error *e) { rl_write_all(STDOUT_FILENO, "a", 1, "o", false, e); }' \
+  'rl_write_all to descriptor STDOUT_FILENO'
+plant "the allowlisted line, in another file" cmd/cmd_report.c \
+  'static void x(char *safe, size_t n, rl_error *e) { rl_write_all(STDOUT_FILENO, safe, n, "o", false, e); }' \
   'rl_write_all to descriptor STDOUT_FILENO'
 
 # a multi-line call is named at the line of its name
