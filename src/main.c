@@ -56,16 +56,16 @@ static const rl_command *find_command(const char *name)
 
 static void print_help(FILE *out)
 {
-    fprintf(out, "usage: llama-roofline <command> [options]\n\n"
-                 "What limits LLM token generation on this machine, measured.\n\n"
-                 "commands:\n");
+    rl_tty_printf(out, "usage: llama-roofline <command> [options]\n\n"
+                       "What limits LLM token generation on this machine, measured.\n\n"
+                       "commands:\n");
     for (size_t i = 0; i < N_COMMANDS; i++)
-        fprintf(out, "  %-10s %s\n", commands[i]->name, commands[i]->summary);
-    fprintf(out,
-            "\n  llama-roofline help <command>   more about one command\n"
-            "  llama-roofline --version        print the version\n\n"
-            "exit codes: 0 ok, 1 ran but measured nothing, 2 bad input, 3 a needed program\n"
-            "is missing, 4 an output could not be written, 5 internal error, 130 interrupted\n");
+        rl_tty_printf(out, "  %-10s %s\n", commands[i]->name, commands[i]->summary);
+    rl_tty_printf(
+        out, "\n  llama-roofline help <command>   more about one command\n"
+             "  llama-roofline --version        print the version\n\n"
+             "exit codes: 0 ok, 1 ran but measured nothing, 2 bad input, 3 a needed program\n"
+             "is missing, 4 an output could not be written, 5 internal error, 130 interrupted\n");
 }
 
 static void on_signal(int sig)
@@ -99,8 +99,8 @@ static rl_status finish_stdout(const char *verb, rl_status st, rl_error *err)
     const char *why = saved ? strerror(saved) : "write error";
     if (st == RL_OK || st == RL_NOTHING)
         return rl_fail(err, RL_EOUTPUT, "standard output could not be written: %s", why);
-    fprintf(stderr, "llama-roofline %s: error: standard output could not be written: %s\n", verb,
-            why);
+    rl_tty_printf(stderr, "llama-roofline %s: error: standard output could not be written: %s\n",
+                  verb, why);
     return st;
 }
 
@@ -121,7 +121,7 @@ static bool builtin_verb(int argc, char **argv, rl_status *st, rl_error *err)
     const char *verb = argv[1];
     *st = RL_OK;
     if (strcmp(verb, "--version") == 0 || strcmp(verb, "-V") == 0) {
-        printf("llama-roofline %s\n", RL_VERSION);
+        rl_tty_printf(stdout, "llama-roofline %s\n", RL_VERSION);
         return true;
     }
     if (strcmp(verb, "--help") == 0 || strcmp(verb, "-h") == 0 ||
@@ -138,7 +138,7 @@ static bool builtin_verb(int argc, char **argv, rl_status *st, rl_error *err)
                       rl_tty_escape(argv[2], safe, sizeof safe));
         return true;
     }
-    fputs(c->usage, stdout);
+    rl_tty_puts(stdout, c->usage);
     return true;
 }
 
@@ -166,7 +166,7 @@ int main(int argc, char **argv)
     rl_locale_init();
     if (argc < 2) {
         print_help(stderr);
-        fprintf(stderr, "llama-roofline: error: a command is required\n");
+        rl_tty_printf(stderr, "llama-roofline: error: a command is required\n");
         return rl_exit_code(RL_EINPUT);
     }
     const char *verb = argv[1];
@@ -190,7 +190,7 @@ int main(int argc, char **argv)
     if (st == RL_EINTERRUPTED && !err.msg[0])
         rl_fail(&err, st, "interrupted");
     if (err.msg[0])
-        fprintf(stderr, "llama-roofline%s%s: %s%s\n", named ? " " : "", named ? verb : "",
-                st == RL_NOTHING ? "" : "error: ", err.msg);
+        rl_tty_printf(stderr, "llama-roofline%s%s: %s%s\n", named ? " " : "", named ? verb : "",
+                      st == RL_NOTHING ? "" : "error: ", err.msg);
     return rl_exit_code(st);
 }

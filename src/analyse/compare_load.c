@@ -140,8 +140,8 @@ static rl_status add_dir(rl_cmp *c, const char *dir, rl_error *err)
             rl_status s2 = add_file(c, p, &e2);
             if (s2 == RL_EINPUT) {
                 char safe[1200];
-                fprintf(stderr, "llama-roofline compare: skipping %s\n",
-                        rl_tty_escape(e2.msg, safe, sizeof safe));
+                rl_tty_printf(stderr, "llama-roofline compare: skipping %s\n",
+                              rl_tty_escape(e2.msg, safe, sizeof safe));
             } else if (s2 != RL_OK) {
                 *err = e2;
                 st = s2;

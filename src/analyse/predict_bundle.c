@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "base/rl_json.h"
+#include "base/rl_text.h"
 #include "base/rl_util.h"
 #include "bundle/bundle.h"
 #include "bundle/bundle_last.h"
@@ -86,7 +87,8 @@ rl_status rl_pred_after_diagnose(cJSON *bundle, const char *out_dir, const char 
     }
     rl_error e = {RL_OK, ""};
     if (rl_bundle_remember(path, &e) != RL_OK)
-        fprintf(stderr, "diagnose: note: not recorded as the last bundle for predict: %s\n", e.msg);
+        rl_tty_printf(stderr, "diagnose: note: not recorded as the last bundle for predict: %s\n",
+                      e.msg);
     free(path);
     return st;
 }

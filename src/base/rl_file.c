@@ -286,11 +286,18 @@ rl_status rl_write_file(const char *path, const void *data, size_t len, rl_error
     return rl_atomic_commit(&a, err);
 }
 
-rl_status rl_write_output(const char *path, const void *data, size_t len, rl_error *err)
+rl_status rl_write_output(const char *path, const void *data, size_t len, rl_tty_kind kind,
+                          rl_error *err)
 {
     if (strcmp(path, "-") == 0) {
+        size_t n;
+        char *safe = rl_tty_safe(data, len, kind, &n);
+        if (!safe)
+            return rl_fail(err, RL_EINTERNAL, "out of memory");
         fflush(stdout); /* what was printed with stdio before stays before */
-        return rl_write_all(STDOUT_FILENO, data, len, "standard output", false, err);
+        rl_status st = rl_write_all(STDOUT_FILENO, safe, n, "standard output", false, err);
+        free(safe);
+        return st;
     }
     return rl_write_file(path, data, len, err);
 }

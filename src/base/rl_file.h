@@ -31,6 +31,7 @@
 #include <stdio.h>
 
 #include "base/rl_error.h"
+#include "base/rl_text.h"
 
 typedef struct {
     int fd;      /* -1 when closed */
@@ -66,8 +67,10 @@ rl_status rl_write_all(int fd, const void *data, size_t len, const char *name, b
 /* The whole of data to path through rl_atomic_*, completed even after Ctrl-C (results). */
 rl_status rl_write_file(const char *path, const void *data, size_t len, rl_error *err);
 /* An output a command was given: "-" is standard output (stdio's buffer flushed first, then
- * rl_write_all, not interruptible), anything else a file (rl_write_file). */
-rl_status rl_write_output(const char *path, const void *data, size_t len, rl_error *err);
+ * the text made terminal-safe as kind says, rl_tty_safe in base/rl_text.h, then rl_write_all,
+ * not interruptible), anything else a file (rl_write_file, the bytes as given). */
+rl_status rl_write_output(const char *path, const void *data, size_t len, rl_tty_kind kind,
+                          rl_error *err);
 
 /* Fail early (RL_EOUTPUT naming path) when path is a directory, a symbolic link
  * rl_atomic_open refuses, or its directory is not writable, so a long measurement is not lost at

@@ -132,6 +132,35 @@ bool rl_utf8_valid(const char *s, size_t n)
     return true;
 }
 
+/* The text one character of s[0..n) is written as, for a terminal: *plen bytes at the
+ * returned pointer (esc holds it when it is an escape), *k the bytes of s consumed. keep_tab
+ * and keep_nl leave those characters as they are (layout); RL_TTY_JSON writes JSON escapes. */
+static const char *tty_piece(const unsigned char *p, size_t n, rl_tty_kind kind, bool keep_tab,
+                             bool keep_nl, char esc[8], size_t *plen, size_t *k)
+{
+    size_t len = rl_utf8_seq(p, n);
+    unsigned c = p[0];
+    bool c1 = len == 2 && c == 0xC2 && p[1] < 0xA0; /* C1 control U+0080..U+009F */
+    bool ctl = len == 1 && (c < 0x20 || c == 0x7f);
+    *k = len ? len : 1;
+    if ((len && !c1 && !ctl) || (c == '\t' && keep_tab) || (c == '\n' && keep_nl)) {
+        *plen = *k;
+        return (const char *)p;
+    }
+    static const char named[] = "\n\r\t\x1b", letter[] = "nrte";
+    const char *nm = c ? strchr(named, (int)c) : NULL;
+    if (c1)
+        snprintf(esc, 8, "\\u%04x", p[1]);
+    else if (kind == RL_TTY_JSON)
+        snprintf(esc, 8, "\\u%04x", len ? c : 0xfffdu);
+    else if (nm)
+        snprintf(esc, 8, "\\%c", letter[nm - named]);
+    else
+        snprintf(esc, 8, "\\x%02x", c);
+    *plen = strlen(esc);
+    return esc;
+}
+
 const char *rl_tty_escape_n(const char *s, size_t n, char *buf, size_t cap)
 {
     if (cap == 0)
@@ -142,28 +171,8 @@ const char *rl_tty_escape_n(const char *s, size_t n, char *buf, size_t cap)
         n = 0;
     for (size_t i = 0; i < n;) {
         char esc[8];
-        const char *piece;
-        size_t plen, k = rl_utf8_seq(p + i, n - i);
-        if (k == 1 && p[i] >= 0x20 && p[i] != 0x7f) {
-            piece = (const char *)p + i, plen = 1;
-        } else if (k == 1) {
-            switch (p[i]) {
-            case '\n': piece = "\\n"; break;
-            case '\r': piece = "\\r"; break;
-            case '\t': piece = "\\t"; break;
-            case 0x1b: piece = "\\e"; break;
-            default: snprintf(esc, sizeof esc, "\\x%02x", p[i]), piece = esc;
-            }
-            plen = strlen(piece);
-        } else if (k == 2 && p[i] == 0xC2 && p[i + 1] < 0xA0) {
-            snprintf(esc, sizeof esc, "\\u%04x", p[i + 1]); /* C1 control U+0080..U+009F */
-            piece = esc, plen = strlen(esc);
-        } else if (k > 1) {
-            piece = (const char *)p + i, plen = k;
-        } else {
-            snprintf(esc, sizeof esc, "\\x%02x", p[i]);
-            piece = esc, plen = strlen(esc), k = 1;
-        }
+        size_t plen, k;
+        const char *piece = tty_piece(p + i, n - i, RL_TTY_TEXT, false, false, esc, &plen, &k);
         if (o + plen >= cap)
             break;
         memcpy(buf + o, piece, plen);
@@ -278,6 +287,43 @@ void rl_md_escape(rl_sbuf *b, const char *s)
     }
 }
 
+char *rl_tty_safe(const char *s, size_t n, rl_tty_kind kind, size_t *len)
+{
+    rl_sbuf b = {0};
+    const unsigned char *p = (const unsigned char *)(s ? s : "");
+    if (!s)
+        n = 0;
+    rl_sbuf_reserve(&b, n);
+    for (size_t i = 0; i < n && !b.oom;) {
+        char esc[8];
+        size_t plen, k;
+        const char *piece =
+            tty_piece(p + i, n - i, kind, kind == RL_TTY_JSON, true, esc, &plen, &k);
+        rl_sbuf_put(&b, piece, plen);
+        i += k;
+    }
+    if (b.oom)
+        return rl_sbuf_take(&b); /* frees, NULL */
+    b.p[b.len] = '\0';           /* reserved above, also when nothing was put */
+    if (len)
+        *len = b.len;
+    return b.p;
+}
+
+void rl_tty_write(FILE *out, const char *s, size_t n, rl_tty_kind kind)
+{
+    size_t len;
+    char *safe = rl_tty_safe(s, n, kind, &len);
+    if (safe && len)
+        fwrite(safe, 1, len, out);
+    free(safe);
+}
+
+void rl_tty_puts(FILE *out, const char *s)
+{
+    rl_tty_write(out, s, s ? strlen(s) : 0, RL_TTY_TEXT);
+}
+
 void rl_tty_printf(FILE *out, const char *fmt, ...)
 {
     rl_sbuf t = {0};
@@ -293,19 +339,21 @@ void rl_tty_printf(FILE *out, const char *fmt, ...)
     va_start(ap, fmt);
     rl_vsnprintf(t.p, (size_t)n + 1, fmt, ap);
     va_end(ap);
-    t.len = (size_t)n;
-    char *esc = t.len <= (SIZE_MAX - 1) / 6 ? malloc(t.len * 6 + 1) : NULL;
-    for (size_t i = 0; esc && i < t.len;) {
-        size_t k = 0;
-        while (i + k < t.len && t.p[i + k] != '\n')
-            k++;
-        fputs(rl_tty_escape_n(t.p + i, k, esc, t.len * 6 + 1), out);
-        if (i + k < t.len)
-            fputc('\n', out);
-        i += k + 1;
-    }
-    free(esc);
+    rl_tty_write(out, t.p, (size_t)n, RL_TTY_TEXT);
     free(t.p);
+}
+
+void rl_tty_status(FILE *out, const char *text)
+{
+    char *esc = rl_tty_escape_dup(text);
+    if (esc)
+        fprintf(out, "\r%s\033[K", esc);
+    free(esc);
+}
+
+void rl_tty_status_clear(FILE *out)
+{
+    fputs("\r\033[K", out);
 }
 
 static bool sh_plain(const char *a)

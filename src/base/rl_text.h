@@ -7,10 +7,12 @@
  *
  * Strings: anything that came from a file, a file name or a child process may hold escape
  * sequences; rl_tty_escape() turns control characters (C0, DEL, C1) and bytes that are not
- * UTF-8 into visible escapes (\e, \n, \x9b ...), so nothing reaches a terminal raw.
+ * UTF-8 into visible escapes (\e, \n, \x9b ...), so nothing reaches a terminal raw; the
+ * rl_tty_* writers below are the one path for everything printed to stdout and stderr.
  *
- * Nothing here allocates except rl_tty_escape_dup (caller frees). Buffers are the caller's;
- * output is always NUL-terminated and cut at a character boundary when it does not fit. */
+ * Nothing here allocates except rl_tty_escape_dup and rl_tty_safe (caller frees). Buffers are
+ * the caller's; output is always NUL-terminated and cut at a character boundary when it does
+ * not fit. */
 #ifndef RL_TEXT_H
 #define RL_TEXT_H
 
@@ -57,11 +59,36 @@ const char *rl_tty_escape_n(const char *s, size_t n, char *buf, size_t cap);
 /* The same into a new string (caller frees); NULL when out of memory. */
 char *rl_tty_escape_dup(const char *s);
 
-/* The one path for a line to a terminal that holds data from a file, a child or the network:
- * fmt and its arguments formatted in the C locale, then every control character but '\n'
- * (and bytes that are not UTF-8) escaped as rl_tty_escape does; newlines stay line breaks.
+/* The one path to standard output and standard error. Every line the tool prints (tables,
+ * help, messages, errors, progress) and every document it writes there (JSON, CSV, Markdown,
+ * an HTML page) goes through one of the rl_tty_* functions below; no other file calls stdio's
+ * printf/fputs/fwrite family (scripts/check-tty.py, run by the test cli.tty_guard). Two kinds
+ * of text, both free of every control character but layout:
+ *   RL_TTY_TEXT  lines for people, Markdown, CSV: each control character (C0, DEL, C1) and
+ *                each byte that is not UTF-8 as rl_tty_escape writes it (\e, \x07, \u009b,
+ *                \x9b); '\n' stays a line break.
+ *   RL_TTY_JSON  JSON, and HTML (which embeds its bundle as JSON): C0 but '\n' and '\t', DEL
+ *                and C1 as the JSON escapes \u001b, \u007f, \u009b (the same string to a JSON
+ *                reader: such bytes only occur inside strings), each byte that is not UTF-8 as
+ *                \ufffd; '\n' and '\t' stay (the layout cJSON and the page use). */
+typedef enum { RL_TTY_TEXT, RL_TTY_JSON } rl_tty_kind;
+
+/* fmt and its arguments formatted in the C locale, then written as RL_TTY_TEXT: every control
+ * character but '\n' (and bytes that are not UTF-8) escaped; newlines stay line breaks.
  * Out of memory prints nothing. */
 void rl_tty_printf(FILE *out, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* Pre-built text (help, a table line) as RL_TTY_TEXT. */
+void rl_tty_puts(FILE *out, const char *s);
+/* n bytes of pre-built text or a document (may hold NULs) as kind. */
+void rl_tty_write(FILE *out, const char *s, size_t n, rl_tty_kind kind);
+/* s[0..n) as rl_tty_write writes it, into a new string (*len its length, without the NUL the
+ * string ends with; caller frees); NULL when out of memory. */
+char *rl_tty_safe(const char *s, size_t n, rl_tty_kind kind, size_t *len);
+/* The progress line on a terminal, rewritten in place: "\r", text escaped as RL_TTY_TEXT
+ * (its newlines too), then erase-to-end-of-line (ESC [ K), the only control characters the
+ * tool sends on purpose; rl_tty_status_clear erases it ("\r" ESC [ K). */
+void rl_tty_status(FILE *out, const char *text);
+void rl_tty_status_clear(FILE *out);
 
 /* A growing string, for text built piece by piece (Markdown, JSON escapes, messages). Zero it
  * to start ({0}); after out-of-memory every call is a no-op and oom stays set. The buffer is

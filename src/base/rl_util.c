@@ -187,11 +187,10 @@ void rl_progress(const char *fmt, ...)
     va_start(ap, fmt);
     rl_vsnprintf(line, sizeof line, fmt, ap);
     va_end(ap);
-    rl_tty_escape(line, safe, sizeof safe);
     if (m == 2) {
-        fprintf(stderr, "%s\n", safe);
+        rl_tty_printf(stderr, "%s\n", rl_tty_escape(line, safe, sizeof safe));
     } else {
-        fprintf(stderr, "\r%s\033[K", safe);
+        rl_tty_status(stderr, line);
         progress_showing = 1;
     }
     fflush(stderr);
@@ -200,7 +199,7 @@ void rl_progress(const char *fmt, ...)
 void rl_progress_done(void)
 {
     if (progress_showing) {
-        fprintf(stderr, "\r\033[K");
+        rl_tty_status_clear(stderr);
         fflush(stderr);
         progress_showing = 0;
     }

@@ -110,7 +110,7 @@ rl_status rl_client_csv_write(const cJSON *b, const char *path, rl_error *err)
     rl_status st = rl_client_csv(b, &text, &len, err);
     if (st != RL_OK)
         return st;
-    st = rl_write_output(path, text, len, err);
+    st = rl_write_output(path, text, len, RL_TTY_TEXT, err);
     free(text);
     return st;
 }

@@ -24,12 +24,17 @@
 #include "base/rl_version.h"
 #include "cmd/sweep.h"
 
-/* Write text to -o FILE (atomically) or stdout. */
-static rl_status emit(const rl_advise_opts *o, const char *text, rl_error *err)
+/* Write text to -o FILE (atomically) or stdout (made terminal-safe as kind says). */
+static rl_status emit_as(const rl_advise_opts *o, const char *text, rl_tty_kind kind, rl_error *err)
 {
     if (!text)
         return rl_fail(err, RL_EINTERNAL, "out of memory");
-    return rl_write_output(o->out ? o->out : "-", text, strlen(text), err);
+    return rl_write_output(o->out ? o->out : "-", text, strlen(text), kind, err);
+}
+
+static rl_status emit(const rl_advise_opts *o, const char *text, rl_error *err)
+{
+    return emit_as(o, text, RL_TTY_TEXT, err);
 }
 
 static rl_status emit_json(const rl_advise_opts *o, cJSON *j, rl_error *err)
@@ -41,7 +46,7 @@ static rl_status emit_json(const rl_advise_opts *o, cJSON *j, rl_error *err)
         free(text);
     }
     char *t = rl_sbuf_take(&b);
-    rl_status st = emit(o, t, err);
+    rl_status st = emit_as(o, t, RL_TTY_JSON, err);
     free(t);
     return st;
 }
@@ -244,9 +249,9 @@ rl_status rl_advise_run_measure(const rl_advise_opts *o, rl_error *err)
     }
     if (wst == RL_OK) {
         char sp[512], sr[512];
-        fprintf(o->json || (o->out && strcmp(o->out, "-")) ? stderr : stdout,
-                "\n  bundle: %s\n  report: %s\n", rl_tty_escape(path, sp, sizeof sp),
-                rl_tty_escape(rpath, sr, sizeof sr));
+        rl_tty_printf(o->json || (o->out && strcmp(o->out, "-")) ? stderr : stdout,
+                      "\n  bundle: %s\n  report: %s\n", rl_tty_escape(path, sp, sizeof sp),
+                      rl_tty_escape(rpath, sr, sizeof sr));
     }
     free(path);
     free(rpath);

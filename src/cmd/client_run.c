@@ -251,7 +251,7 @@ static void point_line(client_ctx *c, bool final)
     if (final) {
         rl_progress_done();
         char safe[512];
-        fprintf(stderr, "%s\n", rl_tty_escape(line, safe, sizeof safe));
+        rl_tty_printf(stderr, "%s\n", rl_tty_escape(line, safe, sizeof safe));
     } else {
         rl_progress("%s", line);
     }
@@ -551,10 +551,8 @@ static void print_summary(FILE *out, client_ctx *c, const char *bundle_path, con
     char safe[1024], banner[1024];
     char *shown = c->http ? shown_url(c->a) : NULL;
     if (rl_report_disturbed(c->bundle, banner, sizeof banner)) /* first, as diagnose says it */
-        fprintf(out, "\nDISTURBED: %s", rl_tty_escape(banner, safe, sizeof safe));
-    fprintf(out, "\nclient: %s\n",
-            rl_tty_escape(c->http ? (shown ? shown : "(URL not shown)") : c->a->cmd, safe,
-                          sizeof safe));
+        rl_tty_printf(out, "\nDISTURBED: %s", banner);
+    rl_tty_printf(out, "\nclient: %s\n", c->http ? (shown ? shown : "(URL not shown)") : c->a->cmd);
     free(shown);
     const cJSON *pt;
     cJSON_ArrayForEach(pt, c->points)
@@ -566,14 +564,15 @@ static void print_summary(FILE *out, client_ctx *c, const char *bundle_path, con
         rl_json_get_u64(req, "measured", &meas);
         rl_json_get_u64(req, "failed", &failed);
         char t1[32], t2[32], t3[32], t4[32];
-        fprintf(out,
-                "  c=%llu: %llu/%llu ok, %llu failed; TTFT p50 %s ms, E2E p50 %s ms, TPOT p50 %s "
-                "ms, decode %s tok/s\n",
-                (unsigned long long)conc, (unsigned long long)okn, (unsigned long long)meas,
-                (unsigned long long)failed, p50_text(pt, "ttft", "stats", t1, sizeof t1),
-                p50_text(pt, "e2e", "stats", t2, sizeof t2),
-                p50_text(pt, "tpot", "stats", t3, sizeof t3),
-                p50_text(pt, "decode_throughput", NULL, t4, sizeof t4));
+        rl_tty_printf(
+            out,
+            "  c=%llu: %llu/%llu ok, %llu failed; TTFT p50 %s ms, E2E p50 %s ms, TPOT p50 %s "
+            "ms, decode %s tok/s\n",
+            (unsigned long long)conc, (unsigned long long)okn, (unsigned long long)meas,
+            (unsigned long long)failed, p50_text(pt, "ttft", "stats", t1, sizeof t1),
+            p50_text(pt, "e2e", "stats", t2, sizeof t2),
+            p50_text(pt, "tpot", "stats", t3, sizeof t3),
+            p50_text(pt, "decode_throughput", NULL, t4, sizeof t4));
         /* the first failure's reason, escaped */
         const cJSON *r;
         cJSON_ArrayForEach(r, cJSON_GetObjectItemCaseSensitive(pt, "records"))
@@ -581,8 +580,8 @@ static void print_summary(FILE *out, client_ctx *c, const char *bundle_path, con
             bool ok = true;
             if (rl_json_get_bool(r, "ok", &ok) && !ok) {
                 const char *e = rl_json_get_str(r, "error");
-                fprintf(out, "    first failure: %s\n",
-                        rl_tty_escape(e ? e : "?", safe, sizeof safe));
+                rl_tty_printf(out, "    first failure: %s\n",
+                              rl_tty_escape(e ? e : "?", safe, sizeof safe));
                 break;
             }
         }
@@ -592,10 +591,10 @@ static void print_summary(FILE *out, client_ctx *c, const char *bundle_path, con
     const cJSON *cal = cJSON_GetObjectItemCaseSensitive(tok, "calibration");
     const char *why = rl_json_get_str(cal, "reason");
     if (why)
-        fprintf(out, "  tokens: unavailable: %s\n", rl_tty_escape(why, safe, sizeof safe));
-    fprintf(out, "wrote %s\n", rl_tty_escape(bundle_path, safe, sizeof safe));
+        rl_tty_printf(out, "  tokens: unavailable: %s\n", rl_tty_escape(why, safe, sizeof safe));
+    rl_tty_printf(out, "wrote %s\n", rl_tty_escape(bundle_path, safe, sizeof safe));
     if (page)
-        fprintf(out, "wrote %s\n", rl_tty_escape(page, safe, sizeof safe));
+        rl_tty_printf(out, "wrote %s\n", rl_tty_escape(page, safe, sizeof safe));
 }
 
 /* Did every measured request fail because the shell could not find or run the program? */
@@ -820,10 +819,11 @@ static rl_status measure_point_retried(client_ctx *c, const char *api_key, rl_er
             break;
         }
         rl_progress_done();
-        fprintf(stderr,
-                "llama-roofline client: concurrency %zu was disturbed (%s): measuring it again "
-                "(%d of %d)\n",
-                c->concurrency, c->machine.why, attempt + 1, c->a->retry_disturbed);
+        rl_tty_printf(
+            stderr,
+            "llama-roofline client: concurrency %zu was disturbed (%s): measuring it again "
+            "(%d of %d)\n",
+            c->concurrency, c->machine.why, attempt + 1, c->a->retry_disturbed);
         rl_client_run_free(c->run);
         c->run = NULL;
     }

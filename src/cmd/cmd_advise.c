@@ -11,63 +11,73 @@
 #include "render/report.h"
 #include "base/rl_file.h"
 #include "base/rl_opt.h"
+#include "base/rl_text.h"
 #include "base/rl_util.h"
 
 // clang-format off
 static const char usage[] =
-    "usage: llama-roofline advise [--core NAME] [--threads N] [--scale B] [--json|--markdown]\n"
-    "                             [-o FILE]\n"
+    "usage: llama-roofline advise [--core NAME] [--threads N] [--scale B]\n"
+    "                             [--json|--markdown] [-o FILE]\n"
     "       llama-roofline advise --list-cores\n"
     "       llama-roofline advise --plan F16.gguf\n"
     "       llama-roofline advise --measure (-m GGUF -m GGUF... | --synth) [options]\n"
     "\n"
-    "Which quantization format to run on this CPU. Without --measure nothing is run: the\n"
-    "answer comes from a published format study (data/format_matrix.csv, compiled in): one\n"
-    "table per core x thread count x model scale, never averaged across cores, with the\n"
-    "evidence level for this machine (the machine measured, the same core design, a close\n"
-    "relative labelled EXTRAPOLATED, or nothing: then only the recipe for measuring here).\n"
-    "Formats within 5% are tied; speed is compared at matched bytes (the spread inside the\n"
-    "largest group of formats streaming within 3% of the same bytes).\n"
+    "Which quantization format to run on this CPU. Without --measure nothing is run:\n"
+    "the answer comes from a published format study (data/format_matrix.csv, compiled\n"
+    "in): one table per core x thread count x model scale, never averaged across\n"
+    "cores, with the evidence level for this machine (the machine measured, the same\n"
+    "core design, a close relative labelled EXTRAPOLATED, or nothing: then only the\n"
+    "recipe for measuring here). Formats within 5% are tied; speed is compared at\n"
+    "matched bytes (the spread inside the largest group of formats streaming within\n"
+    "3% of the same bytes).\n"
     "\n"
     "options:\n"
-    "  --core NAME          use this matrix core instead of detecting (see --list-cores)\n"
+    "  --core NAME          use this matrix core instead of detecting (see\n"
+    "                       --list-cores)\n"
     "  --list-cores         the cores the matrix holds, with scales and thread counts\n"
-    "  --threads N          the table at N threads (nearest measured); with --measure a list\n"
-    "                       of thread counts, e.g. 1,2,4 (default: run's default sweep)\n"
-    "  --scale B            model size in billions of parameters (nearest measured; default\n"
-    "                       the smallest)\n"
-    "  --cpuinfo FILE       detect from a saved /proc/cpuinfo instead of this machine's\n"
+    "  --threads N          the table at N threads (nearest measured); with --measure\n"
+    "                       a list of thread counts, e.g. 1,2,4 (default: run's\n"
+    "                       default sweep)\n"
+    "  --scale B            model size in billions of parameters (nearest measured;\n"
+    "                       default the smallest)\n"
+    "  --cpuinfo FILE       detect from a saved /proc/cpuinfo instead of this\n"
+    "                       machine's\n"
     "  --plan GGUF          the formats worth comparing from this F16/BF16 source, as\n"
-    "                       llama-quantize commands (an already-quantized source: exit 2)\n"
-    "  --json               JSON on stdout: {detection, advice: [one block per core, ranking\n"
-    "                       fastest first]}\n"
+    "                       llama-quantize commands (an already-quantized source:\n"
+    "                       exit 2)\n"
+    "  --json               JSON on stdout: {detection, advice: [one block per core,\n"
+    "                       ranking fastest first]}\n"
     "  --markdown           Markdown (for an issue comment) instead of text\n"
-    "  -o, --output FILE    write the text, JSON or Markdown to FILE instead of stdout\n"
+    "  -o, --output FILE    write the text, JSON or Markdown to FILE instead of\n"
+    "                       stdout\n"
     "\n"
     "measuring here (--measure):\n"
     "  -m, --model GGUF     a file to measure (repeat; at least two)\n"
-    "  --synth              build the set instead: a synthetic F16 of --preset quantized by\n"
-    "                       the real llama-quantize into --formats, cached under\n"
-    "                       ~/.cache/llama-roofline/quantized (no download)\n"
+    "  --synth              build the set instead: a synthetic F16 of --preset\n"
+    "                       quantized by the real llama-quantize into --formats,\n"
+    "                       cached under ~/.cache/llama-roofline/quantized (no\n"
+    "                       download)\n"
     "  --preset NAME        synth preset (default qwen2.5-0.5b; `synth --list`)\n"
-    "  --formats LIST       formats for --synth, e.g. Q4_0,Q8_0,F16 (default: Q4_0, IQ4_NL,\n"
-    "                       IQ4_XS, Q3_K_M, Q4_K_M, Q6_K, Q8_0)\n"
+    "  --formats LIST       formats for --synth, e.g. Q4_0,Q8_0,F16 (default: Q4_0,\n"
+    "                       IQ4_NL, IQ4_XS, Q3_K_M, Q4_K_M, Q6_K, Q8_0)\n"
     "  --n-prompt N, --n-gen N, --reps N, --timeout SEC\n"
     "                       llama-bench settings (defaults " RL_DEF_STR(RL_DEF_N_PROMPT) ", " RL_DEF_STR(RL_DEF_N_GEN) ", " RL_DEF_STR(RL_DEF_REPS) ", " RL_DEF_STR(RL_DEF_TIMEOUT_S) ")\n"
     "  --llama-bench PATH   the llama-bench binary or its directory\n"
-    "  --llama-quantize PATH  the llama-quantize binary or its directory (default: beside\n"
-    "                       llama-bench)\n"
+    "  --llama-quantize PATH\n"
+    "                       the llama-quantize binary or its directory (default:\n"
+    "                       beside llama-bench)\n"
     "  --dir DIR            where bundle.json and report.html go (default\n"
     "                       llama-roofline-advise); the bundle is written after every\n"
     "                       llama-bench record, so Ctrl-C keeps what was measured\n"
     RL_DEF_QUIET_HELP("     ", "  ", "                       ")
     "  -h, --help           show this text\n"
     "\n"
-    "exit codes: 0 advice printed (also for unknown silicon: the recipe); 1 --measure decoded\n"
-    "nothing; 2 bad input (an unknown --core, a bad number, fewer than two files, a quantized\n"
-    "--plan source, -o naming an input); 3 llama-bench or llama-quantize not found; 4 an output\n"
-    "cannot be written or another llama-roofline is writing --dir; 130 interrupted (the\n"
-    "bundle keeps what was measured).\n";
+    "exit codes: 0 advice printed (also for unknown silicon: the recipe); 1 --measure\n"
+    "decoded nothing; 2 bad input (an unknown --core, a bad number, fewer than two\n"
+    "files, a quantized --plan source, -o naming an input); 3 llama-bench or\n"
+    "llama-quantize not found; 4 an output cannot be written or another\n"
+    "llama-roofline is writing --dir; 130 interrupted (the bundle keeps what was\n"
+    "measured).\n";
 // clang-format on
 
 enum {
@@ -265,7 +275,7 @@ static rl_status run(int argc, char **argv, rl_error *err)
     if (st != RL_OK)
         return st;
     if (a.help) {
-        fputs(usage, stdout);
+        rl_tty_puts(stdout, usage);
         return RL_OK;
     }
     if (o->plan)
@@ -276,5 +286,4 @@ static rl_status run(int argc, char **argv, rl_error *err)
 }
 
 const rl_command rl_cmd_advise = {
-    "advise", "which quantization format for this CPU: published evidence, or measured here", usage,
-    run};
+    "advise", "which quantization format for this CPU: published, or measured here", usage, run};

@@ -17,43 +17,51 @@
 #include "base/rl_util.h"
 
 static const char usage[] =
-    "usage: llama-roofline compare A B [C ...] [-o compare.html] [--markdown] [--baseline N|PATH]\n"
-    "                              [--strict] [--fail-on-regression PCT] [--all-columns]\n"
+    "usage: llama-roofline compare A B [C ...] [-o compare.html] [--markdown]\n"
+    "                              [--baseline N|PATH] [--strict]\n"
+    "                              [--fail-on-regression PCT] [--all-columns]\n"
     "\n"
-    "Compare bundles: two machines, two llama.cpp builds, before and after a change. Inputs are\n"
-    "bundle.json files, reports (report.html embeds its bundle) or directories of them; the\n"
-    "first is the baseline. Rows are matched on model identity (the tensor-type map and size\n"
-    "from the GGUF header, not the file name) and settings (threads, depth, n_prompt, n_gen).\n"
-    "Each row shows every input's mean with its 95% CI, the ratio and delta to the baseline, and\n"
-    "a verdict from the raw samples: Welch's two-sided t-test, faster or slower when p < 0.05\n"
-    "and the change is at least 2% of the baseline mean, else within noise; fewer than 2\n"
+    "Compare bundles: two machines, two llama.cpp builds, before and after a change.\n"
+    "Inputs are bundle.json files, reports (report.html embeds its bundle) or\n"
+    "directories of them; the first is the baseline. Rows are matched on model\n"
+    "identity (the tensor-type map and size from the GGUF header, not the file name)\n"
+    "and settings (threads, depth, n_prompt, n_gen). Each row shows every input's\n"
+    "mean with its 95% CI, the ratio and delta to the baseline, and a verdict from\n"
+    "the raw samples: Welch's two-sided t-test, faster or slower when p < 0.05 and\n"
+    "the change is at least 2% of the baseline mean, else within noise; fewer than 2\n"
     "samples: not tested; imported data without samples: not tested. Differences of\n"
     "environment and settings are listed as warnings.\n"
     "\n"
-    "Also compared, each in its own group: a `client` bundle's operating points (keyed by\n"
-    "driver, concurrency, request rate and prompt set: TTFT, E2E, TPOT and chunk gap, lower is\n"
-    "better; per-request decode and output tok/s; throughput, requests/s and goodput as one\n"
-    "value: not tested) and an `advise --measure` bundle's advice rows (threads, format, model:\n"
-    "decode). Inputs holding different sections get a note, not an error.\n"
+    "Also compared, each in its own group: a `client` bundle's operating points\n"
+    "(keyed by driver, concurrency, request rate and prompt set: TTFT, E2E, TPOT and\n"
+    "chunk gap, lower is better; per-request decode and output tok/s; throughput,\n"
+    "requests/s and goodput as one value: not tested) and an `advise --measure`\n"
+    "bundle's advice rows (threads, format, model: decode). Inputs holding different\n"
+    "sections get a note, not an error.\n"
     "\n"
     "options:\n"
-    "  -o, --output FILE          also write the comparison page (self-contained HTML; '-' for\n"
-    "                             stdout, then the table is not printed)\n"
-    "  --markdown                 print Markdown (for issue comments) instead of the table\n"
-    "  --baseline N|PATH          the baseline: input number N (from 1) or an input's path\n"
+    "  -o, --output FILE          also write the comparison page (self-contained\n"
+    "                             HTML; '-' for stdout, then the table is not\n"
+    "                             printed)\n"
+    "  --markdown                 print Markdown (for issue comments) instead of the\n"
+    "                             table\n"
+    "  --baseline N|PATH          the baseline: input number N (from 1) or an input's\n"
+    "                             path\n"
     "  --strict                   exit 1 when the suites differ (settings or models)\n"
-    "  --fail-on-regression PCT   exit 1 when a row is \"slower\" by more than PCT percent\n"
-    "                             (decimal, 0 to 100); a row measured disturbed (either side\n"
-    "                             over the quiet limits) is counted apart and said on stderr,\n"
-    "                             never failing the run: re-measure it on a quiet machine\n"
-    "  --all-columns              every key column, every fact, and rows on one side only\n"
+    "  --fail-on-regression PCT   exit 1 when a row is \"slower\" by more than PCT\n"
+    "                             percent (decimal, 0 to 100); a row measured\n"
+    "                             disturbed (either side over the quiet limits) is\n"
+    "                             counted apart and said on stderr, never failing the\n"
+    "                             run: re-measure it on a quiet machine\n"
+    "  --all-columns              every key column, every fact, and rows on one side\n"
+    "                             only\n"
     "  -h, --help                 show this text\n"
     "\n"
-    "exit codes: 0 compared; 1 --strict and the suites differ, or --fail-on-regression and a\n"
-    "row not measured disturbed regressed; 2 bad input (a missing, truncated or foreign file, a "
-    "directory without\n"
-    "bundles, fewer than two inputs, a bad option, -o naming an input); 4 the page cannot be\n"
-    "written; 5 internal error.\n";
+    "exit codes: 0 compared; 1 --strict and the suites differ, or\n"
+    "--fail-on-regression and a row not measured disturbed regressed; 2 bad input (a\n"
+    "missing, truncated or foreign file, a directory without bundles, fewer than two\n"
+    "inputs, a bad option, -o naming an input); 4 the page cannot be written; 5\n"
+    "internal error.\n";
 
 static const struct option longopts[] = {
     {"output", required_argument, NULL, 'o'},
@@ -105,7 +113,7 @@ static rl_status run(int argc, char **argv, rl_error *err)
     if (st != RL_OK)
         return st;
     if (o.help) {
-        fputs(usage, stdout);
+        rl_tty_puts(stdout, usage);
         return RL_OK;
     }
     if (optind >= argc)
@@ -142,24 +150,25 @@ static rl_status run(int argc, char **argv, rl_error *err)
         if (!text)
             st = rl_fail(err, RL_EINTERNAL, "out of memory");
         else
-            st = rl_write_all(1, text, strlen(text), "standard output", false, err);
+            st = rl_write_output("-", text, strlen(text), RL_TTY_TEXT, err);
         free(text);
     }
     if (st == RL_OK && o.html) {
-        st = rl_write_output(o.html, page, page_len, err);
+        st = rl_write_output(o.html, page, page_len, RL_TTY_JSON, err);
         char safe[1024];
         if (st == RL_OK && !page_stdout)
-            fprintf(stderr, "wrote %s\n", rl_tty_escape(o.html, safe, sizeof safe));
+            rl_tty_printf(stderr, "wrote %s\n", rl_tty_escape(o.html, safe, sizeof safe));
     }
     free(page);
     if (st == RL_OK) {
         size_t dreg = 0, reg = o.fail_set ? rl_cmp_regressions(&c, o.fail_pct, &dreg) : 0;
         if (dreg > 0) /* seen only in disturbed rows: said, not counted */
-            fprintf(stderr,
-                    "llama-roofline compare: %zu %sregression%s beyond %g%% in a disturbed row, "
-                    "not counted: "
-                    "re-measure on a quiet machine\n",
-                    dreg, reg ? "more " : "", dreg == 1 ? "" : "s", o.fail_pct);
+            rl_tty_printf(
+                stderr,
+                "llama-roofline compare: %zu %sregression%s beyond %g%% in a disturbed row, "
+                "not counted: "
+                "re-measure on a quiet machine\n",
+                dreg, reg ? "more " : "", dreg == 1 ? "" : "s", o.fail_pct);
         if (reg > 0)
             st = rl_fail(err, RL_NOTHING,
                          "regression: %zu row%s slower than the baseline by more than %g%% "
@@ -175,4 +184,4 @@ static rl_status run(int argc, char **argv, rl_error *err)
 }
 
 const rl_command rl_cmd_compare = {
-    "compare", "compare bundles: what changed beyond noise, across machines or builds", usage, run};
+    "compare", "what changed beyond noise between bundles (machines, builds)", usage, run};

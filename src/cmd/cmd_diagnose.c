@@ -16,6 +16,7 @@
 #include "analyse/predict.h"
 #include "base/rl_file.h"
 #include "base/rl_opt.h"
+#include "base/rl_text.h"
 #include "base/rl_util.h"
 #include "cmd/sweep.h"
 #include "measure/sysinfo.h"
@@ -24,49 +25,55 @@
 static const char usage[] =
     "usage: llama-roofline diagnose [options] [GGUF|DIR...]\n"
     "\n"
-    "What limits token generation here, with nothing to set up: the memory read ceiling,\n"
-    "llama-bench over a thread sweep on a few models, the fit decode tok/s = BW_eff /\n"
-    "bytes_per_token (bytes: the tensors decode streams) and the verdict, in DIR/bundle.json.\n"
+    "What limits token generation here, with nothing to set up: the memory read\n"
+    "ceiling, llama-bench over a thread sweep on a few models, the fit decode tok/s =\n"
+    "BW_eff / bytes_per_token (bytes: the tensors decode streams) and the verdict, in\n"
+    "DIR/bundle.json.\n"
     "\n"
-    "Models: the GGUF files named and the *.gguf files in each DIR named. With none, three\n"
-    "spanning the size range found two levels below $LLAMA_MODELS (':'-separated), ./models,\n"
-    "~/models, ~/.cache/llama.cpp, ~/.cache/lm-studio/models, ~/.lmstudio/models or\n"
-    "/usr/share/llama.cpp/models; if none, or with --synth, Qwen2.5-0.5B-shaped synthetic\n"
-    "models at Q4_0, Q8_0 and F16 (2.3 GB, kept in ~/.cache/llama-roofline/synth).\n"
+    "Models: the GGUF files named and the *.gguf files in each DIR named. With none,\n"
+    "three spanning the size range found two levels below $LLAMA_MODELS\n"
+    "(':'-separated), ./models, ~/models, ~/.cache/llama.cpp,\n"
+    "~/.cache/lm-studio/models, ~/.lmstudio/models or /usr/share/llama.cpp/models; if\n"
+    "none, or with --synth, Qwen2.5-0.5B-shaped synthetic models at Q4_0, Q8_0 and\n"
+    "F16 (2.3 GB, kept in ~/.cache/llama-roofline/synth).\n"
     "\n"
     "options:\n"
     "  --synth             measure the synthetic ladder (then give no models)\n"
-    "  --quick             the first two default thread counts, -n 64, one repetition, a\n"
-    "                      short ceiling measurement\n"
-    "  -t, --threads LIST  thread counts, each 1 to 4096 (default: 1, half the physical\n"
-    "                      cores, all physical, all logical)\n"
-    "  --reps N            repetitions per test, 1 to 1000 (default " RL_DEF_STR(RL_DEF_REPS) "; 1 with --quick)\n"
-    "  --peak-bw GBS       use GBS (above 0, at most 100000) as the ceiling, no measurement\n"
+    "  --quick             the first two default thread counts, -n 64, one\n"
+    "                      repetition, a short ceiling measurement\n"
+    "  -t, --threads LIST  thread counts, each 1 to 4096 (default: 1, half the\n"
+    "                      physical cores, all physical, all logical)\n"
+    "  --reps N            repetitions per test, 1 to 1000 (default " RL_DEF_STR(RL_DEF_REPS) "; 1 with\n"
+    "                      --quick)\n"
+    "  --peak-bw GBS       use GBS (above 0, at most 100000) as the ceiling, no\n"
+    "                      measurement\n"
     "  --skip-membw        no ceiling (then no utilisation and no verdict)\n"
-    "  --no-bracket        no short ceiling probes before, between (3 or more models) and\n"
-    "                      after the sweep (default: probed; probes more than " RL_DEF_STR(RL_DEF_BRACKET_LIMIT_PCT) "% apart\n"
-    "                      are a ceiling_drift warning)\n"
-    "  --file-bytes        count resident bytes (llama-bench model_size, else the file size)\n"
+    "  --no-bracket        no short ceiling probes before, between (3 or more models)\n"
+    "                      and after the sweep (default: probed; probes more than\n"
+    "                      " RL_DEF_STR(RL_DEF_BRACKET_LIMIT_PCT) "% apart are a ceiling_drift warning)\n"
+    "  --file-bytes        count resident bytes (llama-bench model_size, else the\n"
+    "                      file size)\n"
     "  --gpu-layers N      -ngl, 0 to 100000 (default 0)\n"
     "  --timeout SEC       per llama-bench invocation, 1 to 86400 (default " RL_DEF_STR(RL_DEF_TIMEOUT_S) ")\n"
-    "  --llama-bench PATH  llama-bench or its directory (default: $LLAMA_BENCH, PATH, then\n"
-    "                      the build of scripts/llama-cpp.sh)\n"
+    "  --llama-bench PATH  llama-bench or its directory (default: $LLAMA_BENCH, PATH,\n"
+    "                      then the build of scripts/llama-cpp.sh)\n"
     "  -o, --output DIR    where bundle.json goes (default llama-roofline-out)\n"
-    "  --predict MODEL     also predict MODEL (a GGUF, a URL or synth:PRESET:TYPE) from the\n"
-    "                      fit: the report's \"what to expect\" table (repeatable)\n"
-    "  --resume            continue the interrupted diagnose in DIR (give no models); a\n"
-    "                      setting option given with it (-t, --reps, --quick, --gpu-layers,\n"
-    "                      --timeout, --file-bytes, --peak-bw, --skip-membw) must equal the\n"
-    "                      bundle's plan, or exit 2\n"
+    "  --predict MODEL     also predict MODEL (a GGUF, a URL or synth:PRESET:TYPE)\n"
+    "                      from the fit: the report's \"what to expect\" table\n"
+    "                      (repeatable)\n"
+    "  --resume            continue the interrupted diagnose in DIR (give no models);\n"
+    "                      a setting option given with it (-t, --reps, --quick,\n"
+    "                      --gpu-layers, --timeout, --file-bytes, --peak-bw,\n"
+    "                      --skip-membw) must equal the bundle's plan, or exit 2\n"
     RL_DEF_QUIET_HELP("    ", " ", "                      ")
     "  -h, --help          show this text\n"
     "\n"
-    "exit codes: 0 measured; 1 no decode rate from any model; 2 bad input (an option, a\n"
-    "missing or corrupt GGUF, no model among those named, an option that differs from the\n"
-    "plan of the bundle to --resume); 3 llama-bench not found; 4 the\n"
-    "output or the synth cache cannot be written, or another llama-roofline is writing the\n"
-    "output; 5 internal error; 130 interrupted (the bundle keeps what was measured; --resume\n"
-    "continues).\n";
+    "exit codes: 0 measured; 1 no decode rate from any model; 2 bad input (an option,\n"
+    "a missing or corrupt GGUF, no model among those named, an option that differs\n"
+    "from the plan of the bundle to --resume); 3 llama-bench not found; 4 the output\n"
+    "or the synth cache cannot be written, or another llama-roofline is writing the\n"
+    "output; 5 internal error; 130 interrupted (the bundle keeps what was measured;\n"
+    "--resume continues).\n";
 // clang-format on
 
 enum { OPT_SYNTH = 256, OPT_QUICK, OPT_REPS, OPT_PEAK, OPT_SKIP, OPT_FILE_BYTES, OPT_NGL };
@@ -210,7 +217,7 @@ static rl_status run(int argc, char **argv, rl_error *err)
     rl_status st = parse(argc, argv, &a, err);
     if (st != RL_OK || a.help) {
         if (st == RL_OK)
-            fputs(usage, stdout);
+            rl_tty_puts(stdout, usage);
         return st;
     }
     if (a.quick) {
@@ -236,9 +243,10 @@ static rl_status run(int argc, char **argv, rl_error *err)
         !o->resume &&
         (st = rl_diagnose_models(argc - optind, argv + optind, a.synth, o->llama_bench, o->out_dir,
                                  &models, err)) == RL_OK)
-        fprintf(stderr,
-                "diagnose: plan: %zu models x %d thread counts, %d repetition%s of -p %d -n %d\n",
-                models.n, o->n_threads, o->reps, o->reps == 1 ? "" : "s", o->n_prompt, o->n_gen);
+        rl_tty_printf(
+            stderr,
+            "diagnose: plan: %zu models x %d thread counts, %d repetition%s of -p %d -n %d\n",
+            models.n, o->n_threads, o->reps, o->reps == 1 ? "" : "s", o->n_prompt, o->n_gen);
     cJSON *bundle = NULL;
     if (st == RL_OK) {
         o->models = (const char *const *)models.paths;
@@ -256,5 +264,4 @@ static rl_status run(int argc, char **argv, rl_error *err)
 }
 
 const rl_command rl_cmd_diagnose = {
-    "diagnose", "start here: find or make models, measure, fit, say what limits decode", usage,
-    run};
+    "diagnose", "start here: find or make models, measure, fit, say what limits it", usage, run};

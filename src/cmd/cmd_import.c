@@ -20,12 +20,13 @@ static const char usage[] =
     "usage: llama-roofline import FILE -o BUNDLE [--name NAME]\n"
     "\n"
     "Turn results measured elsewhere into a llama-roofline bundle and analyse them: a\n"
-    "roofline.json of the published llama-roofline (schema_version 1), or llama-bench's own\n"
-    "output (-o json or -o jsonl, any number of models, thread counts and depths). The kind\n"
-    "is told by the content, not by the file name.\n"
-    "What the input does not hold is marked unavailable, never made up: a roofline.json keeps\n"
-    "only each run's mean rate and standard deviation, so its rates have no samples; raw\n"
-    "llama-bench output has no memory ceiling, so utilisation and the verdict are unavailable.\n"
+    "roofline.json of the published llama-roofline (schema_version 1), or\n"
+    "llama-bench's own output (-o json or -o jsonl, any number of models, thread\n"
+    "counts and depths). The kind is told by the content, not by the file name. What\n"
+    "the input does not hold is marked unavailable, never made up: a roofline.json\n"
+    "keeps only each run's mean rate and standard deviation, so its rates have no\n"
+    "samples; raw llama-bench output has no memory ceiling, so utilisation and the\n"
+    "verdict are unavailable.\n"
     "\n"
     "options:\n"
     "  -o, --output BUNDLE   where the bundle goes (required; written atomically)\n"
@@ -37,9 +38,9 @@ static const char usage[] =
     "  llama-bench -m a.gguf -m b.gguf -t 1,4 -o jsonl >runs.jsonl\n"
     "  llama-roofline import runs.jsonl -o bundle.json\n"
     "\n"
-    "exit codes: 0 imported; 2 bad input (not one of the two kinds, truncated, a value of the\n"
-    "wrong type or out of range, too large; the message names the file and the key), a bad\n"
-    "option; 4 the bundle cannot be written; 5 out of memory.\n";
+    "exit codes: 0 imported; 2 bad input (not one of the two kinds, truncated, a\n"
+    "value of the wrong type or out of range, too large; the message names the file\n"
+    "and the key), a bad option; 4 the bundle cannot be written; 5 out of memory.\n";
 
 enum { OPT_NAME = 256 };
 
@@ -75,7 +76,7 @@ static rl_status parse(int argc, char **argv, rl_import_opts *o, const char **in
     bool help = false;
     rl_status st = rl_opt_each(argc, argv, "o:h", longopts, on_opt, &a, &help, err);
     if (st == RL_OK && help)
-        fputs(usage, stdout);
+        rl_tty_puts(stdout, usage);
     if (st != RL_OK || help)
         return st;
     if (optind >= argc)

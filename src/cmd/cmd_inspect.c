@@ -19,15 +19,17 @@
 #include "model/model_paths.h"
 #include "base/rl_json.h"
 #include "base/rl_opt.h"
+#include "base/rl_text.h"
 #include "base/rl_url.h"
 #include "base/rl_util.h"
 
 static const char usage[] =
     "usage: llama-roofline inspect [--json] [--tensors] FILE|DIR|URL...\n"
     "\n"
-    "Read the header of GGUF model files (never the weights) and report what they hold:\n"
-    "the label against what the repeating layers really store, the shape, the KV-cache bytes\n"
-    "per token, the bytes read per generated token, the output head and the tensor types.\n"
+    "Read the header of GGUF model files (never the weights) and report what they\n"
+    "hold: the label against what the repeating layers really store, the shape, the\n"
+    "KV-cache bytes per token, the bytes read per generated token, the output head\n"
+    "and the tensor types.\n"
     "\n"
     "options:\n"
     "  --json      print one JSON array, an object per model, instead of text\n"
@@ -36,21 +38,23 @@ static const char usage[] =
     "Options and files may come in any order; after -- every word is a file.\n"
     "\n"
     "A multi-part model (name-00001-of-00003.gguf) is read as a whole: give any part.\n"
-    "A directory stands for the *.gguf files in it, sorted, the first part only of a split\n"
-    "model. A model named twice is reported once. MB means 10^6 bytes and MiB 2^20 bytes.\n"
-    "A URL (http:// or https://) is read with range requests, only the header's bytes (a\n"
-    "line on stderr says how many); fetched headers are cached, revalidated by ETag, in\n"
-    "~/.cache/llama-roofline/headers (docs/CLI.md).\n"
+    "A directory stands for the *.gguf files in it, sorted, the first part only of a\n"
+    "split model. A model named twice is reported once. MB means 10^6 bytes and MiB\n"
+    "2^20 bytes. A URL (http:// or https://) is read with range requests, only the\n"
+    "header's bytes (a line on stderr says how many); fetched headers are cached,\n"
+    "revalidated by ETag, in ~/.cache/llama-roofline/headers (docs/CLI.md).\n"
     "\n"
     "example:\n"
     "  llama-roofline inspect models/qwen2.5-0.5b-instruct-q4_k_m.gguf\n"
     "  llama-roofline inspect --json --tensors models/\n"
-    "  llama-roofline inspect https://huggingface.co/ORG/REPO/resolve/main/model-Q4_K_M.gguf\n"
+    "  llama-roofline inspect \\\n"
+    "      https://huggingface.co/ORG/REPO/resolve/main/model-Q4_K_M.gguf\n"
     "\n"
-    "exit codes: 0 every model read; 2 a file is missing, unreadable or not a valid GGUF (the\n"
-    "others are still reported and, with --json, still in the array), no file was given or\n"
-    "a directory held none, or a bad option; 4 the report could not be written; 5 out of\n"
-    "memory (wins over 2); 130 interrupted (what was reported is kept).\n";
+    "exit codes: 0 every model read; 2 a file is missing, unreadable or not a valid\n"
+    "GGUF (the others are still reported and, with --json, still in the array), no\n"
+    "file was given or a directory held none, or a bad option; 4 the report could not\n"
+    "be written; 5 out of memory (wins over 2); 130 interrupted (what was reported is\n"
+    "kept).\n";
 
 enum { OPT_JSON = 256, OPT_TENSORS };
 
@@ -65,7 +69,7 @@ static const struct option longopts[] = {
 static void flush_pending(rl_error *pending)
 {
     if (pending->msg[0])
-        fprintf(stderr, "llama-roofline inspect: error: %s\n", pending->msg);
+        rl_tty_printf(stderr, "llama-roofline inspect: error: %s\n", pending->msg);
     pending->msg[0] = '\0';
 }
 
@@ -141,7 +145,7 @@ static rl_status run(int argc, char **argv, rl_error *err)
     bool help = false;
     rl_status st = rl_opt_each(argc, argv, "h", longopts, on_opt, &a, &help, err);
     if (st == RL_OK && help)
-        fputs(usage, stdout);
+        rl_tty_puts(stdout, usage);
     if (st != RL_OK || help)
         return st;
     bool json = a.json, tensors = a.tensors;
@@ -194,7 +198,7 @@ static rl_status run(int argc, char **argv, rl_error *err)
         char *text = rl_json_print(arr);
         cJSON_Delete(arr);
         if (text) {
-            fputs(text, stdout);
+            rl_tty_write(stdout, text, strlen(text), RL_TTY_JSON);
             free(text);
         } else {
             rl_error e = {RL_OK, ""};
@@ -216,7 +220,7 @@ static rl_status run(int argc, char **argv, rl_error *err)
 
 const rl_command rl_cmd_inspect = {
     "inspect",
-    "what a GGUF model really holds: label vs content, shapes, bytes read per token",
+    "what a GGUF model holds: label vs content, shapes, bytes per token",
     usage,
     run,
 };

@@ -9,16 +9,17 @@
 #include "bundle/legend.h"
 #include "base/rl_json.h"
 #include "base/rl_opt.h"
+#include "base/rl_text.h"
 
 static const char usage[] =
     "usage: llama-roofline legend [--json | --markdown]\n"
     "\n"
-    "Every metric a bundle can hold: its JSON path pattern (\"[]\" is every element of an\n"
-    "array), name, unit, kind (measured, proxy, derived, controlled), whether every bundle\n"
-    "has the key (always: present, though it may be {\"available\": false, \"reason\"};\n"
-    "optional: absent from some, e.g. imported data without samples, --peak-bw, no depth\n"
-    "above 0) and a one-line definition. docs/BUNDLE.md's Metrics section is the --markdown\n"
-    "output.\n"
+    "Every metric a bundle can hold: its JSON path pattern (\"[]\" is every element of\n"
+    "an array), name, unit, kind (measured, proxy, derived, controlled), whether\n"
+    "every bundle has the key (always: present, though it may be {\"available\": false,\n"
+    "\"reason\"}; optional: absent from some, e.g. imported data without samples,\n"
+    "--peak-bw, no depth above 0) and a one-line definition. docs/BUNDLE.md's Metrics\n"
+    "section is the --markdown output.\n"
     "\n"
     "options:\n"
     "  --json       a JSON array of {path, name, unit, kind, optional, definition}\n"
@@ -55,23 +56,23 @@ static void print_text(void)
         wu = lu > wu ? lu : wu;
         wk = lk > wk ? lk : wk;
     }
-    printf("%-*s  %-*s  %-*s  %-*s  %s\n", wp, "PATH", wu, "UNIT", wk, "KIND", wo, "PRESENT",
-           "DEFINITION");
+    rl_tty_printf(stdout, "%-*s  %-*s  %-*s  %-*s  %s\n", wp, "PATH", wu, "UNIT", wk, "KIND", wo,
+                  "PRESENT", "DEFINITION");
     for (size_t i = 0; i < rl_legend_count(); i++) {
         const rl_legend_row *r = rl_legend_at(i);
-        printf("%-*s  %-*s  %-*s  %-*s  %s: %s\n", wp, r->path, wu, r->unit, wk, r->kind, wo,
-               presence(r), r->name, r->definition);
+        rl_tty_printf(stdout, "%-*s  %-*s  %-*s  %-*s  %s: %s\n", wp, r->path, wu, r->unit, wk,
+                      r->kind, wo, presence(r), r->name, r->definition);
     }
 }
 
 static void print_markdown(void)
 {
-    printf("| path | name | unit | kind | present | definition |\n"
-           "|---|---|---|---|---|---|\n");
+    rl_tty_printf(stdout, "| path | name | unit | kind | present | definition |\n"
+                          "|---|---|---|---|---|---|\n");
     for (size_t i = 0; i < rl_legend_count(); i++) {
         const rl_legend_row *r = rl_legend_at(i);
-        printf("| `%s` | %s | %s | %s | %s | %s |\n", r->path, r->name, r->unit, r->kind,
-               presence(r), r->definition);
+        rl_tty_printf(stdout, "| `%s` | %s | %s | %s | %s | %s |\n", r->path, r->name, r->unit,
+                      r->kind, presence(r), r->definition);
     }
 }
 
@@ -96,7 +97,7 @@ static rl_status print_json(rl_error *err)
     cJSON_Delete(arr);
     if (!text)
         return rl_fail(err, RL_EINTERNAL, "out of memory");
-    fputs(text, stdout);
+    rl_tty_write(stdout, text, strlen(text), RL_TTY_JSON);
     free(text);
     return RL_OK;
 }
@@ -123,7 +124,7 @@ static rl_status run(int argc, char **argv, rl_error *err)
     bool help = false;
     rl_status st = rl_opt_each(argc, argv, "h", longopts, on_opt, &format, &help, err);
     if (st == RL_OK && help)
-        fputs(usage, stdout);
+        rl_tty_puts(stdout, usage);
     if (st != RL_OK || help)
         return st;
     if (optind < argc)

@@ -21,32 +21,34 @@
 static const char usage[] =
     "usage: llama-roofline membw [options]\n"
     "\n"
-    "Measure the memory read-bandwidth ceiling: the fastest rate this machine streams bytes\n"
-    "from RAM, which bounds token generation. Three read-only kernels (sum, xor, dot) run\n"
-    "over a sweep of thread counts (1, half the physical cores, all physical, all logical),\n"
-    "one pinned thread per core, in whichever of the two widest SIMD variants the CPU\n"
-    "supports streams faster in a short trial. copy is measured but never sets the ceiling\n"
-    "(write-allocate traffic). Run it on an idle machine.\n"
-    "GB/s = 1e9 bytes/s.\n"
+    "Measure the memory read-bandwidth ceiling: the fastest rate this machine streams\n"
+    "bytes from RAM, which bounds token generation. Three read-only kernels (sum,\n"
+    "xor, dot) run over a sweep of thread counts (1, half the physical cores, all\n"
+    "physical, all logical), one pinned thread per core, in whichever of the two\n"
+    "widest SIMD variants the CPU supports streams faster in a short trial. copy is\n"
+    "measured but never sets the ceiling (write-allocate traffic). Run it on an idle\n"
+    "machine. GB/s = 1e9 bytes/s.\n"
     "\n"
     "options:\n"
     "  --json             print the result as one JSON object instead of the table\n"
     "  --quick            short run: smaller working set, 3 shorter repetitions\n"
-    "  --membw-mb MB      working set in MiB (default: max(512, 4 x last-level cache), capped\n"
-    "                     at RAM/8; at least 64)\n"
-    "  --reps N           repetitions per kernel and thread count (default 7, quick 3)\n"
+    "  --membw-mb MB      working set in MiB (default: max(512, 4 x last-level\n"
+    "                     cache), capped at RAM/8; at least 64)\n"
+    "  --reps N           repetitions per kernel and thread count (default 7, quick\n"
+    "                     3)\n"
     "  --threads LIST     thread counts to sweep, e.g. 1,4,8\n"
-    "  --peak-bw GBS      do not measure: record GBS as the ceiling (kind \"controlled\")\n"
+    "  --peak-bw GBS      do not measure: record GBS as the ceiling (kind\n"
+    "                     \"controlled\")\n"
     "  --isa NAME         force a kernel variant: avx512, avx2, sse2, neon or c\n"
     "  -o, --output PATH  also write the JSON object to PATH\n"
     RL_DEF_QUIET_HELP("   ", " ", "                     ")
     "  -h, --help         show this help\n"
     "\n"
-    "A ceiling whose repetitions disagree by more than 25% (median vs best) is reported as\n"
-    "unstable: rerun on a quiet machine or pass --peak-bw.\n"
+    "A ceiling whose repetitions disagree by more than 25% (median vs best) is\n"
+    "reported as unstable: rerun on a quiet machine or pass --peak-bw.\n"
     "\n"
-    "exit codes: 0 measured; 2 bad input; 4 -o cannot be written or another llama-roofline is\n"
-    "writing it; 5 internal error; 130 interrupted.\n";
+    "exit codes: 0 measured; 2 bad input; 4 -o cannot be written or another\n"
+    "llama-roofline is writing it; 5 internal error; 130 interrupted.\n";
 // clang-format on
 
 typedef struct {
@@ -156,14 +158,14 @@ static rl_status run(int argc, char **argv, rl_error *err)
     if (st != RL_OK)
         return st;
     if (help) {
-        fputs(usage, stdout);
+        rl_tty_puts(stdout, usage);
         return RL_OK;
     }
     if (a.output && ((st = rl_check_writable(a.output, err)) != RL_OK ||
                      (st = rl_output_lock(a.output, a.output, "choose another -o", err)) != RL_OK))
         return st;
     if (a.raised)
-        fprintf(stderr, "note: --membw-mb raised to the 64 MiB floor\n");
+        rl_tty_printf(stderr, "note: --membw-mb raised to the 64 MiB floor\n");
 
     rl_membw_result res;
     st = rl_membw_ceiling(&a.mo, a.have_peak ? a.peak : 0, &si, &res, err);
@@ -197,21 +199,21 @@ static rl_status run(int argc, char **argv, rl_error *err)
         }
     }
     if (a.json)
-        fputs(text, stdout);
+        rl_tty_write(stdout, text, strlen(text), RL_TTY_JSON);
     else
         rl_membw_print(stdout, &res, &si, a.mo.working_set_bytes != 0);
     if (a.json && res.fallback_note[0])
-        fprintf(stderr, "note: %s\n", res.fallback_note);
+        rl_tty_printf(stderr, "note: %s\n", res.fallback_note);
     if (a.json && res.unstable)
-        fprintf(stderr, "warning: %s\n", res.warning);
+        rl_tty_printf(stderr, "warning: %s\n", res.warning);
     if (a.json && !res.complete && !res.controlled)
-        fprintf(stderr, "warning: incomplete result (interrupted)\n");
+        rl_tty_printf(stderr, "warning: incomplete result (interrupted)\n");
     fflush(stdout);
     rl_status wst = RL_OK;
     if (a.output) {
         wst = rl_write_file(a.output, text, strlen(text), err);
         if (wst == RL_OK && !a.json)
-            printf("wrote %s\n", a.output);
+            rl_tty_printf(stdout, "wrote %s\n", a.output);
     }
     free(text);
     /* the thread counts with samples, for the interrupted message */

@@ -26,42 +26,47 @@
 static const char usage[] =
     "usage: llama-roofline predict [options] MODEL...\n"
     "\n"
-    "The decode rate (tok/s) MODEL would reach on the machine of a bundle, before running or\n"
-    "even downloading it: the bundle's fitted bandwidth over the model's bytes per token\n"
-    "(counted as the fit counted them: streamed or resident), plus the KV cache's bytes at\n"
-    "each depth. A prediction (kind: derived), with an interval and the caveats that apply.\n"
-    "Same format first: a model whose GGUF label some fitted models share is divided into\n"
-    "those models' own bandwidth (on few cores each format's kernel sets its own rate); any\n"
-    "other into the fit over all models, with the other_format caveat.\n"
+    "The decode rate (tok/s) MODEL would reach on the machine of a bundle, before\n"
+    "running or even downloading it: the bundle's fitted bandwidth over the model's\n"
+    "bytes per token (counted as the fit counted them: streamed or resident), plus\n"
+    "the KV cache's bytes at each depth. A prediction (kind: derived), with an\n"
+    "interval and the caveats that apply. Same format first: a model whose GGUF label\n"
+    "some fitted models share is divided into those models' own bandwidth (on few\n"
+    "cores each format's kernel sets its own rate); any other into the fit over all\n"
+    "models, with the other_format caveat.\n"
     "\n"
-    "MODEL: a GGUF file or a directory of them, a URL (only its header is fetched, with range\n"
-    "requests), or synth:PRESET:TYPE (a synth preset's exact shapes at TYPE, nothing written).\n"
+    "MODEL: a GGUF file or a directory of them, a URL (only its header is fetched,\n"
+    "with range requests), or synth:PRESET:TYPE (a synth preset's exact shapes at\n"
+    "TYPE, nothing written).\n"
     "\n"
     "options:\n"
-    "  --bundle B       the bundle (bundle.json or report.html) of the machine (default: the\n"
-    "                   last one `diagnose` wrote, recorded in "
-    "~/.cache/llama-roofline/last-bundle)\n"
-    "  --depth LIST     context depths in tokens, 0 to 16777216, at most 16 (default 0)\n"
+    "  --bundle B       the bundle (bundle.json or report.html) of the machine\n"
+    "                   (default: the last one `diagnose` wrote, recorded in\n"
+    "                   ~/.cache/llama-roofline/last-bundle)\n"
+    "  --depth LIST     context depths in tokens, 0 to 16777216, at most 16 (default\n"
+    "                   0)\n"
     "  --preset NAME    a synth preset (repeatable; see synth --list), with --type\n"
-    "  --type LIST      synth weight types for every --preset (F32, F16, BF16, Q8_0, Q4_0)\n"
-    "  -t, --threads N  the thread count you will run at: a caveat when the fit's models ran\n"
-    "                   best at others (1 to 4096)\n"
+    "  --type LIST      synth weight types for every --preset (F32, F16, BF16, Q8_0,\n"
+    "                   Q4_0)\n"
+    "  -t, --threads N  the thread count you will run at: a caveat when the fit's\n"
+    "                   models ran best at others (1 to 4096)\n"
     "  --json           one JSON object: the fit and a prediction per model\n"
     "  --markdown       a Markdown table\n"
     "  -h, --help       show this text\n"
     "\n"
-    "Interval: the model's bytes over the smallest and the largest effective bandwidth among\n"
-    "the fitted models themselves, or of its format's when two or more share it (not a\n"
-    "statistical confidence interval).\n"
+    "Interval: the model's bytes over the smallest and the largest effective\n"
+    "bandwidth among the fitted models themselves, or of its format's when two or\n"
+    "more share it (not a statistical confidence interval).\n"
     "\n"
     "examples:\n"
     "  llama-roofline predict --preset qwen2.5-1.5b --type Q8_0,Q4_0 --depth 0,4096\n"
-    "  llama-roofline predict https://huggingface.co/ORG/REPO/resolve/main/model-Q4_K_M.gguf\n"
+    "  llama-roofline predict \\\n"
+    "      https://huggingface.co/ORG/REPO/resolve/main/model-Q4_K_M.gguf\n"
     "  llama-roofline predict --bundle out/bundle.json models/ --json\n"
     "\n"
-    "exit codes: 0 every model predicted; 2 bad input (no bundle or no fit in it, a model\n"
-    "that cannot be read: the others are still predicted); 4 the output could not be written;\n"
-    "5 internal error; 130 interrupted.\n";
+    "exit codes: 0 every model predicted; 2 bad input (no bundle or no fit in it, a\n"
+    "model that cannot be read: the others are still predicted); 4 the output could\n"
+    "not be written; 5 internal error; 130 interrupted.\n";
 
 enum { OPT_BUNDLE = 256, OPT_DEPTH, OPT_PRESET, OPT_TYPE, OPT_JSON, OPT_MD };
 
@@ -165,7 +170,7 @@ static rl_status list_models(int argc, char **argv, const pred_args *a, rl_model
         }
         if (s != RL_OK) {
             if (pending->msg[0])
-                fprintf(stderr, "llama-roofline predict: error: %s\n", pending->msg);
+                rl_tty_printf(stderr, "llama-roofline predict: error: %s\n", pending->msg);
             *pending = e;
             *worst = RL_EINPUT;
         }
@@ -208,7 +213,7 @@ static rl_status output(const pred_args *a, const rl_pred_fit *f, const char *bu
         cJSON_Delete(o);
         if (!text)
             return rl_fail(err, RL_EINTERNAL, "out of memory");
-        fputs(text, stdout);
+        rl_tty_write(stdout, text, strlen(text), RL_TTY_JSON);
         free(text);
     } else if (a->markdown) {
         rl_prediction_markdown(stdout, f, bundle, p, n);
@@ -224,7 +229,7 @@ static rl_status run(int argc, char **argv, rl_error *err)
     rl_status st = parse(argc, argv, &a, err);
     if (st != RL_OK || a.help) {
         if (st == RL_OK)
-            fputs(usage, stdout);
+            rl_tty_puts(stdout, usage);
         return st;
     }
     char *dflt = NULL;
@@ -269,7 +274,7 @@ static rl_status run(int argc, char **argv, rl_error *err)
             st = s;
         } else {
             if (pending.msg[0])
-                fprintf(stderr, "llama-roofline predict: error: %s\n", pending.msg);
+                rl_tty_printf(stderr, "llama-roofline predict: error: %s\n", pending.msg);
             pending = e;
             worst = RL_EINPUT;
         }
@@ -280,7 +285,7 @@ static rl_status run(int argc, char **argv, rl_error *err)
         *err = pending;
         st = worst;
     } else if (pending.msg[0]) {
-        fprintf(stderr, "llama-roofline predict: error: %s\n", pending.msg);
+        rl_tty_printf(stderr, "llama-roofline predict: error: %s\n", pending.msg);
     }
     for (size_t i = 0; i < n; i++)
         rl_prediction_free(&p[i]);
@@ -292,7 +297,7 @@ static rl_status run(int argc, char **argv, rl_error *err)
 
 const rl_command rl_cmd_predict = {
     "predict",
-    "expected decode tok/s of a model (file, URL or synth preset) on a measured machine",
+    "a model's decode tok/s on a measured machine (file, URL or synth)",
     usage,
     run,
 };

@@ -18,26 +18,29 @@
 #include "base/rl_util.h"
 
 static const char usage[] =
-    "usage: llama-roofline report BUNDLE|REPORT.html [-o report.html] [--markdown[=FILE]]\n"
-    "                             [--png FILE]\n"
+    "usage: llama-roofline report BUNDLE|REPORT.html [-o report.html]\n"
+    "                             [--markdown[=FILE]] [--png FILE]\n"
     "\n"
     "Render a bundle (bundle.json, or a report.html, which embeds its bundle) as one\n"
-    "self-contained HTML page: the answer first, key figures, charts with their data tables and\n"
-    "caveats, the per-model table, warnings, long context, environment and provenance. The page\n"
-    "has no JavaScript and loads nothing; the same bundle always gives the same bytes.\n"
+    "self-contained HTML page: the answer first, key figures, charts with their data\n"
+    "tables and caveats, the per-model table, warnings, long context, environment and\n"
+    "provenance. The page has no JavaScript and loads nothing; the same bundle always\n"
+    "gives the same bytes.\n"
     "\n"
     "options:\n"
-    "  -o, --output FILE   the HTML page (default: report.html beside the input; '-' for\n"
-    "                      stdout)\n"
-    "  --markdown[=FILE]   a short Markdown summary (answer, tables, caveats) to FILE, or to\n"
-    "                      stdout without one; `--markdown FILE` works too\n"
+    "  -o, --output FILE   the HTML page (default: report.html beside the input; '-'\n"
+    "                      for stdout)\n"
+    "  --markdown[=FILE]   a short Markdown summary (answer, tables, caveats) to\n"
+    "                      FILE, or to stdout without one; `--markdown FILE` works\n"
+    "                      too\n"
     "  --png FILE          the roofline chart as a PNG\n"
     "  -h, --help          show this text\n"
     "With --markdown or --png the HTML page is written only when -o is given.\n"
     "\n"
-    "exit codes: 0 written; 2 bad input (unreadable, truncated or foreign JSON, an HTML file\n"
-    "without an embedded bundle, a newer bundle version, a bad option, an output that is the\n"
-    "input or another output); 4 an output cannot be written; 5 internal error.\n";
+    "exit codes: 0 written; 2 bad input (unreadable, truncated or foreign JSON, an\n"
+    "HTML file without an embedded bundle, a newer bundle version, a bad option, an\n"
+    "output that is the input or another output); 4 an output cannot be written; 5\n"
+    "internal error.\n";
 
 static const struct option longopts[] = {
     {"output", required_argument, NULL, 'o'},
@@ -124,7 +127,7 @@ static rl_status run(int argc, char **argv, rl_error *err)
     if (st != RL_OK)
         return st;
     if (o.help) {
-        fputs(usage, stdout);
+        rl_tty_puts(stdout, usage);
         return RL_OK;
     }
     char *beside = NULL;
@@ -156,19 +159,19 @@ static rl_status run(int argc, char **argv, rl_error *err)
     if (st == RL_OK && html) {
         st = rl_session_write_html(b, html, err);
         if (st == RL_OK && strcmp(html, "-") != 0)
-            fprintf(say, "wrote %s\n", rl_tty_escape(html, safe, sizeof safe));
+            rl_tty_printf(say, "wrote %s\n", rl_tty_escape(html, safe, sizeof safe));
     }
     if (st == RL_OK && o.want_markdown) {
         st = rl_report_write_markdown(b, md_stdout ? "-" : o.markdown, err);
         if (st == RL_OK && !md_stdout)
-            fprintf(say, "wrote %s\n", rl_tty_escape(o.markdown, safe, sizeof safe));
+            rl_tty_printf(say, "wrote %s\n", rl_tty_escape(o.markdown, safe, sizeof safe));
     }
     if (st == RL_OK && o.png) {
         st = rl_chart_roofline_png(b, o.png, err);
         if (st == RL_NOTHING)
             st = rl_prefix(err, "no roofline chart for --png");
         if (st == RL_OK)
-            fprintf(say, "wrote %s\n", rl_tty_escape(o.png, safe, sizeof safe));
+            rl_tty_printf(say, "wrote %s\n", rl_tty_escape(o.png, safe, sizeof safe));
     }
     cJSON_Delete(b);
     free(beside);
@@ -176,5 +179,4 @@ static rl_status run(int argc, char **argv, rl_error *err)
 }
 
 const rl_command rl_cmd_report = {
-    "report", "render a bundle (or a report) as a self-contained HTML page, Markdown, PNG", usage,
-    run};
+    "report", "a bundle (or report) as one self-contained HTML page, Markdown, PNG", usage, run};

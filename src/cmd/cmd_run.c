@@ -18,51 +18,60 @@
 static const char usage[] =
     "usage: llama-roofline run -m GGUF [-m GGUF...] [options]\n"
     "\n"
-    "Measure decode and prefill with llama.cpp's llama-bench over a thread sweep (and KV-cache\n"
-    "depths), measure the memory read ceiling, fit decode tok/s = BW_eff / bytes_per_token\n"
-    "through the origin, and keep everything in DIR/bundle.json, written after every\n"
-    "llama-bench record (Ctrl-C keeps what was measured; --resume continues), then render it\n"
-    "as DIR/report.html (see `llama-roofline report`).\n"
-    "Bytes per token are the resident bytes: llama-bench's model_size, else the file size.\n"
+    "Measure decode and prefill with llama.cpp's llama-bench over a thread sweep (and\n"
+    "KV-cache depths), measure the memory read ceiling, fit decode tok/s = BW_eff /\n"
+    "bytes_per_token through the origin, and keep everything in DIR/bundle.json,\n"
+    "written after every llama-bench record (Ctrl-C keeps what was measured; --resume\n"
+    "continues), then render it as DIR/report.html (see `llama-roofline report`).\n"
+    "Bytes per token are the resident bytes: llama-bench's model_size, else the file\n"
+    "size.\n"
     "\n"
     "options:\n"
-    "  -m, --model GGUF       a model to measure (repeat for more; at least two for a fit)\n"
-    "  -t, --threads LIST     thread counts, e.g. 1,2,4 (default: 1, half the physical cores,\n"
-    "                         all physical, all logical)\n"
+    "  -m, --model GGUF       a model to measure (repeat for more; at least two for a\n"
+    "                         fit)\n"
+    "  -t, --threads LIST     thread counts, e.g. 1,2,4 (default: 1, half the\n"
+    "                         physical cores, all physical, all logical)\n"
     "  --depth LIST           KV-cache depths for decode, e.g. 0,512,2048 (default 0)\n"
-    "  --n-prompt N           prompt tokens, 1 to 16777216 (default " RL_DEF_STR(RL_DEF_N_PROMPT) "; 0 is refused: some\n"
-    "                         builds report a spuriously low generation rate with -p 0)\n"
+    "  --n-prompt N           prompt tokens, 1 to 16777216 (default " RL_DEF_STR(RL_DEF_N_PROMPT) "; 0 is\n"
+    "                         refused: some builds report a spuriously low\n"
+    "                         generation rate with -p 0)\n"
     "  --n-gen N              generated tokens, 1 to 16777216 (default " RL_DEF_STR(RL_DEF_N_GEN) ")\n"
     "  --reps N               repetitions per llama-bench test, 1 to 1000 (default " RL_DEF_STR(RL_DEF_REPS) ")\n"
-    "  --target-ci PCT        repeat in batches of --reps until the decode 95% CI half-width\n"
-    "                         is under PCT % of the mean (0.1 to 100), or --max-reps is hit\n"
-    "  --max-reps N           at most N repetitions per run with --target-ci (default " RL_DEF_STR(RL_DEF_MAX_REPS) ")\n"
-    "  --gpu-layers N         -ngl for llama-bench, 0 to 100000 (default 0: the RAM ceiling\n"
-    "                         does not apply to offloaded layers)\n"
-    "  --bench-arg ARG        appended verbatim to llama-bench's command line (repeatable)\n"
+    "  --target-ci PCT        repeat in batches of --reps until the decode 95% CI\n"
+    "                         half-width is under PCT % of the mean (0.1 to 100), or\n"
+    "                         --max-reps is hit\n"
+    "  --max-reps N           at most N repetitions per run with --target-ci\n"
+    "                         (default " RL_DEF_STR(RL_DEF_MAX_REPS) ")\n"
+    "  --gpu-layers N         -ngl for llama-bench, 0 to 100000 (default 0: the RAM\n"
+    "                         ceiling does not apply to offloaded layers)\n"
+    "  --bench-arg ARG        appended verbatim to llama-bench's command line\n"
+    "                         (repeatable)\n"
     "  --timeout SEC          per llama-bench invocation, 1 to 86400 (default " RL_DEF_STR(RL_DEF_TIMEOUT_S) ")\n"
     "  --peak-bw GBS          do not measure the ceiling: use GBS (kind \"controlled\")\n"
     "  --skip-membw           no ceiling (no utilisation and no verdict)\n"
     "  --quick-membw          a short ceiling measurement\n"
-    "  --no-bracket           no short ceiling probes before, between (3 or more models) and\n"
-    "                         after the sweep (default: probed; probes more than\n"
-    "                         " RL_DEF_STR(RL_DEF_BRACKET_LIMIT_PCT) "% apart are a ceiling_drift warning)\n"
-    "  --llama-bench PATH     the llama-bench binary or its directory (default: $LLAMA_BENCH,\n"
-    "                         PATH, then the build of scripts/llama-cpp.sh)\n"
+    "  --no-bracket           no short ceiling probes before, between (3 or more\n"
+    "                         models) and after the sweep (default: probed; probes\n"
+    "                         more than " RL_DEF_STR(RL_DEF_BRACKET_LIMIT_PCT) "% apart are a ceiling_drift warning)\n"
+    "  --llama-bench PATH     the llama-bench binary or its directory (default:\n"
+    "                         $LLAMA_BENCH, PATH, then the build of\n"
+    "                         scripts/llama-cpp.sh)\n"
     "  -o, --output DIR       where bundle.json and report.html go (default\n"
     "                         llama-roofline-out)\n"
-    "  --resume               continue the interrupted run in DIR: its settings and models,\n"
-    "                         skipping what is done; a setting option given with it (-m,\n"
-    "                         -t, --depth, --n-prompt, --n-gen, --reps, --gpu-layers,\n"
-    "                         --bench-arg, --timeout, --target-ci, --max-reps, --peak-bw,\n"
-    "                         --skip-membw, --quick-membw) must equal the bundle's, or exit 2\n"
+    "  --resume               continue the interrupted run in DIR: its settings and\n"
+    "                         models, skipping what is done; a setting option given\n"
+    "                         with it (-m, -t, --depth, --n-prompt, --n-gen, --reps,\n"
+    "                         --gpu-layers, --bench-arg, --timeout, --target-ci,\n"
+    "                         --max-reps, --peak-bw, --skip-membw, --quick-membw)\n"
+    "                         must equal the bundle's, or exit 2\n"
     RL_DEF_QUIET_HELP("       ", "    ", "                         ")
     "  -h, --help             show this text\n"
     "\n"
-    "exit codes: 0 measured; 1 no model produced a decode rate; 2 bad input (an option, an\n"
-    "unreadable GGUF, a model that is one of the outputs, a foreign or corrupt bundle to\n"
-    "resume or an option that differs from its plan, left untouched); 3 llama-bench not found; 4 the output directory cannot be\n"
-    "written or another llama-roofline is writing it; 5 internal error; 130 interrupted (the\n"
+    "exit codes: 0 measured; 1 no model produced a decode rate; 2 bad input (an\n"
+    "option, an unreadable GGUF, a model that is one of the outputs, a foreign or\n"
+    "corrupt bundle to resume or an option that differs from its plan, left\n"
+    "untouched); 3 llama-bench not found; 4 the output directory cannot be written or\n"
+    "another llama-roofline is writing it; 5 internal error; 130 interrupted (the\n"
     "bundle keeps every completed record).\n";
 // clang-format on
 
@@ -242,7 +251,7 @@ static rl_status run(int argc, char **argv, rl_error *err)
     if (st != RL_OK)
         return st;
     if (help) {
-        fputs(usage, stdout);
+        rl_tty_puts(stdout, usage);
         return RL_OK;
     }
     o.models = models;
@@ -257,5 +266,4 @@ static rl_status run(int argc, char **argv, rl_error *err)
 }
 
 const rl_command rl_cmd_run = {
-    "run", "measure llama-bench over threads and depths, fit the roofline, write a bundle", usage,
-    run};
+    "run", "llama-bench over threads and depths, the roofline fit, a bundle", usage, run};

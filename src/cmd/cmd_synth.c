@@ -20,41 +20,46 @@ static const char usage[] =
     "usage: llama-roofline synth --preset NAME [options] -o OUT.gguf\n"
     "       llama-roofline synth --list\n"
     "\n"
-    "Write a GGUF model with random weights and the exact tensor names, shapes and metadata of\n"
-    "a real model, which llama.cpp loads and runs: benchmarks with no model download. Weights\n"
-    "are uniform in [-0.02, 0.02], norms 1.0; the same seed gives the same bytes.\n"
+    "Write a GGUF model with random weights and the exact tensor names, shapes and\n"
+    "metadata of a real model, which llama.cpp loads and runs: benchmarks with no\n"
+    "model download. Weights are uniform in [-0.02, 0.02], norms 1.0; the same seed\n"
+    "gives the same bytes.\n"
     "\n"
     "options:\n"
     "  --preset NAME     tiny, tiny-moe, qwen2.5-0.5b, qwen2.5-1.5b, llama-3.2-1b\n"
     "  --list            print the presets with their shapes and sizes, then exit\n"
-    "  -o, --output OUT  the GGUF file to write (a temporary .OUT.XXXXXX beside it, renamed\n"
-    "                    into place when complete); a pipe or device is written directly\n"
-    "  --type TYPE       type of the weight matrices and token_embd: F32, F16 (default),\n"
-    "                    BF16, Q8_0, Q4_0; norms, biases and the MoE router stay F32\n"
+    "  -o, --output OUT  the GGUF file to write (a temporary .OUT.XXXXXX beside it,\n"
+    "                    renamed into place when complete); a pipe or device is\n"
+    "                    written directly\n"
+    "  --type TYPE       type of the weight matrices and token_embd: F32, F16\n"
+    "                    (default), BF16, Q8_0, Q4_0; norms, biases and the MoE\n"
+    "                    router stay F32\n"
     "  --tied            no output.weight: the token embedding is the output head\n"
     "  --untied          a separate output.weight (the preset decides by default)\n"
     "  --seed N          PRNG seed, 0 to 18446744073709551615 (default 0)\n"
     "  --n-layer N (1-512)  --n-embd N  --n-ff N  --n-ctx N (1-4294967295)\n"
     "  --n-head N  --n-head-kv N (1-1024)  --n-vocab N (259-4194304)\n"
     "  --n-expert N (0 or 2-1024)  --n-expert-used N (0-1024)\n"
-    "                    override one shape of the preset (--n-expert needs a llama preset;\n"
-    "                    --n-expert-used defaults to 2, at most --n-expert)\n"
-    "  -q, --quiet       no planned-size line, progress or summary (errors still print)\n"
+    "                    override one shape of the preset (--n-expert needs a llama\n"
+    "                    preset; --n-expert-used defaults to 2, at most --n-expert)\n"
+    "  -q, --quiet       no planned-size line, progress or summary (errors still\n"
+    "                    print)\n"
     "  -h, --help        show this help\n"
     "\n"
-    "Numbers are plain decimal digits (no sign, spaces or hex). Before writing, the planned\n"
-    "size is printed on stderr and checked against the free space of the target's file\n"
-    "system; a model that does not fit is refused before any byte is written.\n"
+    "Numbers are plain decimal digits (no sign, spaces or hex). Before writing, the\n"
+    "planned size is printed on stderr and checked against the free space of the\n"
+    "target's file system; a model that does not fit is refused before any byte is\n"
+    "written.\n"
     "\n"
     "examples:\n"
     "  llama-roofline synth --preset tiny -o /tmp/tiny.gguf\n"
     "  llama-roofline synth --preset qwen2.5-0.5b --type Q8_0 --seed 7 -o /tmp/q.gguf\n"
     "  llama-roofline synth --preset llama-3.2-1b --n-layer 2 --untied -o /tmp/l.gguf\n"
     "\n"
-    "exit codes: 0 written, 2 bad input (unknown preset, type or option, a bad number or\n"
-    "shape, sizes beyond 2^63 - 1 bytes, missing -o), 4 the output could not be written (not\n"
-    "enough free space, a failed write; the partial file is removed), 5 internal error,\n"
-    "130 interrupted (the partial file is removed)\n";
+    "exit codes: 0 written, 2 bad input (unknown preset, type or option, a bad number\n"
+    "or shape, sizes beyond 2^63 - 1 bytes, missing -o), 4 the output could not be\n"
+    "written (not enough free space, a failed write; the partial file is removed), 5\n"
+    "internal error, 130 interrupted (the partial file is removed)\n";
 
 #define UNSET UINT64_MAX /* a shape option not given (no shape reaches it) */
 
@@ -187,8 +192,9 @@ static rl_synth_config config_of(const synth_args *a)
 
 static rl_status list_presets(rl_error *err)
 {
-    printf("%-13s %-6s %6s %6s %5s %4s %6s %7s %7s %-6s %9s %10s\n", "preset", "arch", "layers",
-           "n_embd", "heads", "kv", "n_ff", "vocab", "experts", "head", "params", "F16 size");
+    rl_tty_printf(stdout, "%-13s %-6s %6s %6s %5s %4s %6s %7s %7s %-6s %9s %10s\n", "preset",
+                  "arch", "layers", "n_embd", "heads", "kv", "n_ff", "vocab", "experts", "head",
+                  "params", "F16 size");
     for (size_t i = 0; i < rl_synth_preset_count(); i++) {
         const rl_synth_preset *pr = rl_synth_preset_at(i);
         const rl_synth_config *c = &pr->cfg;
@@ -202,14 +208,16 @@ static rl_status list_presets(rl_error *err)
                      (unsigned long long)c->n_expert);
         rl_fmt_count(params, sizeof params, p->n_params);
         rl_fmt_size(size, sizeof size, p->file_size);
-        printf("%-13s %-6s %6llu %6llu %5llu %4llu %6llu %7llu %7s %-6s %9s %10s\n", pr->name,
-               c->arch == SYNTH_ARCH_QWEN2 ? "qwen2" : "llama", (unsigned long long)c->n_layer,
-               (unsigned long long)c->n_embd, (unsigned long long)c->n_head,
-               (unsigned long long)c->n_head_kv, (unsigned long long)c->n_ff,
-               (unsigned long long)c->n_vocab, experts, c->tied ? "tied" : "untied", params, size);
+        rl_tty_printf(stdout, "%-13s %-6s %6llu %6llu %5llu %4llu %6llu %7llu %7s %-6s %9s %10s\n",
+                      pr->name, c->arch == SYNTH_ARCH_QWEN2 ? "qwen2" : "llama",
+                      (unsigned long long)c->n_layer, (unsigned long long)c->n_embd,
+                      (unsigned long long)c->n_head, (unsigned long long)c->n_head_kv,
+                      (unsigned long long)c->n_ff, (unsigned long long)c->n_vocab, experts,
+                      c->tied ? "tied" : "untied", params, size);
         rl_synth_plan_free(p);
     }
-    printf("\nsizes are for --type F16; every preset also takes F32, BF16, Q8_0 and Q4_0.\n");
+    rl_tty_printf(
+        stdout, "\nsizes are for --type F16; every preset also takes F32, BF16, Q8_0 and Q4_0.\n");
     return RL_OK;
 }
 
@@ -228,7 +236,7 @@ static rl_status run(int argc, char **argv, rl_error *err)
     if (st != RL_OK)
         return st;
     if (a.help) {
-        fputs(usage, stdout);
+        rl_tty_puts(stdout, usage);
         return RL_OK;
     }
     if (a.list)
@@ -251,10 +259,10 @@ static rl_status run(int argc, char **argv, rl_error *err)
         char *safe = rl_tty_escape_dup(a.out);
         rl_fmt_count(params, sizeof params, p->n_params);
         rl_fmt_size(size, sizeof size, p->file_size);
-        fprintf(summary,
-                "wrote %s: synth %s, %s, %zu tensors, %s params, %s (%llu bytes), seed %llu\n",
-                safe ? safe : a.out, cfg.preset, rl_synth_type_name(cfg.type), p->n_tensors, params,
-                size, (unsigned long long)p->file_size, (unsigned long long)cfg.seed);
+        rl_tty_printf(
+            summary, "wrote %s: synth %s, %s, %zu tensors, %s params, %s (%llu bytes), seed %llu\n",
+            safe ? safe : a.out, cfg.preset, rl_synth_type_name(cfg.type), p->n_tensors, params,
+            size, (unsigned long long)p->file_size, (unsigned long long)cfg.seed);
         free(safe);
     }
     rl_synth_plan_free(p);

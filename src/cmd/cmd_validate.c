@@ -15,13 +15,14 @@
 static const char usage[] =
     "usage: llama-roofline validate FILE...\n"
     "\n"
-    "Check bundles (bundle.json), reports (report.html, which carry their bundle) and membw\n"
-    "results (membw --json, membw -o) beyond their JSON Schema: required keys and types, the\n"
-    "schema version, a kind (measured, proxy, derived, controlled) or an unavailable reason\n"
-    "on every object that carries numbers, statistics that agree with their samples, runs\n"
-    "that agree with their llama-bench records, a fit that agrees with its points,\n"
-    "utilisation with its ceiling, machine states with their counts, units, counts, unique\n"
-    "model ids and warnings that name existing models. docs/CLI.md lists every check.\n"
+    "Check bundles (bundle.json), reports (report.html, which carry their bundle) and\n"
+    "membw results (membw --json, membw -o) beyond their JSON Schema: required keys\n"
+    "and types, the schema version, a kind (measured, proxy, derived, controlled) or\n"
+    "an unavailable reason on every object that carries numbers, statistics that\n"
+    "agree with their samples, runs that agree with their llama-bench records, a fit\n"
+    "that agrees with its points, utilisation with its ceiling, machine states with\n"
+    "their counts, units, counts, unique model ids and warnings that name existing\n"
+    "models. docs/CLI.md lists every check.\n"
     "\n"
     "Prints one line per problem, FILE: PATH: message (PATH a JSON path such as\n"
     "models[1].runs[0].decode.stats.mean), then one summary line per file.\n"
@@ -32,9 +33,9 @@ static const char usage[] =
     "example:\n"
     "  llama-roofline validate run/bundle.json run/report.html\n"
     "\n"
-    "exit codes: 0 every file is valid; 1 a file has problems; 2 a file cannot be read, is not\n"
-    "JSON or not a llama-roofline bundle or report (checking stops there), a bad option;\n"
-    "5 out of memory.\n";
+    "exit codes: 0 every file is valid; 1 a file has problems; 2 a file cannot be\n"
+    "read, is not JSON or not a llama-roofline bundle or report (checking stops\n"
+    "there), a bad option; 5 out of memory.\n";
 
 static const struct option longopts[] = {
     {"help", no_argument, NULL, 'h'},
@@ -75,15 +76,15 @@ static rl_status validate_file(const char *path, size_t *n_problems, rl_error *e
     for (size_t i = 0; i < p.n; i++) {
         char *where = rl_tty_escape_dup(p.items[i].path);
         char *msg = rl_tty_escape_dup(p.items[i].msg);
-        printf("%s: %s: %s\n", file ? file : "?", where && *where ? where : "(top level)",
-               msg ? msg : "?");
+        rl_tty_printf(stdout, "%s: %s: %s\n", file ? file : "?",
+                      where && *where ? where : "(top level)", msg ? msg : "?");
         free(where);
         free(msg);
     }
     if (p.n == 0)
-        printf("%s: valid\n", file ? file : "?");
+        rl_tty_printf(stdout, "%s: valid\n", file ? file : "?");
     else
-        printf("%s: %zu problem%s\n", file ? file : "?", p.n, p.n == 1 ? "" : "s");
+        rl_tty_printf(stdout, "%s: %zu problem%s\n", file ? file : "?", p.n, p.n == 1 ? "" : "s");
     free(file);
     *n_problems = p.n;
     rl_validate_problems_free(&p);
@@ -102,7 +103,7 @@ static rl_status run(int argc, char **argv, rl_error *err)
     bool help = false;
     rl_status st = rl_opt_each(argc, argv, "h", longopts, on_opt, NULL, &help, err);
     if (st == RL_OK && help)
-        fputs(usage, stdout);
+        rl_tty_puts(stdout, usage);
     if (st != RL_OK || help)
         return st;
     if (optind >= argc)

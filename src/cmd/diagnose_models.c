@@ -59,19 +59,19 @@ static rl_status search(rl_model_paths *l, bool *none, rl_error *err)
         rl_model_search(getenv("LLAMA_MODELS"), getenv("HOME"), stderr, l, &n_found, &where, err);
     *none = st == RL_OK && l->n == 0;
     if (*none)
-        fprintf(stderr,
-                "diagnose: %s GGUF model in %s (two levels deep); measuring the synthetic "
-                "ladder instead (as --synth)\n",
-                n_found ? "no loadable" : "no", rl_tty_escape(where, safe, sizeof safe));
+        rl_tty_printf(stderr,
+                      "diagnose: %s GGUF model in %s (two levels deep); measuring the synthetic "
+                      "ladder instead (as --synth)\n",
+                      n_found ? "no loadable" : "no", rl_tty_escape(where, safe, sizeof safe));
     else if (st == RL_OK) {
-        fprintf(stderr, "diagnose: found %zu model%s, using %zu:", n_found, n_found == 1 ? "" : "s",
-                l->n);
+        rl_tty_printf(stderr, "diagnose: found %zu model%s, using %zu:", n_found,
+                      n_found == 1 ? "" : "s", l->n);
         for (size_t i = 0; i < l->n; i++) {
             const char *b = strrchr(l->paths[i], '/');
-            fprintf(stderr, "%s %s", i ? "," : "",
-                    rl_tty_escape(b ? b + 1 : l->paths[i], safe, 256));
+            rl_tty_printf(stderr, "%s %s", i ? "," : "",
+                          rl_tty_escape(b ? b + 1 : l->paths[i], safe, 256));
         }
-        fputc('\n', stderr);
+        rl_tty_puts(stderr, "\n");
     }
     free(where);
     return st;
@@ -81,8 +81,8 @@ static rl_status synth_ladder(rl_model_paths *l, rl_error *err)
 {
     const char *override = getenv("LLAMA_ROOFLINE_SYNTH_PRESET");
     if (override && *override)
-        fprintf(stderr, "diagnose: LLAMA_ROOFLINE_SYNTH_PRESET is set: a test ladder, whose "
-                        "models may fit in the CPU caches (unset it for a real answer)\n");
+        rl_tty_printf(stderr, "diagnose: LLAMA_ROOFLINE_SYNTH_PRESET is set: a test ladder, whose "
+                              "models may fit in the CPU caches (unset it for a real answer)\n");
     char *cache = rl_cache_root(getenv("LLAMA_ROOFLINE_CACHE"), getenv("HOME"));
     rl_synth_ladder lad;
     rl_status st = rl_synth_ladder_ensure(cache, override, stderr, true, &lad, err);
@@ -92,9 +92,9 @@ static rl_status synth_ladder(rl_model_paths *l, rl_error *err)
     if (st == RL_OK) {
         char safe[1024];
         bool any = lad.written[0] || lad.written[1] || lad.written[2];
-        fprintf(stderr, "diagnose: synthetic ladder %s at Q4_0, Q8_0, F16 in %s (%s)\n", lad.preset,
-                rl_tty_escape(lad.dir, safe, sizeof safe),
-                any ? "written; reused next time" : "reused");
+        rl_tty_printf(stderr, "diagnose: synthetic ladder %s at Q4_0, Q8_0, F16 in %s (%s)\n",
+                      lad.preset, rl_tty_escape(lad.dir, safe, sizeof safe),
+                      any ? "written; reused next time" : "reused");
     }
     rl_synth_ladder_free(&lad);
     return st;

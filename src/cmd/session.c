@@ -159,7 +159,7 @@ rl_status rl_session_end(rl_session_end_opts *e, const cJSON *bundle, rl_status 
     e->wrote_page = rst == RL_OK;
     if (rst == RL_OK) {
         if (e->flags & RL_SESSION_SUMMARY)
-            printf("wrote %s\n", rl_tty_escape(page, safe, sizeof safe));
+            rl_tty_printf(stdout, "wrote %s\n", rl_tty_escape(page, safe, sizeof safe));
     } else if (st == RL_OK && (e->flags & RL_SESSION_PAGE_PLAIN)) {
         *err = rerr;
         st = rst;
@@ -167,7 +167,7 @@ rl_status rl_session_end(rl_session_end_opts *e, const cJSON *bundle, rl_status 
         st = rl_fail(err, rst, "%s (the bundle is kept: `llama-roofline report %s` renders it)",
                      rerr.msg, rl_tty_escape(path, safe, sizeof safe));
     } else {
-        fprintf(stderr, "llama-roofline %s: warning: no report: %s\n", e->verb, rerr.msg);
+        rl_tty_printf(stderr, "llama-roofline %s: warning: no report: %s\n", e->verb, rerr.msg);
     }
     free(path);
     free(page);

@@ -570,10 +570,10 @@ static rl_status measure_run_quiet(const char *bin, const rl_sweep_opts *o, cons
             strcmp(rs, "ok") != 0)
             return st;
         rl_progress_done();
-        fprintf(stderr,
-                "llama-roofline %s: t=%d depth %d was disturbed (%s): measuring it again "
-                "(%d of %d)\n",
-                o->command, t, d, q.why, attempt + 1, o->retry_disturbed);
+        rl_tty_printf(stderr,
+                      "llama-roofline %s: t=%d depth %d was disturbed (%s): measuring it again "
+                      "(%d of %d)\n",
+                      o->command, t, d, q.why, attempt + 1, o->retry_disturbed);
         if (!keep_attempt(run) || !set_item(run, "status", cJSON_CreateString("running")))
             return oom(err, "a run's attempts");
     }

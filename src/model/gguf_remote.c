@@ -630,10 +630,10 @@ rl_status rl_gguf_model_open(const char *path, FILE *log, rl_gguf_model *m, rl_e
         char u[512], pct[32];
         rl_snprintf(pct, sizeof pct, "%.3f",
                     s.file_bytes ? 100.0 * (double)s.bytes_fetched / (double)s.file_bytes : 0.0);
-        fprintf(log,
-                "remote: %s: fetched %" PRIu64 " of %" PRIu64 " bytes (%s%%) in %u request%s%s\n",
-                shown(path, u, sizeof u), s.bytes_fetched, s.file_bytes, pct, s.requests,
-                s.requests == 1 ? "" : "s", s.cache_hits ? ", header cache revalidated" : "");
+        rl_tty_printf(
+            log, "remote: %s: fetched %" PRIu64 " of %" PRIu64 " bytes (%s%%) in %u request%s%s\n",
+            shown(path, u, sizeof u), s.bytes_fetched, s.file_bytes, pct, s.requests,
+            s.requests == 1 ? "" : "s", s.cache_hits ? ", header cache revalidated" : "");
     }
     free(dir);
     free(root);

@@ -22,7 +22,7 @@ __attribute__((format(printf, 2, 3))) static void say(FILE *out, const char *fmt
     va_start(ap, fmt);
     rl_vsnprintf(line, sizeof line, fmt, ap);
     va_end(ap);
-    fputs(line, out);
+    rl_tty_puts(out, line);
 }
 
 static double pct(uint64_t part, uint64_t whole)
@@ -146,7 +146,7 @@ static void rule(FILE *out, char c, int indent)
     memset(line + indent, c, (size_t)(RULE_W - indent));
     line[RULE_W] = '\n';
     line[RULE_W + 1] = '\0';
-    fputs(line, out);
+    rl_tty_puts(out, line);
 }
 
 static void section(FILE *out, const char *title)
@@ -184,7 +184,7 @@ static void print_facts(FILE *out, const rl_gguf_model *m)
     say(out, "  label       : %s", label);
     if (m->architecture[0])
         say(out, "   architecture: %s", rl_tty_escape(m->architecture, arch, sizeof arch));
-    fputc('\n', out);
+    rl_tty_puts(out, "\n");
     if (m->has_composition) {
         if (m->expected_type >= 0)
             say(out, "  actually    : %.0f%% %s in the repeating layers, %.2f bits per weight\n",
@@ -214,7 +214,7 @@ static void print_facts(FILE *out, const rl_gguf_model *m)
             m->context_length);
         if (m->n_vocab)
             say(out, ", n_vocab %" PRIu64, m->n_vocab);
-        fputc('\n', out);
+        rl_tty_puts(out, "\n");
     }
     if (m->kv_bytes_per_token) {
         say(out, "  KV cache    : %" PRIu64 " bytes per token of context (f16 K and V",
@@ -222,10 +222,10 @@ static void print_facts(FILE *out, const rl_gguf_model *m)
         if (m->key_length != m->value_length)
             say(out, ", K %" PRIu64 " and V %" PRIu64 " wide", m->key_length, m->value_length);
         if (m->head_count_kv_per_layer)
-            fputs(", KV heads summed over the layers", out);
-        fputs(")\n", out);
+            rl_tty_puts(out, ", KV heads summed over the layers");
+        rl_tty_puts(out, ")\n");
     } else {
-        fputs("  KV cache    : unknown (the metadata gives no attention shape)\n", out);
+        rl_tty_puts(out, "  KV cache    : unknown (the metadata gives no attention shape)\n");
     }
     if (m->is_moe) {
         say(out, "  experts     : %" PRIu64 " of %" PRIu64 " used per token", m->expert_used_count,
@@ -236,12 +236,11 @@ static void print_facts(FILE *out, const rl_gguf_model *m)
                 m->expert_used_count < m->expert_count ? m->expert_used_count : m->expert_count,
                 m->expert_count);
         }
-        fputc('\n', out);
+        rl_tty_puts(out, "\n");
     }
     if (!m->sizes_known) {
-        fputs("  per token   : not computable, at least one tensor uses a ggml type this build "
-              "does not know\n",
-              out);
+        rl_tty_puts(out, "  per token   : not computable, at least one tensor uses a ggml type "
+                         "this build does not know\n");
         return;
     }
     rl_fmt_mb(a, sizeof a, m->streamed_bytes);
@@ -255,7 +254,8 @@ static void print_facts(FILE *out, const rl_gguf_model *m)
             pct(m->head_bytes, m->streamed_bytes),
             m->tied_embeddings ? " (tied to the embedding)" : "");
     } else {
-        fputs("  output head : none found (no output.weight and no token_embd.weight)\n", out);
+        rl_tty_puts(out,
+                    "  output head : none found (no output.weight and no token_embd.weight)\n");
     }
 }
 
@@ -320,5 +320,5 @@ void rl_gguf_print_report(FILE *out, const rl_gguf_model *m, bool tensors)
     }
     if (tensors)
         print_tensors(out, m);
-    fputc('\n', out);
+    rl_tty_puts(out, "\n");
 }

@@ -9,6 +9,7 @@
 #include <sys/stat.h>
 
 #include "model/gguf_model.h"
+#include "base/rl_text.h"
 #include "base/rl_util.h"
 
 static rl_status push(rl_model_roots *r, char *dir, rl_error *err)
@@ -247,7 +248,7 @@ rl_status rl_model_pick(const rl_model_paths *found, size_t k, FILE *note, size_
                 state[i] = -1;
                 again = true;
                 if (note) /* rl_fail escaped the message */
-                    fprintf(note, "skipping %s\n", e.msg);
+                    rl_tty_printf(note, "skipping %s\n", e.msg);
             } else {
                 state[i] = 1;
             }

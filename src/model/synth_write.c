@@ -212,8 +212,8 @@ static void note_plan(FILE *note, const rl_synth_plan *p, const char *path, bool
         rl_fmt_size(f, sizeof f, avail);
         snprintf(free_text, sizeof free_text, "; %s free", f);
     }
-    fprintf(note, "synth: writing %s: %s (%llu bytes) planned%s\n", safe ? safe : "?", size,
-            (unsigned long long)p->file_size, free_text);
+    rl_tty_printf(note, "synth: writing %s: %s (%llu bytes) planned%s\n", safe ? safe : "?", size,
+                  (unsigned long long)p->file_size, free_text);
     fflush(note);
     free(safe);
 }

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "base/rl_json.h"
+#include "base/rl_text.h"
 #include "base/rl_util.h"
 
 #define MAX_POINTS RL_REPORT_CLIENT_MAX_POINTS
@@ -300,9 +301,9 @@ void rl_report_client_print(FILE *out, const cJSON *b)
 {
     char line[1024], safe[1024];
     rl_report_client_answer(b, line, sizeof line);
-    fprintf(out, "\nanswer: %s\n", rl_tty_escape(line, safe, sizeof safe));
-    fprintf(out, "\n  %11s %9s %12s %10s %10s %10s %10s\n", "concurrency", "ok/total",
-            "TTFT p50 ms", "TPOT ms", "E2E ms", "req/s", "goodput/s");
+    rl_tty_printf(out, "\nanswer: %s\n", rl_tty_escape(line, safe, sizeof safe));
+    rl_tty_printf(out, "\n  %11s %9s %12s %10s %10s %10s %10s\n", "concurrency", "ok/total",
+                  "TTFT p50 ms", "TPOT ms", "E2E ms", "req/s", "goodput/s");
     const cJSON *pt;
     size_t k = 0;
     cJSON_ArrayForEach(pt, rl_report_client_points(b))
@@ -314,7 +315,7 @@ void rl_report_client_print(FILE *out, const cJSON *b)
         rl_snprintf(okn, sizeof okn, "%.0f/%.0f",
                     rl_json_num_or(rl_json_get(pt, "requests"), "ok", NAN),
                     rl_json_num_or(rl_json_get(pt, "requests"), "measured", NAN));
-        fprintf(out, "  %11.0f %9s %12s %10s %10s %10s %10s\n", rl_report_client_conc(pt), okn,
-                c[0], c[1], c[2], c[3], c[4]);
+        rl_tty_printf(out, "  %11.0f %9s %12s %10s %10s %10s %10s\n", rl_report_client_conc(pt),
+                      okn, c[0], c[1], c[2], c[3], c[4]);
     }
 }

@@ -103,7 +103,7 @@ static void md_text(FILE *out, const char *s)
     rl_sbuf t = {0};
     rl_md_escape(&t, s);
     if (t.p)
-        fputs(t.p, out);
+        rl_tty_puts(out, t.p);
     free(t.p);
 }
 
@@ -112,41 +112,41 @@ void rl_prediction_markdown(FILE *out, const rl_pred_fit *f, const char *bundle,
 {
     char line[512];
     fit_line(f, line, sizeof line);
-    fputs("## Predicted decode (derived)\n\nOn the machine of `", out);
+    rl_tty_puts(out, "## Predicted decode (derived)\n\nOn the machine of `");
     md_text(out, bundle);
-    fprintf(out, "`: %s.\n\n", line);
-    fputs("| model | depth | bytes/token | predicted tok/s | interval | bandwidth from |\n"
-          "|---|--:|--:|--:|--:|---|\n",
-          out);
+    rl_tty_printf(out, "`: %s.\n\n", line);
+    rl_tty_puts(out,
+                "| model | depth | bytes/token | predicted tok/s | interval | bandwidth from |\n"
+                "|---|--:|--:|--:|--:|---|\n");
     for (size_t i = 0; i < n; i++) {
         char from[256];
         rate_line(&p[i], from, sizeof from);
         for (size_t k = 0; k < p[i].n_points; k++) {
             const rl_pred_point *pt = &p[i].points[k];
-            fputs("| ", out);
+            rl_tty_puts(out, "| ");
             md_text(out, p[i].name);
             if (!pt->available) {
-                fprintf(out, " | %" PRIu64 " | unknown | n/a | n/a | ", pt->depth);
+                rl_tty_printf(out, " | %" PRIu64 " | unknown | n/a | n/a | ", pt->depth);
             } else {
                 pt_text t;
                 point_text(pt, &t);
-                fprintf(out, " | %" PRIu64 " | %s | %s | %s to %s | ", pt->depth, t.bytes, t.rate,
-                        t.low, t.high);
+                rl_tty_printf(out, " | %" PRIu64 " | %s | %s | %s to %s | ", pt->depth, t.bytes,
+                              t.rate, t.low, t.high);
             }
             md_text(out, from);
-            fputs(" |\n", out);
+            rl_tty_puts(out, " |\n");
         }
     }
     bool any = false;
     for (size_t i = 0; i < n; i++)
         for (size_t k = 0; k < p[i].n_caveats; k++) {
             if (!any)
-                fputs("\nCaveats:\n\n", out);
+                rl_tty_puts(out, "\nCaveats:\n\n");
             any = true;
-            fputs("- ", out);
+            rl_tty_puts(out, "- ");
             md_text(out, p[i].name);
-            fprintf(out, " (%s): ", p[i].caveats[k].code);
+            rl_tty_printf(out, " (%s): ", p[i].caveats[k].code);
             md_text(out, p[i].caveats[k].text);
-            fputc('\n', out);
+            rl_tty_puts(out, "\n");
         }
 }

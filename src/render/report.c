@@ -227,7 +227,7 @@ rl_status rl_report_write_html(const cJSON *bundle, const rl_report_extra *x, co
     rl_status st = rl_report_html(bundle, x, &text, &len, err);
     if (st != RL_OK)
         return st;
-    st = rl_write_output(path, text, len, err);
+    st = rl_write_output(path, text, len, RL_TTY_JSON, err);
     free(text);
     return st;
 }
@@ -239,7 +239,7 @@ rl_status rl_report_write_markdown(const cJSON *bundle, const char *path, rl_err
     rl_status st = rl_report_markdown(bundle, &text, &len, err);
     if (st != RL_OK)
         return st;
-    st = rl_write_output(path, text, len, err);
+    st = rl_write_output(path, text, len, RL_TTY_TEXT, err);
     free(text);
     return st;
 }
@@ -259,9 +259,9 @@ void rl_report_print_summary(FILE *out, const cJSON *b, const char *bundle_path)
     if (rl_report_client_only(b)) {
         char safe[1024], banner[1024];
         if (rl_report_disturbed(b, banner, sizeof banner))
-            fprintf(out, "\nDISTURBED: %s\n", rl_tty_escape(banner, safe, sizeof safe));
+            rl_tty_printf(out, "\nDISTURBED: %s\n", banner);
         rl_report_client_print(out, b);
-        fprintf(out, "\nwrote %s\n", rl_tty_escape(bundle_path, safe, sizeof safe));
+        rl_tty_printf(out, "\nwrote %s\n", rl_tty_escape(bundle_path, safe, sizeof safe));
         return;
     }
     const cJSON *an = cJSON_GetObjectItemCaseSensitive(b, "analysis");
@@ -271,42 +271,46 @@ void rl_report_print_summary(FILE *out, const cJSON *b, const char *bundle_path)
     char safe[1024];
     const char *vt = rl_json_get_str(verdict, "text");
     const char *vl = rl_json_get_str(verdict, "label");
-    fprintf(out, "\n");
+    rl_tty_printf(out, "\n");
     char banner[1024];
     if (rl_report_disturbed(b, banner, sizeof banner))
-        fprintf(out, "DISTURBED: %s\n", rl_tty_escape(banner, safe, sizeof safe));
+        rl_tty_printf(out, "DISTURBED: %s\n", rl_tty_escape(banner, safe, sizeof safe));
     bool prov = false;
     rl_json_get_bool(verdict, "provisional", &prov);
     if (vl)
-        fprintf(out, "answer: %s%s\n", prov ? "looks " : "", rl_tty_escape(vl, safe, sizeof safe));
+        rl_tty_printf(out, "answer: %s%s\n", prov ? "looks " : "",
+                      rl_tty_escape(vl, safe, sizeof safe));
     if (vt)
-        fprintf(out, "  %s\n", rl_tty_escape(vt, safe, sizeof safe));
+        rl_tty_printf(out, "  %s\n", rl_tty_escape(vt, safe, sizeof safe));
     else
-        fprintf(out, "answer: no verdict (%s)\n",
-                rl_tty_escape(rl_json_get_str(verdict, "reason")
-                                  ? rl_json_get_str(verdict, "reason")
-                                  : "see the warnings",
-                              safe, sizeof safe));
+        rl_tty_printf(out, "answer: no verdict (%s)\n",
+                      rl_tty_escape(rl_json_get_str(verdict, "reason")
+                                        ? rl_json_get_str(verdict, "reason")
+                                        : "see the warnings",
+                                    safe, sizeof safe));
     bool avail = true;
     if (rl_json_get_bool(fit, "available", &avail) && avail)
-        fprintf(out,
-                "effective bandwidth: %.2f GB/s (fit through the origin, R^2 %.4f, %d models, "
-                "each at its own best thread count)\n",
-                rl_json_num_or(fit, "bw_GBs", 0), rl_json_num_or(fit, "r2", 0),
-                (int)rl_json_num_or(fit, "n_points", 0));
+        rl_tty_printf(
+            out,
+            "effective bandwidth: %.2f GB/s (fit through the origin, R^2 %.4f, %d models, "
+            "each at its own best thread count)\n",
+            rl_json_num_or(fit, "bw_GBs", 0), rl_json_num_or(fit, "r2", 0),
+            (int)rl_json_num_or(fit, "n_points", 0));
     else
-        fprintf(out, "effective bandwidth: no fit (%s)\n",
-                rl_tty_escape(rl_json_get_str(fit, "reason") ? rl_json_get_str(fit, "reason") : "",
-                              safe, sizeof safe));
+        rl_tty_printf(
+            out, "effective bandwidth: no fit (%s)\n",
+            rl_tty_escape(rl_json_get_str(fit, "reason") ? rl_json_get_str(fit, "reason") : "",
+                          safe, sizeof safe));
     if (rl_json_get_bool(ceil, "available", &avail) && avail)
-        fprintf(out, "memory ceiling: %.2f GB/s (%s; a lower bound)\n",
-                rl_json_num_or(ceil, "GBs", 0),
-                rl_json_get_str(ceil, "kind") ? rl_json_get_str(ceil, "kind") : "?");
+        rl_tty_printf(out, "memory ceiling: %.2f GB/s (%s; a lower bound)\n",
+                      rl_json_num_or(ceil, "GBs", 0),
+                      rl_json_get_str(ceil, "kind") ? rl_json_get_str(ceil, "kind") : "?");
     const cJSON *knee = cJSON_GetObjectItemCaseSensitive(an, "knee");
     if (rl_json_get_bool(knee, "available", &avail) && avail)
-        fprintf(out, "best thread count: %d (smallest within 2%% of the best decode)\n",
-                (int)rl_json_num_or(knee, "threads", 0));
-    fprintf(out, "\n  %-36s %10s %8s %10s %8s\n", "model", "decode", "threads", "GB/s", "ceiling");
+        rl_tty_printf(out, "best thread count: %d (smallest within 2%% of the best decode)\n",
+                      (int)rl_json_num_or(knee, "threads", 0));
+    rl_tty_printf(out, "\n  %-36s %10s %8s %10s %8s\n", "model", "decode", "threads", "GB/s",
+                  "ceiling");
     const cJSON *mm;
     cJSON_ArrayForEach(mm, cJSON_GetObjectItemCaseSensitive(an, "models"))
     {
@@ -317,22 +321,22 @@ void rl_report_print_summary(FILE *out, const cJSON *b, const char *bundle_path)
         bool ok = false;
         rl_json_get_bool(mm, "ok", &ok);
         if (!ok) {
-            fprintf(out, "  %-36s %10s\n", safe, "no decode");
+            rl_tty_printf(out, "  %-36s %10s\n", safe, "no decode");
             continue;
         }
         char util[32] = "-";
         if (rl_json_get_bool(ut, "available", &avail) && avail)
             rl_snprintf(util, sizeof util, "%.0f%%", rl_json_num_or(ut, "util_pct", 0));
-        fprintf(out, "  %-36s %6.2f t/s %8d %10.2f %8s\n", safe,
-                rl_json_num_or(op, "decode_tok_s", 0), (int)rl_json_num_or(op, "threads", 0),
-                rl_json_num_or(mm, "decode_bw_GBs", 0), util);
+        rl_tty_printf(out, "  %-36s %6.2f t/s %8d %10.2f %8s\n", safe,
+                      rl_json_num_or(op, "decode_tok_s", 0), (int)rl_json_num_or(op, "threads", 0),
+                      rl_json_num_or(mm, "decode_bw_GBs", 0), util);
     }
     const cJSON *w;
     cJSON_ArrayForEach(w, cJSON_GetObjectItemCaseSensitive(b, "warnings"))
     {
         const char *t = rl_json_get_str(w, "text");
         if (t)
-            fprintf(out, "warning: %s\n", rl_tty_escape(t, safe, sizeof safe));
+            rl_tty_printf(out, "warning: %s\n", rl_tty_escape(t, safe, sizeof safe));
     }
-    fprintf(out, "\nwrote %s\n", rl_tty_escape(bundle_path, safe, sizeof safe));
+    rl_tty_printf(out, "\nwrote %s\n", rl_tty_escape(bundle_path, safe, sizeof safe));
 }

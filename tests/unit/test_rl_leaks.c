@@ -1,6 +1,7 @@
 /* test_rl_leaks.c: the helpers that keep secrets and raw bytes out of what the tool prints and
- * writes: rl_url_redact / rl_url_shown (base/rl_url.h), rl_tty_printf and rl_sh_quote
- * (base/rl_text.h). Each expected string is written out by hand. */
+ * writes: rl_url_redact / rl_url_shown (base/rl_url.h), the rl_tty_* writers (rl_tty_printf,
+ * rl_tty_write, rl_tty_safe, rl_tty_status) and rl_sh_quote (base/rl_text.h). Each expected string
+ * is written out by hand. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -10,6 +11,8 @@
 
 #include <stdlib.h>
 #include <string.h>
+
+#include <cjson/cJSON.h>
 
 #include "rl_test.h"
 #include "base/rl_text.h"
@@ -110,6 +113,69 @@ static void test_tty_printf(void **state)
     free(s);
 }
 
+/* What rl_tty_write(kind) puts on a stream for the n bytes of in. */
+static char *written(const char *in, size_t n, rl_tty_kind kind)
+{
+    char *mem = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&mem, &len);
+    assert_non_null(f);
+    rl_tty_write(f, in, n, kind);
+    fclose(f);
+    return mem;
+}
+
+#define WRITES(in, kind, want)                                                                     \
+    do {                                                                                           \
+        char *got_ = written(in, sizeof in - 1, kind);                                             \
+        assert_string_equal(got_, want);                                                           \
+        free(got_);                                                                                \
+    } while (0)
+
+static void test_tty_write(void **state)
+{
+    (void)state;
+    /* text: every control character but the newline, DEL, C1 and a lone byte escaped */
+    WRITES("a\tb\nc\x1b[2J\x07\x7f\xc2\x9b\x9b\xc3\xa9\r", RL_TTY_TEXT,
+           "a\\tb\nc\\e[2J\\x07\\x7f\\u009b\\x9b\xc3\xa9\\r");
+    WRITES("nul\0x\x01\x1f ~", RL_TTY_TEXT, "nul\\x00x\\x01\\x1f ~");
+    /* JSON: newline and tab kept as layout; the same characters as JSON escapes, a byte that
+     * is not UTF-8 as U+FFFD; the text still parses, to the same string */
+    WRITES("{\n\t\"k\": \"\x7f\xc2\x9b\x9b\xc3\xa9\x1b\xc2\xa0\"\n}", RL_TTY_JSON,
+           "{\n\t\"k\": \"\\u007f\\u009b\\ufffd\xc3\xa9\\u001b\xc2\xa0\"\n}");
+    WRITES("a\0b\r", RL_TTY_JSON, "a\\u0000b\\u000d");
+    char *j = written("[\"\x7f\xc2\x85\x9b\"]", 8, RL_TTY_JSON);
+    cJSON *parsed = cJSON_Parse(j);
+    assert_non_null(parsed);
+    assert_string_equal(cJSON_GetArrayItem(parsed, 0)->valuestring, "\x7f\xc2\x85\xef\xbf\xbd");
+    cJSON_Delete(parsed);
+    free(j);
+    /* rl_tty_safe: the same bytes and their length; NULL is empty */
+    size_t len = 99;
+    char *s = rl_tty_safe("x\x1b"
+                          "y",
+                          3, RL_TTY_TEXT, &len);
+    assert_string_equal(s, "x\\ey");
+    assert_int_equal(len, 4);
+    free(s);
+    s = rl_tty_safe(NULL, 5, RL_TTY_JSON, &len);
+    assert_string_equal(s, "");
+    assert_int_equal(len, 0);
+    free(s);
+    /* rl_tty_puts is text; the progress line's \r and ESC [ K are the only raw controls */
+    char *mem = NULL;
+    size_t n = 0;
+    FILE *f = open_memstream(&mem, &n);
+    assert_non_null(f);
+    rl_tty_puts(f, "p\x1b\n");
+    rl_tty_puts(f, NULL);
+    rl_tty_status(f, "s\x9b\n");
+    rl_tty_status_clear(f);
+    fclose(f);
+    assert_string_equal(mem, "p\\e\n\rs\\x9b\\n\x1b[K\r\x1b[K");
+    free(mem);
+}
+
 static void quotes(const char *in, const char *want)
 {
     rl_sbuf b = {0};
@@ -138,6 +204,7 @@ int main(void)
         cmocka_unit_test(test_url_redact),
         cmocka_unit_test(test_url_loopback),
         cmocka_unit_test(test_tty_printf),
+        cmocka_unit_test(test_tty_write),
         cmocka_unit_test(test_sh_quote),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -381,7 +381,8 @@ static void test_write_file(void **state)
     assert_int_equal(fread(buf, 1, sizeof buf, f), 6);
     fclose(f);
     assert_string_equal(buf, "world!");
-    assert_int_equal(rl_write_output(path, "output", 6, &e), RL_OK); /* not "-": the file */
+    assert_int_equal(rl_write_output(path, "output", 6, RL_TTY_TEXT, &e),
+                     RL_OK); /* not "-": the file */
     f = fopen(path, "rb");
     assert_non_null(f);
     memset(buf, 0, sizeof buf);
