@@ -289,17 +289,22 @@ rl_status rl_write_file(const char *path, const void *data, size_t len, rl_error
 rl_status rl_write_output(const char *path, const void *data, size_t len, rl_tty_kind kind,
                           rl_error *err)
 {
-    if (strcmp(path, "-") == 0) {
-        size_t n;
-        char *safe = rl_tty_safe(data, len, kind, &n);
-        if (!safe)
-            return rl_fail(err, RL_EINTERNAL, "out of memory");
+    bool out = strcmp(path, "-") == 0;
+    if (!out && kind == RL_TTY_TEXT)
+        return rl_write_file(path, data, len, err);
+    size_t n;
+    char *safe = rl_tty_safe(data, len, kind, &n);
+    if (!safe)
+        return rl_fail(err, RL_EINTERNAL, "out of memory");
+    rl_status st;
+    if (out) {
         fflush(stdout); /* what was printed with stdio before stays before */
-        rl_status st = rl_write_all(STDOUT_FILENO, safe, n, "standard output", false, err);
-        free(safe);
-        return st;
+        st = rl_write_all(STDOUT_FILENO, safe, n, "standard output", false, err);
+    } else {
+        st = rl_write_file(path, safe, n, err);
     }
-    return rl_write_file(path, data, len, err);
+    free(safe);
+    return st;
 }
 
 static const char *base_of(const char *path)

@@ -68,7 +68,11 @@ rl_status rl_write_all(int fd, const void *data, size_t len, const char *name, b
 rl_status rl_write_file(const char *path, const void *data, size_t len, rl_error *err);
 /* An output a command was given: "-" is standard output (stdio's buffer flushed first, then
  * the text made terminal-safe as kind says, rl_tty_safe in base/rl_text.h, then rl_write_all,
- * not interruptible), anything else a file (rl_write_file, the bytes as given). */
+ * not interruptible), anything else a file (rl_write_file). In a file RL_TTY_TEXT (Markdown,
+ * CSV) keeps the bytes as given; RL_TTY_JSON (a JSON document, an HTML page with its embedded
+ * bundle) is made safe as on stdout: DEL and C1 in a JSON string become the same string's
+ * escapes, and in a page's text (chart labels, table cells) a visible \u009b, never a raw
+ * control character a browser or an XML reader would choke on. */
 rl_status rl_write_output(const char *path, const void *data, size_t len, rl_tty_kind kind,
                           rl_error *err);
 
