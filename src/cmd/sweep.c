@@ -204,6 +204,24 @@ static rl_status settings_from(const cJSON *s, const char *path, rl_sweep_opts *
     return setting_int(s, "max_reps", o->reps, 1000, &o->max_reps, path, err);
 }
 
+/* The file at a resumed model's path is the one the bundle measured, as far as its size tells
+ * (one file: gguf.file_bytes; a split model's size is its shards' sum, not checked here). */
+static rl_status same_model(const cJSON *m, const char *mp, const struct stat *sb, const char *path,
+                            int i, rl_error *err)
+{
+    const cJSON *g = rl_json_get(m, "gguf");
+    double fb = 0, shards = 1;
+    rl_json_get_num(g, "n_shards", &shards);
+    if (!rl_json_get_num(g, "file_bytes", &fb) || shards > 1 || fb == (double)sb->st_size)
+        return RL_OK;
+    char safe[512];
+    return rl_fail(err, RL_EINPUT,
+                   "%s: models[%d].path %s holds %lld bytes, not the %.0f of the model this bundle "
+                   "measured: put that model back, or start a new bundle with another -o (the "
+                   "bundle is left as it is)",
+                   path, i, rl_tty_escape(mp, safe, sizeof safe), (long long)sb->st_size, fb);
+}
+
 /* Each model of a resumed bundle: a string id, a runs array and a path to a regular file with
  * no control bytes, checked before llama-bench is started on any of them. */
 static rl_status models_from(const cJSON *models, const char *path, rl_error *err)
@@ -231,6 +249,9 @@ static rl_status models_from(const cJSON *models, const char *path, rl_error *er
                            "%s: models[%d] lacks its id or runs: not resumed (the bundle is left "
                            "as it is)",
                            path, i);
+        rl_status st = same_model(m, mp, &sb, path, i, err);
+        if (st != RL_OK)
+            return st;
         i++;
     }
     return RL_OK;

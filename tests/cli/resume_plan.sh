@@ -55,6 +55,10 @@ refused "--skip-membw" "--skip-membw does not match the bundle in $D, planned wi
 refused "-m one model of two" "-m \($work/a.gguf\) does not match the bundle in $D, planned with models $work/a.gguf, $work/b.gguf: drop -m" -m "$work/a.gguf"
 refused "-m another file" "-m \($work/a.gguf, $work/c.gguf\) does not match the bundle in $D, planned with models" -m "$work/a.gguf" -m "$work/c.gguf"
 refused "-m one model twice" "-m \($work/a.gguf, $work/a.gguf\) does not match" -m "$work/a.gguf" -m "$work/a.gguf"
+# a model file replaced by another of a different size: not the model the bundle measured
+cp "$work/b.gguf" "$work/a.saved.gguf"; cp "$work/a.gguf" "$work/a.keep"; cp "$work/b.gguf" "$work/a.gguf"
+refused "a model file replaced" "$work/r/bundle.json: models\\[0\\].path $work/a.gguf holds $(stat -c %s "$work/b.gguf") bytes, not the $(stat -c %s "$work/a.keep") of the model this bundle measured: put that model back, or start a new bundle with another -o \\(the bundle is left as it is\\)$"
+cp "$work/a.keep" "$work/a.gguf"; rm -f "$work/a.saved.gguf" "$work/a.keep"
 # a measured ceiling (crafted in place of the --peak-bw one): --quick-membw must match how
 python3 - "$work/r/bundle.json" <<'PY'
 import json, sys
