@@ -3,8 +3,10 @@
  * prompts, measures each operating point, keeps the bundle and writes the outputs.
  * Nothing is allocated here. */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
+#include "client/client_http.h"
 #include "cmd/client_run.h"
 #include "cmd/cmd.h"
 #include "cmd/defaults.h"
@@ -281,6 +283,13 @@ static rl_status parse(int argc, char **argv, rl_client_opts *a, bool *help, rl_
                        "--model, --api, --api-key-env and --max-tokens are for --url only");
     if (a->url && a->fm_help)
         return rl_fail(err, RL_EINPUT, "--fm-help-cmd is for --cmd only");
+    if (a->url) { /* a bad URL is said before anything starts, the live line included */
+        char *endpoint = NULL;
+        rl_status ue = rl_client_http_endpoint(a->url, RL_CLIENT_API_CHAT, true, &endpoint, err);
+        free(endpoint);
+        if (ue != RL_OK)
+            return ue;
+    }
     if (a->ramp > 0 && a->rate <= 0)
         return rl_fail(err, RL_EINPUT, "--ramp-up-ms paces a request rate: give --request-rate");
     if (a->profile && a->prompts_file)

@@ -87,6 +87,9 @@ clean "client --url: bundle, report, terminal" "$work/c/bundle.json" "$work/c/re
 "$RL_BIN" client --url "ftp://alice:hunter2@h/v1?sig=deadbeefsig" -o "$work/c2" >"$work/c2.out" 2>"$work/c2.err"; check "client --url ftp: exit 2" 2 $?
 expect "client --url ftp: names the URL redacted" "$(cat "$work/c2.err")" "URL 'ftp://\*\*\*@h/v1\?sig=\*\*\*' is not http or https"
 clean "client --url ftp" "$work/c2.out" "$work/c2.err"
+# said before anything starts: one line, no live line, no output directory
+[ "$(wc -l <"$work/c2.err")" = 1 ] && [ ! -e "$work/c2" ] && echo "ok   client --url ftp: one line, nothing written" ||
+  fail "client --url ftp: not one line or wrote $work/c2: $(cat "$work/c2.err")"
 
 # ---- advise --plan: the command lines paste into sh (a path with a space and a quote)
 mkdir -p "$work/my dir" "$work/bin"
