@@ -250,7 +250,8 @@ rl_status rl_json_write_file(const char *path, const cJSON *item, rl_error *err)
     char *text = rl_json_print(item);
     if (!text)
         return rl_fail(err, RL_EINTERNAL, "out of memory");
-    rl_status st = rl_write_file(path, text, strlen(text), err);
+    /* as every JSON document the tool writes: DEL and C1 in strings as their escapes */
+    rl_status st = rl_write_output(path, text, strlen(text), RL_TTY_JSON, err);
     free(text);
     return st;
 }

@@ -257,6 +257,10 @@ sed -e 's/"model_filename": "[^"]*"/"model_filename": "\/m\/EVIL\\u001b[31m\\u00
   "$RL_SRC/tests/fixtures/lbench/real-jsonl.txt" >"$work/lb.jsonl"
 t "import hostile llama-bench output" 0 -- import "$work/lb.jsonl" -o "$work/imp-$H.json" --name "$H"
 marked "import: the summary" "$o"
+# the bundle file itself: U+009B (and DEL) kept as JSON escapes, never raw, the name intact
+clean_out "import: the bundle file" "$work/imp-$H.json"
+json_check "import: the hostile name survives the escapes" "$work/imp-$H.json" \
+  '"\u009b" in j["models"][0]["name"] or any("\u009b" in (m.get("path") or "") + (m.get("name") or "") for m in j["models"])'
 
 # ---- advise: a hostile cpuinfo, a hostile --plan source ---------------------------------
 sed "s/^model name.*/model name\t: EVIL\x1b[31m\x07\xc2\x9b\x9b\xff Cortex/" \
