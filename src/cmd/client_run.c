@@ -73,7 +73,7 @@ static void *writer_main(void *arg)
         w->busy = true;
         pthread_mutex_unlock(&w->mu);
         rl_error e;
-        rl_status st = rl_write_file(w->path, text, strlen(text), &e);
+        rl_status st = rl_write_output(w->path, text, strlen(text), RL_TTY_JSON, &e);
         free(text);
         pthread_mutex_lock(&w->mu);
         w->busy = false;

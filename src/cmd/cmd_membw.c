@@ -211,7 +211,7 @@ static rl_status run(int argc, char **argv, rl_error *err)
     fflush(stdout);
     rl_status wst = RL_OK;
     if (a.output) {
-        wst = rl_write_file(a.output, text, strlen(text), err);
+        wst = rl_write_output(a.output, text, strlen(text), RL_TTY_JSON, err);
         if (wst == RL_OK && !a.json)
             rl_tty_printf(stdout, "wrote %s\n", a.output);
     }
