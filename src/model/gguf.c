@@ -22,6 +22,7 @@
 #include <sys/stat.h>
 
 #include "model/ggml_types.h"
+#include "model/gguf_vocab.h"
 #include "base/rl_file.h"
 #include "base/rl_text.h"
 #include "base/rl_util.h"
@@ -46,11 +47,13 @@ typedef enum { SEC_HEADER, SEC_KV, SEC_TENSORS } section;
 typedef struct {
     rl_gguf_ahead *out; /* NULL: no estimate kept (local files, buffers) */
     uint64_t n_tensors;
-    uint64_t vocab;  /* tokenizer.ggml.tokens' announced count, 0 until met */
-    double tok_elem; /* bytes per token string (length and text) as last estimated */
-    bool no_scores;  /* tokenizer.ggml.model "gpt2": no scores follow */
-    bool merges;     /* "gpt2" or "gemma4": merges follow */
-    bool seen_types, seen_scores, seen_merges;
+    uint64_t vocab;             /* tokenizer.ggml.tokens' announced count, 0 until met */
+    double tok_elem;            /* bytes per token string (length and text) as last estimated */
+    bool no_scores;             /* tokenizer.ggml.model "gpt2": no scores follow */
+    bool merges;                /* "gpt2" or "gemma4": merges follow */
+    const char *model, *pre;    /* tokenizer.ggml.model and .pre (the file's strings), or NULL */
+    const rl_gguf_vocab *known; /* the known vocabulary of model, pre and vocab, or NULL */
+    bool seen_types, seen_scores, seen_merges, seen_charsmap;
     bool in_tokens; /* the array being read is tokenizer.ggml.tokens */
     /* the sequence being read (a top-level string array or the tensor table) */
     uint64_t start;          /* position of its first element */
@@ -316,20 +319,30 @@ static rl_status bad_type(reader *r, uint32_t t, const char *key)
  * Where the header and tensor table will end, for a source that fetches in requests: the
  * position now, plus the rest of the item being read, plus what is expected after the current
  * metadata pair, plus AHEAD_SLACK; never past the file. After tokenizer.ggml.tokens announces
- * its count N, the per-token arrays not yet met are expected: token_type (4N bytes), scores
- * (4N) unless tokenizer.ggml.model is "gpt2" (BPE), merges (N strings, each a token split by
- * a space: one byte longer) if it is "gpt2" or "gemma4". String elements and tensor infos
- * are estimated from those seen: the larger of the whole average and the last window's, plus
- * a quarter of it times the share of the array still to come (a vocabulary's later tokens are
- * the longer ones: llama.cpp's models/ggml-vocab-qwen2.gguf averages 6.0 bytes of text in its
- * first eighth of tokens, 9.0 over all). Counts are untrusted: the arithmetic saturates and
- * the caller caps what it fetches. */
+ * its count N, the per-token arrays not yet met are expected.
+ *   - A known vocabulary (gguf_vocab.h: tokenizer.ggml.model and .pre as met before the tokens,
+ *     N within 1/64 of the measured count) brings its measurements: the tokens still to come
+ *     are the whole array's mean times N less the bytes seen (never less per token than the
+ *     seen ones' mean), token_type (4N), scores (4N) if it has them, its merges per token times
+ *     its mean merge string, its precompiled_charsmap.
+ *   - Otherwise: token_type (4N), scores (4N) unless tokenizer.ggml.model is "gpt2" (BPE),
+ *     merges (N strings, each a token split by a space: one byte longer) if it is "gpt2" or
+ *     "gemma4". String elements and tensor infos are estimated from those seen: the larger
+ *     of the whole average and the last window's, plus a quarter of it times the share of the
+ *     array still to come (a vocabulary's later tokens are the longer ones: llama.cpp's
+ *     models/ggml-vocab-qwen2.gguf averages 6.0 bytes of text in its first eighth of tokens,
+ *     9.0 over all). This guess may fall short by a few percent (a gpt2 vocabulary with
+ *     scores, a t5 one with its charsmap: aquila's and nomic-bert-moe's come 4.0 and 3.2%
+ *     short), so high adds AHEAD_OVER of what it expects past the position (the source caps
+ *     it at its next doubling block, gguf_remote.c); a known vocabulary's high is its end.
+ * Counts are untrusted: the arithmetic saturates and the caller caps what it fetches. */
 #define AHEAD_STR_ELEM 16u      /* bytes per string element before one is seen */
 #define AHEAD_ARR_HDR 64u       /* a per-token array's key, type and count */
 #define AHEAD_KV 64u            /* each metadata pair left, beyond the per-token arrays */
 #define AHEAD_TENSOR 96u        /* each tensor info before one is seen (a typical one: ~62) */
 #define AHEAD_SLACK (64u << 10) /* chat templates, quantization notes */
 #define AHEAD_WINDOW 4096u      /* elements of a window of the recent average */
+#define AHEAD_OVER 16u          /* high: 1/16 more than a guess expects past the position */
 
 static uint64_t sat_add(uint64_t a, uint64_t b)
 {
@@ -341,11 +354,11 @@ static uint64_t sat_mul(uint64_t a, uint64_t b)
     return b && a > UINT64_MAX / b ? UINT64_MAX : a * b;
 }
 
-/* n elements of e bytes each, saturated (e is an estimate: a double) */
+/* n elements of e bytes each, saturated (e is an estimate: a double; none for e <= 0) */
 static uint64_t elems(uint64_t n, double e)
 {
     double b = (double)n * e;
-    return b < 0x1p63 ? (uint64_t)b : UINT64_MAX;
+    return !(b > 0) ? 0 : b < 0x1p63 ? (uint64_t)b : UINT64_MAX;
 }
 
 /* Bytes expected after the current metadata pair. */
@@ -354,13 +367,17 @@ static uint64_t ahead_tail(const reader *r)
     const ahead_state *a = &r->ah;
     if (r->sec != SEC_KV)
         return 0;
+    const rl_gguf_vocab *k = a->known;
     uint64_t t = 0, n = a->vocab;
     if (n && !a->seen_types)
         t = sat_add(t, sat_add(AHEAD_ARR_HDR, sat_mul(n, 4)));
-    if (n && !a->no_scores && !a->seen_scores)
+    if (n && (k ? k->scores : !a->no_scores) && !a->seen_scores)
         t = sat_add(t, sat_add(AHEAD_ARR_HDR, sat_mul(n, 4)));
-    if (n && a->merges && !a->seen_merges)
-        t = sat_add(t, sat_add(AHEAD_ARR_HDR, elems(n, a->tok_elem + 1)));
+    if (n && (k ? k->merges > 0 : a->merges) && !a->seen_merges)
+        t = sat_add(t, sat_add(AHEAD_ARR_HDR,
+                               k ? elems(n, k->merges * k->merge) : elems(n, a->tok_elem + 1)));
+    if (n && k && k->charsmap && !a->seen_charsmap)
+        t = sat_add(t, AHEAD_ARR_HDR + (uint64_t)k->charsmap);
     t = sat_add(t, sat_mul(r->count - r->idx - 1, AHEAD_KV));
     return sat_add(t, sat_mul(a->n_tensors, AHEAD_TENSOR));
 }
@@ -371,7 +388,9 @@ static void ahead_set(reader *r, uint64_t rest)
     if (!r->ah.out)
         return;
     uint64_t end = sat_add(sat_add(r->pos, rest), sat_add(ahead_tail(r), AHEAD_SLACK));
+    uint64_t high = r->ah.known ? end : sat_add(end, (end - r->pos) / AHEAD_OVER);
     r->ah.out->end = end < r->size ? end : r->size;
+    r->ah.out->high = high < r->size ? high : r->size;
 }
 
 /* A sequence of elements starts at the current position. */
@@ -400,11 +419,28 @@ static double ahead_elem(reader *r, uint64_t i, uint64_t len, double dflt)
     return e * (1.0 + 0.25 * (double)(len - i) / (double)len);
 }
 
-/* tokenizer.ggml.model names the per-token arrays to expect. */
-static void ahead_model(reader *r, const char *model)
+/* Bytes per token still to come of a known vocabulary's len, i read: what its measured mean
+ * leaves, at least the mean of those seen. */
+static double ahead_known_tok(const reader *r, uint64_t i, uint64_t len)
 {
-    r->ah.no_scores = strcmp(model, "gpt2") == 0;
-    r->ah.merges = r->ah.no_scores || strcmp(model, "gemma4") == 0;
+    const ahead_state *a = &r->ah;
+    double seen = (double)(r->pos - a->start);
+    double e = (a->known->tok * (double)len - seen) / (double)(len - i);
+    double avg = i ? seen / (double)i : 0;
+    return e > avg ? e : avg;
+}
+
+/* A top-level string value: tokenizer.ggml.model names the per-token arrays to expect; it and
+ * tokenizer.ggml.pre pick a known vocabulary. */
+static void ahead_str(reader *r, const char *key, const char *s)
+{
+    if (strcmp(key, "tokenizer.ggml.model") == 0) {
+        r->ah.model = s;
+        r->ah.no_scores = strcmp(s, "gpt2") == 0;
+        r->ah.merges = r->ah.no_scores || strcmp(s, "gemma4") == 0;
+    } else if (strcmp(key, "tokenizer.ggml.pre") == 0) {
+        r->ah.pre = s;
+    }
 }
 
 /* A top-level array of len elements of type et starts (its count checked): note the
@@ -418,13 +454,20 @@ static double ahead_array(reader *r, const char *key, uint32_t et, uint64_t len)
     a->in_tokens = strcmp(key, "tokenizer.ggml.tokens") == 0 && et == GGUF_T_STRING;
     if (a->in_tokens) {
         a->vocab = len;
+        a->known = a->model ? rl_gguf_vocab_find(a->model, a->pre, len) : NULL;
+        if (a->known)
+            dflt = a->known->tok;
     } else if (strcmp(key, "tokenizer.ggml.token_type") == 0) {
         a->seen_types = true;
     } else if (strcmp(key, "tokenizer.ggml.scores") == 0) {
         a->seen_scores = true;
+    } else if (strcmp(key, "tokenizer.ggml.precompiled_charsmap") == 0) {
+        a->seen_charsmap = true;
     } else if (strcmp(key, "tokenizer.ggml.merges") == 0) {
         a->seen_merges = true;
-        if (a->tok_elem)
+        if (a->known && a->known->merges > 0)
+            dflt = a->known->merge;
+        else if (a->tok_elem)
             dflt = a->tok_elem + 1;
     }
     double es = et == GGUF_T_STRING ? dflt : et == GGUF_T_ARRAY ? 12 : scalar_size(et);
@@ -439,8 +482,11 @@ static void ahead_string(reader *r, uint64_t i, uint64_t len, double dflt)
     if (!r->ah.out)
         return;
     double e = ahead_elem(r, i, len, dflt);
-    if (r->ah.in_tokens)
+    if (r->ah.in_tokens) {
+        if (r->ah.known)
+            e = ahead_known_tok(r, i, len);
         r->ah.tok_elem = e;
+    }
     ahead_set(r, elems(len - i, e));
 }
 
@@ -629,8 +675,8 @@ static rl_status read_kvs(reader *r, rl_gguf_file *f)
         kv->type = (rl_gguf_vtype)t;
         if (t == GGUF_T_STRING) {
             st = rd_string(r, GGUF_MAX_STRING, "string", &kv->v.str.s, &kv->v.str.len);
-            if (st == RL_OK && strcmp(kv->key, "tokenizer.ggml.model") == 0)
-                ahead_model(r, kv->v.str.s);
+            if (st == RL_OK && r->ah.out)
+                ahead_str(r, kv->key, kv->v.str.s);
         } else if (t == GGUF_T_ARRAY) {
             st = read_array(r, kv->key, 1, kv);
         } else {
@@ -904,7 +950,7 @@ rl_status rl_gguf_read_stream_ahead(FILE *fp, uint64_t size, const char *name, r
     f->file_size = size;
     reader r = {fp, name, size, 0, SEC_HEADER, 0, 0, err, {.out = ahead}};
     if (ahead)
-        ahead->end = 0;
+        ahead->end = ahead->high = 0;
     rl_status st = parse(&r, f);
     if (st != RL_OK) {
         rl_gguf_free(f);

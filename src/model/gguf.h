@@ -117,12 +117,16 @@ rl_status rl_gguf_read_stream(FILE *fp, uint64_t size, const char *name, rl_gguf
  * keeps end at its estimate of the byte where the header and tensor table end (0 until it has
  * one), from the counts announced so far and the bytes seen: the rest of the array it is in,
  * the per-token arrays that follow tokenizer.ggml.tokens (token_type, then scores for a
- * SentencePiece vocabulary or merges for a "gpt2" BPE one), the metadata pairs left, the
- * tensor table from n_tensors, and a margin (gguf.c, "read-ahead estimate"). It is a guess
- * from untrusted counts, never past the file's size: the source must cap what it fetches on
- * it. The header is read as by rl_gguf_read_stream; ahead may be NULL. */
+ * SentencePiece vocabulary or merges for a "gpt2" BPE one; for a vocabulary it knows,
+ * gguf_vocab.h, what was measured of it), the metadata pairs left, the tensor table from
+ * n_tensors, and a margin (gguf.c, "read-ahead estimate"). high (>= end) is how far a request
+ * may reach to cover a guess that falls a little short: end for a known vocabulary, 1/16 more
+ * than end expects past the position otherwise. Both are guesses from untrusted counts, never
+ * past the file's size: the source must cap what it fetches on them. The header is read as by
+ * rl_gguf_read_stream; ahead may be NULL. */
 typedef struct {
     uint64_t end;
+    uint64_t high;
 } rl_gguf_ahead;
 rl_status rl_gguf_read_stream_ahead(FILE *fp, uint64_t size, const char *name, rl_gguf_ahead *ahead,
                                     rl_gguf_file **out, rl_error *err);

@@ -320,18 +320,31 @@ static rl_status fetch(rfile *r, uint64_t len, const char *inm, bool *not_modifi
     return RL_OK;
 }
 
-/* Hold at least the first `need` bytes (need <= size). The request reaches the parser's
- * estimate of the header's end (rl_gguf_ahead) when it lies past need, for the first GUESSES
- * such requests; otherwise (no estimate, or the estimates fell short) it doubles what is held.
+/* Hold at least the first `need` bytes (need <= size). For the first GUESSES requests whose
+ * need lies before the parser's estimate of the header's end (rl_gguf_ahead), the request
+ * reaches its high mark, but not past the block the doubling would reach to cover the end
+ * (o->first_block times a power of two): a guess that holds costs no more bytes than doubling
+ * blocks; otherwise (no estimate, or the estimates fell short) it doubles what is held.
  * Either way it stops o->readahead_max past what is held, unless need itself lies further,
  * and never passes the file's size or o->max_bytes. */
+static uint64_t guess_reach(const rfile *r)
+{
+    uint64_t block = r->o->first_block ? r->o->first_block : 1;
+    while (block < r->ahead.end && block <= UINT64_MAX / 2)
+        block *= 2;
+    if (block < r->ahead.end)
+        block = r->ahead.end;
+    uint64_t high = r->ahead.high > r->ahead.end ? r->ahead.high : r->ahead.end;
+    return high < block ? high : block;
+}
+
 static rl_status ensure(rfile *r, uint64_t need)
 {
     if (need <= r->have)
         return RL_OK;
     uint64_t want = r->have ? 2 * (uint64_t)r->have : r->o->first_block;
     if (r->ahead.end > need && r->guesses < GUESSES) {
-        want = r->ahead.end;
+        want = guess_reach(r);
         r->guesses++;
     }
     if (want - r->have > r->o->readahead_max)

@@ -6,9 +6,12 @@
  * (gguf.h, through fopencookie) reads past what is held: first o->first_block bytes (the fixed
  * header, the early metadata and the start of the vocabulary), then up to the parser's
  * estimate of where the header and tensor table end (rl_gguf_ahead: from the counts the
- * header announces, the tokenizer's above all, and the bytes seen), so a typical header costs
- * two requests. Only the first two estimates are followed; after that, or without an
- * estimate, the next block is as large as what is held (doubling). No request asks for more
+ * header announces, the tokenizer's above all, a known vocabulary's measurements
+ * (gguf_vocab.h) and the bytes seen), reaching on to its high mark (1/16 more for a guess
+ * from the tokens seen) but never past the block the doubling would reach for that end, so a
+ * typical header costs two requests and no more bytes than doubling blocks. Only the first
+ * two estimates are followed; after that, or without an estimate, the next block is as large
+ * as what is held (doubling). No request asks for more
  * than o->readahead_max (16 MiB) past what is held unless the parser skipped further, so an
  * absurd announced count costs no absurd request. Every request is a GET with
  * "Range: bytes=A-B"; redirects are followed (http and https only, at most 10: Hugging Face

@@ -4,14 +4,17 @@
  * as the HTTP block cache may; and the read sizing against tests/lib/range-http-server.py
  * (started here, on 127.0.0.1; requests and bytes counted from its log): the synth presets'
  * headers (151,936 tokens for Qwen2.5) and a Qwen2.5-like BPE header (tokens, token_type,
- * merges, 2000 tensors) in at most 2 requests and no more bytes than the doubling blocks of
- * before; an announced count of 2^32 strings in a 64 GiB file capped (no request longer than
- * the read-ahead cap, the byte limit kept) and one of 2^60 refused after the first request;
- * estimates that keep falling short handed back to the doubling; a jump in string length
- * caught by the recent window (two requests); the header cache revalidated
- * after a read-ahead read. tests/e2e/remote_headers.sh covers real web servers.
- * Broken on purpose once: the FNV prime changed in rl_remote_cache_key made test_cache_key
- * fail. */
+ * merges, 2000 tensors; its pre-tokenizer known and not) in at most 2 requests and no more
+ * bytes than the doubling blocks of before; the known vocabularies (rl_gguf_vocab_find) and
+ * headers shaped as llama.cpp's real ones (Llama 3: 128,256 tokens, 280,147 merges, the real
+ * token-length profile; DeepSeek LLM, Aquila, nomic-bert-moe, Gemma 4) in exactly 2 requests
+ * within 1/32 of their bytes; an unknown one 4% short covered by the over-fetch, one whose
+ * over-fetch stops at the doubling's block; an announced count of 2^32 strings in a 64 GiB file
+ * capped (no request longer than the read-ahead cap, the byte limit kept) and one of 2^60 refused
+ * after the first request; estimates that keep falling short handed back to the doubling; a jump in
+ * string length caught by the recent window (two requests); the header cache revalidated after a
+ * read-ahead read. tests/e2e/remote_headers.sh covers real web servers. Broken on purpose once: the
+ * FNV prime changed in rl_remote_cache_key made test_cache_key fail. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -30,6 +33,7 @@
 #include <curl/curl.h>
 
 #include "model/gguf_remote.h"
+#include "model/gguf_vocab.h"
 #include "model/synth.h"
 #include "base/proc.h"
 #include "base/rl_file.h"
@@ -159,6 +163,40 @@ static void test_stream_short_reads(void **state)
     rl_gguf_free(a);
     rl_gguf_free(b);
     free(data);
+}
+
+/* The known vocabularies: each row found by its own key; pre NULL is ""; a count within 1/64
+ * of the row's matches, one more does not; the nearest count wins; a model or pre of
+ * another row matches nothing. */
+static void test_vocab_find(void **state)
+{
+    (void)state;
+    size_t n;
+    const rl_gguf_vocab *t = rl_gguf_vocab_table(&n);
+    assert_int_equal(n, 19);
+    for (size_t i = 0; i < n; i++) {
+        assert_ptr_equal(rl_gguf_vocab_find(t[i].model, t[i].pre, t[i].n_vocab), &t[i]);
+        assert_true(t[i].tok > 8 && (t[i].merges == 0 || t[i].merge > 8));
+    }
+    const rl_gguf_vocab *l3 = rl_gguf_vocab_find("gpt2", "llama-bpe", 128256);
+    assert_non_null(l3);
+    assert_true(l3->merges > 2.18 && l3->merges < 2.19 && !l3->scores);
+    assert_ptr_equal(rl_gguf_vocab_find("gpt2", "llama-bpe", 128256 + 2004), l3);
+    assert_ptr_equal(rl_gguf_vocab_find("gpt2", "llama-bpe", 128256 - 2004), l3);
+    assert_null(rl_gguf_vocab_find("gpt2", "llama-bpe", 128256 + 2005));
+    assert_null(rl_gguf_vocab_find("gpt2", "llama-bpe", 128256 - 2005));
+    const rl_gguf_vocab *g4 = rl_gguf_vocab_find("gemma4", NULL, 262144);
+    assert_non_null(g4);
+    assert_string_equal(g4->pre, "");
+    assert_true(g4->scores && g4->merges > 1.96 && g4->merges < 1.97);
+    assert_null(rl_gguf_vocab_find("gemma4", "gemma4", 262144));
+    assert_int_equal(rl_gguf_vocab_find("llama", "default", 32040)->n_vocab, 32064);
+    assert_int_equal(rl_gguf_vocab_find("llama", "default", 32020)->n_vocab, 32000);
+    assert_string_equal(rl_gguf_vocab_find("gpt2", "qwen35", 151936)->pre, "qwen35");
+    assert_null(rl_gguf_vocab_find("llama", "llama-bpe", 128256));
+    assert_null(rl_gguf_vocab_find("gpt2", "qwen2-unknown", 151936));
+    assert_null(rl_gguf_vocab_find(NULL, "llama-bpe", 128256));
+    assert_int_equal(rl_gguf_vocab_find("t5", "default", 250048)->charsmap, 237539);
 }
 
 /* ---- the read sizing, against a local range server -------------------------------------- */
@@ -353,10 +391,34 @@ static size_t bpe_token(uint64_t i, uint64_t n, char *buf)
     return len;
 }
 
-/* A Qwen2.5-like header: gpt2 tokenizer (tokens, token_type, merges: one per token but the
- * 256 bytes and the 293 added tokens), a chat template and n_tensors F32 tensors of 64
- * elements. The file's size in *size. */
-static wbuf bpe_header(uint64_t n_vocab, uint64_t n_tensors, uint64_t *size)
+/* The header of b's metadata and n_tensors F32 tensors of 64 elements; the file's size in
+ * *size. Frees b's buffer. */
+static wbuf header_of(mbuild *b, uint64_t n_tensors, uint64_t *size)
+{
+    wbuf w = {0};
+    w_bytes(&w, "GGUF", 4);
+    w_u32(&w, 3);
+    w_u64(&w, n_tensors);
+    w_u64(&w, b->n_kv);
+    w_bytes(&w, b->kv.p, b->kv.len);
+    free(b->kv.p);
+    for (uint64_t i = 0; i < n_tensors; i++) {
+        char name[64];
+        snprintf(name, sizeof name, "blk.%" PRIu64 ".ffn_down.%" PRIu64 ".weight", i / 64, i % 64);
+        w_str(&w, name);
+        w_u32(&w, 1);
+        w_u64(&w, 64);
+        w_u32(&w, RL_GGML_F32);
+        w_u64(&w, i * 256);
+    }
+    *size = (w.len + 31) / 32 * 32 + n_tensors * 256;
+    return w;
+}
+
+/* A Qwen2.5-like header: gpt2 tokenizer with pre-tokenizer pre (tokens, token_type, merges:
+ * one per token but the 256 bytes and the 293 added tokens), a chat template and n_tensors
+ * F32 tensors of 64 elements. The file's size in *size. */
+static wbuf bpe_header(uint64_t n_vocab, uint64_t n_tensors, const char *pre, uint64_t *size)
 {
     mbuild b = {0};
     mb_str(&b, "general.architecture", "qwen2");
@@ -365,7 +427,7 @@ static wbuf bpe_header(uint64_t n_vocab, uint64_t n_tensors, uint64_t *size)
     mb_u32(&b, "qwen2.block_count", 24);
     mb_u32(&b, "qwen2.embedding_length", 896);
     mb_str(&b, "tokenizer.ggml.model", "gpt2");
-    mb_str(&b, "tokenizer.ggml.pre", "qwen2");
+    mb_str(&b, "tokenizer.ggml.pre", pre);
     char tok[32];
     w_arr_head(&b.kv, "tokenizer.ggml.tokens", GGUF_T_STRING, n_vocab);
     for (uint64_t i = 0; i < n_vocab; i++)
@@ -386,46 +448,261 @@ static wbuf bpe_header(uint64_t n_vocab, uint64_t n_tensors, uint64_t *size)
     memset(tmpl, 'x', sizeof tmpl - 1);
     tmpl[sizeof tmpl - 1] = '\0';
     mb_str(&b, "tokenizer.chat_template", tmpl);
-
-    wbuf w = {0};
-    w_bytes(&w, "GGUF", 4);
-    w_u32(&w, 3);
-    w_u64(&w, n_tensors);
-    w_u64(&w, b.n_kv);
-    w_bytes(&w, b.kv.p, b.kv.len);
-    free(b.kv.p);
-    for (uint64_t i = 0; i < n_tensors; i++) {
-        char name[64];
-        snprintf(name, sizeof name, "blk.%" PRIu64 ".ffn_down.%" PRIu64 ".weight", i / 64, i % 64);
-        w_str(&w, name);
-        w_u32(&w, 1);
-        w_u64(&w, 64);
-        w_u32(&w, RL_GGML_F32);
-        w_u64(&w, i * 256);
-    }
-    *size = (w.len + 31) / 32 * 32 + n_tensors * 256;
-    return w;
+    return header_of(&b, n_tensors, size);
 }
 
+/* Qwen2.5's pre-tokenizer, a known vocabulary (gguf_vocab.h), and one the table does not
+ * know: the same bytes, sized from the tokens seen. */
 static void test_bpe_two_requests(void **state)
 {
     (void)state;
+    const char *pres[] = {"qwen2", "qwen2-unknown"};
+    for (int k = 0; k < 2; k++) {
+        uint64_t size;
+        wbuf w = bpe_header(151936, 2000, pres[k], &size);
+        put_model("bpe.gguf", w.p, w.len, size);
+        rl_remote_stats st;
+        served sv;
+        rl_gguf_file *f = NULL;
+        rl_error e = {RL_OK, ""};
+        assert_int_equal(read_url("bpe.gguf", NULL, &st, &sv, &f, &e), RL_OK);
+        assert_int_equal(f->bytes_read, w.len);
+        assert_int_equal(f->n_tensors, 2000);
+        assert_int_equal(sv.requests, 2);
+        assert_true(sv.bytes >= w.len);
+        assert_true(sv.bytes <= doubling_bytes(w.len, size));
+        rl_gguf_free(f);
+        free(w.p);
+        drop_model("bpe.gguf");
+    }
+}
+
+/* ---- real vocabularies' shapes ----------------------------------------------------------
+ * Headers shaped as llama.cpp's models/ggml-vocab-*.gguf (scripts/vocab-table.py measures
+ * them): the token count, the mean text bytes of the tokens in each sixteenth of the array
+ * (--profile), the merges' count and mean text bytes, scores, the charsmap's bytes. Token
+ * lengths are the sixteenth's mean, jittered so their average keeps it. */
+typedef struct {
+    const char *model, *pre; /* pre NULL: no tokenizer.ggml.pre */
+    uint64_t n_vocab;
+    double prof[16];
+    uint64_t n_merges;
+    double merge_len;
+    bool scores;
+    uint32_t charsmap;
+    uint64_t n_tensors;
+} vocab_shape;
+
+/* Llama 3 (llama-bpe): 128,256 tokens, 280,147 merges of 10.58 bytes of text on average */
+static const vocab_shape LLAMA3 = {
+    "gpt2", "llama-bpe",
+    128256, {5.3, 6.4, 6.6, 6.9, 7.2, 7.4, 7.3, 7.6, 7.7, 7.6, 7.8, 7.8, 8.9, 11.8, 13.3, 14.5},
+    280147, 10.58,
+    false,  0,
+    292};
+
+/* DeepSeek LLM: ends 5.6% below the doubling's 4 MiB block, where the estimate from the
+ * tokens seen lands 10.7% past the header */
+static const vocab_shape DEEPSEEK = {
+    "gpt2", "deepseek-llm",
+    102400, {5.4, 7.1, 7.9, 8.1, 8.6, 9.0, 9.2, 9.5, 9.6, 9.8, 9.9, 10.1, 10.2, 10.4, 10.4, 10.8},
+    99757,  10.10,
+    false,  0,
+    273};
+
+/* Aquila: a gpt2 (BPE) vocabulary with scores, and no pre-tokenizer named */
+static const vocab_shape AQUILA = {
+    "gpt2",
+    NULL,
+    100008,
+    {6.5, 8.6, 9.6, 10.4, 10.7, 11.3, 11.5, 12.0, 12.3, 12.5, 13.0, 13.0, 13.4, 13.7, 13.6, 14.1},
+    99743,
+    12.66,
+    true,
+    0,
+    0};
+
+/* nomic-bert-moe: t5 (Unigram) with scores and a 237,539-byte precompiled_charsmap */
+static const vocab_shape NOMIC = {
+    "t5",
+    "default",
+    250048,
+    {6.2, 7.6, 8.2, 8.7, 9.1, 9.5, 9.9, 10.2, 10.6, 11.1, 11.5, 12.0, 12.7, 13.5, 14.3, 10.0},
+    0,
+    0,
+    true,
+    237539,
+    0};
+
+/* Gemma 4: 262,144 tokens, scores, 514,906 merges (1.96 a token); ends 6.3% below 16 MiB */
+static const vocab_shape GEMMA4 = {
+    "gemma4", NULL,
+    262144,   {6.8, 7.9, 8.4, 8.8, 8.9, 9.3, 9.5, 9.6, 9.6, 9.8, 9.9, 10.0, 10.1, 10.1, 6.2, 6.4},
+    514906,   9.97,
+    true,     0,
+    0};
+
+/* GPT-2 */
+static const vocab_shape GPT2 = {
+    "gpt2", "gpt-2",
+    50257,  {4.7, 6.4, 6.8, 7.0, 7.2, 7.3, 7.3, 7.3, 7.3, 7.4, 7.4, 7.5, 7.5, 7.5, 7.5, 7.5},
+    50000,  8.13,
+    false,  0,
+    0};
+
+/* a length near m whose average over many i is m */
+static size_t jittered(double m, uint64_t i)
+{
+    double u = (double)((i * 2654435761u >> 8) & 1023) / 1024.0;
+    size_t n = (size_t)(m + u);
+    return n ? n : 1;
+}
+
+static wbuf vocab_header(const vocab_shape *v, uint64_t *size)
+{
+    mbuild b = {0};
+    mb_str(&b, "general.architecture", "llama");
+    mb_str(&b, "general.name", "vocab-shaped");
+    mb_u32(&b, "general.file_type", 1);
+    mb_u32(&b, "llama.block_count", 32);
+    mb_u32(&b, "llama.embedding_length", 4096);
+    mb_str(&b, "tokenizer.ggml.model", v->model);
+    if (v->pre)
+        mb_str(&b, "tokenizer.ggml.pre", v->pre);
+    char s[64];
+    memset(s, 'a', sizeof s);
+    w_arr_head(&b.kv, "tokenizer.ggml.tokens", GGUF_T_STRING, v->n_vocab);
+    for (uint64_t i = 0; i < v->n_vocab; i++)
+        w_strn(&b.kv, s, jittered(v->prof[i * 16 / v->n_vocab], i));
+    if (v->scores) {
+        w_arr_head(&b.kv, "tokenizer.ggml.scores", GGUF_T_FLOAT32, v->n_vocab);
+        for (uint64_t i = 0; i < v->n_vocab; i++)
+            w_u32(&b.kv, 0);
+        b.n_kv++;
+    }
+    w_arr_head(&b.kv, "tokenizer.ggml.token_type", GGUF_T_INT32, v->n_vocab);
+    for (uint64_t i = 0; i < v->n_vocab; i++)
+        w_u32(&b.kv, 1);
+    b.n_kv += 2;
+    if (v->n_merges) {
+        s[1] = ' ';
+        w_arr_head(&b.kv, "tokenizer.ggml.merges", GGUF_T_STRING, v->n_merges);
+        for (uint64_t i = 0; i < v->n_merges; i++) {
+            size_t n = jittered(v->merge_len, i);
+            w_strn(&b.kv, s, n < 3 ? 3 : n);
+        }
+        b.n_kv++;
+    }
+    if (v->charsmap) {
+        w_arr_head(&b.kv, "tokenizer.ggml.precompiled_charsmap", GGUF_T_UINT8, v->charsmap);
+        for (uint32_t i = 0; i < v->charsmap; i++)
+            w_u8(&b.kv, i);
+        b.n_kv++;
+    }
+    mb_u32(&b, "tokenizer.ggml.bos_token_id", 1);
+    mb_u32(&b, "tokenizer.ggml.eos_token_id", 2);
+    char tmpl[4100];
+    memset(tmpl, 'x', sizeof tmpl - 1);
+    tmpl[sizeof tmpl - 1] = '\0';
+    mb_str(&b, "tokenizer.chat_template", tmpl);
+    return header_of(&b, v->n_tensors, size);
+}
+
+/* Read a header of shape v followed by a 1 GiB hole (the file's end bounds nothing); its
+ * bytes in *len, what the server sent in *sv. */
+static void read_shape(const vocab_shape *v, uint64_t *len, served *sv)
+{
     uint64_t size;
-    wbuf w = bpe_header(151936, 2000, &size);
-    put_model("bpe.gguf", w.p, w.len, size);
+    wbuf w = vocab_header(v, &size);
+    size += 1ull << 30;
+    put_model("shape.gguf", w.p, w.len, size);
     rl_remote_stats st;
-    served sv;
     rl_gguf_file *f = NULL;
     rl_error e = {RL_OK, ""};
-    assert_int_equal(read_url("bpe.gguf", NULL, &st, &sv, &f, &e), RL_OK);
+    assert_int_equal(read_url("shape.gguf", NULL, &st, sv, &f, &e), RL_OK);
     assert_int_equal(f->bytes_read, w.len);
-    assert_int_equal(f->n_tensors, 2000);
-    assert_int_equal(sv.requests, 2);
-    assert_true(sv.bytes >= w.len);
-    assert_true(sv.bytes <= doubling_bytes(w.len, size));
+    assert_int_equal(f->n_tensors, v->n_tensors);
+    assert_true(sv->bytes >= w.len);
+    *len = w.len;
     rl_gguf_free(f);
     free(w.p);
-    drop_model("bpe.gguf");
+    drop_model("shape.gguf");
+}
+
+/* A Llama 3 header (7.8 MB, 2.2 merges per token): 2 requests, within 1/32 of the header's
+ * bytes (the doubling blocks: 8 MiB in 6 requests). Without the table, the estimate from
+ * one merge per token falls 34% short: 3 requests. */
+static void test_llama3_two_requests(void **state)
+{
+    (void)state;
+    uint64_t len;
+    served sv;
+    read_shape(&LLAMA3, &len, &sv);
+    assert_int_equal(sv.requests, 2);
+    assert_true(sv.bytes <= doubling_bytes(len, UINT64_MAX));
+    assert_true(sv.bytes <= len + len / 32);
+}
+
+/* The other known vocabularies whose estimate from the tokens seen misses: DeepSeek LLM (past
+ * the doubling block), Aquila (its scores unexpected for gpt2: 4% short), nomic-bert-moe (its
+ * charsmap: 3% short), Gemma 4 (merges): each in 2 requests, within 1/32 of the header. */
+static void test_known_vocabularies(void **state)
+{
+    (void)state;
+    const vocab_shape *shapes[] = {&DEEPSEEK, &AQUILA, &NOMIC, &GEMMA4};
+    for (size_t k = 0; k < sizeof shapes / sizeof shapes[0]; k++) {
+        uint64_t len;
+        served sv;
+        read_shape(shapes[k], &len, &sv);
+        assert_int_equal(sv.requests, 2);
+        assert_true(sv.bytes <= doubling_bytes(len, UINT64_MAX));
+        assert_true(sv.bytes <= len + len / 32);
+    }
+}
+
+/* Aquila's shape under a pre-tokenizer the table does not know: the estimate from the tokens
+ * seen falls 4% short, the 1/16 over-fetch covers it: 2 requests, no more than doubling. */
+static void test_unknown_overfetch(void **state)
+{
+    (void)state;
+    vocab_shape v = AQUILA;
+    v.pre = "aquila-unknown";
+    uint64_t len;
+    served sv;
+    read_shape(&v, &len, &sv);
+    assert_int_equal(sv.requests, 2);
+    assert_true(sv.bytes <= doubling_bytes(len, UINT64_MAX));
+}
+
+/* GPT-2's shape, unknown: the estimate lands 15% past the header, the over-fetch would take it
+ * past the 2 MiB block the doubling reads: the request stops there. */
+static void test_overfetch_capped(void **state)
+{
+    (void)state;
+    vocab_shape v = GPT2;
+    v.pre = "gpt-2-unknown";
+    uint64_t len;
+    served sv;
+    read_shape(&v, &len, &sv);
+    assert_int_equal(sv.requests, 2);
+    assert_int_equal(sv.bytes, 2u << 20);
+    assert_int_equal(doubling_bytes(len, UINT64_MAX), 2u << 20);
+}
+
+/* Qwen2's key with tokens of 30 bytes (its table says 9.03 on average): the tokens still to
+ * come are read at the seen ones' mean, not at what the table leaves of its total (the seen
+ * tokens already pass it): 2 requests. */
+static void test_known_longer_tokens(void **state)
+{
+    (void)state;
+    vocab_shape v = {"gpt2", "qwen2", 151936, {0}, 151387, 10.04, false, 0, 0};
+    for (int k = 0; k < 16; k++)
+        v.prof[k] = 30;
+    uint64_t len;
+    served sv;
+    read_shape(&v, &len, &sv);
+    assert_int_equal(sv.requests, 2);
+    assert_true(sv.bytes <= len + len / 16);
 }
 
 /* One array announcing n strings, then zeros (each an empty string: 8 bytes) to size bytes. */
@@ -613,11 +890,15 @@ int main(void)
         cmocka_unit_test(test_is_url),     cmocka_unit_test(test_cache_key),
         cmocka_unit_test(test_opts),       cmocka_unit_test(test_cache_oom),
         cmocka_unit_test(test_refuse_url), cmocka_unit_test(test_stream_short_reads),
+        cmocka_unit_test(test_vocab_find),
     };
     const struct CMUnitTest served_tests[] = {
-        cmocka_unit_test(test_presets_two_requests), cmocka_unit_test(test_bpe_two_requests),
-        cmocka_unit_test(test_hostile_count_capped), cmocka_unit_test(test_short_estimates_double),
-        cmocka_unit_test(test_recent_window),        cmocka_unit_test(test_cache_after_readahead),
+        cmocka_unit_test(test_presets_two_requests),   cmocka_unit_test(test_bpe_two_requests),
+        cmocka_unit_test(test_llama3_two_requests),    cmocka_unit_test(test_known_vocabularies),
+        cmocka_unit_test(test_unknown_overfetch),      cmocka_unit_test(test_overfetch_capped),
+        cmocka_unit_test(test_known_longer_tokens),    cmocka_unit_test(test_hostile_count_capped),
+        cmocka_unit_test(test_short_estimates_double), cmocka_unit_test(test_recent_window),
+        cmocka_unit_test(test_cache_after_readahead),
     };
     int failed = cmocka_run_group_tests(tests, NULL, NULL);
     return failed + cmocka_run_group_tests(served_tests, setup_server, teardown_server);
