@@ -7,7 +7,7 @@
 # count) end the same way, print the exact command to run again (read back by sh as the words
 # run) and keep what was measured in a file `validate` passes. Checked to fail before the fix
 # (session.c and cmd_membw.c said only "run it again", without the command). Two SIGTERMs
-# exit 130 too (SIG=TERM).
+# exit 130 too (SIG=TERM); a Ctrl-C during membw's first touch of a big set is seen at once.
 # Checked to fail before the fix (base/proc.c's rl_proc_kill_all, called by main's handler
 # of the second signal): after the second Ctrl-C the script and its sleep were still running,
 # reparented to init, for `run` and `client --cmd` alike.
@@ -135,4 +135,9 @@ kept membw-mid "llama-roofline membw: error: interrupted: kept samples at 1 of 2
 out=$("$RL_BIN" validate "$work/membw mid.json"); check "membw-mid: the result validates ($out)" 0 $?
 json_check "membw-mid: the samples measured kept, marked incomplete" "$work/membw mid.json" \
   'j["complete"] is False and sum(len(r["samples_GBs"]) for r in j["runs"])>0 and {r["threads"] for r in j["runs"]}=={1}'
+# Ctrl-C while membw first-touches a big working set (1 GiB: seconds in a VM): the touch
+# stops within the limit (it ran to its end, 2.5 s for 1 GiB and 5 s for 2 GiB here, before
+# the fix; found by the adversarial pass)
+timed membw-touch "mapping and first-touching" membw --threads 1 --membw-mb 1024
+expect "membw-touch: nothing measured, said so" "$(tail -n1 "$work/membw-touch.err")" "interrupted; nothing was measured"
 finish
