@@ -15,6 +15,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <curl/curl.h>
 
@@ -73,7 +74,13 @@ static void on_signal(int sig)
     if (rl_interrupted) {
         rl_proc_kill_all(); /* no child (nor its children) outlives us */
         rl_file_cleanup_signal();
-        signal(sig, SIG_DFL);
+        static const char said[] = "llama-roofline: interrupted again: stopped at once, every "
+                                   "child killed; files already written are kept\n";
+        ssize_t w = write(STDERR_FILENO, said, sizeof said - 1);
+        (void)w;
+        if (sig == SIGTERM) /* exit 130 (docs/CLI.md) for SIGTERM too, not death by signal */
+            _exit(130);
+        signal(sig, SIG_DFL); /* SIGINT: die by it, so a calling shell stops too (status 130) */
         raise(sig);
         return;
     }

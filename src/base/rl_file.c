@@ -623,6 +623,39 @@ rl_status rl_file_open_regular(const char *path, FILE **out, uint64_t *size, rl_
     return RL_OK;
 }
 
+static rl_status read_to_end(const char *path, FILE *f, size_t max, char **data, size_t *len,
+                             rl_error *err)
+{
+    size_t cap = 4096, got = 0;
+    char *buf = malloc(cap + 1);
+    while (buf) {
+        got += fread(buf + got, 1, cap - got, f);
+        if (got < cap || cap > max)
+            break;
+        char *nb = realloc(buf, cap * 2 + 1);
+        if (!nb) {
+            free(buf);
+            buf = NULL;
+            break;
+        }
+        buf = nb;
+        cap *= 2;
+    }
+    int bad = !buf || ferror(f);
+    fclose(f);
+    if (!buf)
+        return rl_fail(err, RL_EINTERNAL, "out of memory");
+    if (bad || got > max) {
+        free(buf);
+        return bad ? rl_fail(err, RL_EINPUT, "%s: read failed", path)
+                   : rl_fail(err, RL_EINPUT, "%s: more than the %zu bytes this reads", path, max);
+    }
+    buf[got] = '\0';
+    *data = buf;
+    *len = got;
+    return RL_OK;
+}
+
 rl_status rl_file_read_all(const char *path, size_t max, char **data, size_t *len, rl_error *err)
 {
     FILE *f;
@@ -637,6 +670,8 @@ rl_status rl_file_read_all(const char *path, size_t max, char **data, size_t *le
         return rl_fail(err, RL_EINPUT, "%s: %llu bytes is more than the %zu this reads", path,
                        (unsigned long long)size, max);
     }
+    if (size == 0) /* a kernel pseudo-file (/proc/cpuinfo) says 0 bytes: read it to its end */
+        return read_to_end(path, f, max, data, len, err);
     char *buf = malloc((size_t)size + 1);
     if (!buf) {
         fclose(f);

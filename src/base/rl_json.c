@@ -309,6 +309,48 @@ cJSON *rl_json_parse_raw(const char *text, size_t len, const char **end, bool *o
     return root;
 }
 
+static int cmp_keys(const void *a, const void *b)
+{
+    return strcmp((*(const cJSON *const *)a)->string, (*(const cJSON *const *)b)->string);
+}
+
+/* What no JSON the tool writes holds and a reader would take two ways: a key twice in one
+ * object (cJSON reads the first, Python the last) or a number too big for a double (1e400
+ * read as infinity). NULL when there is none, else what it is, in buf; *oom when out of
+ * memory. cJSON limits the nesting (1000), so the recursion is bounded. */
+static const char *ambiguous(const cJSON *it, char *buf, size_t cap, bool *oom)
+{
+    if (cJSON_IsNumber(it) && !isfinite(it->valuedouble)) {
+        snprintf(buf, cap, "a number too large for a double");
+        return buf;
+    }
+    size_t n = 0;
+    for (const cJSON *c = it->child; c; c = c->next)
+        n++;
+    if (cJSON_IsObject(it) && n > 1) {
+        const cJSON **keys = malloc(n * sizeof *keys);
+        if (!keys) {
+            *oom = true;
+            return NULL;
+        }
+        size_t k = 0;
+        for (const cJSON *c = it->child; c; c = c->next)
+            keys[k++] = c;
+        qsort(keys, n, sizeof *keys, cmp_keys);
+        for (k = 1; k < n && strcmp(keys[k - 1]->string, keys[k]->string) != 0; k++)
+            ;
+        if (k < n)
+            snprintf(buf, cap, "the key \"%.60s\" twice in one object", keys[k]->string);
+        free(keys);
+        if (k < n)
+            return buf;
+    }
+    for (const cJSON *c = it->child; c; c = c->next)
+        if (ambiguous(c, buf, cap, oom) || *oom)
+            return *oom ? NULL : buf;
+    return NULL;
+}
+
 rl_status rl_json_parse(const char *name, const char *text, size_t len, cJSON **out, rl_error *err)
 {
     *out = NULL;
@@ -337,6 +379,12 @@ rl_status rl_json_parse(const char *name, const char *text, size_t len, cJSON **
                        "%s: not valid JSON (more text after the JSON value at byte %zu: two "
                        "files joined or trailing junk)",
                        name, at);
+    }
+    char what[128];
+    if (ambiguous(root, what, sizeof what, &oom) || oom) {
+        cJSON_Delete(root);
+        return oom ? rl_fail(err, RL_EINTERNAL, "%s: out of memory reading the JSON", name)
+                   : rl_fail(err, RL_EINPUT, "%s: not valid JSON for this tool (%s)", name, what);
     }
     *out = root;
     return RL_OK;

@@ -10,8 +10,8 @@
 
 static const char *const secret_words[] = {RL_URL_SECRET_WORDS};
 
-/* Does the parameter name s[0..n) hold a secret word (case-insensitive)? */
-static bool secret_name(const char *s, size_t n)
+/* Does s[0..n) hold a secret word (case-insensitive)? */
+static bool has_secret_word(const char *s, size_t n)
 {
     for (size_t w = 0; w < sizeof secret_words / sizeof secret_words[0]; w++) {
         size_t wl = strlen(secret_words[w]);
@@ -20,6 +20,35 @@ static bool secret_name(const char *s, size_t n)
                 return true;
     }
     return false;
+}
+
+static int hex_digit(char c)
+{
+    return c >= '0' && c <= '9'   ? c - '0'
+           : c >= 'a' && c <= 'f' ? c - 'a' + 10
+           : c >= 'A' && c <= 'F' ? c - 'A' + 10
+                                  : -1;
+}
+
+/* Does the parameter name raw[0..rn) hold a secret word, as given or percent-decoded ("%73ig"
+ * is "sig" to the server)? */
+static bool secret_name(const char *raw, size_t rn)
+{
+    if (has_secret_word(raw, rn))
+        return true;
+    char s[256];
+    size_t n = 0;
+    for (size_t i = 0; i < rn && n < sizeof s; i++) {
+        int hi = i + 2 < rn && raw[i] == '%' ? hex_digit(raw[i + 1]) : -1;
+        int lo = hi >= 0 ? hex_digit(raw[i + 2]) : -1;
+        if (lo >= 0) {
+            s[n++] = (char)(hi * 16 + lo);
+            i += 2;
+        } else {
+            s[n++] = raw[i];
+        }
+    }
+    return has_secret_word(s, n) || (n == sizeof s && rn > n); /* too long to decode: hide */
 }
 
 /* Append the parameters p[0..n) ("a=1&b=2", ';' also separates) with secret values as ***. */
@@ -64,8 +93,16 @@ static size_t put_one(rl_sbuf *b, const char *u)
     size_t q = auth;
     while (q < end && u[q] != '?' && u[q] != '#')
         q++;
-    rl_sbuf_put(b, u + auth, q - auth); /* the path */
-    while (q < end) {                   /* '?' query, then '#' fragment */
+    /* the path; its ";name=value" parameters (matrix URIs) as the query's */
+    size_t semi = auth;
+    while (semi < q && u[semi] != ';')
+        semi++;
+    rl_sbuf_put(b, u + auth, semi - auth);
+    if (semi < q) {
+        rl_sbuf_put(b, ";", 1);
+        put_params(b, u + semi + 1, q - semi - 1);
+    }
+    while (q < end) { /* '?' query, then '#' fragment */
         size_t e = q + 1;
         while (e < end && !(u[q] == '?' && u[e] == '#'))
             e++;

@@ -10,7 +10,8 @@
  *     "?X-Amz-Signature=***&x=1"); a parameter without '=' whose name matches stays as is.
  * The words cover AWS/GCS/Azure signed URLs (X-Amz-Signature, X-Amz-Credential,
  * X-Amz-Security-Token, X-Goog-Signature, sig), bearer tokens (token, access_token, hf_token),
- * keys (key, api_key, apikey), passwords and auth= parameters. Over-redaction (a harmless
+ * keys (key, api_key, apikey), passwords and auth= parameters; a name matches percent-decoded
+ * too ("%73ig"). Over-redaction (a harmless
  * parameter whose name holds "key") is accepted; nothing with one of the words leaks.
  * A string without "://" is copied unchanged. Nothing else of the URL (host, port, path,
  * other parameters) changes, so the redacted URL still says which file was meant.

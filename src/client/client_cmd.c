@@ -25,6 +25,7 @@
 #include <string.h>
 
 #include "client/client_driver.h"
+#include "base/rl_url.h"
 #include "base/proc.h"
 #include "base/rl_util.h"
 
@@ -130,6 +131,12 @@ static void settle(slot *sl, const rl_proc_result *pr)
         res->error = line ? rl_asprintf("exit %d: %s", pr->exit_code, line)
                           : rl_asprintf("exit %d", pr->exit_code);
     free(line);
+    /* a URL in the child's message keeps no credential (rl_url.h) */
+    char *red = res->error ? rl_url_redact(res->error) : NULL;
+    if (red) {
+        free(res->error);
+        res->error = red;
+    }
 }
 
 /* Prepare sl for job; the child is started by the spawner thread (spawn_main). */

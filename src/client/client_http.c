@@ -426,7 +426,7 @@ static void set_error(rl_client_result *res, const char *fmt, ...)
     rl_vsnprintf(buf, sizeof buf, fmt, ap);
     va_end(ap);
     free(res->error);
-    res->error = rl_strdup(buf);
+    res->error = rl_url_redact(buf); /* a URL the server echoed keeps no credential (rl_url.h) */
     res->ok = false;
 }
 

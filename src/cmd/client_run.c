@@ -366,7 +366,9 @@ static cJSON *client_section(client_ctx *c, const rl_client_fm_caps *caps, const
     cJSON *conc = cJSON_CreateArray(), *pr = cJSON_CreateObject(), *slo = cJSON_CreateObject();
     bool ok = cl && drv && set && conc && pr && slo;
     if (ok && !c->http) {
-        ok = rl_json_add_str(drv, "type", "command") && rl_json_add_str(drv, "command", a->cmd);
+        char *cmd = rl_url_redact(a->cmd); /* a URL in the command keeps no credential */
+        ok = cmd && rl_json_add_str(drv, "type", "command") && rl_json_add_str(drv, "command", cmd);
+        free(cmd);
     } else if (ok) {
         char *shown = shown_url(a);
         ok = rl_json_add_str(drv, "type", "http") &&
@@ -549,10 +551,13 @@ static rl_status measure_point(client_ctx *c, const char *api_key, rl_error *err
 static void print_summary(FILE *out, client_ctx *c, const char *bundle_path, const char *page)
 {
     char safe[1024], banner[1024];
-    char *shown = c->http ? shown_url(c->a) : NULL;
+    char *shown = c->http ? shown_url(c->a) : rl_url_redact(c->a->cmd); /* no credential */
     if (rl_report_disturbed(c->bundle, banner, sizeof banner)) /* first, as diagnose says it */
         rl_tty_printf(out, "\nDISTURBED: %s", banner);
-    rl_tty_printf(out, "\nclient: %s\n", c->http ? (shown ? shown : "(URL not shown)") : c->a->cmd);
+    rl_tty_printf(out, "\nclient: %s\n",
+                  shown     ? shown
+                  : c->http ? "(URL not shown)"
+                            : "(not shown)");
     free(shown);
     const cJSON *pt;
     cJSON_ArrayForEach(pt, c->points)

@@ -9,6 +9,7 @@
 #include "cmd/session.h"
 #include "model/gguf_remote.h"
 #include "measure/membw.h"
+#include "measure/lbench.h"
 #include "base/rl_opt.h"
 #include "base/rl_text.h"
 #include "base/rl_util.h"
@@ -187,6 +188,8 @@ static rl_status on_opt(int c, const char *arg, void *ctx, rl_error *err)
     case OPT_BARG:
         if (o->n_bench_args >= 64)
             return rl_fail(err, RL_EINPUT, "at most 64 --bench-arg values");
+        if ((st = rl_lbench_check_extra(arg, err)) != RL_OK)
+            return st;
         r->bargs[o->n_bench_args++] = arg;
         break;
     case OPT_TIMEOUT:

@@ -139,6 +139,11 @@ static rl_status setting_args(const cJSON *s, rl_sweep_opts *o, const char **arg
                            "%s: settings.bench_args[%zu] is not a string: not resumed (the bundle "
                            "is left as it is)",
                            path, n);
+        if (rl_lbench_check_extra(it->valuestring, err) != RL_OK)
+            return rl_fail(err, RL_EINPUT,
+                           "%s: settings.bench_args[%zu] %s is refused (llama-roofline chooses "
+                           "the output format): not resumed (the bundle is left as it is)",
+                           path, n, it->valuestring);
         args[n++] = it->valuestring;
     }
     o->bench_args = args;
@@ -249,6 +254,12 @@ static rl_status models_from(const cJSON *models, const char *path, rl_error *er
                            "%s: models[%d] lacks its id or runs: not resumed (the bundle is left "
                            "as it is)",
                            path, i);
+        for (const cJSON *o = models->child; o != m; o = o->next)
+            if (!strcmp(rl_json_get_str(o, "id"), rl_json_get_str(m, "id")))
+                return rl_fail(err, RL_EINPUT,
+                               "%s: models[%d].id is also an earlier model's: not resumed (the "
+                               "bundle is left as it is)",
+                               path, i);
         rl_status st = same_model(m, mp, &sb, path, i, err);
         if (st != RL_OK)
             return st;

@@ -376,6 +376,16 @@ static rl_status check_range(const char *what, int v, int lo, int hi, const char
                    why);
 }
 
+rl_status rl_lbench_check_extra(const char *a, rl_error *err)
+{
+    if (!strcmp(a, "-o") || !strcmp(a, "--output") || !strncmp(a, "--output=", 9))
+        return rl_fail(err, RL_EINPUT,
+                       "extra llama-bench argument %s is refused: the output format is "
+                       "chosen by llama-roofline (jsonl)",
+                       a);
+    return RL_OK;
+}
+
 rl_status rl_lbench_argv(const char *bin, const rl_lbench_params *p, char ***argv_out,
                          rl_error *err)
 {
@@ -407,11 +417,9 @@ rl_status rl_lbench_argv(const char *bin, const rl_lbench_params *p, char ***arg
         const char *a = p->extra ? p->extra[i] : NULL;
         if (!a)
             return rl_fail(err, RL_EINPUT, "extra llama-bench argument %zu is missing", i + 1);
-        if (!strcmp(a, "-o") || !strcmp(a, "--output") || !strncmp(a, "--output=", 9))
-            return rl_fail(err, RL_EINPUT,
-                           "extra llama-bench argument %s is refused: the output format is "
-                           "chosen by llama-roofline (jsonl)",
-                           a);
+        st = rl_lbench_check_extra(a, err);
+        if (st != RL_OK)
+            return st;
     }
     size_t n = 1 + 2 * 5 + 2 + (p->depth > 0 ? 2 : 0) + 2 + p->n_extra + 1;
     char **argv = rl_calloc(n, sizeof *argv);

@@ -72,6 +72,10 @@ typedef struct {
     size_t n_extra;
 } rl_lbench_params;
 
+/* An extra llama-bench argument llama-roofline cannot pass (-o, --output, --output=...: it
+ * chooses the output format, jsonl): RL_EINPUT naming it, else RL_OK. The one check, used by
+ * rl_lbench_argv, run's --bench-arg and a resumed bundle's settings.bench_args. */
+rl_status rl_lbench_check_extra(const char *a, rl_error *err);
 /* Build `bin -m MODEL -t T -p NP -n NG -r R -o jsonl [-d D] -ngl G [extra...]` as a
  * NULL-terminated argv (caller frees with rl_lbench_argv_free). RL_EINPUT on bad values. */
 rl_status rl_lbench_argv(const char *bin, const rl_lbench_params *p, char ***argv_out,

@@ -35,6 +35,12 @@ bad "--json with --markdown" 2 "exclude each other" --json --markdown
 bad "an operand" 2 "advise takes no operands" foo
 bad "unknown option" 2 "unknown option '--frobnicate'" --frobnicate
 bad "missing --cpuinfo file" 2 "--cpuinfo $work/nope: cannot be read" --cpuinfo "$work/nope"
+# a kernel pseudo-file says 0 bytes in stat but has content: --cpuinfo /proc/cpuinfo reads it
+# (it was "the file is empty", exit 2, found by the adversarial pass)
+if [ -r /proc/cpuinfo ] && grep -q '^processor' /proc/cpuinfo; then
+  out=$("$RL_BIN" advise --cpuinfo /proc/cpuinfo --json 2>"$work/pc.err"); check "--cpuinfo /proc/cpuinfo: exit 0" 0 $?
+  expect "--cpuinfo /proc/cpuinfo: a detection" "$out" '"detection"'
+fi
 
 # ---- --list-cores
 out=$("$RL_BIN" advise --list-cores); check "--list-cores" 0 $?

@@ -6,7 +6,8 @@
 # Mid-run, `client` (its second operating point under way) and `membw` (its first thread
 # count) end the same way, print the exact command to run again (read back by sh as the words
 # run) and keep what was measured in a file `validate` passes. Checked to fail before the fix
-# (session.c and cmd_membw.c said only "run it again", without the command).
+# (session.c and cmd_membw.c said only "run it again", without the command). Two SIGTERMs
+# exit 130 too (SIG=TERM); a Ctrl-C during membw's first touch of a big set is seen at once.
 # Checked to fail before the fix (base/proc.c's rl_proc_kill_all, called by main's handler
 # of the second signal): after the second Ctrl-C the script and its sleep were still running,
 # reparented to init, for `run` and `client --cmd` alike.
@@ -48,8 +49,8 @@ case_() {
   [ -n "$pg" ] && [ -n "$kid" ] || { fail "$name: the child never started: $(cat "$work/$name.err")"; kill -KILL "$pid"; return; }
   local t0 rc ms
   t0=$(date +%s%N)
-  kill -INT "$pid"
-  for _ in $(seq 2 "$nsig"); do sleep 0.1; kill -INT "$pid" 2>/dev/null; done
+  kill -"${SIG:-INT}" "$pid"
+  for _ in $(seq 2 "$nsig"); do sleep 0.1; kill -"${SIG:-INT}" "$pid" 2>/dev/null; done
   wait "$pid"; rc=$?
   ms=$((($(date +%s%N) - t0) / 1000000))
   check "$name: exit 130" 130 "$rc"
@@ -77,6 +78,10 @@ run_args=(run --llama-bench "$work/stubborn" --peak-bw 40 -m "$work/a.gguf" -t 1
 case_ run-once 1 "$RL_BIN" "${run_args[@]}" -o "$work/o1"
 case_ run-twice 2 "$RL_BIN" "${run_args[@]}" -o "$work/o2"
 json_check "run-twice: the bundle is kept" "$work/o2/bundle.json" 'j["schema"].startswith("llama-roofline")'
+# two SIGTERMs: exit 130 as for SIGINT (it was death by SIGTERM, status 143, and no word on
+# stderr; found by the adversarial pass), and a line saying it stopped at once
+SIG=TERM case_ run-term-twice 2 "$RL_BIN" "${run_args[@]}" -o "$work/o3"
+expect "run-term-twice: says it stopped at once" "$(cat "$work/run-term-twice.err")" "interrupted again: stopped at once"
 client_args=(client --cmd "$work/stubborn" --profile short-chat --runs 3 --warmup 0)
 case_ client-once 1 "$RL_BIN" "${client_args[@]}" --json "$work/c1.json"
 case_ client-twice 2 "$RL_BIN" "${client_args[@]}" --json "$work/c2.json"
@@ -130,4 +135,9 @@ kept membw-mid "llama-roofline membw: error: interrupted: kept samples at 1 of 2
 out=$("$RL_BIN" validate "$work/membw mid.json"); check "membw-mid: the result validates ($out)" 0 $?
 json_check "membw-mid: the samples measured kept, marked incomplete" "$work/membw mid.json" \
   'j["complete"] is False and sum(len(r["samples_GBs"]) for r in j["runs"])>0 and {r["threads"] for r in j["runs"]}=={1}'
+# Ctrl-C while membw first-touches a big working set (1 GiB: seconds in a VM): the touch
+# stops within the limit (it ran to its end, 2.5 s for 1 GiB and 5 s for 2 GiB here, before
+# the fix; found by the adversarial pass)
+timed membw-touch "mapping and first-touching" membw --threads 1 --membw-mb 1024
+expect "membw-touch: nothing measured, said so" "$(tail -n1 "$work/membw-touch.err")" "interrupted; nothing was measured"
 finish

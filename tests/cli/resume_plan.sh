@@ -72,6 +72,20 @@ refused "--peak-bw 40 on a measured ceiling" "--peak-bw 40 does not match the bu
 cp -p "$work/r.saved" "$work/r.orig"; cp -p "$work/r.saved" "$work/r/bundle.json"
 refused "--quick-membw on a --peak-bw ceiling (no effect): accepted, then --reps 4 refused" "--reps 4 does not match" --quick-membw --reps 4
 refused "an equal option beside a differing one" "--reps 4 does not match the bundle in $D, planned with reps 3" -t 2,1 --reps 4
+# hand-edited bundles the resume refused only after rewriting the bundle (found by the
+# adversarial pass): a bench arg llama-roofline cannot pass, two models with one id
+edit() { # python statement over j, applied to a copy of r.saved that becomes the bundle
+  python3 - "$work/r.saved" "$work/r/bundle.json" "$1" <<'PY'
+import json, sys
+j = json.load(open(sys.argv[1])); exec(sys.argv[3]); json.dump(j, open(sys.argv[2], "w"), indent=1)
+PY
+  cp -p "$work/r/bundle.json" "$work/r.orig"; crafted "$work/r.orig"
+}
+edit 'j["settings"]["bench_args"] = ["--mmap", "-o", "json"]'
+refused "bundle bench_args with -o" "$work/r/bundle.json: settings.bench_args\\[1\\] -o is refused \\(llama-roofline chooses the output format\\): not resumed \\(the bundle is left as it is\\)$"
+edit 'j["models"][1]["id"] = j["models"][0]["id"]'
+refused "bundle models sharing an id" "$work/r/bundle.json: models\\[1\\].id is also an earlier model's: not resumed \\(the bundle is left as it is\\)$"
+cp -p "$work/r.saved" "$work/r.orig"; cp -p "$work/r.saved" "$work/r/bundle.json"
 
 # equal to the plan: accepted, and the resume measures the rest with the bundle's bench args
 FAKE_LOG="$work/log" "$RL_BIN" run --resume --llama-bench "$FAKE" -o "$work/r" -t 2,1 --depth 0 --reps 3 \

@@ -29,6 +29,10 @@ out=$(env -u LLAMA_BENCH PATH=/usr/bin:/bin HOME="$work/nohome" LLAMA_ROOFLINE_C
   "$RL_BIN" run -m "$work/a.gguf" --peak-bw 40 -o "$work/x" 2>"$work/miss.err"); check "missing llama-bench: exit 3" 3 $?
 expect "missing llama-bench: says how to get it" "$(cat "$work/miss.err")" "scripts/llama-cpp.sh"
 bad "unwritable output" 4 "cannot (create|write)" "${base[@]}" -o /proc/nope/out
+# --bench-arg -o is refused while the options are read: no output directory, no bundle (it
+# wrote a bundle before; found by the adversarial pass)
+bad "--bench-arg --output=x" 2 "extra llama-bench argument --output=x is refused" "${base[@]}" --bench-arg=--output=x -o "$work/barg"
+[ ! -e "$work/barg" ] && echo "ok   --bench-arg --output=x: nothing written" || fail "--bench-arg --output=x: wrote $work/barg"
 
 # ---- the defaults (src/cmd/defaults.h) as --help spells them, the same in run, diagnose, advise
 rh=$("$RL_BIN" run --help); dh=$("$RL_BIN" diagnose --help); ah=$("$RL_BIN" advise --help)

@@ -92,4 +92,18 @@ bad "truncated JSON" 2 "trunc.json" "$work/trunc.json"
 echo '{"hello": 1}' >"$work/foreign.json"
 bad "foreign JSON" 2 "foreign.json: not a llama-roofline bundle" "$work/foreign.json"
 bad "missing file" 2 "nope.json" "$work/nope.json"
+# JSON two readers take two ways (found by the adversarial pass: both were "valid"): a key twice
+# in one object (cJSON reads the first, Python the last) and a number beyond a double (1e400)
+ex="$RL_SRC/examples/synth-amd-epyc/bundle.json"
+python3 - "$ex" "$work/dupkey.json" "$work/big.json" <<'PY'
+import re, sys
+s = open(sys.argv[1]).read()
+open(sys.argv[2], "w").write(re.sub(r'"schema_version":(\s*)2', r'"schema_version":\g<1>2, "schema_version": 99', s, count=1))
+open(sys.argv[3], "w").write(re.sub(r'"peak_read_GBs":(\s*)[0-9.]+', r'"peak_read_GBs":\g<1>1e400', s, count=1))
+PY
+crafted "$work/dupkey.json" "$work/big.json"
+bad "a key twice" 2 'dupkey.json: not valid JSON for this tool \(the key "schema_version" twice in one object\)' "$work/dupkey.json"
+bad "1e400" 2 "big.json: not valid JSON for this tool \(a number too large for a double\)" "$work/big.json"
+CMD=report bad "report of a key twice" 2 'dupkey.json: not valid JSON for this tool' "$work/dupkey.json" -o "$work/dup.html"
+CMD=compare bad "compare of 1e400" 2 'big.json: not valid JSON for this tool' "$work/big.json" "$ex"
 finish

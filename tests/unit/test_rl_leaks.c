@@ -69,6 +69,11 @@ static void test_url_redact(void **state)
     redacts("http://h/p?access_token=t#frag&id_token=x",
             "http://h/p?access_token=***#frag&id_token=***");
     redacts("https://a:b@h?sig=1", "https://***@h?sig=***");
+    /* a percent-encoded name is the same name to the server; path ";" parameters too */
+    redacts("http://h/p?%73ig=s1&%54OKEN=t&x%5Fkey=k&%zz=v&a%=1",
+            "http://h/p?%73ig=***&%54OKEN=***&x%5Fkey=***&%zz=v&a%=1");
+    redacts("http://h/m.gguf;sig=s1/x?y=1", "http://h/m.gguf;sig=***?y=1");
+    redacts("http://h/a;b/c", "http://h/a;b/c");
     /* '@' in the path is not user information; a parameter without a value stays */
     redacts("https://h/a@b/c?token", "https://h/a@b/c?token");
     /* text around URLs, two URLs, an option joined with '=' */
@@ -201,10 +206,8 @@ static void test_sh_quote(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_url_redact),
-        cmocka_unit_test(test_url_loopback),
-        cmocka_unit_test(test_tty_printf),
-        cmocka_unit_test(test_tty_write),
+        cmocka_unit_test(test_url_redact), cmocka_unit_test(test_url_loopback),
+        cmocka_unit_test(test_tty_printf), cmocka_unit_test(test_tty_write),
         cmocka_unit_test(test_sh_quote),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
