@@ -34,6 +34,13 @@
  *     limit_pct;
  *   - warnings (top level, run_warnings, analysis.warnings): code [a-z0-9_]+, non-empty text,
  *     applies_to a list of existing model ids.
+ *   - calibration (bundle/calib.h): kind derived, the key's four strings, every type not
+ *     calibrated a ggml type with a reason; sets in ascending thread order, each type once,
+ *     measurable, source measured or cache; each point's role known and once, its bytes an
+ *     integer >= 1, its run a valid run (as above) at the set's thread count, its machine
+ *     state; every derived value (compute_roof.GBs, fixed.us, per_layer.us, base.us,
+ *     stream.GBs, each point's rate) recomputed from the points (rl_cal_type_finish; relative
+ *     1e-9), unavailable exactly where the recomputation is;
  *   - client (docs/BUNDLE.md): settings and token calibration kinds; per point requests
  *     ok + failed = measured, attempts >= measured, one record per measured request, goodput
  *     good <= ok; every metric has the legend's kind and unit or is unavailable with a reason,

@@ -183,7 +183,7 @@ bool rl_cal_plan_shapes(uint32_t type, uint64_t llc, rl_cal_shape shapes[RL_CAL_
         if (!rl_cal_shape_for(type, targets[r] > 2 * prev ? targets[r] : 2 * prev, &shapes[r]))
             return false;
         while (rl_cal_shape_bytes(&shapes[r], type) < 2 * prev) {
-            if (shapes[r].n_ff < 3 * shapes[r].n_embd)
+            if (shapes[r].n_ff < 4 * shapes[r].n_embd)
                 shapes[r].n_ff += RL_CAL_ROW_QUANTUM;
             else
                 base_shape(&shapes[r], shapes[r].n_embd + RL_CAL_ROW_QUANTUM, shapes[r].n_ff);
