@@ -7,11 +7,15 @@
 #include <string.h>
 
 #include "base/proc.h"
+#include "base/rl_file.h"
 #include "base/rl_json.h"
 #include "base/rl_text.h"
 #include "base/rl_util.h"
 #include "bundle/bundle.h"
+#include "cmd/defaults.h"
+#include "measure/advise_synth.h"
 #include "measure/calib_models.h"
+#include "measure/sysinfo.h"
 
 /* One type of the calibration: its shapes and models, and which thread counts measure it. */
 typedef struct {
@@ -469,4 +473,148 @@ void rl_calib_print(FILE *out, const cJSON *section)
         fprintf(out, "\nnot calibrated:\n");
     cJSON_ArrayForEach(t, nc) rl_tty_printf(out, "  %-8s %s\n", rl_json_get_str(t, "type") ?: "?",
                                             rl_json_get_str(t, "reason") ?: "");
+}
+
+void rl_calib_add_type(rl_calib_opts *o, const rl_cal_type *t)
+{
+    bool m = rl_cal_type_measurable(t);
+    const rl_cal_type **list = m ? o->types : o->skipped;
+    size_t *n = m ? &o->n_types : &o->n_skipped;
+    for (size_t i = 0; t && i < *n; i++)
+        if (list[i] == t)
+            return;
+    if (!t || *n >= RL_CAL_MAX_TYPES)
+        return;
+    if (!m)
+        o->skipped_why[*n] = t->reason;
+    list[(*n)++] = t;
+}
+
+void rl_calib_add_types_of(rl_calib_opts *o, const cJSON *gguf)
+{
+    double total = rl_json_num_or(gguf, "tensor_bytes", 0);
+    const cJSON *e;
+    cJSON_ArrayForEach(e, rl_json_get(gguf, "types"))
+    {
+        double bytes = rl_json_num_or(e, "bytes", 0);
+        const rl_cal_type *t = rl_cal_type_by_name(rl_json_get_str(e, "type"));
+        if (t && total > 0 && 100.0 * bytes / total >= 1.0)
+            rl_calib_add_type(o, t);
+    }
+}
+
+void rl_calib_order_types(rl_calib_opts *o)
+{
+    size_t n = 0;
+    const rl_cal_type *out[RL_CAL_MAX_TYPES];
+    for (size_t i = 0; i < rl_cal_type_count(); i++)
+        for (size_t k = 0; k < o->n_types; k++)
+            if (o->types[k] == rl_cal_type_at(i) && n < RL_CAL_MAX_TYPES)
+                out[n++] = o->types[k];
+    memcpy(o->types, out, n * sizeof out[0]);
+    o->n_types = n;
+}
+
+/* The options of diagnose's calibration from its bundle: its thread counts, its models' types,
+ * its llama-bench, llama-quantize beside it (without one, those types are not calibrated). */
+static void diagnose_opts(const cJSON *b, bool quick, rl_calib_opts *o, char *noq, size_t noq_cap)
+{
+    const cJSON *set = rl_json_get(b, "settings"), *m, *t;
+    cJSON_ArrayForEach(t, rl_json_get(set, "threads"))
+    {
+        if (cJSON_IsNumber(t) && o->n_threads < RL_SWEEP_MAX_LIST)
+            o->threads[o->n_threads++] = (int)t->valuedouble;
+    }
+    cJSON_ArrayForEach(m, rl_json_get(b, "models"))
+        rl_calib_add_types_of(o, rl_json_get(m, "gguf"));
+    rl_calib_order_types(o);
+    o->n_gen = quick ? rl_defaults.cal_quick_n_gen : rl_defaults.cal_n_gen;
+    o->reps = quick ? rl_defaults.cal_quick_reps : rl_defaults.cal_reps;
+    rl_sysinfo si;
+    rl_sysinfo_collect(&si);
+    o->llc = si.llc_bytes ? si.llc_bytes : RL_CAL_LLC_DEFAULT;
+    o->llc_source = si.llc_bytes ? "detected" : "default";
+    o->llama_bench = rl_json_get_str(rl_json_get(b, "llama_cpp"), "llama_bench");
+    bool needs = false;
+    for (size_t i = 0; i < o->n_types; i++)
+        needs |= o->types[i]->make == RL_CAL_QUANTIZE;
+    char *q = NULL;
+    rl_error qe;
+    if (needs && rl_advise_find_quantize(NULL, o->llama_bench, &q, &qe) != RL_OK) {
+        rl_snprintf(noq, noq_cap, "%s", qe.msg);
+        size_t k = 0;
+        for (size_t i = 0; i < o->n_types; i++) {
+            if (o->types[i]->make != RL_CAL_QUANTIZE)
+                o->types[k++] = o->types[i];
+            else if (o->n_skipped < RL_CAL_MAX_TYPES) {
+                o->skipped_why[o->n_skipped] = noq;
+                o->skipped[o->n_skipped++] = o->types[i];
+            }
+        }
+        o->n_types = k;
+    }
+    o->llama_quantize = q; /* freed by the caller */
+}
+
+rl_status rl_calib_after_diagnose(cJSON *bundle, const char *out_dir, bool calibrate, bool quick,
+                                  double wait_quiet_s, int retry_disturbed, rl_status st,
+                                  rl_error *err)
+{
+    if (!bundle || (st != RL_OK && st != RL_NOTHING))
+        return st;
+    calibrate = calibrate && st == RL_OK; /* no decode rate at all: llama-bench does not run */
+    char *root = rl_cache_root(getenv("LLAMA_ROOFLINE_CACHE"), getenv("HOME"));
+    char *path = rl_asprintf("%s/bundle.json", out_dir);
+    rl_cal_key key;
+    rl_cal_key_of_bundle(bundle, &key);
+    rl_calib_opts o = {0};
+    char noq[600] = "";
+    diagnose_opts(bundle, quick, &o, noq, sizeof noq);
+    rl_error ce = {RL_OK, ""};
+    rl_status cst = root && path ? RL_OK : rl_fail(&ce, RL_EINTERNAL, "out of memory");
+    if (cst == RL_OK && !calibrate) {
+        size_t n = 0;
+        cst = rl_calib_attach_cached(root, &key, o.threads, o.n_threads, bundle, &n, &ce);
+        if (cst == RL_OK && n)
+            fprintf(
+                stderr,
+                "diagnose: attached the cached calibration of this CPU and llama.cpp build (%zu "
+                "type%s x thread counts; calibrate --recalibrate measures it again)\n",
+                n, n == 1 ? "" : "s");
+    } else if (cst == RL_OK) {
+        o.verb = "diagnose";
+        o.timeout_s =
+            rl_json_num_or(rl_json_get(bundle, "settings"), "timeout_s", rl_defaults.timeout_s);
+        o.cache_root = root;
+        o.quiet = &rl_defaults.quiet;
+        o.wait_quiet_s = wait_quiet_s;
+        o.retry_disturbed = retry_disturbed;
+        rl_calib_stats stats;
+        fprintf(stderr, "diagnose: calibrating %zu type%s at %d thread count%s\n", o.n_types,
+                o.n_types == 1 ? "" : "s", o.n_threads, o.n_threads == 1 ? "" : "s");
+        cst = rl_calib_measure(&o, &key, bundle, path, &stats, &ce);
+        cJSON *env = cJSON_GetObjectItemCaseSensitive(bundle, "environment");
+        if (cJSON_IsObject(env)) {
+            cJSON_DeleteItemFromObjectCaseSensitive(env, "machine_state");
+            rl_json_attach(env, "machine_state", rl_quiet_summary_json(bundle, o.quiet));
+        }
+        if (cst == RL_EINTERRUPTED)
+            rl_bundle_set_status(bundle, "interrupted", "interrupted while calibrating");
+    }
+    rl_error we;
+    rl_status wst = path ? rl_bundle_write(bundle, path, &we) : RL_OK;
+    if (cst == RL_OK && wst != RL_OK) {
+        ce = we;
+        cst = wst;
+    }
+    free((char *)o.llama_quantize);
+    free(root);
+    free(path);
+    if (st == RL_OK && cst != RL_OK) {
+        *err = ce;
+        return cst;
+    }
+    if (cst != RL_OK && cst != RL_EINTERRUPTED)
+        fprintf(stderr, "diagnose: warning: no calibration: %s\n", ce.msg);
+    return st;
 }

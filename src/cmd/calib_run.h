@@ -75,6 +75,24 @@ rl_status rl_calib_measure(const rl_calib_opts *o, const rl_cal_key *key, cJSON 
 rl_status rl_calib_attach_cached(const char *cache_root, const rl_cal_key *key, const int *threads,
                                  int n_threads, cJSON *bundle, size_t *n_types, rl_error *err);
 
+/* Add type t to o's list once: a measurable one to types, another to skipped with its reason. */
+void rl_calib_add_type(rl_calib_opts *o, const rl_cal_type *t);
+/* The types a model holds (its GGUF object, gguf_json.h: types[] and tensor_bytes), each with
+ * at least 1% of its tensor bytes; a NULL gguf adds nothing. */
+void rl_calib_add_types_of(rl_calib_opts *o, const cJSON *gguf);
+/* o's measurable types in report order (the calib_plan table's). */
+void rl_calib_order_types(rl_calib_opts *o);
+
+/* diagnose's calibration, after its sweep (st the sweep's status; nothing is done unless it is
+ * RL_OK or RL_NOTHING): with calibrate, the types of the bundle's models measured (or reused)
+ * at its thread counts (quick: calibrate --quick's -n and -r) into the bundle; without, the
+ * cached calibration of this CPU, build and thread counts attached when there is one (said on
+ * stderr). The bundle rewritten at DIR/bundle.json. The result is st, or the calibration's
+ * failure (RL_EINTERRUPTED: the bundle's status says so) when st was RL_OK. */
+rl_status rl_calib_after_diagnose(cJSON *bundle, const char *out_dir, bool calibrate, bool quick,
+                                  double wait_quiet_s, int retry_disturbed, rl_status st,
+                                  rl_error *err);
+
 /* The calibration's table on out: one block per thread count, a line per type (compute roof,
  * stream rate, fixed, per layer, where it came from), then the types not calibrated. */
 void rl_calib_print(FILE *out, const cJSON *section);

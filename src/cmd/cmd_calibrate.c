@@ -24,6 +24,7 @@
 #include "measure/sysinfo.h"
 #include "model/calib_plan.h"
 #include "model/ggml_types.h"
+#include "model/gguf_json.h"
 #include "model/gguf_model.h"
 #include "model/model_find.h"
 #include "model/model_paths.h"
@@ -137,21 +138,6 @@ static rl_status on_opt(int c, const char *arg, void *ctx, rl_error *err)
     return st;
 }
 
-/* Add t to the list once (in report order later). */
-static void add_type(rl_calib_opts *o, const rl_cal_type *t)
-{
-    const rl_cal_type **list = rl_cal_type_measurable(t) ? o->types : o->skipped;
-    size_t *n = rl_cal_type_measurable(t) ? &o->n_types : &o->n_skipped;
-    for (size_t i = 0; i < *n; i++)
-        if (list[i] == t)
-            return;
-    if (*n < RL_CAL_MAX_TYPES) {
-        if (!rl_cal_type_measurable(t))
-            o->skipped_why[*n] = t->reason;
-        list[(*n)++] = t;
-    }
-}
-
 /* --types LIST: each a type of the table; one that is never calibrated is bad input. */
 static rl_status types_from_list(rl_calib_opts *o, const char *list, rl_error *err)
 {
@@ -168,41 +154,27 @@ static rl_status types_from_list(rl_calib_opts *o, const char *list, rl_error *e
                            rl_tty_escape(w, safe, sizeof safe));
         if (!rl_cal_type_measurable(t))
             return rl_fail(err, RL_EINPUT, "--types: %s is not calibrated: %s", t->name, t->reason);
-        add_type(o, t);
+        rl_calib_add_type(o, t);
     }
     return RL_OK;
 }
 
-/* The types the models hold: every one with at least 1% of a model's tensor bytes. */
+/* The types the models hold (rl_calib_add_types_of). */
 static rl_status types_from_models(rl_calib_opts *o, const rl_model_paths *l, rl_error *err)
 {
     for (size_t i = 0; i < l->n; i++) {
         rl_gguf_model m;
         rl_status st = rl_gguf_model_load(l->paths[i], &m, err);
-        for (uint32_t k = 0; st == RL_OK && k < m.n_types; k++) {
-            const rl_cal_type *t = rl_cal_type_find(m.types[k].type);
-            if (t && m.tensor_bytes &&
-                100.0 * (double)m.types[k].bytes / (double)m.tensor_bytes >= 1.0)
-                add_type(o, t);
-        }
+        cJSON *g = st == RL_OK ? rl_gguf_model_to_json(&m, false) : NULL;
+        if (st == RL_OK && !g)
+            st = rl_fail(err, RL_EINTERNAL, "out of memory");
+        rl_calib_add_types_of(o, g);
+        cJSON_Delete(g);
         rl_gguf_model_free(&m);
         if (st != RL_OK)
             return st;
     }
     return RL_OK;
-}
-
-/* Sort the measurable types into report order. */
-static void order_types(rl_calib_opts *o)
-{
-    size_t n = 0;
-    const rl_cal_type *out[RL_CAL_MAX_TYPES];
-    for (size_t i = 0; i < rl_cal_type_count(); i++)
-        for (size_t k = 0; k < o->n_types; k++)
-            if (o->types[k] == rl_cal_type_at(i) && n < RL_CAL_MAX_TYPES)
-                out[n++] = o->types[k];
-    memcpy(o->types, out, n * sizeof out[0]);
-    o->n_types = n;
 }
 
 /* Which types: --types, else the operands', else with --quick the models diagnose would find
@@ -230,13 +202,13 @@ static rl_status choose_types(cal_args *a, int n_ops, char **ops, rl_error *err)
             bool ladder =
                 t->type == RL_GGML_Q4_0 || t->type == RL_GGML_Q8_0 || t->type == RL_GGML_F16;
             if (!a->quick || ladder)
-                add_type(o, t);
+                rl_calib_add_type(o, t);
         }
     }
     if (st == RL_OK && n_ops > 0 && o->n_types == 0 && !a->types_arg)
         st = rl_fail(err, RL_EINPUT, "the models given hold no type that can be calibrated");
     rl_model_paths_free(&l);
-    order_types(o);
+    rl_calib_order_types(o);
     return st;
 }
 

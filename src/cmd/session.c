@@ -121,15 +121,18 @@ rl_status rl_session_interrupted(const char *verb, const char *out_dir, const ch
     const char *bin =
         rl_json_get_str(cJSON_GetObjectItemCaseSensitive(bundle, "llama_cpp"), "llama_bench");
     const cJSON *a;
+    bool cal = false; /* diagnose --calibrate: the resumed one calibrates too */
     cJSON_ArrayForEach(a, cJSON_GetObjectItemCaseSensitive(bundle, "argv"))
     {
         if (bin && cJSON_IsString(a) && strncmp(a->valuestring, "--llama-bench", 13) == 0) {
             sh_word(bin, lbq, sizeof lbq);
             rl_snprintf(lb, sizeof lb, " --llama-bench %s", lbq);
         }
+        cal |= cJSON_IsString(a) && strcmp(a->valuestring, "--calibrate") == 0;
     }
     sh_word(out_dir, path, sizeof path);
-    rl_snprintf(lbq, sizeof lbq, "%s --resume%s -o %s", verb, lb, path);
+    rl_snprintf(lbq, sizeof lbq, "%s --resume%s%s -o %s", verb, lb, cal ? " --calibrate" : "",
+                path);
     return rl_fail(err, RL_EINTERRUPTED,
                    "interrupted: kept %d of %d runs in %s; resume with: llama-roofline %s", ok,
                    total, dir, rl_tty_escape(lbq, word, sizeof word));
