@@ -534,6 +534,15 @@ static void diagnose_opts(const cJSON *b, bool quick, rl_calib_opts *o, char *no
     rl_sysinfo_collect(&si);
     o->llc = si.llc_bytes ? si.llc_bytes : RL_CAL_LLC_DEFAULT;
     o->llc_source = si.llc_bytes ? "detected" : "default";
+    uint64_t mib; /* calibrate's --llc-mib for diagnose (docs/CLI.md) */
+    const char *env = getenv("LLAMA_ROOFLINE_CALIB_LLC_MIB");
+    if (env && *env && rl_parse_u64(env, &mib) && mib >= 1 && mib <= 65536) {
+        o->llc = mib << 20;
+        o->llc_source = "--llc-mib";
+    } else if (env && *env) {
+        fprintf(stderr, "diagnose: warning: LLAMA_ROOFLINE_CALIB_LLC_MIB is not a whole number "
+                        "from 1 to 65536: ignored\n");
+    }
     o->llama_bench = rl_json_get_str(rl_json_get(b, "llama_cpp"), "llama_bench");
     bool needs = false;
     for (size_t i = 0; i < o->n_types; i++)

@@ -77,6 +77,15 @@ static rl_status write_synth(const rl_synth_config *cfg, const char *path, bool 
     return st;
 }
 
+/* The refusal written beside the model; a note that cannot be kept only costs asking again. */
+static void keep_refusal(const char *path, const char *why)
+{
+    char line[700];
+    int n = rl_snprintf(line, sizeof line, "%s\n", why);
+    rl_error we;
+    rl_write_file(path, line, (size_t)n, &we);
+}
+
 /* A synth F16 of the shape quantized by llama-quantize --pure into path; a refusal kept in
  * refused_path and out->refused. */
 static rl_status quantize_model(const char *dir, const rl_cal_type *t, const rl_cal_shape *s,
@@ -102,10 +111,7 @@ static rl_status quantize_model(const char *dir, const rl_cal_type *t, const rl_
             if (cut)
                 *cut = '\0';
             rl_snprintf(out->refused, sizeof out->refused, "%s", qe.msg);
-            char line[700];
-            int n = rl_snprintf(line, sizeof line, "%s\n", qe.msg);
-            rl_error we; /* a note that could not be kept only costs asking again */
-            rl_write_file(refused_path, line, (size_t)n, &we);
+            keep_refusal(refused_path, out->refused);
             st = RL_OK;
         } else if (st != RL_OK) {
             *err = qe;
@@ -117,10 +123,11 @@ static rl_status quantize_model(const char *dir, const rl_cal_type *t, const rl_
         return st;
     if (!quantized_ok(path, t, out->bytes)) {
         unlink(path);
-        return rl_fail(err, RL_EINPUT,
-                       "llama-quantize --pure %s wrote tensors of other types than %s (or other "
-                       "sizes than planned): %s is not calibrated with this llama-quantize",
-                       t->ftype, t->name, t->name);
+        rl_snprintf(out->refused, sizeof out->refused,
+                    "llama-quantize --pure %s wrote tensors of other types than %s (or other "
+                    "sizes than planned)",
+                    t->ftype, t->name);
+        keep_refusal(refused_path, out->refused);
     }
     return RL_OK;
 }

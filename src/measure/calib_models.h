@@ -12,8 +12,9 @@
  *     binary (rl_quantize_key: path, size, mtime), DIR/<TYPE>-<shape>-seed1-q<key>.gguf, so a
  *     new llama.cpp quantizes again. A cached file is reused when every tensor of it is the type
  *     or F32 (the norms) and it streams exactly the bytes the plan computes.
- *   - llama-quantize refusing (e.g. "this quantization requires an importance matrix"): the type
- *     is not calibrated, with llama-quantize's own words as the reason; the reason is kept in
+ *   - llama-quantize refusing (e.g. "this quantization requires an importance matrix"), or
+ *     writing tensors of another type or size than planned: the type is not calibrated, with
+ *     llama-quantize's own words (or that) as the reason; the reason is kept in
  *     DIR/<TYPE>-<shape>-seed1-q<key>.refused and read from there next time (the same
  *     llama-quantize is not asked again).
  * <shape> is L<layers>-e<n_embd>-f<n_ff>-kv<heads>-v<vocab>.
@@ -46,8 +47,7 @@ void rl_cal_model_name(const rl_cal_type *t, const rl_cal_shape *s, uint64_t qua
  * missing or unusable. quantize_bin: llama-quantize, needed only for RL_CAL_QUANTIZE types
  * (RL_EMISSING when NULL for one). A refusal is RL_OK with out->refused set and out->path NULL.
  * RL_EOUTPUT when dir or a file cannot be written (too little space), RL_EINTERRUPTED (no
- * partial file is left), RL_EINPUT for a type nothing makes (RL_CAL_NONE) or when llama-
- * quantize wrote something else than the type. */
+ * partial file is left), RL_EINPUT for a type nothing makes (RL_CAL_NONE). */
 rl_status rl_cal_model_ensure(const char *dir, const rl_cal_type *t, const rl_cal_shape *s,
                               const char *quantize_bin, rl_cal_model *out, rl_error *err);
 void rl_cal_model_free(rl_cal_model *m);
