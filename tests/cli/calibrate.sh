@@ -112,8 +112,8 @@ check "calibrate again" 0 $?
 [ ! -s "$work/log2" ] && echo "ok   nothing measured again" || fail "ran llama-bench: $(cat "$work/log2")"
 expect "says it reuses" "$(cat "$work/c2.err")" "reusing the calibration of [0-9TZ:-]+ at 2 threads \(this CPU and llama\.cpp de3ff81\): Q8_0, Q4_0 \(--recalibrate measures them again\)"
 expect "the table says cache" "$(cat "$work/c2.out")" "^  Q8_0 +40\.0 GB/s .* cache$"
-json_check "reused types: source cache, values kept" "$work/c2/bundle.json" \
-  'all(t["source"]=="cache" and abs(t["compute_roof"]["GBs"]-40)<1e-4 for s in j["calibration"]["sets"] for t in s["types"])'
+json_check "reused types: source cache, values kept, no run counted as this one's" "$work/c2/bundle.json" \
+  'all(t["source"]=="cache" and abs(t["compute_roof"]["GBs"]-40)<1e-4 for s in j["calibration"]["sets"] for t in s["types"]) and j["environment"]["machine_state"]["available"] is False'
 out=$("$RL_BIN" validate "$work/c2/bundle.json" 2>&1); check "reused bundle validates ($out)" 0 $?
 # a type more: only it is measured
 FAKE_LOG="$work/log3" "$RL_BIN" calibrate "${base[@]}" --types Q4_0,F16 -t 1 -o "$work/c3" \
@@ -183,7 +183,8 @@ cat >"$work/llama-quantize" <<'SH'
 #!/bin/sh
 echo "$*" >>"$QLOG"
 echo "main: build = 1 (de3ff81)" >&2
-echo "ERROR: this quantization requires an importance matrix!" >&2
+echo "llama_model_quantize: failed to quantize: this quantization requires an imatrix!" >&2
+echo "llama_quantize: failed to quantize model from '$2'" >&2
 exit 1
 SH
 chmod +x "$work/llama-quantize"
@@ -191,12 +192,26 @@ QLOG="$work/qlog" "$RL_BIN" calibrate "${base[@]}" --types IQ2_XXS,Q4_0 -t 1 \
   --llama-quantize "$work/llama-quantize" -o "$work/r1" >"$work/r1.out" 2>&1
 check "a type llama-quantize refuses" 0 $?
 json_check "IQ2_XXS not calibrated with llama-quantize's words, Q4_0 measured" "$work/r1/bundle.json" \
-  '[e["type"] for e in j["calibration"]["not_calibrated"]]==["IQ2_XXS"] and "requires an importance matrix" in j["calibration"]["not_calibrated"][0]["reason"] and ".source-" not in j["calibration"]["not_calibrated"][0]["reason"] and [t["type"] for t in j["calibration"]["sets"][0]["types"]]==["Q4_0"]'
+  '[e["type"] for e in j["calibration"]["not_calibrated"]]==["IQ2_XXS"] and j["calibration"]["not_calibrated"][0]["reason"]=="llama-quantize to IQ2_XXS failed (exit 1): llama_model_quantize: failed to quantize: this quantization requires an imatrix!" and [t["type"] for t in j["calibration"]["sets"][0]["types"]]==["Q4_0"]'
 [ "$(wc -l <"$work/qlog")" = 1 ] && echo "ok   llama-quantize asked once" || fail "asked: $(cat "$work/qlog")"
 QLOG="$work/qlog" "$RL_BIN" calibrate "${base[@]}" --types IQ2_XXS -t 1 \
   --llama-quantize "$work/llama-quantize" -o "$work/r2" >/dev/null 2>&1
 check "only a refused type" 1 $?
 [ "$(wc -l <"$work/qlog")" = 1 ] && echo "ok   the refusal is remembered" || fail "asked again: $(cat "$work/qlog")"
+
+# a llama-quantize that writes something else (the F16 source as it is): not calibrated
+cat >"$work/copy-quantize" <<'SH'
+#!/bin/sh
+cp "$2" "$3"
+SH
+chmod +x "$work/copy-quantize"
+"$RL_BIN" calibrate "${base[@]}" --types Q5_0,Q4_0 -t 1 --llama-quantize "$work/copy-quantize" \
+  -o "$work/r3" >/dev/null 2>&1
+check "a llama-quantize writing another type" 0 $?
+json_check "Q5_0 not calibrated: other types written" "$work/r3/bundle.json" \
+  '[e["type"] for e in j["calibration"]["not_calibrated"]]==["Q5_0"] and j["calibration"]["not_calibrated"][0]["reason"]=="llama-quantize --pure Q5_0 wrote tensors of other types than Q5_0 (or other sizes than planned)"'
+[ -z "$(ls "$LLAMA_ROOFLINE_CACHE/calibration-models" | grep '^Q5_0-.*\.gguf$')" ] &&
+  echo "ok   the wrong file is not kept" || fail "kept: $(ls "$LLAMA_ROOFLINE_CACHE/calibration-models")"
 
 # ---- --retry-disturbed: a disturbed run measured again, the first try in attempts
 mkdir -p "$work/p1/proc/self"

@@ -204,8 +204,8 @@ static void test_derive(void **state)
     assert_true(r.has_stream && !r.fixed_subtracted);
     assert_near(r.stream_GBs, 256e3 / 8100.0, 1e-9);
 
-    /* mid no slower than small: no compute roof */
-    p[1] = pt(RL_CAL_SMALL, 4e6, 4, 600);
+    /* mid no slower than small (both 500 us: a slope of exactly 0): no compute roof */
+    p[1] = pt(RL_CAL_SMALL, 4e6, 4, 500);
     rl_cal_derive(p, 4, &r);
     assert_false(r.has_compute);
     assert_non_null(strstr(r.compute_why, "took no longer per token"));
@@ -410,9 +410,16 @@ static void test_cache(void **state)
     assert_non_null(got);
     assert_true(rl_cal_type_reusable(rl_cal_set_type(got, "Q4_0"), sh));
     cJSON_Delete(got);
-    /* another thread count: another file, none */
+    /* another thread count: another file, none; the 2-thread file under the 1-thread name */
     assert_int_equal(rl_cal_cache_load(root, &k, 1, &got, note, sizeof note, &e), RL_OK);
     assert_null(got);
+    char *p1 = rl_cal_cache_path(root, &k, 1);
+    assert_int_equal(link(path, p1), 0);
+    assert_int_equal(rl_cal_cache_load(root, &k, 1, &got, note, sizeof note, &e), RL_OK);
+    assert_null(got);
+    assert_non_null(strstr(note, "at another thread count"));
+    unlink(p1);
+    free(p1);
     /* another key's file in this key's place */
     cJSON *doc = NULL;
     assert_int_equal(rl_json_read_file(path, 1 << 20, &doc, &e), RL_OK);
