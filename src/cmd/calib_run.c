@@ -255,9 +255,11 @@ static rl_status measure_point(cal_ctx *c, cal_item *it, int r, int t, cJSON *en
     char size[32];
     rl_fmt_mib(size, sizeof size, it->bytes[r]);
     double eta = eta_s(c, left / RL_CAL_N_ROLES + (left % RL_CAL_N_ROLES != 0));
-    rl_progress("[%zu/%zu] %s %s model (%s) at %d thread%s%s%.0f s left", c->run_k, c->run_total,
-                it->t->name, rl_cal_role_name(r), size, t, t == 1 ? "" : "s",
-                eta > 0 ? ", about " : ", ", eta);
+    char left_s[48] = "";
+    if (eta > 0)
+        rl_snprintf(left_s, sizeof left_s, ", about %.0f s left", eta);
+    rl_progress("[%zu/%zu] %s %s model (%s) at %d thread%s%s", c->run_k, c->run_total, it->t->name,
+                rl_cal_role_name(r), size, t, t == 1 ? "" : "s", left_s);
     rl_sweep_opts so = {0};
     so.command = o->verb;
     so.n_prompt = 0;
@@ -434,6 +436,13 @@ rl_status rl_calib_attach_cached(const char *cache_root, const rl_cal_key *key, 
     return st;
 }
 
+/* o[key] when it is a string, else dflt. */
+static const char *str_or(const cJSON *o, const char *key, const char *dflt)
+{
+    const char *s = rl_json_get_str(o, key);
+    return s ? s : dflt;
+}
+
 /* t[key][name] as a column of width w (unit included), prec decimals; n/a when unavailable. */
 static void print_value(FILE *out, const cJSON *t, const char *key, const char *name, int w,
                         int prec, const char *unit)
@@ -454,25 +463,25 @@ void rl_calib_print(FILE *out, const cJSON *section)
     {
         int threads = (int)rl_json_num_or(set, "threads", 0);
         rl_tty_printf(out, "\ncalibration at %d thread%s (%s, llama.cpp %s)\n", threads,
-                      threads == 1 ? "" : "s", rl_json_get_str(key, "cpu") ?: "?",
-                      rl_json_get_str(key, "llama_cpp_build") ?: "?");
+                      threads == 1 ? "" : "s", str_or(key, "cpu", "?"),
+                      str_or(key, "llama_cpp_build", "?"));
         fprintf(out, "  %-8s %13s %12s %12s %12s  %s\n", "type", "compute roof", "stream", "fixed",
                 "per layer", "source");
         cJSON_ArrayForEach(t, rl_json_get(set, "types"))
         {
-            rl_tty_printf(out, "  %-8s", rl_json_get_str(t, "type") ?: "?");
+            rl_tty_printf(out, "  %-8s", str_or(t, "type", "?"));
             print_value(out, t, "compute_roof", "GBs", 13, 1, "GB/s");
             print_value(out, t, "stream", "GBs", 12, 1, "GB/s");
             print_value(out, t, "fixed", "us", 12, 1, "us");
             print_value(out, t, "per_layer", "us", 12, 2, "us");
-            rl_tty_printf(out, "  %s\n", rl_json_get_str(t, "source") ?: "?");
+            rl_tty_printf(out, "  %s\n", str_or(t, "source", "?"));
         }
     }
     const cJSON *nc = rl_json_get(section, "not_calibrated");
     if (cJSON_GetArraySize(nc) > 0)
         fprintf(out, "\nnot calibrated:\n");
-    cJSON_ArrayForEach(t, nc) rl_tty_printf(out, "  %-8s %s\n", rl_json_get_str(t, "type") ?: "?",
-                                            rl_json_get_str(t, "reason") ?: "");
+    cJSON_ArrayForEach(t, nc)
+        rl_tty_printf(out, "  %-8s %s\n", str_or(t, "type", "?"), str_or(t, "reason", ""));
 }
 
 void rl_calib_add_type(rl_calib_opts *o, const rl_cal_type *t)
