@@ -390,6 +390,9 @@ static rl_status calibrate(cal_args *a, int n_ops, char **ops, rl_error *err)
         st = find_tools(a, &bench, &quant, err);
     if (st == RL_OK)
         st = open_output(a->out_dir, &path, err);
+    for (int i = 0; st == RL_OK && i < n_ops; i++) /* no operand is the bundle written */
+        st = rl_check_outputs(&(rl_path_arg){"a model", ops[i]}, 1, &(rl_path_arg){"-o", path}, 1,
+                              err);
     if (st == RL_OK && !(root = rl_cache_root(getenv("LLAMA_ROOFLINE_CACHE"), getenv("HOME"))))
         st = rl_fail(err, RL_EOUTPUT,
                      "no place for the calibration cache: set HOME or "

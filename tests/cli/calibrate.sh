@@ -58,6 +58,10 @@ bad "--threads 0" 2 "--threads" -t 0
 bad "--list-types with --types" 2 "--list-types lists every type" --list-types --types Q4_0
 bad "-o ''" 2 "--output needs a directory" -o ""
 bad "a missing model" 2 "nope.gguf" "${base[@]}" "$work/nope.gguf" -o "$work/x"
+mkdir -p "$work/o0"
+"$RL_BIN" synth --preset tiny --type Q8_0 -q -o "$work/o0/bundle.json" || fail "synth into o0"
+bad "a model that is the bundle" 2 "is the same file as the input" "${base[@]}" \
+  "$work/o0/bundle.json" -o "$work/o0"
 bad "a missing llama-quantize for a type named" 3 "--llama-quantize" "${base[@]}" --types Q4_K \
   -o "$work/x"
 env PATH="$work/empty" LLAMA_BENCH= "$RL_BIN" calibrate --types Q4_0 -o "$work/x" >"$work/o" 2>"$work/e"
