@@ -136,6 +136,14 @@ void rl_cal_derive(const rl_cal_pt *pts, size_t n, rl_cal_result *out)
     derive_stream(find_pt(pts, n, RL_CAL_STREAM), out);
 }
 
+int rl_cal_tokens(double us_per_byte, uint64_t bytes, int reps, int n_gen, double run_s)
+{
+    if (!(us_per_byte > 0) || bytes == 0 || reps < 1 || n_gen <= RL_CAL_MIN_N_GEN)
+        return n_gen;
+    double n = floor(run_s * 1e6 / ((double)reps * (double)bytes * us_per_byte));
+    return n >= n_gen ? n_gen : n <= RL_CAL_MIN_N_GEN ? RL_CAL_MIN_N_GEN : (int)n;
+}
+
 /* ---- the key ------------------------------------------------------------------------------ */
 
 static uint64_t fnv(uint64_t h, const char *s)
@@ -193,7 +201,7 @@ void rl_cal_key_of_bundle(const cJSON *bundle, rl_cal_key *out)
 
 /* ---- the section -------------------------------------------------------------------------- */
 
-cJSON *rl_cal_method_json(uint64_t llc, const char *llc_source, int n_gen, int reps)
+cJSON *rl_cal_method_json(uint64_t llc, const char *llc_source, int n_gen, int reps, double run_s)
 {
     uint64_t t[RL_CAL_N_ROLES];
     rl_cal_targets(llc, t);
@@ -201,6 +209,8 @@ cJSON *rl_cal_method_json(uint64_t llc, const char *llc_source, int n_gen, int r
     bool ok = o && rl_json_add_str(o, "kind", "controlled");
     ok = ok && rl_json_add_num(o, "n_prompt", 0) && rl_json_add_num(o, "n_gen", n_gen);
     ok = ok && rl_json_add_num(o, "reps", reps);
+    ok = ok && rl_json_add_num(o, "min_n_gen", RL_CAL_MIN_N_GEN) &&
+         rl_json_add_num(o, "run_s", run_s);
     ok = ok && rl_json_add_num(o, "n_layer", RL_CAL_N_LAYER);
     ok = ok && rl_json_add_num(o, "deep_layers", RL_CAL_DEEP_LAYERS);
     ok = ok && rl_json_add_num(o, "head_dim", RL_CAL_HEAD_DIM);

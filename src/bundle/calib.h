@@ -64,6 +64,13 @@ typedef struct {
 /* The type's values from its points (any order, at most one per role; others ignored). */
 void rl_cal_derive(const rl_cal_pt *pts, size_t n, rl_cal_result *out);
 
+/* Tokens for a run of bytes per token, so that its reps repetitions generate for about run_s
+ * seconds at us_per_byte (the previous point's time per token over its bytes; <= 0: unknown),
+ * between RL_CAL_MIN_N_GEN and n_gen (n_gen when unknown, or when n_gen is below the minimum):
+ * a slow kernel (Q2_0 at 0.5 GB/s) does not spend a minute on one model. */
+#define RL_CAL_MIN_N_GEN 16
+int rl_cal_tokens(double us_per_byte, uint64_t bytes, int reps, int n_gen, double run_s);
+
 /* ---- the key ------------------------------------------------------------------------------ */
 
 typedef struct {
@@ -84,9 +91,10 @@ void rl_cal_key_of_bundle(const cJSON *bundle, rl_cal_key *out);
 
 /* ---- the section -------------------------------------------------------------------------- */
 
-/* calibration.method (kind controlled): the shapes' constants, n_gen, reps, the cache size the
- * targets come from and where it came from ("detected", "--llc-mib", "default"), the targets. */
-cJSON *rl_cal_method_json(uint64_t llc, const char *llc_source, int n_gen, int reps);
+/* calibration.method (kind controlled): the shapes' constants, n_gen (the most tokens a run
+ * generates), min_n_gen and run_s (rl_cal_tokens), reps, the cache size the targets come from
+ * and where it came from ("detected", "--llc-mib", "default"), the targets. */
+cJSON *rl_cal_method_json(uint64_t llc, const char *llc_source, int n_gen, int reps, double run_s);
 /* A new point: {"role", "model": {name, path, shape (kind controlled)}, "bytes_per_token":
  * {kind measured, value, unit, source}, "run": {threads, depth 0}} (the run is the sweep's to
  * fill: rl_sweep_run_one). */

@@ -74,7 +74,7 @@ static rl_status section_new(cal_ctx *c, rl_error *err)
 {
     const rl_calib_opts *o = c->o;
     cJSON *s = cJSON_CreateObject();
-    c->method = rl_cal_method_json(o->llc, o->llc_source, o->n_gen, o->reps);
+    c->method = rl_cal_method_json(o->llc, o->llc_source, o->n_gen, o->reps, o->run_s);
     bool ok = s && c->method && rl_json_add_str(s, "kind", "derived");
     ok = ok && rl_json_attach(s, "method", c->method);
     if (!ok)
@@ -244,9 +244,23 @@ static double eta_s(const cal_ctx *c, size_t remaining_per_role)
 }
 
 /* One point: its run measured by the sweep's machinery. */
+/* The previous point's time per token over its bytes (us per byte), 0 when there is none. */
+static double last_us_per_byte(const cJSON *entry)
+{
+    const cJSON *pts = rl_json_get(entry, "points"), *p = pts ? pts->child : NULL;
+    while (p && p->next)
+        p = p->next;
+    double tok_s = 0, bytes = 0;
+    rl_json_get_num(rl_json_get(rl_json_get(rl_json_get(p, "run"), "decode"), "stats"), "mean",
+                    &tok_s);
+    rl_json_get_num(rl_json_get(p, "bytes_per_token"), "value", &bytes);
+    return tok_s > 0 && bytes > 0 ? 1e6 / tok_s / bytes : 0;
+}
+
 static rl_status measure_point(cal_ctx *c, cal_item *it, int r, int t, cJSON *entry, rl_error *err)
 {
     const rl_calib_opts *o = c->o;
+    int n_gen = rl_cal_tokens(last_us_per_byte(entry), it->bytes[r], o->reps, o->n_gen, o->run_s);
     cJSON *pt = rl_cal_point_new(r, &it->shapes[r], it->paths[r], it->bytes[r], t);
     if (!pt || !rl_json_push(cJSON_GetObjectItemCaseSensitive(entry, "points"), pt))
         return oom(err);
@@ -264,7 +278,7 @@ static rl_status measure_point(cal_ctx *c, cal_item *it, int r, int t, cJSON *en
     so.command = o->verb;
     so.n_prompt = 0;
     so.decode_only = true;
-    so.n_gen = o->n_gen;
+    so.n_gen = n_gen;
     so.reps = o->reps;
     so.max_reps = o->reps;
     so.timeout_s = o->timeout_s;
@@ -539,6 +553,7 @@ static void diagnose_opts(const cJSON *b, bool quick, rl_calib_opts *o, char *no
     rl_calib_order_types(o);
     o->n_gen = quick ? rl_defaults.cal_quick_n_gen : rl_defaults.cal_n_gen;
     o->reps = quick ? rl_defaults.cal_quick_reps : rl_defaults.cal_reps;
+    o->run_s = rl_defaults.cal_run_s;
     rl_sysinfo si;
     rl_sysinfo_collect(&si);
     o->llc = si.llc_bytes ? si.llc_bytes : RL_CAL_LLC_DEFAULT;

@@ -41,7 +41,8 @@ typedef struct {
     const rl_cal_type *skipped[RL_CAL_MAX_TYPES]; /* types listed as not calibrated */
     const char *skipped_why[RL_CAL_MAX_TYPES];    /* why (borrowed) */
     size_t n_skipped;
-    int n_gen, reps;
+    int n_gen, reps; /* the most tokens a run generates (fewer for a slow kernel), repetitions */
+    double run_s;    /* seconds of generation a run aims at (rl_cal_tokens) */
     double timeout_s;
     bool recalibrate;
     uint64_t llc;               /* cache size the shapes come from */

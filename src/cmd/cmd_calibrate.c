@@ -52,7 +52,8 @@ static const char usage[] =
     "                      else Q4_0, Q8_0, F16), -n " RL_DEF_STR(RL_DEF_CAL_QUICK_N_GEN) ", " RL_DEF_STR(RL_DEF_CAL_QUICK_REPS) " repetitions\n"
     "  -t, --threads LIST  thread counts, each 1 to 4096 (default: 1, half the physical\n"
     "                      cores, all physical, all logical)\n"
-    "  --n-gen N           tokens generated per repetition, 1 to 4096 (default " RL_DEF_STR(RL_DEF_CAL_N_GEN) ")\n"
+    "  --n-gen N           tokens generated per repetition, 1 to 4096 (default " RL_DEF_STR(RL_DEF_CAL_N_GEN) "; fewer,\n"
+    "                      at least 16, where a run would generate for over " RL_DEF_STR(RL_DEF_CAL_RUN_S) " s)\n"
     "  --reps N            repetitions per run, 1 to 1000 (default " RL_DEF_STR(RL_DEF_CAL_REPS) ")\n"
     "  --recalibrate       measure every type asked for again, whatever the cache holds\n"
     "  --llc-mib N         size the models for a last-level cache of N MiB, 1 to 65536\n"
@@ -435,6 +436,7 @@ static rl_status run(int argc, char **argv, rl_error *err)
     o->verb = "calibrate";
     o->n_gen = rl_defaults.cal_n_gen;
     o->reps = rl_defaults.cal_reps;
+    o->run_s = rl_defaults.cal_run_s;
     o->timeout_s = rl_defaults.timeout_s;
     o->quiet = &rl_defaults.quiet;
     o->wait_quiet_s = rl_defaults.wait_quiet_s;

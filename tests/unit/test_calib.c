@@ -246,6 +246,22 @@ static void test_derive(void **state)
     assert_non_null(strstr(r.per_layer_why, "no more layers"));
 }
 
+/* Tokens per run: 1.5 s of generation over 3 repetitions, between 16 and n_gen. */
+static void test_tokens(void **state)
+{
+    (void)state;
+    assert_int_equal(rl_cal_tokens(0, 1000000, 3, 64, 1.5), 64);      /* nothing known yet */
+    assert_int_equal(rl_cal_tokens(1e-4, 1000000, 3, 64, 1.5), 64);   /* 100 us a token: 5000 */
+    assert_int_equal(rl_cal_tokens(5e-5, 256000000, 3, 64, 1.5), 39); /* 12.8 ms: 39.06 */
+    assert_int_equal(rl_cal_tokens(2e-3, 256000000, 3, 64, 1.5),
+                     16);                                           /* 0.512 s: 0.98, at least 16 */
+    assert_int_equal(rl_cal_tokens(5e-5, 256000000, 3, 8, 1.5), 8); /* n_gen under the minimum */
+    assert_int_equal(rl_cal_tokens(5e-5, 256000000, 3, 17, 1.5), 17);
+    /* exactly at a boundary: 1.5e6 / (1 x 1e6 x 0.0234375) = 64 */
+    assert_int_equal(rl_cal_tokens(0.0234375, 1000000, 1, 64, 1.5), 64);
+    assert_int_equal(rl_cal_tokens(0.09375, 1000000, 1, 64, 1.5), 16); /* exactly 16 */
+}
+
 static void test_key(void **state)
 {
     (void)state;
@@ -366,13 +382,15 @@ static void test_type_entry(void **state)
 static void test_method(void **state)
 {
     (void)state;
-    cJSON *m = rl_cal_method_json(32ull << 20, "detected", 64, 3);
+    cJSON *m = rl_cal_method_json(32ull << 20, "detected", 64, 3, 1.5);
     assert_string_equal(rl_json_get_str(m, "kind"), "controlled");
     assert_near(rl_json_num_or(m, "n_prompt", -1), 0, 0);
     assert_near(rl_json_num_or(m, "n_gen", -1), 64, 0);
     assert_near(rl_json_num_or(m, "n_layer", -1), RL_CAL_N_LAYER, 0);
     assert_near(rl_json_num_or(rl_json_get(m, "target_bytes"), "stream", -1), 256 << 20, 0);
     assert_string_equal(rl_json_get_str(m, "llc_source"), "detected");
+    assert_near(rl_json_num_or(m, "run_s", -1), 1.5, 0);
+    assert_near(rl_json_num_or(m, "min_n_gen", -1), 16, 0);
     cJSON_Delete(m);
 }
 
@@ -393,7 +411,7 @@ static void test_cache(void **state)
     cJSON *t = made_type(sh, true);
     assert_true(rl_cal_type_finish(t));
     cJSON_AddItemToArray(cJSON_AddArrayToObject(set, "types"), t);
-    cJSON *method = rl_cal_method_json(32ull << 20, "detected", 64, 3);
+    cJSON *method = rl_cal_method_json(32ull << 20, "detected", 64, 3, 1.5);
     rl_error e = {RL_OK, ""};
     cJSON *got = NULL;
     char note[1024];
@@ -517,6 +535,7 @@ int main(void)
         cmocka_unit_test(test_shape_bytes_match_file),
         cmocka_unit_test(test_plan_shapes),
         cmocka_unit_test(test_derive),
+        cmocka_unit_test(test_tokens),
         cmocka_unit_test(test_key),
         cmocka_unit_test(test_type_entry),
         cmocka_unit_test(test_method),
