@@ -68,7 +68,7 @@ void rl_cal_derive(const rl_cal_pt *pts, size_t n, rl_cal_result *out);
  * seconds at us_per_byte (the previous point's time per token over its bytes; <= 0: unknown),
  * between RL_CAL_MIN_N_GEN and n_gen (n_gen when unknown, or when n_gen is below the minimum):
  * a slow kernel (Q2_0 at 0.5 GB/s) does not spend a minute on one model. */
-#define RL_CAL_MIN_N_GEN 16
+#define RL_CAL_MIN_N_GEN 8
 int rl_cal_tokens(double us_per_byte, uint64_t bytes, int reps, int n_gen, double run_s);
 
 /* ---- the key ------------------------------------------------------------------------------ */

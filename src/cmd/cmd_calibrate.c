@@ -53,7 +53,7 @@ static const char usage[] =
     "  -t, --threads LIST  thread counts, each 1 to 4096 (default: 1, half the physical\n"
     "                      cores, all physical, all logical)\n"
     "  --n-gen N           tokens generated per repetition, 1 to 4096 (default " RL_DEF_STR(RL_DEF_CAL_N_GEN) "; fewer,\n"
-    "                      at least 16, where a run would generate for over " RL_DEF_STR(RL_DEF_CAL_RUN_S) " s)\n"
+    "                      at least 8, where a run would generate for over " RL_DEF_STR(RL_DEF_CAL_RUN_S) " s)\n"
     "  --reps N            repetitions per run, 1 to 1000 (default " RL_DEF_STR(RL_DEF_CAL_REPS) ")\n"
     "  --recalibrate       measure every type asked for again, whatever the cache holds\n"
     "  --llc-mib N         size the models for a last-level cache of N MiB, 1 to 65536\n"

@@ -109,12 +109,12 @@ out=$("$RL_BIN" validate "$work/bad.json" 2>&1); check "validate: a broken calib
 expect "validate names the stream rate" "$out" "calibration\.sets\[0\]\.types\[1\]\.stream\.GBs: 26 is not what its points give \(25"
 expect "validate names the run's threads" "$out" "calibration\.sets\[0\]\.types\[1\]\.points\[0\]\.run\.threads: not the set's thread count \(1\)"
 
-# a slow kernel (0.05 GB/s): after the small model, runs of 16 tokens, its values still exact
+# a slow kernel (0.05 GB/s): after the small model, runs of 8 tokens, its values still exact
 FAKE_CALIB=20:5:0.05:0.05:10000000 "$RL_BIN" calibrate "${base[@]}" --types BF16 -t 1 \
   --recalibrate -o "$work/slow" >/dev/null 2>&1
 check "a slow kernel" 0 $?
-json_check "a slow kernel: -n 64 for small, then 16; 0.05 GB/s back" "$work/slow/bundle.json" \
-  '(lambda t: [p["run"]["argv"][p["run"]["argv"].index("-n")+1] for p in t["points"]]==["64","16","16","16"] and abs(t["compute_roof"]["GBs"]-0.05)<1e-6 and abs(t["stream"]["GBs"]-0.05)<1e-6)(j["calibration"]["sets"][0]["types"][0])'
+json_check "a slow kernel: -n 64 for small, then 8; 0.05 GB/s back" "$work/slow/bundle.json" \
+  '(lambda t: [p["run"]["argv"][p["run"]["argv"].index("-n")+1] for p in t["points"]]==["64","8","8","8"] and abs(t["compute_roof"]["GBs"]-0.05)<1e-6 and abs(t["stream"]["GBs"]-0.05)<1e-6)(j["calibration"]["sets"][0]["types"][0])'
 
 # ---- reuse: the same key, nothing run again
 FAKE_LOG="$work/log2" "$RL_BIN" calibrate "${base[@]}" --types Q4_0,Q8_0 -t 1,2 -o "$work/c2" \

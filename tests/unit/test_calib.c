@@ -246,20 +246,20 @@ static void test_derive(void **state)
     assert_non_null(strstr(r.per_layer_why, "no more layers"));
 }
 
-/* Tokens per run: 1.5 s of generation over 3 repetitions, between 16 and n_gen. */
+/* Tokens per run: 1.5 s of generation over 3 repetitions, between 8 and n_gen. */
 static void test_tokens(void **state)
 {
     (void)state;
     assert_int_equal(rl_cal_tokens(0, 1000000, 3, 64, 1.5), 64);      /* nothing known yet */
     assert_int_equal(rl_cal_tokens(1e-4, 1000000, 3, 64, 1.5), 64);   /* 100 us a token: 5000 */
     assert_int_equal(rl_cal_tokens(5e-5, 256000000, 3, 64, 1.5), 39); /* 12.8 ms: 39.06 */
-    assert_int_equal(rl_cal_tokens(2e-3, 256000000, 3, 64, 1.5),
-                     16);                                           /* 0.512 s: 0.98, at least 16 */
-    assert_int_equal(rl_cal_tokens(5e-5, 256000000, 3, 8, 1.5), 8); /* n_gen under the minimum */
+    assert_int_equal(rl_cal_tokens(2e-3, 256000000, 3, 64, 1.5), 8); /* 0.512 s: 0.98, at least 8 */
+    assert_int_equal(rl_cal_tokens(5e-5, 256000000, 3, 5, 1.5), 5);  /* n_gen under the minimum */
     assert_int_equal(rl_cal_tokens(5e-5, 256000000, 3, 17, 1.5), 17);
     /* exactly at a boundary: 1.5e6 / (1 x 1e6 x 0.0234375) = 64 */
     assert_int_equal(rl_cal_tokens(0.0234375, 1000000, 1, 64, 1.5), 64);
-    assert_int_equal(rl_cal_tokens(0.09375, 1000000, 1, 64, 1.5), 16); /* exactly 16 */
+    assert_int_equal(rl_cal_tokens(0.1875, 1000000, 1, 64, 1.5), 8); /* exactly 8 */
+    assert_int_equal(rl_cal_tokens(0.125, 1000000, 1, 64, 1.5), 12);
 }
 
 static void test_key(void **state)
@@ -390,7 +390,7 @@ static void test_method(void **state)
     assert_near(rl_json_num_or(rl_json_get(m, "target_bytes"), "stream", -1), 256 << 20, 0);
     assert_string_equal(rl_json_get_str(m, "llc_source"), "detected");
     assert_near(rl_json_num_or(m, "run_s", -1), 1.5, 0);
-    assert_near(rl_json_num_or(m, "min_n_gen", -1), 16, 0);
+    assert_near(rl_json_num_or(m, "min_n_gen", -1), 8, 0);
     cJSON_Delete(m);
 }
 
