@@ -354,6 +354,18 @@ static rl_status measure_set(cal_ctx *c, int ti, cJSON *set, rl_error *err)
     return st;
 }
 
+/* method.runs_planned: four runs per type and thread count to measure; false when out of
+ * memory. */
+static bool set_runs_planned(cal_ctx *c)
+{
+    c->run_total = 0;
+    for (size_t i = 0; i < c->o->n_types; i++)
+        for (int ti = 0; ti < c->o->n_threads; ti++)
+            c->run_total += c->items[i].need[ti] && !c->items[i].refused ? RL_CAL_N_ROLES : 0;
+    cJSON_DeleteItemFromObjectCaseSensitive(c->method, "runs_planned");
+    return rl_json_add_num(c->method, "runs_planned", (double)c->run_total);
+}
+
 static void ctx_free(cal_ctx *c)
 {
     for (size_t i = 0; i < RL_CAL_MAX_TYPES; i++)
@@ -381,12 +393,11 @@ rl_status rl_calib_measure(const rl_calib_opts *o, const rl_cal_key *key, cJSON 
     }
     for (int ti = 0; st == RL_OK && ti < o->n_threads; ti++)
         st = plan_reuse(c, ti, err);
+    if (st == RL_OK && !set_runs_planned(c)) /* before the models: an interruption says it */
+        st = oom(err);
     if (st == RL_OK)
         st = make_models(c, err);
-    for (size_t i = 0; st == RL_OK && i < o->n_types; i++)
-        for (int ti = 0; ti < o->n_threads; ti++)
-            c->run_total += c->items[i].need[ti] && !c->items[i].refused ? RL_CAL_N_ROLES : 0;
-    if (st == RL_OK && !rl_json_add_num(c->method, "runs_planned", (double)c->run_total))
+    if (st == RL_OK && !set_runs_planned(c)) /* less the types llama-quantize refused */
         st = oom(err);
     if (st == RL_OK)
         st = rl_bundle_write(bundle, path, err);

@@ -257,6 +257,29 @@ check "the resume command" 0 $?
 [ "$(wc -l <"$work/log8")" = 4 ] && [ "$(grep -c 'm=Q4_0-' "$work/log8")" = 4 ] &&
   echo "ok   the resume measures only Q4_0" || fail "runs: $(cat "$work/log8")"
 
+# Ctrl-C while a model is being quantized: exit 130 within a second, no file left behind
+cat >"$work/slow-quantize" <<'SH'
+#!/bin/sh
+echo started >"$QSTART"
+exec sleep 30
+SH
+chmod +x "$work/slow-quantize"
+QSTART="$work/qstart" "$RL_BIN" calibrate "${base[@]}" --types Q5_1 -t 1 \
+  --llama-quantize "$work/slow-quantize" -o "$work/i2" >/dev/null 2>"$work/i2.err" &
+pid=$!
+for _ in $(seq 200); do [ -s "$work/qstart" ] && break; sleep 0.05; done
+t0=$(date +%s%N)
+kill -INT "$pid"
+wait "$pid"; rc=$?
+ms=$((($(date +%s%N) - t0) / 1000000))
+check "Ctrl-C while quantizing: exit 130" 130 "$rc"
+[ "$ms" -lt "$lim" ] && echo "ok   Ctrl-C while quantizing: ended in $ms ms" || fail "took $ms ms (limit $lim)"
+expect "Ctrl-C while quantizing: the line" "$(tail -1 "$work/i2.err")" "interrupted: kept 0 of 4 calibration runs"
+left=$(ls -a "$LLAMA_ROOFLINE_CACHE/calibration-models" | grep -E '^\.source-|\.tmp[0-9]+$' || true)
+[ -z "$left" ] && echo "ok   no temporary file left" || fail "left: $left"
+json_check "Ctrl-C while quantizing: the bundle says interrupted" "$work/i2/bundle.json" \
+  'j["status"]["state"]=="interrupted"'
+
 # ---- diagnose --calibrate, and the cached calibration attached to a later diagnose
 "$RL_BIN" synth --preset tiny --type BF16 -q -o "$work/c.gguf" || fail "synth c"
 LLAMA_ROOFLINE_CALIB_LLC_MIB=4 FAKE_LOG="$work/log9" "$RL_BIN" diagnose --llama-bench "$FAKE" --peak-bw 40 -t 1 --calibrate \
