@@ -16,6 +16,7 @@
 #include "base/rl_json.h"
 #include "bundle/bundle.h"
 #include "bundle/calib.h"
+#include "measure/lbench.h"
 #include "measure/advise_synth.h"
 #include "measure/calib_models.h"
 #include "model/calib_plan.h"
@@ -318,6 +319,39 @@ static cJSON *made_type(const rl_cal_shape sh[RL_CAL_N_ROLES], bool stream_ok)
     return t;
 }
 
+/* The rate from llama-bench's records: a tg record of 64 tokens whose three repetitions took
+ * 12.8 ms each is 5000 tok/s, so 200 us a token; with a 4e6-byte model that is 20 GB/s. */
+static void test_rate_from_records(void **state)
+{
+    (void)state;
+    const char *text = "{\"n_prompt\": 0, \"n_gen\": 64, \"n_depth\": 0, \"n_threads\": 2, "
+                       "\"avg_ts\": 5000, \"samples_ns\": [12800000, 12800000, 12800000]}";
+    rl_lbench_record rec;
+    rl_error e = {RL_OK, ""};
+    assert_int_equal(rl_lbench_record_from_json(cJSON_Parse(text), &rec, &e), RL_OK);
+    rl_cal_shape s = {4, 512, 768, 4, 1, 512};
+    cJSON *t = rl_cal_type_new("Q4_0");
+    cJSON *p = rl_cal_point_new(RL_CAL_SMALL, &s, "/c/m.gguf", 4000000, 2);
+    cJSON *run = cJSON_GetObjectItemCaseSensitive(p, "run");
+    cJSON_AddStringToObject(run, "status", "ok");
+    cJSON_AddItemToObject(run, "decode",
+                          rl_bundle_lbench_rate(&rec, 1, RL_LBENCH_DECODE, 0, "none"));
+    cJSON_AddItemToArray(cJSON_GetObjectItemCaseSensitive(t, "points"), p);
+    rl_cal_pt pts[1];
+    assert_int_equal(rl_cal_points_of(t, pts, 1), 1);
+    assert_true(pts[0].ok);
+    assert_near(pts[0].tok_s, 5000.0, 1e-9);
+    assert_true(rl_cal_type_finish(t));
+    const cJSON *rate = rl_json_get(p, "rate");
+    assert_near(rl_json_num_or(rate, "us_per_token", 0), 200.0, 1e-9);
+    assert_near(rl_json_num_or(rate, "GBs", 0), 20.0, 1e-9);
+    /* one point: no line, every value unavailable with its reason */
+    assert_true(cJSON_IsFalse(rl_json_get(rl_json_get(t, "compute_roof"), "available")));
+    assert_non_null(strstr(rl_json_get_str(rl_json_get(t, "compute_roof"), "reason"), "mid model"));
+    rl_lbench_record_free(&rec);
+    cJSON_Delete(t);
+}
+
 /* The section's type entry: points read back, the values derived into it. */
 static void test_type_entry(void **state)
 {
@@ -536,6 +570,7 @@ int main(void)
         cmocka_unit_test(test_plan_shapes),
         cmocka_unit_test(test_derive),
         cmocka_unit_test(test_tokens),
+        cmocka_unit_test(test_rate_from_records),
         cmocka_unit_test(test_key),
         cmocka_unit_test(test_type_entry),
         cmocka_unit_test(test_method),
