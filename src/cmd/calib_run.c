@@ -659,6 +659,6 @@ rl_status rl_calib_after_diagnose(cJSON *bundle, const char *out_dir, bool calib
         return cst;
     }
     if (cst != RL_OK && cst != RL_EINTERRUPTED)
-        fprintf(stderr, "diagnose: warning: no calibration: %s\n", ce.msg);
+        rl_tty_printf(stderr, "diagnose: warning: no calibration: %s\n", ce.msg);
     return st;
 }

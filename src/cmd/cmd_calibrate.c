@@ -288,10 +288,10 @@ static rl_status find_tools(cal_args *a, char **bench, char **quant, rl_error *e
             *err = qe;
         return st;
     }
-    fprintf(stderr,
-            "llama-roofline calibrate: warning: %s; calibrating only the types synth "
-            "writes\n",
-            qe.msg);
+    rl_tty_printf(stderr,
+                  "llama-roofline calibrate: warning: %s; calibrating only the types synth "
+                  "writes\n",
+                  qe.msg);
     rl_snprintf(a->no_quantize, sizeof a->no_quantize, "%s", qe.msg);
     size_t k = 0;
     for (size_t i = 0; i < o->n_types; i++) {
