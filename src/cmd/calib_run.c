@@ -160,8 +160,10 @@ static rl_status plan_reuse(cal_ctx *c, int ti, rl_error *err)
         if (it->need[ti])
             continue;
         cJSON *dup = cJSON_Duplicate(ce, 1);
-        if (!dup || !rl_json_push(types, dup))
+        if (!dup || !rl_json_push(types, dup)) {
+            free(names.p);
             return oom(err);
+        }
         cJSON_DeleteItemFromObjectCaseSensitive(dup, "source");
         rl_json_add_str(dup, "source", "cache");
         when = when ? when : rl_json_get_str(dup, "measured_utc");
