@@ -43,6 +43,7 @@ static const rl_command *const commands[] = {
     &rl_cmd_advise,
     &rl_cmd_client,
     &rl_cmd_predict,
+    &rl_cmd_calibrate,
 };
 // clang-format on
 #define N_COMMANDS (sizeof commands / sizeof commands[0])

@@ -11,12 +11,14 @@
 #include <string.h>
 
 #include "bundle/bundle.h"
+#include "bundle/calib.h"
 #include "base/fit.h"
 #include "bundle/legend.h"
 #include "analyse/predict.h"
 #include "base/rl_json.h"
 #include "base/rl_util.h"
 #include "base/stats.h"
+#include "model/calib_plan.h"
 
 #define VPATH 512
 #define REL_TOL 1e-9
@@ -1459,6 +1461,141 @@ rl_status rl_validate_membw(const cJSON *m, rl_validate_problems *out)
     return out->oom ? RL_EINTERNAL : RL_OK;
 }
 
+/* ---- calibration (bundle/calib.h) ---- */
+
+/* got[key][name] against the re-derivation want[key][name]: both there and equal, or both
+ * unavailable. */
+static void check_cal_value(const cJSON *got, const cJSON *want, const char *key, const char *name,
+                            const char *path, probs *p)
+{
+    char buf[VPATH], vp[VPATH];
+    const cJSON *g = rl_json_get(got, key), *w = rl_json_get(want, key);
+    double gv, wv;
+    bool has_g = rl_json_get_num(g, name, &gv), has_w = rl_json_get_num(w, name, &wv);
+    key_path(buf, path, key);
+    if (!g)
+        add(p, buf, "missing");
+    else if (has_w && !has_g)
+        add(p, key_path(vp, buf, name), "missing: its points give %.6g", wv);
+    else if (!has_w && has_g)
+        add(p, key_path(vp, buf, name), "%.6g, but its points give none (%.160s)", gv,
+            rl_json_get_str(w, "reason") ? rl_json_get_str(w, "reason") : "");
+    else if (has_w && !rel_close(gv, wv, REL_TOL))
+        add(p, key_path(vp, buf, name), "%.10g is not what its points give (%.10g)", gv, wv);
+}
+
+/* One type of a set: its points (each run checked as a run, at the set's thread count), and
+ * every derived value recomputed from them. */
+static void check_cal_type(const cJSON *t, const char *path, double threads, probs *p)
+{
+    char buf[VPATH], pp[VPATH], rp[VPATH];
+    const char *name = rl_json_get_str(t, "type"), *src = rl_json_get_str(t, "source");
+    if (!name || !rl_cal_type_measurable(rl_cal_type_by_name(name)))
+        add(p, key_path(buf, path, "type"), "missing or not a type the calibration measures");
+    if (!src || (strcmp(src, "measured") != 0 && strcmp(src, "cache") != 0))
+        add(p, key_path(buf, path, "source"), "missing or not measured or cache");
+    const cJSON *pts = rl_json_get(t, "points"), *pt;
+    if (!cJSON_IsArray(pts)) {
+        add(p, key_path(buf, path, "points"), "missing or not an array");
+        return;
+    }
+    bool seen[RL_CAL_N_ROLES] = {false};
+    size_t i = 0;
+    for (pt = pts->child; pt; pt = pt->next, i++) {
+        idx_path(pp, key_path(buf, path, "points"), i);
+        int role = rl_cal_role_by_name(rl_json_get_str(pt, "role"));
+        if (role < 0 || seen[role])
+            add(p, key_path(buf, pp, "role"),
+                "missing, unknown or repeated (small, mid, deep, stream)");
+        else
+            seen[role] = true;
+        const cJSON *bv = rl_json_get(rl_json_get(pt, "bytes_per_token"), "value");
+        if (!is_int(bv) || bv->valuedouble < 1)
+            add(p, key_path(buf, pp, "bytes_per_token.value"), "missing or not an integer >= 1");
+        const cJSON *run = rl_json_get(pt, "run");
+        key_path(rp, pp, "run");
+        check_run(run, rp, p);
+        if (rl_json_get(run, "machine"))
+            check_machine(rl_json_get(run, "machine"), key_path(buf, rp, "machine"), p);
+        if (rl_json_num_or(run, "threads", threads) != threads)
+            add(p, key_path(buf, rp, "threads"), "not the set's thread count (%.0f)", threads);
+    }
+    cJSON *copy = cJSON_Duplicate(t, 1);
+    if (!copy || !rl_cal_type_finish(copy)) {
+        p->oom = true;
+        cJSON_Delete(copy);
+        return;
+    }
+    static const char *const vals[][2] = {{"compute_roof", "GBs"},
+                                          {"fixed", "us"},
+                                          {"per_layer", "us"},
+                                          {"base", "us"},
+                                          {"stream", "GBs"}};
+    for (size_t k = 0; k < sizeof vals / sizeof vals[0]; k++)
+        check_cal_value(t, copy, vals[k][0], vals[k][1], path, p);
+    const cJSON *cp = rl_json_get(copy, "points")->child;
+    i = 0;
+    for (pt = pts->child; pt && cp; pt = pt->next, cp = cp->next, i++) {
+        idx_path(pp, key_path(buf, path, "points"), i);
+        check_cal_value(pt, cp, "rate", "us_per_token", pp, p);
+        check_cal_value(pt, cp, "rate", "GBs", pp, p);
+    }
+    cJSON_Delete(copy);
+}
+
+static void check_calibration(const cJSON *cal, probs *p)
+{
+    char buf[VPATH], sp[VPATH], tp[VPATH];
+    if (unavailable(cal))
+        return;
+    const char *kind = rl_json_get_str(cal, "kind");
+    if (!kind || strcmp(kind, "derived") != 0)
+        add(p, "calibration.kind", "missing or not derived");
+    const cJSON *key = rl_json_get(cal, "key");
+    static const char *const kf[] = {"cpu", "cpu_flags_fnv1a64", "llama_cpp_build", "id"};
+    for (size_t k = 0; k < 4; k++)
+        if (!rl_json_get_str(key, kf[k]))
+            add(p, key_path(buf, "calibration.key", kf[k]), "missing or not a string");
+    const cJSON *nc = rl_json_get(cal, "not_calibrated"), *e;
+    size_t i = 0;
+    cJSON_ArrayForEach(e, nc)
+    {
+        idx_path(sp, "calibration.not_calibrated", i++);
+        if (!rl_cal_type_by_name(rl_json_get_str(e, "type")))
+            add(p, key_path(buf, sp, "type"), "missing or not a ggml type");
+        const char *why = rl_json_get_str(e, "reason");
+        if (!why || !*why)
+            add(p, key_path(buf, sp, "reason"), "missing or empty");
+    }
+    const cJSON *sets = rl_json_get(cal, "sets");
+    if (!cJSON_IsArray(sets)) {
+        add(p, "calibration.sets", "missing or not an array");
+        return;
+    }
+    i = 0;
+    double last = 0;
+    for (const cJSON *set = sets->child; set; set = set->next, i++) {
+        idx_path(sp, "calibration.sets", i);
+        const cJSON *th = rl_json_get(set, "threads");
+        if (!is_int(th) || th->valuedouble < 1 || th->valuedouble <= last)
+            add(p, key_path(buf, sp, "threads"), "missing, not an integer >= 1, or not ascending");
+        last = is_finite_num(th) ? th->valuedouble : last;
+        const cJSON *types = rl_json_get(set, "types");
+        size_t j = 0;
+        for (const cJSON *t = cJSON_IsArray(types) ? types->child : NULL; t; t = t->next, j++) {
+            idx_path(tp, key_path(buf, sp, "types"), j);
+            check_cal_type(t, tp, is_finite_num(th) ? th->valuedouble : 0, p);
+            for (const cJSON *u = types->child; u != t; u = u->next) {
+                const char *a = rl_json_get_str(t, "type"), *b = rl_json_get_str(u, "type");
+                if (a && b && strcmp(a, b) == 0)
+                    add(p, key_path(buf, tp, "type"), "%s is in the set twice", a);
+            }
+        }
+        if (!cJSON_IsArray(types))
+            add(p, key_path(buf, sp, "types"), "missing or not an array");
+    }
+}
+
 rl_status rl_validate(const cJSON *b, rl_validate_problems *out)
 {
     if (!cJSON_IsObject(b)) {
@@ -1486,6 +1623,8 @@ rl_status rl_validate(const cJSON *b, rl_validate_problems *out)
     if (rl_json_get(b, "advice"))
         check_advice(rl_json_get(b, "advice"), &ids, out);
     check_predictions(b, out);
+    if (rl_json_get(b, "calibration"))
+        check_calibration(rl_json_get(b, "calibration"), out);
     check_bracket(rl_json_get(rl_json_get(b, "membw"), "bracket"), out);
     check_machine_state(b, out);
     free(ids.ids);

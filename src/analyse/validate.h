@@ -39,6 +39,13 @@
  *     runs and client points; a client analysis (scope "client", no fit needed) provisional
  *     exactly when disturbed; a client point's machine.measured_server has pids with found_by,
  *     or none and a reason;
+ *   - calibration (bundle/calib.h): kind derived, the key's four strings, every type not
+ *     calibrated a ggml type with a reason; sets in ascending thread order, each type once,
+ *     measurable, source measured or cache; each point's role known and once, its bytes an
+ *     integer >= 1, its run a valid run (as above) at the set's thread count, its machine
+ *     state; every derived value (compute_roof.GBs, fixed.us, per_layer.us, base.us,
+ *     stream.GBs, each point's rate) recomputed from the points (rl_cal_type_finish; relative
+ *     1e-9), unavailable exactly where the recomputation is;
  *   - client (docs/BUNDLE.md): settings and token calibration kinds; per point requests
  *     ok + failed = measured, attempts >= measured, one record per measured request, goodput
  *     good <= ok; every metric has the legend's kind and unit or is unavailable with a reason,

@@ -68,3 +68,39 @@ rl_status rl_fit_roofline(const double *bytes_per_token, const double *tok_s, si
     }
     return rl_fit_origin(x, tok_s, n, residuals, out, err);
 }
+
+rl_status rl_fit_line(const double *x, const double *y, size_t n, rl_line_fit *out, rl_error *err)
+{
+    if (out == NULL)
+        return rl_fail(err, RL_EINTERNAL, "fit: no output given");
+    memset(out, 0, sizeof *out);
+    if (n < 2 || x == NULL || y == NULL)
+        return rl_fail(err, RL_EINPUT, "line fit: %zu points; a slope needs at least 2", n);
+    double sx = 0.0, sy = 0.0;
+    for (size_t i = 0; i < n; i++) {
+        if (!isfinite(x[i]) || !isfinite(y[i]))
+            return rl_fail(err, RL_EINPUT, "line fit: point %zu is not a pair of finite numbers",
+                           i + 1);
+        sx += x[i];
+        sy += y[i];
+    }
+    double mx = sx / (double)n, my = sy / (double)n, sxx = 0.0, sxy = 0.0, syy = 0.0;
+    for (size_t i = 0; i < n; i++) {
+        sxx += (x[i] - mx) * (x[i] - mx);
+        sxy += (x[i] - mx) * (y[i] - my);
+        syy += (y[i] - my) * (y[i] - my);
+    }
+    if (!(sxx > 0.0))
+        return rl_fail(err, RL_EINPUT, "line fit: every x is the same, so no slope can be fitted");
+    out->n_points = n;
+    out->slope = sxy / sxx;
+    out->intercept = my - out->slope * mx;
+    double ss_res = 0.0;
+    for (size_t i = 0; i < n; i++) {
+        double r = y[i] - (out->intercept + out->slope * x[i]);
+        ss_res += r * r;
+    }
+    out->has_r2 = syy > 0.0;
+    out->r2 = out->has_r2 ? 1.0 - ss_res / syy : NAN;
+    return RL_OK;
+}

@@ -1,4 +1,5 @@
-/* fit.h: least squares through the origin, the decode roofline tok/s = BW / bytes_per_token.
+/* fit.h: least squares through the origin, the decode roofline tok/s = BW / bytes_per_token,
+ * and the one straight-line fit with an intercept (rl_fit_line).
  *
  * Pure arithmetic: no I/O, no allocation. The caller owns every array; residuals, when asked
  * for, are written into a caller buffer of n doubles.
@@ -40,5 +41,19 @@ rl_status rl_fit_origin(const double *x, const double *y, size_t n, double *resi
 #define RL_FIT_MAX_POINTS 4096
 rl_status rl_fit_roofline(const double *bytes_per_token, const double *tok_s, size_t n,
                           double *residuals, rl_fit_result *out, rl_error *err);
+
+/* Ordinary least squares with an intercept, y = intercept + slope * x (the calibration's
+ * per-token time against bytes, bundle/calib.h):
+ *   slope = sum((x - mean x)(y - mean y)) / sum((x - mean x)^2), intercept = mean y - slope *
+ *   mean x, R^2 = 1 - SS_res / SS_tot about the mean of y (unavailable when every y is equal).
+ * Two points give the line through both. RL_EINPUT for fewer than 2 points, NULL arrays, a
+ * non-finite value, or every x equal. out is zeroed first. */
+typedef struct {
+    size_t n_points;
+    double slope, intercept;
+    bool has_r2;
+    double r2;
+} rl_line_fit;
+rl_status rl_fit_line(const double *x, const double *y, size_t n, rl_line_fit *out, rl_error *err);
 
 #endif

@@ -269,6 +269,35 @@ static const rl_legend_row rows[] = {
     {"predictions.models[].points[].tok_s_high", "predicted decode high", "tok/s", D, true,
      "The same bytes over the interval's high bandwidth."},
 
+    /* calibration (calibrate, diagnose --calibrate; bundle/calib.h) */
+    {"calibration.method.n_gen", "calibration tokens", "tokens", C, true,
+     "Tokens generated per repetition of each calibration run (llama-bench -p 0 -n N)."},
+    {"calibration.method.llc_bytes", "calibration cache size", "bytes", C, true,
+     "Last-level cache the calibration models are sized from (detected, or --llc-mib)."},
+    {"calibration.sets[].threads", "calibration threads", "threads", C, true,
+     "Thread count of one set of calibrated types; nothing is shared across sets."},
+    {"calibration.sets[].types[].points[].bytes_per_token.value", "calibration model bytes",
+     "bytes", M, true, "Bytes a calibration model streams per token, from its GGUF tensor table."},
+    {"calibration.sets[].types[].points[].run.decode", "calibration decode rate", "tok/s", M, true,
+     "The llama-bench run of one calibration model, kept as a sweep run keeps it."},
+    {"calibration.sets[].types[].points[].rate.us_per_token", "calibration time per token", "us", D,
+     true, "1e6 over the run's mean decode rate."},
+    {"calibration.sets[].types[].points[].rate.GBs", "calibration model bandwidth", "GB/s", D, true,
+     "The model's bytes per token over its time per token: what that model drew."},
+    {"calibration.sets[].types[].compute_roof.GBs", "compute roof", "GB/s", D, true,
+     "1e-3 over the slope of time per token against bytes through the cache-resident small and "
+     "mid models: the rate the type's kernel consumes weights held in cache."},
+    {"calibration.sets[].types[].stream.GBs", "streaming rate", "GB/s", D, true,
+     "The stream model's bytes over its time per token less the fixed cost: the type's rate "
+     "from DRAM."},
+    {"calibration.sets[].types[].fixed.us", "fixed cost per token", "us", D, true,
+     "Intercept of that line: the time per token that does not scale with bytes, at the "
+     "calibration models' 4 layers."},
+    {"calibration.sets[].types[].per_layer.us", "cost per layer", "us", D, true,
+     "What a layer costs beyond its bytes: the deep model (16 layers) against the small one."},
+    {"calibration.sets[].types[].base.us", "base cost per token", "us", D, true,
+     "The fixed cost less its layers' share: the time per token of a model with no layer."},
+
     /* the machine's state during a measurement (measure/quiet.h); the same "machine" object
      * sits beside each membw.runs[] and client.points[] */
     {"models[].runs[].machine.interval_s", "state interval", "s", M, true,

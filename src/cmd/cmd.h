@@ -27,5 +27,6 @@ extern const rl_command rl_cmd_compare;
 extern const rl_command rl_cmd_advise;
 extern const rl_command rl_cmd_client;
 extern const rl_command rl_cmd_predict;
+extern const rl_command rl_cmd_calibrate;
 
 #endif

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cmd/calib_run.h"
 #include "cmd/cmd.h"
 #include "cmd/defaults.h"
 #include "cmd/session.h"
@@ -61,6 +62,10 @@ static const char usage[] =
     "  --predict MODEL     also predict MODEL (a GGUF, a URL or synth:PRESET:TYPE)\n"
     "                      from the fit: the report's \"what to expect\" table\n"
     "                      (repeatable)\n"
+    "  --calibrate         also calibrate the types of the models measured at the\n"
+    "                      sweep's thread counts (see calibrate; cached and reused);\n"
+    "                      without it a cached calibration of this CPU and llama.cpp\n"
+    "                      build is attached\n"
     "  --resume            continue the interrupted diagnose in DIR (give no models);\n"
     "                      a setting option given with it (-t, --reps, --quick,\n"
     "                      --gpu-layers, --timeout, --file-bytes, --peak-bw,\n"
@@ -77,7 +82,7 @@ static const char usage[] =
 // clang-format on
 
 enum { OPT_SYNTH = 256, OPT_QUICK, OPT_REPS, OPT_PEAK, OPT_SKIP, OPT_FILE_BYTES, OPT_NGL };
-enum { OPT_TIMEOUT = OPT_NGL + 1, OPT_LB, OPT_RESUME, OPT_PREDICT, OPT_NOBR };
+enum { OPT_TIMEOUT = OPT_NGL + 1, OPT_LB, OPT_RESUME, OPT_PREDICT, OPT_NOBR, OPT_CALIB };
 
 static const struct option longopts[] = {
     {"synth", no_argument, NULL, OPT_SYNTH},
@@ -94,6 +99,7 @@ static const struct option longopts[] = {
     {"resume", no_argument, NULL, OPT_RESUME},
     {"predict", required_argument, NULL, OPT_PREDICT},
     {"no-bracket", no_argument, NULL, OPT_NOBR},
+    {"calibrate", no_argument, NULL, OPT_CALIB},
     RL_DEF_QUIET_LONGOPTS,
     {"help", no_argument, NULL, 'h'},
     {NULL, 0, NULL, 0},
@@ -101,7 +107,7 @@ static const struct option longopts[] = {
 
 typedef struct {
     rl_sweep_opts o;
-    bool synth, quick, help, reps_given;
+    bool synth, quick, help, reps_given, calibrate;
     const char *predict[RL_PRED_MAX_MODELS];
     size_t n_predict;
     rl_sweep_given given[RL_SWEEP_MAX_GIVEN]; /* checked against a bundle to --resume */
@@ -145,6 +151,7 @@ static rl_status on_opt(int c, const char *arg, void *ctx, rl_error *err)
     case OPT_PEAK: st = rl_membw_parse_peak_bw(arg, &o->peak_bw, err); break;
     case OPT_SKIP: o->skip_membw = true; break;
     case OPT_NOBR: o->no_bracket = true; break;
+    case OPT_CALIB: a->calibrate = true; break;
     case OPT_FILE_BYTES: o->bytes = RL_AN_BYTES_RESIDENT; break;
     case OPT_NGL: st = rl_opt_int("--gpu-layers", arg, 0, 100000, &o->n_gpu_layers, err); break;
     case OPT_TIMEOUT:
@@ -254,6 +261,9 @@ static rl_status run(int argc, char **argv, rl_error *err)
         o->argv = rl_opt_typed(&o->argc);
         st = rl_session_sweep(o, &bundle, err);
     }
+    if (bundle)
+        st = rl_calib_after_diagnose(bundle, o->out_dir, a.calibrate, a.quick, o->wait_quiet_s,
+                                     o->retry_disturbed, st, err);
     if (bundle)
         st = rl_pred_after_diagnose(bundle, o->out_dir, a.predict, a.n_predict, st, err);
     rl_session_end_opts end = {"diagnose", o->out_dir, RL_SESSION_SUMMARY, false};

@@ -20,6 +20,14 @@
  * lowest below the highest, % of the highest) before it is a "ceiling_drift" warning */
 #define RL_DEF_BRACKET_LIMIT_PCT 15
 
+/* calibrate (cmd/calib_run.h): llama-bench -p 0 -n N -r R on each calibration model */
+#define RL_DEF_CAL_N_GEN 64       /* generated tokens per repetition */
+#define RL_DEF_CAL_REPS 3         /* repetitions per run */
+#define RL_DEF_CAL_QUICK_N_GEN 32 /* --quick */
+#define RL_DEF_CAL_QUICK_REPS 2
+#define RL_DEF_CAL_RUN_S                                                                           \
+    1.5 /* seconds of generation a run aims at: fewer tokens for a slow kernel */
+
 /* the client */
 #define RL_DEF_CLIENT_WARMUP 1      /* unmeasured requests before each point */
 #define RL_DEF_CLIENT_RUNS 1        /* passes over the prompt set */
@@ -88,6 +96,8 @@
 
 typedef struct {
     int n_prompt, n_gen, reps, max_reps;
+    int cal_n_gen, cal_reps, cal_quick_n_gen, cal_quick_reps;
+    double cal_run_s;
     double timeout_s;
     double bracket_limit_pct;
     int client_warmup, client_runs, client_concurrency, client_retry;

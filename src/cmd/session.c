@@ -67,6 +67,46 @@ static void bundle_command_line(const cJSON *bundle, char *out, size_t cap)
     rl_session_command_line(words, n, out, cap);
 }
 
+/* calibrate: the runs kept, and the command again (without --recalibrate: the cache holds the
+ * finished types, so the same command goes on from there). */
+static rl_status calibrate_interrupted(const char *dir, const cJSON *bundle, rl_error *err)
+{
+    const cJSON *cal = cJSON_GetObjectItemCaseSensitive(bundle, "calibration"), *set, *t, *p;
+    int ok = 0;
+    cJSON_ArrayForEach(set, cJSON_GetObjectItemCaseSensitive(cal, "sets"))
+    {
+        cJSON_ArrayForEach(t, cJSON_GetObjectItemCaseSensitive(set, "types"))
+        {
+            const char *src = rl_json_get_str(t, "source");
+            cJSON_ArrayForEach(p, cJSON_GetObjectItemCaseSensitive(t, "points"))
+            {
+                const char *rs = rl_json_get_str(rl_json_get(p, "run"), "status");
+                ok += src && strcmp(src, "measured") == 0 && rs && strcmp(rs, "ok") == 0;
+            }
+        }
+    }
+    int total = (int)rl_json_num_or(rl_json_get(cal, "method"), "runs_planned", 0);
+    rl_sbuf cmd = {0};
+    rl_sbuf_printf(&cmd, "llama-roofline");
+    const cJSON *a;
+    cJSON_ArrayForEach(a, cJSON_GetObjectItemCaseSensitive(bundle, "argv"))
+    {
+        if (!cJSON_IsString(a) || strcmp(a->valuestring, "--recalibrate") == 0)
+            continue;
+        rl_sbuf_printf(&cmd, " ");
+        rl_sh_quote(&cmd, a->valuestring);
+    }
+    char word[4096];
+    rl_status st = rl_fail(
+        err, RL_EINTERRUPTED,
+        "interrupted: kept %d of %d calibration runs in %s (every finished type "
+        "is cached); resume with: %s",
+        ok, total, dir,
+        rl_tty_escape(cmd.p && !cmd.oom ? cmd.p : "llama-roofline calibrate", word, sizeof word));
+    free(cmd.p);
+    return st;
+}
+
 rl_status rl_session_interrupted(const char *verb, const char *out_dir, const char *bundle_path,
                                  const cJSON *bundle, rl_error *err)
 {
@@ -76,6 +116,8 @@ rl_status rl_session_interrupted(const char *verb, const char *out_dir, const ch
     else
         rl_snprintf(path, sizeof path, "%s/bundle.json", out_dir);
     rl_tty_escape(path, dir, sizeof dir);
+    if (strcmp(verb, "calibrate") == 0)
+        return calibrate_interrupted(dir, bundle, err);
     const cJSON *cl = cJSON_GetObjectItemCaseSensitive(bundle, "client");
     if (cl && !cJSON_GetObjectItemCaseSensitive(bundle, "models")) {
         int np = cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(cl, "points"));
@@ -110,15 +152,18 @@ rl_status rl_session_interrupted(const char *verb, const char *out_dir, const ch
     const char *bin =
         rl_json_get_str(cJSON_GetObjectItemCaseSensitive(bundle, "llama_cpp"), "llama_bench");
     const cJSON *a;
+    bool cal = false; /* diagnose --calibrate: the resumed one calibrates too */
     cJSON_ArrayForEach(a, cJSON_GetObjectItemCaseSensitive(bundle, "argv"))
     {
         if (bin && cJSON_IsString(a) && strncmp(a->valuestring, "--llama-bench", 13) == 0) {
             sh_word(bin, lbq, sizeof lbq);
             rl_snprintf(lb, sizeof lb, " --llama-bench %s", lbq);
         }
+        cal |= cJSON_IsString(a) && strcmp(a->valuestring, "--calibrate") == 0;
     }
     sh_word(out_dir, path, sizeof path);
-    rl_snprintf(lbq, sizeof lbq, "%s --resume%s -o %s", verb, lb, path);
+    rl_snprintf(lbq, sizeof lbq, "%s --resume%s%s -o %s", verb, lb, cal ? " --calibrate" : "",
+                path);
     return rl_fail(err, RL_EINTERRUPTED,
                    "interrupted: kept %d of %d runs in %s; resume with: llama-roofline %s", ok,
                    total, dir, rl_tty_escape(lbq, word, sizeof word));

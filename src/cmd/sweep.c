@@ -369,8 +369,9 @@ static rl_status bench_once(const char *bin, const rl_sweep_opts *o, const char 
                             const char *path, bool *ok, char *reason, size_t reason_cap,
                             rl_error *err)
 {
-    rl_lbench_params p = {
-        model, t, o->n_prompt, o->n_gen, reps, d, o->n_gpu_layers, o->bench_args, o->n_bench_args};
+    rl_lbench_params p = {.model = model, .threads = t, .n_prompt = o->n_prompt, .n_gen = o->n_gen};
+    p.reps = reps, p.depth = d, p.n_gpu_layers = o->n_gpu_layers, p.extra = o->bench_args;
+    p.n_extra = o->n_bench_args, p.decode_only = o->decode_only;
     char **argv = NULL;
     rl_status st = rl_lbench_argv(bin, &p, &argv, err);
     if (st != RL_OK)
@@ -581,9 +582,8 @@ static bool keep_attempt(cJSON *run)
 /* One run with the machine's state around it: --wait-quiet first, the interval recorded as
  * the run's "machine", and with --retry-disturbed a disturbed run measured again (the earlier
  * tries kept in "attempts"; the analysis reads the run itself, the last try). */
-static rl_status measure_run_quiet(const char *bin, const rl_sweep_opts *o, const char *model,
-                                   int t, int d, cJSON *run, cJSON *bundle, const char *path,
-                                   rl_error *err)
+rl_status rl_sweep_run_one(const char *bin, const rl_sweep_opts *o, const char *model, int t, int d,
+                           cJSON *run, cJSON *bundle, const char *path, rl_error *err)
 {
     for (int attempt = 0;; attempt++) {
         if (o->wait_quiet_s > 0 && !rl_quiet_wait(o->quiet_root, o->wait_quiet_s, o->quiet, NULL) &&
@@ -624,8 +624,7 @@ static cJSON *find_run(cJSON *runs, int t, int d)
     return NULL;
 }
 
-/* The llama.cpp build, from `llama-bench --version`. */
-static cJSON *build_json(const char *bin)
+cJSON *rl_sweep_build_json(const char *bin)
 {
     cJSON *o = cJSON_CreateObject();
     if (!o || !rl_json_add_str(o, "llama_bench", bin)) {
@@ -1001,7 +1000,7 @@ static rl_status sweep_open(sweep_ctx *c, rl_error *err)
         st = rl_check_writable(c->s->path, err);
     if (st == RL_OK && !c->o.resume)
         st = sweep_new(c, err);
-    if (st == RL_OK && !set_item(c->s->bundle, "llama_cpp", build_json(c->bin)))
+    if (st == RL_OK && !set_item(c->s->bundle, "llama_cpp", rl_sweep_build_json(c->bin)))
         st = oom(err, "the llama_cpp entry");
     return st;
 }
@@ -1082,7 +1081,7 @@ static rl_status sweep_one(sweep_ctx *c, cJSON *m, cJSON *runs, int t, int d, sw
     rl_progress("[%zu/%zu] %s  t=%d  depth %d%s%.0f s left", done, total, mname, t, d,
                 done > 1 ? "  about " : "  ", done > 1 ? eta : 0.0);
     int64_t t0 = rl_proc_now_ns();
-    rl_status st = measure_run_quiet(c->bin, &c->o, mpath, t, d, run, b, c->s->path, err);
+    rl_status st = rl_sweep_run_one(c->bin, &c->o, mpath, t, d, run, b, c->s->path, err);
     p->elapsed += (double)(rl_proc_now_ns() - t0) / 1e9;
     const char *rs = rl_json_get_str(run, "status");
     const char *re = rl_json_get_str(run, "error");

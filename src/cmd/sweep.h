@@ -76,6 +76,7 @@ typedef struct {
     int n_prompt, n_gen, reps, n_gpu_layers;
     const char *const *bench_args;
     size_t n_bench_args;
+    bool decode_only;        /* -p 0: the tg test alone (calibrate; n_prompt is then 0) */
     double timeout_s;        /* per llama-bench invocation */
     double target_ci_pct;    /* > 0: more repetitions until the decode CI half-width is under it */
     int max_reps;            /* with target_ci_pct: at most this many repetitions per run */
@@ -121,6 +122,22 @@ rl_status rl_sweep_measure(const rl_sweep_opts *o, rl_sweep_state *state, rl_err
  * status so far), then the final write. RL_NOTHING when no model produced a decode rate (the
  * analysis's n_models_ok is 0). */
 rl_status rl_sweep_close(rl_sweep_state *state, rl_status st, rl_error *err);
+
+/* One run: llama-bench on model at t threads and depth d into run (an object of bundle's tree,
+ * its records saved and bundle written to path after every one), as the sweep measures each
+ * of its runs: --wait-quiet first, the run's "machine" state, --target-ci's extra repetitions,
+ * --retry-disturbed's attempts (the fields of o used: command, n_prompt, n_gen, reps,
+ * decode_only, n_gpu_layers, bench_args, timeout_s, target_ci_pct, max_reps, quiet,
+ * quiet_root, wait_quiet_s, retry_disturbed). RL_EINTERRUPTED on Ctrl-C (the run's status
+ * "interrupted"), RL_EOUTPUT when the bundle cannot be written, RL_EMISSING when the binary
+ * vanished; a failed llama-bench is RL_OK with the run's status and error saying why. */
+rl_status rl_sweep_run_one(const char *bin, const rl_sweep_opts *o, const char *model, int t, int d,
+                           cJSON *run, cJSON *bundle, const char *path, rl_error *err);
+
+/* The bundle's llama_cpp entry for the llama-bench at bin: its path and the build `llama-bench
+ * --version` prints (commit, number, version), or the build unavailable with the reason. NULL
+ * when out of memory. */
+cJSON *rl_sweep_build_json(const char *bin);
 
 /* Frees state->path; the bundle stays the caller's. */
 void rl_sweep_state_free(rl_sweep_state *state);

@@ -102,13 +102,14 @@ static bool cached_ok(const char *path, const char *fmt)
     return ok;
 }
 
-static rl_status quantize(const char *bin, const char *src, const char *dst, const char *fmt,
-                          rl_error *err)
+rl_status rl_quantize_file(const char *bin, const char *src, const char *dst, const char *fmt,
+                           bool pure, rl_error *err)
 {
     char *tmp = rl_asprintf("%s.tmp%ld", dst, (long)getpid());
     if (!tmp)
         return rl_fail(err, RL_EINTERNAL, "out of memory");
-    const char *argv[] = {bin, src, tmp, fmt, NULL};
+    const char *argv[] = {
+        bin, pure ? "--pure" : src, pure ? src : tmp, pure ? tmp : fmt, pure ? fmt : NULL, NULL};
     rl_proc_opts po = {0};
     po.argv = argv;
     po.timeout = 3600;
@@ -131,13 +132,28 @@ static rl_status quantize(const char *bin, const char *src, const char *dst, con
         rl_proc_result_free(&pr);
     if (st == RL_OK && rename(tmp, dst) != 0)
         st = rl_fail(err, RL_EOUTPUT, "%s: cannot rename into place: %s", dst, strerror(errno));
-    if (st == RL_OK && !cached_ok(dst, fmt))
-        st = rl_fail(err, RL_EINPUT, "%s: llama-quantize wrote a file that does not read as %s",
-                     dst, fmt);
     if (st != RL_OK)
         unlink(tmp);
     free(tmp);
     return st;
+}
+
+static rl_status quantize(const char *bin, const char *src, const char *dst, const char *fmt,
+                          rl_error *err)
+{
+    rl_status st = rl_quantize_file(bin, src, dst, fmt, false, err);
+    if (st == RL_OK && !cached_ok(dst, fmt)) {
+        unlink(dst);
+        st = rl_fail(err, RL_EINPUT, "%s: llama-quantize wrote a file that does not read as %s",
+                     dst, fmt);
+    }
+    return st;
+}
+
+uint64_t rl_quantize_key(const char *quantize_bin, const char *source)
+{
+    uint64_t h = file_key(14695981039346656037ULL, quantize_bin);
+    return source ? file_key(h, source) : h;
 }
 
 rl_status rl_advise_synth_set(const char *preset, const char *const *formats, int n_formats,
@@ -160,7 +176,7 @@ rl_status rl_advise_synth_set(const char *preset, const char *const *formats, in
     free(root);
     st = qdir ? rl_mkdir_p(qdir, "set LLAMA_ROOFLINE_CACHE to a writable directory", err)
               : rl_fail(err, RL_EINTERNAL, "out of memory");
-    uint64_t key = file_key(file_key(14695981039346656037ULL, quantize_bin), f16);
+    uint64_t key = rl_quantize_key(quantize_bin, f16);
     for (int i = 0; st == RL_OK && i < n_formats && out->n < RL_ADV_SET_MAX; i++) {
         char *p;
         if (strcasecmp(formats[i], "F16") == 0) {

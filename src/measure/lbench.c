@@ -396,14 +396,18 @@ rl_status rl_lbench_argv(const char *bin, const rl_lbench_params *p, char ***arg
         return rl_fail(err, RL_EINPUT, "llama-bench command line: no binary given");
     if (!p->model || !*p->model)
         return rl_fail(err, RL_EINPUT, "llama-bench command line: no model given");
-    if (p->n_prompt == 0)
+    if (p->decode_only && (p->n_prompt != 0 || p->n_gen < 1))
+        return rl_fail(err, RL_EINPUT,
+                       "a decode-only llama-bench run is -p 0 with at least 1 generated token");
+    if (p->n_prompt == 0 && !p->decode_only)
         return rl_fail(err, RL_EINPUT,
                        "a prompt length of 0 (-p 0) is refused: some llama.cpp builds report a "
                        "spuriously low generation rate without a prompt; use a prompt of at "
                        "least 1 token (128 by default)");
     rl_status st;
     if ((st = check_range("thread count", p->threads, 1, 65536, "", err)) ||
-        (st = check_range("prompt length", p->n_prompt, 1, RL_LBENCH_MAX_TOKENS, "", err)) ||
+        (st = check_range("prompt length", p->n_prompt, p->decode_only ? 0 : 1,
+                          RL_LBENCH_MAX_TOKENS, "", err)) ||
         (st = check_range("generation length", p->n_gen, 0, RL_LBENCH_MAX_TOKENS, "", err)) ||
         (st = check_range("repetition count", p->reps, 1, RL_LBENCH_MAX_SAMPLES, "", err)) ||
         (st = check_range("depth", p->depth, 0, RL_LBENCH_MAX_TOKENS, "", err)) ||

@@ -3,7 +3,8 @@
  * - Discovery (rl_lbench_find): --llama-bench PATH, then $LLAMA_BENCH, then PATH, then the
  *   project's cached build of the pinned llama.cpp (scripts/llama-cpp.sh).
  * - The command line (rl_lbench_argv): `BIN -m MODEL -t T -p NP -n NG -r R -o jsonl [-d D]
- *   -ngl G [extra...]`. Never -p 0, never -c/--ctx, never llama-cli.
+ *   -ngl G [extra...]`. Never -c/--ctx, never llama-cli; -p 0 only for a decode-only run
+ *   (calibrate: on the pinned build its tg record is the one -p 128 gives, docs/METHOD.md).
  * - The output parser (rl_lbench_parse, and the streaming rl_lbench_feeder for -o jsonl): every
  *   byte llama-bench prints is untrusted, so sizes and counts are bounded before anything is
  *   allocated and every field's type is checked. Each record keeps its JSON object verbatim
@@ -63,13 +64,14 @@ rl_status rl_lbench_find_env(const char *explicit_path, const rl_lbench_env *env
 typedef struct {
     const char *model;        /* -m */
     int threads;              /* -t, >= 1 */
-    int n_prompt;             /* -p, >= 1: -p 0 is refused */
+    int n_prompt;             /* -p, >= 1: -p 0 is refused unless decode_only */
     int n_gen;                /* -n, >= 0 (0: prefill only) */
     int reps;                 /* -r, 1..RL_LBENCH_MAX_SAMPLES */
     int depth;                /* -d, passed only when > 0 (llama-bench's default is 0) */
     int n_gpu_layers;         /* -ngl, always passed, >= 0 */
     const char *const *extra; /* appended verbatim, last; -o/--output refused */
     size_t n_extra;
+    bool decode_only; /* -p 0 (n_prompt must be 0, n_gen >= 1): the tg test alone */
 } rl_lbench_params;
 
 /* An extra llama-bench argument llama-roofline cannot pass (-o, --output, --output=...: it

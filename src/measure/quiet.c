@@ -654,6 +654,17 @@ cJSON *rl_quiet_summary_json(const cJSON *bundle, const rl_quiet_limits *l)
     cJSON_ArrayForEach(m, rl_json_get(bundle, "models")) summary_array(&s, m, "runs");
     summary_array(&s, rl_json_get(bundle, "membw"), "runs");
     summary_array(&s, rl_json_get(bundle, "client"), "points");
+    const cJSON *set, *type, *pt; /* the calibration's runs (bundle/calib.h) */
+    cJSON_ArrayForEach(set, rl_json_get(rl_json_get(bundle, "calibration"), "sets"))
+    {
+        cJSON_ArrayForEach(type, rl_json_get(set, "types"))
+        {
+            const char *src = rl_json_get_str(type, "source");
+            if (src && strcmp(src, "measured") == 0) /* a reused type was measured before */
+                cJSON_ArrayForEach(pt, rl_json_get(type, "points"))
+                    summary_add(&s, rl_json_get(rl_json_get(pt, "run"), "machine"));
+        }
+    }
     if (s.n == 0)
         return rl_json_unavailable("no machine state was recorded beside any measurement");
     cJSON *o = cJSON_CreateObject();

@@ -127,8 +127,9 @@ void rl_quiet_between(const rl_quiet_snap *a, const rl_quiet_snap *b, const rl_q
 cJSON *rl_quiet_to_json(const rl_quiet_interval *q);
 
 /* environment.machine_state: every "machine" object kept in the bundle (models[].runs[],
- * membw.runs[], client.points[]; earlier "attempts" are not counted) summarised with the
- * limits; {"available": false, ...} when none was recorded. */
+ * membw.runs[], client.points[], the runs of the calibration's types measured by this command,
+ * calibration.sets[].types[].points[].run; earlier "attempts" are not counted) summarised
+ * with the limits; {"available": false, ...} when none was recorded. */
 cJSON *rl_quiet_summary_json(const cJSON *bundle, const rl_quiet_limits *l);
 
 /* Wait until one interval of about RL_QUIET_WAIT_STEP_S is quiet, at most max_s seconds

@@ -145,9 +145,10 @@ uint64_t rl_sysinfo_parse_size(const char *s)
 
 typedef struct {
     char model[256];
-    bool has_flags;  /* saw an x86 "flags" line */
-    bool hypervisor; /* ... containing the hypervisor bit */
-    int pairs;       /* distinct (physical id, core id) pairs, -1 if none seen */
+    char flags[RL_SYSINFO_FLAGS_CAP]; /* the first "flags" (x86) or "Features" (Arm) line */
+    bool has_flags;                   /* saw an x86 "flags" line */
+    bool hypervisor;                  /* ... containing the hypervisor bit */
+    int pairs;                        /* distinct (physical id, core id) pairs, -1 if none seen */
     int packages;
 } cpuinfo_scan;
 
@@ -193,6 +194,8 @@ static void scan_cpuinfo(const char *root, cpuinfo_scan *c)
                 copy_str(c->model, sizeof c->model, val);
                 model_rank = k;
             }
+        if ((strcmp(key, "flags") == 0 || strcmp(key, "Features") == 0) && !c->flags[0])
+            copy_str(c->flags, sizeof c->flags, val);
         if (strcmp(key, "flags") == 0) {
             c->has_flags = true;
             if (has_word(val, "hypervisor"))
@@ -480,6 +483,7 @@ void rl_sysinfo_collect_at(const char *root, rl_sysinfo *si)
     cpuinfo_scan ci;
     scan_cpuinfo(root, &ci);
     copy_str(si->cpu_model, sizeof si->cpu_model, ci.model);
+    copy_str(si->cpu_flags, sizeof si->cpu_flags, ci.flags);
     if (!si->cpu_model[0]) {
         char buf[256];
         if (read_text(root, "/proc/device-tree/model", buf, sizeof buf) ||
@@ -525,6 +529,8 @@ cJSON *rl_sysinfo_to_json(const rl_sysinfo *si)
     rl_json_add_str_or_null(o, "kernel", si->kernel);
     rl_json_add_str_or_null(o, "arch", si->arch);
     rl_json_add_str_or_null(o, "cpu", si->cpu_model);
+    if (si->cpu_flags[0]) /* present when read (the calibration's key, bundle/calib.h) */
+        rl_json_add_str(o, "cpu_flags", si->cpu_flags);
     add_int(o, "logical_cores", si->logical_cores, si->logical_cores > 0);
     add_int(o, "physical_cores", si->physical_cores, si->physical_cores > 0);
     add_int(o, "packages", si->packages, si->packages > 0);

@@ -17,6 +17,7 @@
 
 #define RL_SYSINFO_MAX_CACHES 8
 #define RL_SYSINFO_MAX_CPUS 1024
+#define RL_SYSINFO_FLAGS_CAP 4096 /* the CPU's feature flags line, cut there */
 
 typedef struct {
     int level;           /* 1, 2, 3, ... */
@@ -26,11 +27,13 @@ typedef struct {
 } rl_cache_info;
 
 typedef struct {
-    char os[32];          /* uname sysname, e.g. "Linux" */
-    char kernel[128];     /* uname release */
-    char arch[32];        /* uname machine, e.g. "x86_64" */
-    char cpu_model[256];  /* /proc/cpuinfo model name (or Hardware / Model / device-tree model) */
-    int logical_cores;    /* online logical CPUs; -1 unknown */
+    char os[32];         /* uname sysname, e.g. "Linux" */
+    char kernel[128];    /* uname release */
+    char arch[32];       /* uname machine, e.g. "x86_64" */
+    char cpu_model[256]; /* /proc/cpuinfo model name (or Hardware / Model / device-tree model) */
+    char cpu_flags[RL_SYSINFO_FLAGS_CAP]; /* its first "flags" (x86) or "Features" (Arm) line, as
+                                             the kernel lists them; "" unknown */
+    int logical_cores;                    /* online logical CPUs; -1 unknown */
     int physical_cores;   /* distinct (package, core) pairs among them; -1 unknown */
     int packages;         /* sockets; -1 unknown */
     int numa_nodes;       /* -1 unknown */
@@ -54,7 +57,8 @@ void rl_sysinfo_collect(rl_sysinfo *si);
  * the running system. Never fails. */
 void rl_sysinfo_collect_at(const char *root, rl_sysinfo *si);
 
-/* The record as a new JSON object (caller owns); unknown fields are null. */
+/* The record as a new JSON object (caller owns); unknown fields are null, but for cpu_flags,
+ * which is absent when unknown (imported bundles). */
 cJSON *rl_sysinfo_to_json(const rl_sysinfo *si);
 
 /* One line for humans: "<cpu>, P physical / L logical cores, X GiB RAM, LLC Y MiB, ...". */

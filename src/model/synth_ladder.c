@@ -18,29 +18,6 @@
 
 static const uint32_t ladder_types[RL_LADDER_N] = {RL_GGML_Q4_0, RL_GGML_Q8_0, RL_GGML_F16};
 
-/* True when path holds exactly what plan p would write, as far as can be seen without reading
- * the tensor data: the size, the header bytes, and a clean parse. */
-static bool reusable(const char *path, const rl_synth_plan *p)
-{
-    FILE *f = NULL;
-    uint64_t size = 0;
-    rl_error e;
-    if (rl_file_open_regular(path, &f, &size, &e) != RL_OK)
-        return false;
-    bool same = size == p->file_size;
-    unsigned char *buf = same ? malloc(p->header_len ? p->header_len : 1) : NULL;
-    same = buf && fread(buf, 1, p->header_len, f) == p->header_len &&
-           memcmp(buf, p->header, p->header_len) == 0;
-    free(buf);
-    fclose(f);
-    if (!same)
-        return false;
-    rl_gguf_model m;
-    bool ok = rl_gguf_model_load(path, &m, &e) == RL_OK;
-    rl_gguf_model_free(&m);
-    return ok;
-}
-
 /* The free space of dir's file system; false when unknown. */
 static bool dir_free_space(const char *dir, uint64_t *avail)
 {
@@ -89,7 +66,7 @@ rl_status rl_synth_ladder_ensure(const char *cache_root, const char *preset_over
             break;
         }
         out->file_bytes[i] = plans[i]->file_size;
-        out->written[i] = !reusable(out->paths[i], plans[i]);
+        out->written[i] = !rl_synth_file_matches(out->paths[i], plans[i]);
         if (out->written[i])
             need += plans[i]->file_size;
         if (rl_interrupted)

@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "model/ggml_types.h"
+#include "model/gguf_model.h"
 #include "base/rl_file.h"
 #include "base/rl_text.h"
 #include "base/rl_util.h"
@@ -242,4 +243,25 @@ rl_status rl_synth_write(const rl_synth_plan *p, const char *path, const rl_synt
         return st;
     }
     return rl_atomic_commit(&a, err);
+}
+
+bool rl_synth_file_matches(const char *path, const rl_synth_plan *p)
+{
+    FILE *f = NULL;
+    uint64_t size = 0;
+    rl_error e;
+    if (rl_file_open_regular(path, &f, &size, &e) != RL_OK)
+        return false;
+    bool same = size == p->file_size;
+    unsigned char *buf = same ? malloc(p->header_len ? p->header_len : 1) : NULL;
+    same = buf && fread(buf, 1, p->header_len, f) == p->header_len &&
+           memcmp(buf, p->header, p->header_len) == 0;
+    free(buf);
+    fclose(f);
+    if (!same)
+        return false;
+    rl_gguf_model m;
+    bool ok = rl_gguf_model_load(path, &m, &e) == RL_OK;
+    rl_gguf_model_free(&m);
+    return ok;
 }

@@ -41,4 +41,9 @@ rl_status rl_synth_write(const rl_synth_plan *p, const char *path, const rl_synt
  * the planned size and the free space. */
 rl_status rl_synth_space_check(const char *path, uint64_t need, uint64_t avail, rl_error *err);
 
+/* True when path holds exactly what plan p would write, as far as can be seen without reading
+ * the tensor data: a regular file of the planned size, the planned header bytes, a clean parse
+ * (rl_gguf_model_load). The synth ladder and the calibration models reuse a cached file by it. */
+bool rl_synth_file_matches(const char *path, const rl_synth_plan *p);
+
 #endif

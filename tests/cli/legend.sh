@@ -4,7 +4,8 @@
 # src/legend.c; `--json` parses, has every field, every kind is one of the four and every path
 # is unique; every path marked always exists in every example bundle, and every path (optional
 # ones included) exists in an example, in a bundle `run` writes now with a depth above 0, in
-# one `advise --measure` writes or in one `diagnose --predict` writes (so no row names a key
+# one `advise --measure` writes, in one `diagnose --predict` writes or in one `calibrate`
+# writes (so no row names a key
 # nothing writes; bundles only other commands make, such as the client fixture, are listed in
 # $extra); the text table has a header and one line per row; a bad option, an operand and
 # --json with --markdown exit 2 with one line on stderr. Checked to fail: with a row's path
@@ -71,6 +72,10 @@ FAKE="$RL_SRC/tests/lib/fake-llama-bench"
 LLAMA_ROOFLINE_CACHE="$work/cache" "$RL_BIN" diagnose --llama-bench "$FAKE" --peak-bw 40 -t 1,2 \
   --predict synth:tiny:Q8_0 -o "$work/diag" "$work/a.gguf" "$work/b.gguf" >/dev/null 2>&1
 check "diagnose --predict with the fake llama-bench" 0 $?
+# calibrate writes bundle.calibration (the fake's rates follow each model's bytes and layers)
+FAKE_CALIB=20:5:40:25:10000000 LLAMA_ROOFLINE_CACHE="$work/cache" "$RL_BIN" calibrate \
+  --llama-bench "$FAKE" --types Q4_0 -t 1 --llc-mib 2 -o "$work/cal" >/dev/null 2>&1
+check "calibrate with the fake llama-bench" 0 $?
 # a disturbed run (analysis.disturbance's fields): the run's runs given loaded "machine"
 # objects by hand, re-analysed by --resume
 cp -r "$work/run" "$work/dist"
@@ -94,7 +99,7 @@ check "client --server-pid (this shell)" 0 $?
 # Bundles of commands `run` cannot make (their paths count as existing): a ':' list.
 # (tests/fixtures/bracket: a `run` of three models with the bracketing probes, as
 # tests/cli/bracket.sh makes; the run above gives --peak-bw and takes none)
-extra="$RL_SRC/tests/fixtures/client/bundle.json:$RL_SRC/tests/fixtures/bracket/bundle.json:$work/advise/bundle.json:$work/diag/bundle.json:$work/dist/bundle.json:$work/client.json"
+extra="$RL_SRC/tests/fixtures/client/bundle.json:$RL_SRC/tests/fixtures/bracket/bundle.json:$work/advise/bundle.json:$work/diag/bundle.json:$work/dist/bundle.json:$work/client.json:$work/cal/bundle.json"
 out=$(RL_LEGEND_EXTRA="$extra" python3 - "$work/legend.json" "$work/run/bundle.json" "$RL_SRC"/examples/*/bundle.json <<'PY'
 import json, os, sys
 legend = json.load(open(sys.argv[1]))
@@ -121,7 +126,7 @@ for r in legend:
             if not exists(b, parts):
                 print("always-row %s missing from %s" % (r["path"], p)); bad += 1
     if not any(exists(b, parts) for b in list(examples.values()) + [run] + extra):
-        print("%s exists in no example and not in a run, client, advise or diagnose --predict bundle" % r["path"]); bad += 1
+        print("%s exists in no example and not in a run, client, advise, diagnose --predict or calibrate bundle" % r["path"]); bad += 1
 print("%d examples, %d rows, %d bad" % (len(examples), len(legend), bad))
 sys.exit(1 if bad else 0)
 PY

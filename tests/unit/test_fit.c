@@ -112,12 +112,49 @@ static void test_max_points(void **state)
     assert_true(fabs(f.bw_bytes_s - 2e9) < 1.0);
 }
 
+/* rl_fit_line: two points exactly, three by hand, and what it refuses. */
+static void test_line(void **state)
+{
+    (void)state;
+    rl_line_fit f;
+    rl_error e = {RL_OK, ""};
+    /* (4e6, 200) and (16e6, 500): slope 300 / 12e6 = 2.5e-5, intercept 200 - 100 = 100 */
+    const double x2[] = {4e6, 16e6}, y2[] = {200.0, 500.0};
+    assert_int_equal(rl_fit_line(x2, y2, 2, &f, &e), RL_OK);
+    assert_int_equal(f.n_points, 2);
+    assert_near(f.slope, 2.5e-5, 1e-18);
+    assert_near(f.intercept, 100.0, 1e-9);
+    assert_true(f.has_r2);
+    assert_near(f.r2, 1.0, 1e-12);
+    /* (0, 1), (1, 3), (2, 2): mean x 1, mean y 2, sxy = 1, sxx = 2: slope 0.5, intercept 1.5;
+     * residuals -0.5, 1, -0.5: SS_res 1.5, SS_tot 2, R^2 0.25 */
+    const double x3[] = {0, 1, 2}, y3[] = {1, 3, 2};
+    assert_int_equal(rl_fit_line(x3, y3, 3, &f, &e), RL_OK);
+    assert_near(f.slope, 0.5, 1e-15);
+    assert_near(f.intercept, 1.5, 1e-15);
+    assert_near(f.r2, 0.25, 1e-15);
+    /* equal y: a line, no R^2 */
+    const double y4[] = {2, 2, 2};
+    assert_int_equal(rl_fit_line(x3, y4, 3, &f, &e), RL_OK);
+    assert_false(f.has_r2);
+    assert_near(f.slope, 0.0, 1e-15);
+    /* refused: one point, equal x, a NaN */
+    assert_int_equal(rl_fit_line(x3, y3, 1, &f, &e), RL_EINPUT);
+    const double xs[] = {5, 5};
+    assert_int_equal(rl_fit_line(xs, y2, 2, &f, &e), RL_EINPUT);
+    assert_non_null(strstr(e.msg, "every x is the same"));
+    const double yn[] = {1, NAN};
+    assert_int_equal(rl_fit_line(x2, yn, 2, &f, &e), RL_EINPUT);
+    assert_int_equal(rl_fit_line(x2, y2, 2, NULL, &e), RL_EINTERNAL);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_exact_recovery), cmocka_unit_test(test_loose_by_hand),
-        cmocka_unit_test(test_one_point),      cmocka_unit_test(test_identical_y),
-        cmocka_unit_test(test_errors),         cmocka_unit_test(test_max_points),
+        cmocka_unit_test(test_line),           cmocka_unit_test(test_one_point),
+        cmocka_unit_test(test_identical_y),    cmocka_unit_test(test_errors),
+        cmocka_unit_test(test_max_points),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -728,7 +728,7 @@ static void test_argv(void **state)
     (void)state;
     rl_error e = {RL_OK, ""};
     char **argv = NULL;
-    rl_lbench_params p = {"/m/q.gguf", 4, 128, 64, 5, 0, 0, NULL, 0};
+    rl_lbench_params p = {"/m/q.gguf", 4, 128, 64, 5, 0, 0, NULL, 0, false};
     assert_int_equal(rl_lbench_argv("/bin/llama-bench", &p, &argv, &e), RL_OK);
     const char *const want1[] = {"/bin/llama-bench",
                                  "-m",
@@ -750,7 +750,7 @@ static void test_argv(void **state)
     rl_lbench_argv_free(argv);
 
     const char *extra[] = {"-ctk", "q8_0", "-fa", "1"};
-    rl_lbench_params q = {"m b.gguf", 16, 512, 128, 3, 8192, 99, extra, 4};
+    rl_lbench_params q = {"m b.gguf", 16, 512, 128, 3, 8192, 99, extra, 4, false};
     assert_int_equal(rl_lbench_argv("llama-bench", &q, &argv, &e), RL_OK);
     const char *const want2[] = {"llama-bench", "-m",  "m b.gguf", "-t",   "16", "-p",
                                  "512",         "-n",  "128",      "-r",   "3",  "-o",
@@ -762,6 +762,14 @@ static void test_argv(void **state)
         assert_string_not_equal(*a, "--ctx-size");
         assert_null(strstr(*a, "llama-cli"));
     }
+    rl_lbench_argv_free(argv);
+
+    /* decode only (calibrate): -p 0, the tg test alone */
+    rl_lbench_params d = {"c.gguf", 2, 0, 64, 3, 0, 0, NULL, 0, true};
+    assert_int_equal(rl_lbench_argv("llama-bench", &d, &argv, &e), RL_OK);
+    const char *const want4[] = {"llama-bench", "-m", "c.gguf", "-t", "2",     "-p",   "0", "-n",
+                                 "64",          "-r", "3",      "-o", "jsonl", "-ngl", "0", NULL};
+    assert_argv(argv, want4);
     rl_lbench_argv_free(argv);
 
     char **v = rl_lbench_version_argv("/x/llama-bench");
@@ -784,10 +792,16 @@ static void expect_argv_refused(rl_lbench_params p, const char *needle)
 static void test_argv_refused(void **state)
 {
     (void)state;
-    const rl_lbench_params ok = {"m.gguf", 4, 128, 64, 5, 0, 0, NULL, 0};
+    const rl_lbench_params ok = {"m.gguf", 4, 128, 64, 5, 0, 0, NULL, 0, false};
     rl_lbench_params p = ok;
     p.n_prompt = 0;
     expect_argv_refused(p, "spuriously low generation rate");
+    p.decode_only = true; /* decode only: -p 0 and a generation length */
+    p.n_prompt = 128;
+    expect_argv_refused(p, "decode-only llama-bench run is -p 0");
+    p.n_prompt = 0;
+    p.n_gen = 0;
+    expect_argv_refused(p, "decode-only llama-bench run is -p 0");
     p = ok;
     p.n_prompt = -1;
     expect_argv_refused(p, "prompt length -1");

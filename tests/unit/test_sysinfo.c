@@ -101,6 +101,8 @@ static void test_synthetic_tree(void **state)
     assert_int_equal(si.smt_active, 1);
     assert_int_equal(si.is_vm, 1);
     assert_string_equal(si.os, ""); /* uname is not consulted for a test root */
+    /* the first flags line, as the kernel lists it (the calibration's key) */
+    assert_string_equal(si.cpu_flags, "fpu sse2 avx2 hypervisor avx512f");
 
     cJSON *j = rl_sysinfo_to_json(&si);
     assert_non_null(j);
@@ -109,6 +111,8 @@ static void test_synthetic_tree(void **state)
     assert_true(cJSON_IsTrue(cJSON_GetObjectItem(j, "vm")));
     assert_true(cJSON_IsNull(cJSON_GetObjectItem(j, "os")));
     assert_int_equal(cJSON_GetArraySize(cJSON_GetObjectItem(j, "caches")), 3);
+    assert_string_equal(cJSON_GetObjectItem(j, "cpu_flags")->valuestring,
+                        "fpu sse2 avx2 hypervisor avx512f");
     cJSON_Delete(j);
 
     char line[512];
@@ -124,6 +128,7 @@ static void test_missing_root_degrades(void **state)
     rl_sysinfo si;
     rl_sysinfo_collect_at("/nonexistent/sysinfo-root", &si);
     assert_string_equal(si.cpu_model, "");
+    assert_string_equal(si.cpu_flags, "");
     assert_int_equal(si.logical_cores, -1);
     assert_int_equal(si.physical_cores, -1);
     assert_int_equal(si.llc_bytes, 0);
@@ -137,6 +142,7 @@ static void test_missing_root_degrades(void **state)
                                         "thp",       "smt_active",    "vm"};
     for (size_t i = 0; i < sizeof nulls / sizeof nulls[0]; i++)
         assert_true(cJSON_IsNull(cJSON_GetObjectItem(j, nulls[i])));
+    assert_null(cJSON_GetObjectItem(j, "cpu_flags")); /* absent when unknown */
     cJSON_Delete(j);
     char line[512];
     rl_sysinfo_describe(&si, line, sizeof line);

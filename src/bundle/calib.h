@@ -1,0 +1,132 @@
+/* calib.h: the calibration section of a bundle (docs/BUNDLE.md `calibration`) and its cache
+ * (owner: calibrate). What each ggml type's kernel does on this machine, from llama-bench runs
+ * on the single-type models of model/calib_plan.h:
+ *
+ *   per-token time tau = 1e6 / decode tok/s (us), the run's mean rate;
+ *   small and mid (RL_CAL_N_LAYER layers, cache-resident): the line tau = fixed + bytes x slope
+ *     through them (rl_fit_line), so
+ *       compute roof = 1e-3 / slope GB/s (bytes per us / 1000), when slope > 0;
+ *       fixed        = the intercept, us per token at RL_CAL_N_LAYER layers, when >= 0;
+ *   deep (small's width, RL_CAL_DEEP_LAYERS layers, cache-resident):
+ *       per_layer    = (tau_deep - bytes_deep x slope - fixed) / (deep layers - layers), us,
+ *                      when >= 0 (what a layer costs beyond its bytes: graph and thread sync);
+ *       base         = fixed - per_layer x RL_CAL_N_LAYER, when >= 0;
+ *   stream (8 x LLC, from DRAM):
+ *       stream rate  = 1e-3 x bytes_stream / (tau_stream - fixed) GB/s, the fixed cost taken
+ *                      as 0 when it is unavailable (then "fixed_subtracted": false).
+ * Each value is {"kind": "derived", ...} or {"available": false, "reason"} saying which point
+ * was missing or why the arithmetic does not hold (a slope <= 0: too noisy to tell).
+ *
+ * The key a calibration is kept and reused under: the CPU (environment cpu model and its flags
+ * line, FNV-1a 64 of "cpu\nflags"), the llama.cpp build (llama-bench --version's commit) and the
+ * thread count. The cache: one file per key, CACHE/calibration/<hash>-t<threads>.json, holding
+ * the key, the method and one set (every type measured under it, each with its points and runs);
+ * a later calibration under the same key reuses a type whose points have the planned shapes and
+ * whose runs all succeeded, and adds what it measures.
+ *
+ * Ownership: every function returning cJSON returns a new tree the caller owns (NULL when out
+ * of memory); the others work on the caller's trees. */
+#ifndef RL_CALIB_H
+#define RL_CALIB_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <cjson/cJSON.h>
+
+#include "base/fit.h"
+#include "base/rl_error.h"
+#include "model/calib_plan.h"
+
+#define RL_CAL_SCHEMA "llama-roofline-calibration"
+#define RL_CAL_SCHEMA_VERSION 1
+#define RL_CAL_MAX_POINTS RL_CAL_N_ROLES
+
+/* ---- the arithmetic ----------------------------------------------------------------------- */
+
+typedef struct {
+    int role;       /* rl_cal_role */
+    double bytes;   /* streamed per token */
+    double n_layer; /* layers of its model */
+    double tok_s;   /* the run's mean decode rate */
+    bool ok;        /* the run succeeded with a decode rate > 0 */
+} rl_cal_pt;
+
+typedef struct {
+    bool has_fit;
+    rl_line_fit fit; /* tau (us) against bytes over the cache-resident points */
+    bool has_compute, has_fixed, has_per_layer, has_base, has_stream, fixed_subtracted;
+    double compute_GBs, fixed_us, per_layer_us, base_us, stream_GBs;
+    char compute_why[200], fixed_why[200], per_layer_why[200], base_why[200], stream_why[200];
+} rl_cal_result;
+
+/* The type's values from its points (any order, at most one per role; others ignored). */
+void rl_cal_derive(const rl_cal_pt *pts, size_t n, rl_cal_result *out);
+
+/* Tokens for a run of bytes per token, so that its reps repetitions generate for about run_s
+ * seconds at us_per_byte (the previous point's time per token over its bytes; <= 0: unknown),
+ * between RL_CAL_MIN_N_GEN and n_gen (n_gen when unknown, or when n_gen is below the minimum):
+ * a slow kernel (Q2_0 at 0.5 GB/s) does not spend a minute on one model. */
+#define RL_CAL_MIN_N_GEN 8
+int rl_cal_tokens(double us_per_byte, uint64_t bytes, int reps, int n_gen, double run_s);
+
+/* ---- the key ------------------------------------------------------------------------------ */
+
+typedef struct {
+    char cpu[256];
+    char flags_hash[17]; /* FNV-1a 64 of the flags line, 16 hex digits */
+    char build[64];      /* llama.cpp commit, or "unknown" */
+    char id[17];         /* FNV-1a 64 of cpu, flags and build: the cache file's stem */
+} rl_cal_key;
+
+/* cpu, flags, build: NULL or "" when unknown ("unknown" is kept). */
+void rl_cal_key_make(const char *cpu, const char *flags, const char *build, rl_cal_key *out);
+/* {"cpu", "cpu_flags_fnv1a64", "llama_cpp_build", "id"}; NULL when out of memory. */
+cJSON *rl_cal_key_json(const rl_cal_key *k);
+/* True when j holds exactly k's fields. */
+bool rl_cal_key_matches(const cJSON *j, const rl_cal_key *k);
+/* The key of a bundle: environment.cpu, environment.cpu_flags, llama_cpp.build_commit. */
+void rl_cal_key_of_bundle(const cJSON *bundle, rl_cal_key *out);
+
+/* ---- the section -------------------------------------------------------------------------- */
+
+/* calibration.method (kind controlled): the shapes' constants, n_gen (the most tokens a run
+ * generates), min_n_gen and run_s (rl_cal_tokens), reps, the cache size the targets come from
+ * and where it came from ("detected", "--llc-mib", "default"), the targets. */
+cJSON *rl_cal_method_json(uint64_t llc, const char *llc_source, int n_gen, int reps, double run_s);
+/* A new point: {"role", "model": {name, path, shape (kind controlled)}, "bytes_per_token":
+ * {kind measured, value, unit, source}, "run": {threads, depth 0}} (the run is the sweep's to
+ * fill: rl_sweep_run_one). */
+cJSON *rl_cal_point_new(int role, const rl_cal_shape *s, const char *path, uint64_t bytes,
+                        int threads);
+/* A new type entry {"type", "kind": derived, "source": "measured", "measured_utc", "points": []}.
+ */
+cJSON *rl_cal_type_new(const char *type_name);
+/* The points of a type entry as rl_cal_derive takes them; how many (at most cap). */
+size_t rl_cal_points_of(const cJSON *type_entry, rl_cal_pt *pts, size_t cap);
+/* The derived values of a type entry from its points: "fit", "compute_roof", "fixed",
+ * "per_layer", "base", "stream" and each point's "rate" ({kind derived, us_per_token, GBs}),
+ * replacing what is there. false when out of memory. */
+bool rl_cal_type_finish(cJSON *type_entry);
+/* True when every planned role of the entry has a point whose shape is shapes[role] and whose
+ * run is ok: a cached type that can be reused. */
+bool rl_cal_type_reusable(const cJSON *type_entry, const rl_cal_shape shapes[RL_CAL_N_ROLES]);
+/* The set's type entry named type_name, or NULL. */
+cJSON *rl_cal_set_type(const cJSON *set, const char *type_name);
+
+/* ---- the cache ---------------------------------------------------------------------------- */
+
+/* root/calibration/<id>-t<threads>.json (caller frees); NULL when out of memory. */
+char *rl_cal_cache_path(const char *root, const rl_cal_key *k, int threads);
+/* The cached set for the key and thread count into *set (NULL when there is none, or the file
+ * is another key's, another schema's or unreadable: then *note says why, when note is given).
+ * Never fails but for RL_EINTERNAL (out of memory). */
+rl_status rl_cal_cache_load(const char *root, const rl_cal_key *k, int threads, cJSON **set,
+                            char *note, size_t note_cap, rl_error *err);
+/* Store the set (a copy) under the key, with the method, atomically. RL_EOUTPUT naming the
+ * file when it cannot be written. */
+rl_status rl_cal_cache_store(const char *root, const rl_cal_key *k, const cJSON *method,
+                             const cJSON *set, rl_error *err);
+
+#endif

@@ -1,0 +1,96 @@
+/* calib_plan.h: what `calibrate` measures, as data and pure arithmetic (owner: calibrate).
+ *
+ * The types: every ggml type of the pinned llama.cpp (ggml_types.h), in the order the
+ * calibration reports them, each with how a single-type model of it is made: synth writes it
+ * (F32, F16, BF16, Q8_0, Q4_0), llama-quantize --pure writes it from a synth F16 (the file type
+ * named here; one whose llama-quantize refuses, e.g. without an importance matrix, is not
+ * calibrated with llama-quantize's own reason, found when it is tried), or nothing does (not
+ * calibrated, with the reason here: an activation-only or integer type, a type llama-quantize
+ * lists no file type for).
+ *
+ * The models: one shape family, a llama-architecture transformer with a separate output head,
+ * head size 128, one KV head, a 512-token vocabulary, whose every matrix row is n_embd or n_ff
+ * long, both multiples of 256 (the K and IQ block size), so every type quantizes every matrix
+ * without substitution. Four roles per type, sized in bytes streamed per token (gguf_model.h's
+ * streamed convention) from the last-level cache:
+ *   small  RL_CAL_N_LAYER layers, LLC / 8: cache-resident, above the L2 of the cores
+ *   mid    RL_CAL_N_LAYER layers, LLC / 2: cache-resident
+ *   deep   small's width at RL_CAL_DEEP_LAYERS layers: cache-resident, what a layer costs
+ *          beyond its bytes
+ *   stream RL_CAL_N_LAYER layers, 8 x LLC: streamed from DRAM
+ * small, mid and stream each at least twice the bytes of the one before (a tiny LLC still gives
+ * three sizes).
+ * The shape for a target is solved in closed form (rl_cal_shape_for) and its bytes computed
+ * exactly (rl_cal_shape_bytes, the same sum gguf_model.c makes of the file synth writes).
+ *
+ * Nothing here allocates or does I/O; every pointer returned is to static storage. */
+#ifndef RL_CALIB_PLAN_H
+#define RL_CALIB_PLAN_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "model/synth.h"
+
+#define RL_CAL_N_LAYER 4       /* layers of the small, mid and stream models */
+#define RL_CAL_DEEP_LAYERS 16  /* layers of the deep model */
+#define RL_CAL_VOCAB 512       /* tokens: the output head stays small */
+#define RL_CAL_HEAD_DIM 128    /* n_head = n_embd / 128 */
+#define RL_CAL_N_HEAD_KV 1     /* one KV head: the KV cache stays negligible */
+#define RL_CAL_ROW_QUANTUM 256 /* n_embd and n_ff are multiples of this */
+#define RL_CAL_SEED 1
+#define RL_CAL_LLC_DEFAULT (32ull << 20) /* when the last-level cache is unknown */
+
+typedef enum {
+    RL_CAL_SYNTH,    /* synth writes it */
+    RL_CAL_QUANTIZE, /* llama-quantize --pure <ftype> from a synth F16 */
+    RL_CAL_NONE      /* not calibrated: reason */
+} rl_cal_make;
+
+typedef struct {
+    uint32_t type;    /* ggml id (RL_GGML_*) */
+    const char *name; /* "Q4_K" */
+    rl_cal_make make;
+    const char *ftype;  /* RL_CAL_QUANTIZE: llama-quantize's type argument, e.g. "Q4_K_S" */
+    const char *reason; /* RL_CAL_NONE: why it is not calibrated (one line) */
+} rl_cal_type;
+
+/* The types in report order; rl_cal_type_at(i) for i < rl_cal_type_count(). */
+size_t rl_cal_type_count(void);
+const rl_cal_type *rl_cal_type_at(size_t i);
+/* By ggml id, or by name (case-insensitive); NULL when not in the table. */
+const rl_cal_type *rl_cal_type_find(uint32_t type);
+const rl_cal_type *rl_cal_type_by_name(const char *name);
+/* True for the types a calibration measures by default (make is not RL_CAL_NONE). */
+bool rl_cal_type_measurable(const rl_cal_type *t);
+
+typedef enum { RL_CAL_SMALL, RL_CAL_MID, RL_CAL_DEEP, RL_CAL_STREAM, RL_CAL_N_ROLES } rl_cal_role;
+/* "small", "mid", "deep", "stream"; NULL past the end. */
+const char *rl_cal_role_name(int role);
+/* The role by name, or -1. */
+int rl_cal_role_by_name(const char *name);
+
+typedef struct {
+    uint64_t n_layer, n_embd, n_ff, n_head, n_head_kv, n_vocab;
+} rl_cal_shape;
+
+/* The target bytes of each role for a last-level cache of llc bytes (0: RL_CAL_LLC_DEFAULT),
+ * before the twice-the-previous rule (applied by rl_cal_plan_shapes); deep's is mid's (its
+ * shape is small's, deeper). */
+void rl_cal_targets(uint64_t llc, uint64_t targets[RL_CAL_N_ROLES]);
+/* Bytes decode streams per token for a model of shape s whose matrices are all of type (F32
+ * norms): the layers, the final norm and the output head. 0 for an unknown type. */
+uint64_t rl_cal_shape_bytes(const rl_cal_shape *s, uint32_t type);
+/* The shape of the family whose streamed bytes are nearest target (from below or above) for
+ * this type; the smallest shape (n_embd = n_ff = 256) when target is below it. false for an
+ * unknown type. */
+bool rl_cal_shape_for(uint32_t type, uint64_t target, rl_cal_shape *out);
+/* The four shapes of one type for a cache of llc bytes: small, mid and stream each the
+ * target's and at least twice the bytes of the one before (n_ff up to 4 n_embd, then n_embd, grown until it
+ * is), deep small's at RL_CAL_DEEP_LAYERS layers. false for an unknown type. */
+bool rl_cal_plan_shapes(uint32_t type, uint64_t llc, rl_cal_shape shapes[RL_CAL_N_ROLES]);
+/* The synth configuration of shape s at weight type (F16 for a type llama-quantize makes). */
+void rl_cal_synth_config(const rl_cal_shape *s, uint32_t type, rl_synth_config *out);
+
+#endif

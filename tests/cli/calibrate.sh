@@ -1,0 +1,303 @@
+#!/usr/bin/env bash
+# CLI: `calibrate` with the fake llama-bench, whose decode-only runs take the time a machine of
+# known kernels would (FAKE_CALIB=BASE:LAYER:CACHE_GBS:STREAM_GBS:CACHE_BYTES, per token base
+# + layer x n_layer + bytes / rate): the calibration gives back exactly those kernels (compute
+# roof, streaming rate, fixed cost, per layer, base). Also: --help with the defaults,
+# --list-types, bad input (exit 2, one line), llama-bench or llama-quantize missing (exit 3),
+# the bundle (section, every run with its records, -p 0, its machine; validate and the JSON
+# schema), the cache (reused when the key matches, --recalibrate, a new type added, another
+# llama.cpp build not reused), a failed run (not reused), nothing calibrated (exit 1),
+# --quick (the models' types, -n 32 -r 2; no model: Q4_0, Q8_0, F16), the full set without
+# llama-quantize (those types not calibrated, with the reason), llama-quantize refusing (its
+# reason, remembered), --retry-disturbed, Ctrl-C (exit 130 within a second, the resume line,
+# the finished types cached) and diagnose --calibrate / the cached calibration attached.
+# Checked to fail: with rl_cal_type_reusable always false (the reuse checks) and with the
+# fixed cost not subtracted from the stream time (the stream rate).
+set -u
+: "${RL_BIN:?}" "${RL_SRC:?}" "${RL_TMP:?}"
+work="$RL_TMP/cli-calibrate.$$"
+mkdir -p "$work"
+trap 'rm -rf "$work"' EXIT
+. "$RL_SRC/tests/lib/cli.sh"
+CMD=calibrate
+FAKE="$RL_SRC/tests/lib/fake-llama-bench"
+export FAKE_CALIB=20:5:40:25:10000000 RL_BIN
+# no llama-quantize anywhere the command looks (beside the fake there is none)
+PATH=$(tr ':' '\n' <<<"$PATH" | while read -r d; do [ -x "$d/llama-quantize" ] || printf '%s:' "$d"; done)
+PATH=${PATH%:}
+base=(--llama-bench "$FAKE" --llc-mib 2)
+schema() { # bundle: valid against the JSON schema
+  python3 - "$RL_SRC/schema/bundle.schema.json" "$1" >"$work/schema.txt" 2>&1 <<'PY'
+import json, sys, jsonschema
+jsonschema.Draft202012Validator(json.load(open(sys.argv[1]))).validate(json.load(open(sys.argv[2])))
+PY
+}
+
+# ---- help, the type list, bad input
+out=$("$RL_BIN" calibrate --help); check "--help" 0 $?
+expect "--help: usage" "$out" "^usage: llama-roofline calibrate \[options\] \[GGUF\|DIR\.\.\.\]"
+expect "--help: the defaults" "$out" "--n-gen N .*\(default 64; fewer,"
+expect "--help: reps" "$out" "--reps N .*\(default 3\)"
+expect "--help: quick" "$out" "-n 32, 2 repetitions"
+expect "--help: quiet options" "$out" "--retry-disturbed N +measure a disturbed one again"
+out=$("$RL_BIN" help calibrate); check "help calibrate" 0 $?
+out=$("$RL_BIN" --help); expect "listed in --help" "$out" "^  calibrate +each ggml type's kernel here"
+out=$("$RL_BIN" calibrate --list-types); check "--list-types" 0 $?
+expect "--list-types: synth" "$out" "^Q4_0 +synth writes it$"
+expect "--list-types: quantize" "$out" "^Q4_K +llama-quantize --pure Q4_K_S from a synth F16"
+expect "--list-types: not calibrated" "$out" "^Q8_K +not calibrated: an activation type"
+[ "$(wc -l <<<"$out")" = 36 ] && echo "ok   --list-types: 35 types" || fail "--list-types: $(wc -l <<<"$out") lines"
+bad "unknown option" 2 "unknown option '--frob'" --frob
+bad "--types: not a type" 2 "--types: 'Q9_9' is not a ggml type \(see --list-types\)" --types Q9_9 "${base[@]}"
+bad "--types: never calibrated" 2 "--types: Q8_K is not calibrated: an activation type" --types Q4_0,Q8_K
+bad "--types: empty element" 2 "--types: 'x' is not a ggml type" --types x,
+bad "--n-gen 0" 2 "--n-gen: '0'" --n-gen 0
+bad "--reps x" 2 "--reps: 'x'" --reps x
+bad "--llc-mib 0" 2 "--llc-mib: '0'" --llc-mib 0
+bad "--threads 0" 2 "--threads" -t 0
+bad "--list-types with --types" 2 "--list-types lists every type" --list-types --types Q4_0
+bad "-o ''" 2 "--output needs a directory" -o ""
+bad "a missing model" 2 "nope.gguf" "${base[@]}" "$work/nope.gguf" -o "$work/x"
+mkdir -p "$work/o0"
+"$RL_BIN" synth --preset tiny --type Q8_0 -q -o "$work/o0/bundle.json" || fail "synth into o0"
+bad "a model that is the bundle" 2 "is the same file as the input" "${base[@]}" \
+  "$work/o0/bundle.json" -o "$work/o0"
+bad "a missing llama-quantize for a type named" 3 "--llama-quantize" "${base[@]}" --types Q4_K \
+  -o "$work/x"
+env PATH="$work/empty" LLAMA_BENCH= "$RL_BIN" calibrate --types Q4_0 -o "$work/x" >"$work/o" 2>"$work/e"
+check "no llama-bench anywhere" 3 $?
+expect "no llama-bench: the message" "$(cat "$work/e")" "error: .*llama-bench"
+
+# ---- a calibration: exactly the fake's kernels back, at both thread counts
+FAKE_LOG="$work/log1" "$RL_BIN" calibrate "${base[@]}" --types Q4_0,Q8_0 -t 1,2 -o "$work/c1" \
+  >"$work/c1.out" 2>"$work/c1.err"
+check "calibrate Q4_0,Q8_0 at 1 and 2 threads" 0 $?
+out=$(cat "$work/c1.out")
+expect "table: 1 thread" "$out" "^calibration at 1 thread \(AMD EPYC, llama.cpp de3ff81\)$"
+expect "table: 2 threads" "$out" "^calibration at 2 threads"
+expect "table: Q4_0's kernels" "$out" "^  Q4_0 +40\.0 GB/s +25\.0 GB/s +40\.0 us +5\.00 us  measured$"
+expect "stderr: the plan" "$(cat "$work/c1.err")" "calibrate: plan: 2 types x 2 thread counts, 4 models each, llama-bench -p 0 -n 64 -r 3"
+expect "stderr: the summary" "$(cat "$work/c1.err")" "calibrate: 4 measured, 0 reused .* llama-bench: 16 of 16 runs ok"
+[ "$(wc -l <"$work/log1")" = 16 ] && echo "ok   16 llama-bench runs" || fail "$(wc -l <"$work/log1") runs"
+B="$work/c1/bundle.json"
+json_check "the kernels, per type and thread count" "$B" \
+  'all(abs(t["compute_roof"]["GBs"]-40)<1e-4 and abs(t["stream"]["GBs"]-25)<1e-4 and abs(t["fixed"]["us"]-40)<1e-4 and abs(t["per_layer"]["us"]-5)<1e-4 and abs(t["base"]["us"]-20)<1e-4 and t["stream"]["fixed_subtracted"] for s in j["calibration"]["sets"] for t in s["types"]) and [s["threads"] for s in j["calibration"]["sets"]]==[1,2] and [t["type"] for t in j["calibration"]["sets"][0]["types"]]==["Q8_0","Q4_0"]'
+json_check "each point: its role, bytes, run (-p 0, records, machine)" "$B" \
+  'all([p["role"] for p in t["points"]]==["small","mid","deep","stream"] and all(p["bytes_per_token"]["value"]>0 and p["run"]["status"]=="ok" and p["run"]["argv"][p["run"]["argv"].index("-p")+1]=="0" and p["run"]["records"][0]["n_prompt"]==0 and len(p["run"]["decode"]["samples"])==3 and p["run"]["machine"]["kind"]=="measured" and p["run"]["threads"]==s["threads"] for p in t["points"]) for s in j["calibration"]["sets"] for t in s["types"])'
+json_check "the deep model is small's at 16 layers; stream is over 8 x the 2 MiB" "$B" \
+  '(lambda p: p["deep"]["model"]["shape"]["n_layer"]==16 and p["small"]["model"]["shape"]["n_layer"]==4 and p["deep"]["model"]["shape"]["n_embd"]==p["small"]["model"]["shape"]["n_embd"] and p["stream"]["bytes_per_token"]["value"]>=8*2**20)({p["role"]: p for p in j["calibration"]["sets"][0]["types"][0]["points"]})'
+json_check "key, method, settings, status, machine state" "$B" \
+  'j["command"]=="calibrate" and j["status"]["state"]=="complete" and j["calibration"]["key"]["llama_cpp_build"]=="de3ff81" and j["calibration"]["key"]["cpu"]==j["environment"]["cpu"] and j["calibration"]["method"]["llc_bytes"]==2**21 and j["calibration"]["method"]["llc_source"]=="--llc-mib" and j["calibration"]["method"]["runs_planned"]==16 and j["settings"]["threads"]==[1,2] and j["environment"]["machine_state"]["measurements"]==16'
+out=$("$RL_BIN" validate "$B" 2>&1); check "the bundle validates ($out)" 0 $?
+schema "$B"; check "the bundle validates against the schema ($(tail -c 300 "$work/schema.txt"))" 0 $?
+n=$(ls "$LLAMA_ROOFLINE_CACHE/calibration-models" | grep -c '\.gguf$')
+[ "$n" = 8 ] && echo "ok   8 models cached" || fail "$n models cached"
+n=$(ls "$LLAMA_ROOFLINE_CACHE/calibration" | grep -cE '^[0-9a-f]{16}-t[12]\.json$')
+[ "$n" = 2 ] && echo "ok   one cache file per thread count" || fail "$n cache files"
+
+# validate: a value that is not what the points give, a run at another thread count
+python3 - "$B" "$work/bad.json" <<'PY'
+import json, sys
+b = json.load(open(sys.argv[1]))
+t = b["calibration"]["sets"][0]["types"][1]
+t["stream"]["GBs"] = 26.0
+t["points"][0]["run"]["threads"] = 2
+json.dump(b, open(sys.argv[2], "w"))
+PY
+crafted "$work/bad.json"
+out=$("$RL_BIN" validate "$work/bad.json" 2>&1); check "validate: a broken calibration" 1 $?
+expect "validate names the stream rate" "$out" "calibration\.sets\[0\]\.types\[1\]\.stream\.GBs: 26 is not what its points give \(25"
+expect "validate names the run's threads" "$out" "calibration\.sets\[0\]\.types\[1\]\.points\[0\]\.run\.threads: not the set's thread count \(1\)"
+
+# a slow kernel (0.05 GB/s): after the small model, runs of 8 tokens, its values still exact
+FAKE_CALIB=20:5:0.05:0.05:10000000 "$RL_BIN" calibrate "${base[@]}" --types BF16 -t 1 \
+  --recalibrate -o "$work/slow" >/dev/null 2>&1
+check "a slow kernel" 0 $?
+json_check "a slow kernel: -n 64 for small, then 8; 0.05 GB/s back" "$work/slow/bundle.json" \
+  '(lambda t: [p["run"]["argv"][p["run"]["argv"].index("-n")+1] for p in t["points"]]==["64","8","8","8"] and abs(t["compute_roof"]["GBs"]-0.05)<1e-6 and abs(t["stream"]["GBs"]-0.05)<1e-6)(j["calibration"]["sets"][0]["types"][0])'
+
+# ---- reuse: the same key, nothing run again
+FAKE_LOG="$work/log2" "$RL_BIN" calibrate "${base[@]}" --types Q4_0,Q8_0 -t 1,2 -o "$work/c2" \
+  >"$work/c2.out" 2>"$work/c2.err"
+check "calibrate again" 0 $?
+[ ! -s "$work/log2" ] && echo "ok   nothing measured again" || fail "ran llama-bench: $(cat "$work/log2")"
+expect "says it reuses" "$(cat "$work/c2.err")" "reusing the calibration of [0-9TZ:-]+ at 2 threads \(this CPU and llama\.cpp de3ff81\): Q8_0, Q4_0 \(--recalibrate measures them again\)"
+expect "the table says cache" "$(cat "$work/c2.out")" "^  Q8_0 +40\.0 GB/s .* cache$"
+json_check "reused types: source cache, values kept, no run counted as this one's" "$work/c2/bundle.json" \
+  'all(t["source"]=="cache" and abs(t["compute_roof"]["GBs"]-40)<1e-4 for s in j["calibration"]["sets"] for t in s["types"]) and j["environment"]["machine_state"]["available"] is False'
+out=$("$RL_BIN" validate "$work/c2/bundle.json" 2>&1); check "reused bundle validates ($out)" 0 $?
+# a type more: only it is measured
+FAKE_LOG="$work/log3" "$RL_BIN" calibrate "${base[@]}" --types Q4_0,F16 -t 1 -o "$work/c3" \
+  >/dev/null 2>&1
+check "calibrate Q4_0 (cached) and F16 (new)" 0 $?
+[ "$(grep -c 'm=F16-' "$work/log3")" = 4 ] && [ "$(wc -l <"$work/log3")" = 4 ] &&
+  echo "ok   only F16's 4 runs" || fail "runs: $(cat "$work/log3")"
+# --recalibrate: all again
+FAKE_LOG="$work/log4" "$RL_BIN" calibrate "${base[@]}" --types Q4_0 -t 1 --recalibrate -o "$work/c4" \
+  >/dev/null 2>&1
+check "--recalibrate" 0 $?
+[ "$(wc -l <"$work/log4")" = 4 ] && echo "ok   --recalibrate measures again" || fail "runs: $(cat "$work/log4")"
+json_check "--recalibrate: source measured" "$work/c4/bundle.json" \
+  'j["calibration"]["sets"][0]["types"][0]["source"]=="measured"'
+# another llama.cpp build: another key
+FAKE_BUILD=0123abc FAKE_LOG="$work/log5" "$RL_BIN" calibrate "${base[@]}" --types Q4_0 -t 1 \
+  -o "$work/c5" >/dev/null 2>&1
+check "another build" 0 $?
+[ "$(wc -l <"$work/log5")" = 4 ] && echo "ok   another build is measured anew" || fail "runs: $(cat "$work/log5")"
+json_check "another build: its own key" "$work/c5/bundle.json" \
+  'j["calibration"]["key"]["llama_cpp_build"]=="0123abc"'
+
+# ---- a failed run: the values it feeds unavailable, the type measured again next time
+FAKE_CALIB_FAIL=Q8_0-L16 "$RL_BIN" calibrate "${base[@]}" --types Q8_0 -t 1 --recalibrate \
+  -o "$work/f1" >/dev/null 2>"$work/f1.err"
+check "a failed deep run" 0 $?
+expect "the failure is said" "$(cat "$work/f1.err")" "calibrate: Q8_0 deep model at 1 threads: llama-bench exited 1: llama_bench: error: failed to load model"
+json_check "per layer and base unavailable, the rest there" "$work/f1/bundle.json" \
+  '(lambda t: t["per_layer"]["available"] is False and "deep model" in t["per_layer"]["reason"] and t["base"]["available"] is False and abs(t["compute_roof"]["GBs"]-40)<1e-4 and abs(t["stream"]["GBs"]-25)<1e-4)(j["calibration"]["sets"][0]["types"][0])'
+out=$("$RL_BIN" validate "$work/f1/bundle.json" 2>&1); check "failed-run bundle validates ($out)" 0 $?
+FAKE_LOG="$work/log6" "$RL_BIN" calibrate "${base[@]}" --types Q8_0 -t 1 -o "$work/f2" >/dev/null 2>&1
+[ "$(wc -l <"$work/log6")" = 4 ] && echo "ok   a type with a failed run is not reused" || fail "runs: $(cat "$work/log6")"
+FAKE_CALIB_FAIL=seed1 "$RL_BIN" calibrate "${base[@]}" --types Q4_0 -t 1 --recalibrate \
+  -o "$work/f3" >"$work/f3.out" 2>"$work/f3.err"
+check "every run fails" 1 $?
+expect "every run fails: the last line" "$(tail -1 "$work/f3.err")" "calibrate: no type was calibrated \(see the errors above and .*/f3/bundle\.json\)"
+json_check "every run fails: the bundle says so" "$work/f3/bundle.json" \
+  'j["status"]["reason"]=="nothing calibrated" and j["calibration"]["sets"][0]["types"][0]["compute_roof"]["available"] is False'
+crafted "$work/f3/bundle.json"
+
+# ---- --quick: the models' types, fewer tokens
+"$RL_BIN" synth --preset tiny --type Q8_0 -q -o "$work/a.gguf" || fail "synth a"
+"$RL_BIN" synth --preset tiny --type F16 -q -o "$work/b.gguf" || fail "synth b"
+FAKE_LOG="$work/log7" "$RL_BIN" calibrate "${base[@]}" --quick --recalibrate -t 1 -o "$work/q1" \
+  "$work/a.gguf" "$work/b.gguf" >/dev/null 2>&1
+check "--quick with two models" 0 $?
+json_check "--quick: the models' types, -n 32 -r 2" "$work/q1/bundle.json" \
+  '[t["type"] for t in j["calibration"]["sets"][0]["types"]]==["F16","Q8_0"] and j["calibration"]["method"]["n_gen"]==32 and j["calibration"]["method"]["reps"]==2 and all(len(p["run"]["decode"]["samples"])==2 for p in j["calibration"]["sets"][0]["types"][0]["points"])'
+mkdir -p "$work/home"
+HOME="$work/home" LLAMA_MODELS= "$RL_BIN" calibrate "${base[@]}" --quick -t 1 -o "$work/q2" \
+  >/dev/null 2>&1
+check "--quick with no model anywhere" 0 $?
+json_check "--quick without models: the ladder's types" "$work/q2/bundle.json" \
+  '[t["type"] for t in j["calibration"]["sets"][0]["types"]]==["F16","Q8_0","Q4_0"]'
+
+# ---- every type, no llama-quantize: the synth types measured, the others not calibrated
+"$RL_BIN" calibrate --llama-bench "$FAKE" --llc-mib 1 -t 1 -o "$work/all" >"$work/all.out" \
+  2>"$work/all.err"
+check "every type without llama-quantize" 0 $?
+expect "the warning" "$(cat "$work/all.err")" "warning: llama-quantize not found .*; calibrating only the types synth writes"
+json_check "five types measured, the rest not calibrated with a reason" "$work/all/bundle.json" \
+  '[t["type"] for t in j["calibration"]["sets"][0]["types"]]==["F32","F16","BF16","Q8_0","Q4_0"] and len(j["calibration"]["not_calibrated"])==30 and all(e["reason"] for e in j["calibration"]["not_calibrated"]) and any(e["type"]=="Q4_K" and "llama-quantize not found" in e["reason"] for e in j["calibration"]["not_calibrated"]) and any(e["type"]=="Q8_1" and "activation type" in e["reason"] for e in j["calibration"]["not_calibrated"])'
+expect "the table lists what is not calibrated" "$(cat "$work/all.out")" "^  IQ2_XXS +llama-quantize not found"
+
+# ---- llama-quantize refusing: its reason, remembered (not asked again)
+cat >"$work/llama-quantize" <<'SH'
+#!/bin/sh
+echo "$*" >>"$QLOG"
+echo "main: build = 1 (de3ff81)" >&2
+echo "llama_model_quantize: failed to quantize: this quantization requires an imatrix!" >&2
+echo "llama_quantize: failed to quantize model from '$2'" >&2
+exit 1
+SH
+chmod +x "$work/llama-quantize"
+QLOG="$work/qlog" "$RL_BIN" calibrate "${base[@]}" --types IQ2_XXS,Q4_0 -t 1 \
+  --llama-quantize "$work/llama-quantize" -o "$work/r1" >"$work/r1.out" 2>&1
+check "a type llama-quantize refuses" 0 $?
+json_check "IQ2_XXS not calibrated with llama-quantize's words, Q4_0 measured" "$work/r1/bundle.json" \
+  '[e["type"] for e in j["calibration"]["not_calibrated"]]==["IQ2_XXS"] and j["calibration"]["not_calibrated"][0]["reason"]=="llama-quantize to IQ2_XXS failed (exit 1): llama_model_quantize: failed to quantize: this quantization requires an imatrix!" and [t["type"] for t in j["calibration"]["sets"][0]["types"]]==["Q4_0"]'
+[ "$(wc -l <"$work/qlog")" = 1 ] && echo "ok   llama-quantize asked once" || fail "asked: $(cat "$work/qlog")"
+QLOG="$work/qlog" "$RL_BIN" calibrate "${base[@]}" --types IQ2_XXS -t 1 \
+  --llama-quantize "$work/llama-quantize" -o "$work/r2" >/dev/null 2>&1
+check "only a refused type" 1 $?
+[ "$(wc -l <"$work/qlog")" = 1 ] && echo "ok   the refusal is remembered" || fail "asked again: $(cat "$work/qlog")"
+
+# a llama-quantize that writes something else (the F16 source as it is): not calibrated
+cat >"$work/copy-quantize" <<'SH'
+#!/bin/sh
+cp "$2" "$3"
+SH
+chmod +x "$work/copy-quantize"
+"$RL_BIN" calibrate "${base[@]}" --types Q5_0,Q4_0 -t 1 --llama-quantize "$work/copy-quantize" \
+  -o "$work/r3" >/dev/null 2>&1
+check "a llama-quantize writing another type" 0 $?
+json_check "Q5_0 not calibrated: other types written" "$work/r3/bundle.json" \
+  '[e["type"] for e in j["calibration"]["not_calibrated"]]==["Q5_0"] and j["calibration"]["not_calibrated"][0]["reason"]=="llama-quantize --pure Q5_0 wrote tensors of other types than Q5_0 (or other sizes than planned)"'
+[ -z "$(ls "$LLAMA_ROOFLINE_CACHE/calibration-models" | grep '^Q5_0-.*\.gguf$')" ] &&
+  echo "ok   the wrong file is not kept" || fail "kept: $(ls "$LLAMA_ROOFLINE_CACHE/calibration-models")"
+
+# ---- --retry-disturbed: a disturbed run measured again, the first try in attempts
+mkdir -p "$work/p1/proc/self"
+cp "$LLAMA_ROOFLINE_PROC_ROOT/proc/stat" "$work/p1/proc/stat"
+cp "$LLAMA_ROOFLINE_PROC_ROOT/proc/self/stat" "$work/p1/proc/self/stat"
+LLAMA_ROOFLINE_PROC_ROOT="$work/p1" FAKE_BUSY_RUNS=1 "$RL_BIN" calibrate "${base[@]}" \
+  --types Q4_0 -t 1 --recalibrate --retry-disturbed 1 -o "$work/d1" >/dev/null 2>"$work/d1.err"
+check "--retry-disturbed 1" 0 $?
+expect "the retry is said" "$(cat "$work/d1.err")" "t=1 depth 0 was disturbed \(other processes used 100% of the CPUs\): measuring it again \(1 of 1\)"
+json_check "the first point's run: one attempt kept, itself quiet" "$work/d1/bundle.json" \
+  '(lambda r: len(r["attempts"])==1 and r["attempts"][0]["machine"]["disturbed"] is True and r["machine"]["disturbed"] is False)(j["calibration"]["sets"][0]["types"][0]["points"][0]["run"])'
+
+# ---- Ctrl-C: exit 130 within a second, the resume line, the finished type cached
+FAKE_SLEEP=0.3 LLAMA_ROOFLINE_PROGRESS=lines "$RL_BIN" calibrate "${base[@]}" --types Q4_0,F16 \
+  -t 1 --recalibrate -o "$work/i1" >/dev/null 2>"$work/i1.err" &
+pid=$!
+for _ in $(seq 200); do grep -q '\[6/8\]' "$work/i1.err" 2>/dev/null && break; sleep 0.05; done
+t0=$(date +%s%N)
+kill -INT "$pid"
+wait "$pid"; rc=$?
+ms=$((($(date +%s%N) - t0) / 1000000))
+check "Ctrl-C: exit 130" 130 "$rc"
+lim=$(interrupt_limit_ms)
+[ "$ms" -lt "$lim" ] && echo "ok   Ctrl-C: ended in $ms ms" || fail "Ctrl-C took $ms ms (limit $lim)"
+expect "the resume line" "$(tail -1 "$work/i1.err")" "error: interrupted: kept 5 of 8 calibration runs in .*/i1/bundle\.json \(every finished type is cached\); resume with: llama-roofline calibrate --llama-bench .* --types Q4_0,F16 -t 1 -o .*/i1$"
+json_check "interrupted bundle: status, F16 finished, Q4_0 in part" "$work/i1/bundle.json" \
+  'j["status"]["state"]=="interrupted" and [t["type"] for t in j["calibration"]["sets"][0]["types"]]==["F16","Q4_0"] and len(j["calibration"]["sets"][0]["types"][1]["points"])==2'
+out=$("$RL_BIN" validate "$work/i1/bundle.json" 2>&1); check "interrupted bundle validates ($out)" 0 $?
+FAKE_LOG="$work/log8" "$RL_BIN" calibrate "${base[@]}" --types Q4_0,F16 -t 1 -o "$work/i1" \
+  >/dev/null 2>&1
+check "the resume command" 0 $?
+[ "$(wc -l <"$work/log8")" = 4 ] && [ "$(grep -c 'm=Q4_0-' "$work/log8")" = 4 ] &&
+  echo "ok   the resume measures only Q4_0" || fail "runs: $(cat "$work/log8")"
+
+# Ctrl-C while a model is being quantized: exit 130 within a second, no file left behind
+cat >"$work/slow-quantize" <<'SH'
+#!/bin/sh
+echo started >"$QSTART"
+exec sleep 30
+SH
+chmod +x "$work/slow-quantize"
+QSTART="$work/qstart" "$RL_BIN" calibrate "${base[@]}" --types Q5_1 -t 1 \
+  --llama-quantize "$work/slow-quantize" -o "$work/i2" >/dev/null 2>"$work/i2.err" &
+pid=$!
+for _ in $(seq 200); do [ -s "$work/qstart" ] && break; sleep 0.05; done
+t0=$(date +%s%N)
+kill -INT "$pid"
+wait "$pid"; rc=$?
+ms=$((($(date +%s%N) - t0) / 1000000))
+check "Ctrl-C while quantizing: exit 130" 130 "$rc"
+[ "$ms" -lt "$lim" ] && echo "ok   Ctrl-C while quantizing: ended in $ms ms" || fail "took $ms ms (limit $lim)"
+expect "Ctrl-C while quantizing: the line" "$(tail -1 "$work/i2.err")" "interrupted: kept 0 of 4 calibration runs"
+left=$(ls -a "$LLAMA_ROOFLINE_CACHE/calibration-models" | grep -E '^\.source-|\.tmp[0-9]+$' || true)
+[ -z "$left" ] && echo "ok   no temporary file left" || fail "left: $left"
+json_check "Ctrl-C while quantizing: the bundle says interrupted" "$work/i2/bundle.json" \
+  'j["status"]["state"]=="interrupted"'
+
+# ---- diagnose --calibrate, and the cached calibration attached to a later diagnose
+"$RL_BIN" synth --preset tiny --type BF16 -q -o "$work/c.gguf" || fail "synth c"
+LLAMA_ROOFLINE_CALIB_LLC_MIB=4 FAKE_LOG="$work/log9" "$RL_BIN" diagnose --llama-bench "$FAKE" --peak-bw 40 -t 1 --calibrate \
+  -o "$work/dg1" "$work/a.gguf" "$work/c.gguf" >/dev/null 2>"$work/dg1.err"
+check "diagnose --calibrate" 0 $?
+expect "diagnose says it calibrates" "$(cat "$work/dg1.err")" "diagnose: calibrating 2 types at 1 thread count"
+json_check "diagnose: the models' types calibrated at its thread count" "$work/dg1/bundle.json" \
+  'j["command"]=="diagnose" and [s["threads"] for s in j["calibration"]["sets"]]==[1] and [(t["type"], t["source"]) for t in j["calibration"]["sets"][0]["types"]]==[("BF16","measured"),("Q8_0","measured")] and j["calibration"]["method"]["llc_bytes"]==2**22'
+out=$("$RL_BIN" validate "$work/dg1/bundle.json" 2>&1); check "diagnose bundle validates ($out)" 0 $?
+"$RL_BIN" diagnose --llama-bench "$FAKE" --peak-bw 40 -t 1 -o "$work/dg2" "$work/a.gguf" \
+  "$work/c.gguf" >/dev/null 2>"$work/dg2.err"
+check "diagnose (no --calibrate)" 0 $?
+expect "diagnose says it attached the cached one" "$(cat "$work/dg2.err")" "diagnose: attached the cached calibration of this CPU and llama.cpp build \([0-9]+ types x thread counts"
+json_check "diagnose: the cached calibration attached" "$work/dg2/bundle.json" \
+  'all(t["source"]=="cache" for t in j["calibration"]["sets"][0]["types"]) and {"BF16","Q8_0","Q4_0"} <= {t["type"] for t in j["calibration"]["sets"][0]["types"]}'
+out=$("$RL_BIN" validate "$work/dg2/bundle.json" 2>&1); check "attached bundle validates ($out)" 0 $?
+schema "$work/dg2/bundle.json"; check "attached bundle: schema ($(tail -c 300 "$work/schema.txt"))" 0 $?
+LLAMA_ROOFLINE_CACHE="$work/other-cache" "$RL_BIN" diagnose --llama-bench "$FAKE" --peak-bw 40 \
+  -t 1 -o "$work/dg3" "$work/a.gguf" "$work/c.gguf" >/dev/null 2>&1
+json_check "diagnose with an empty cache: no calibration" "$work/dg3/bundle.json" '"calibration" not in j'
+finish
