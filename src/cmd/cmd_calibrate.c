@@ -466,5 +466,4 @@ static rl_status run(int argc, char **argv, rl_error *err)
 }
 
 const rl_command rl_cmd_calibrate = {
-    "calibrate", "each ggml type's kernel here: compute roof, streaming rate, fixed cost", usage,
-    run};
+    "calibrate", "each ggml type's kernel here: compute and stream roofs, fixed cost", usage, run};

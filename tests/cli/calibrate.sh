@@ -36,7 +36,7 @@ PY
 # ---- help, the type list, bad input
 out=$("$RL_BIN" calibrate --help); check "--help" 0 $?
 expect "--help: usage" "$out" "^usage: llama-roofline calibrate \[options\] \[GGUF\|DIR\.\.\.\]"
-expect "--help: the defaults" "$out" "--n-gen N .*\(default 64; fewer,"
+expect "--help: the defaults" "$out" "--n-gen N .*\(default 64;$"
 expect "--help: reps" "$out" "--reps N .*\(default 3\)"
 expect "--help: quick" "$out" "-n 32, 2 repetitions"
 expect "--help: quiet options" "$out" "--retry-disturbed N +measure a disturbed one again"
