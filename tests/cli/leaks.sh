@@ -87,6 +87,12 @@ clean "client --url: bundle, report, terminal" "$work/c/bundle.json" "$work/c/re
 "$RL_BIN" client --url "ftp://alice:hunter2@h/v1?sig=deadbeefsig" -o "$work/c2" >"$work/c2.out" 2>"$work/c2.err"; check "client --url ftp: exit 2" 2 $?
 expect "client --url ftp: names the URL redacted" "$(cat "$work/c2.err")" "URL 'ftp://\*\*\*@h/v1\?sig=\*\*\*' is not http or https"
 clean "client --url ftp" "$work/c2.out" "$work/c2.err"
+# a --cmd child that fails naming a URL with credentials, and a --cmd that holds one: the
+# bundle, report, CSV and terminal carry them redacted (the answer it streams is its own)
+"$RL_BIN" client --cmd 'echo "fetch failed: http://alice:hunter2@h/v1?sig=deadbeefsig&token=tok123" >&2; exit 3' \
+  -o "$work/c3" --csv "$work/c3.csv" >"$work/c3.out" 2>"$work/c3.err"; check "client --cmd failing with a URL: exit 1" 1 $?
+clean "client --cmd: a child's error line with a URL" "$work/c3/bundle.json" "$work/c3/report.html" "$work/c3.csv" "$work/c3.out" "$work/c3.err"
+"$RL_BIN" validate "$work/c3/bundle.json" >/dev/null; check "client --cmd failing: the bundle validates" 0 $?
 # said before anything starts: one line, no live line, no output directory
 [ "$(wc -l <"$work/c2.err")" = 1 ] && [ ! -e "$work/c2" ] && echo "ok   client --url ftp: one line, nothing written" ||
   fail "client --url ftp: not one line or wrote $work/c2: $(cat "$work/c2.err")"
