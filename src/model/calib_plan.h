@@ -87,8 +87,8 @@ uint64_t rl_cal_shape_bytes(const rl_cal_shape *s, uint32_t type);
  * unknown type. */
 bool rl_cal_shape_for(uint32_t type, uint64_t target, rl_cal_shape *out);
 /* The four shapes of one type for a cache of llc bytes: small, mid and stream each the
- * target's and at least twice the bytes of the one before (n_ff up to 4 n_embd, then n_embd, grown until it
- * is), deep small's at RL_CAL_DEEP_LAYERS layers. false for an unknown type. */
+ * target's and at least twice the bytes of the one before (n_ff up to 4 n_embd, then n_embd, grown
+ * until it is), deep small's at RL_CAL_DEEP_LAYERS layers. false for an unknown type. */
 bool rl_cal_plan_shapes(uint32_t type, uint64_t llc, rl_cal_shape shapes[RL_CAL_N_ROLES]);
 /* The synth configuration of shape s at weight type (F16 for a type llama-quantize makes). */
 void rl_cal_synth_config(const rl_cal_shape *s, uint32_t type, rl_synth_config *out);
