@@ -113,6 +113,20 @@ static void read_stat(const char *root, rl_quiet_snap *s)
     fclose(f);
 }
 
+/* Skip n space-separated words at *p; false when the text ends first. */
+static bool skip_words(const char **p, int n)
+{
+    for (int k = 0; k < n; k++) {
+        while (**p == ' ')
+            (*p)++;
+        if (!**p)
+            return false;
+        while (**p && **p != ' ')
+            (*p)++;
+    }
+    return true;
+}
+
 /* utime stime cutime cstime (fields 14-17) and starttime (field 22) of a /proc/PID/stat (rel
  * under root); the command name (field 2) is in parentheses and may hold spaces and ')', so
  * the fields are counted from its last ')'. false when missing or malformed. */
@@ -131,14 +145,8 @@ static bool read_pid_stat(const char *root, const char *rel, unsigned long long 
         return false;
     p++;
     /* fields 3..13: state, then ten numbers (some may be negative: skip them as words) */
-    for (int field = 3; field < 14; field++) {
-        while (*p == ' ')
-            p++;
-        if (!*p)
-            return false;
-        while (*p && *p != ' ')
-            p++;
-    }
+    if (!skip_words(&p, 14 - 3))
+        return false;
     unsigned long long t[4], sum = 0;
     for (int i = 0; i < 4; i++) {
         if (!next_u64(&p, &t[i]) || t[i] > ~0ULL - sum)
@@ -146,14 +154,8 @@ static bool read_pid_stat(const char *root, const char *rel, unsigned long long 
         sum += t[i];
     }
     /* fields 18..21 (priority, nice, num_threads, itrealvalue), then starttime */
-    for (int field = 18; field < 22 && start; field++) {
-        while (*p == ' ')
-            p++;
-        if (!*p)
-            return false;
-        while (*p && *p != ' ')
-            p++;
-    }
+    if (start && !skip_words(&p, 22 - 18))
+        return false;
     if (start && !next_u64(&p, start))
         return false;
     *ticks = sum;
