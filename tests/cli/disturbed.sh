@@ -110,9 +110,19 @@ fi
 exec "$FAKE" "\$@"
 SH
 chmod +x "$work/starts-load"
-"$RL_BIN" diagnose --quick --llama-bench "$work/starts-load" -t 1,2 -o "$work/mid" "$work/a.gguf" "$work/b.gguf" \
-  >"$work/mid.out" 2>"$work/mid.err"; rc=$?
-[ -s "$work/load.pids" ] && kill $(cat "$work/load.pids") 2>/dev/null
+# The host's other guests move this VM's memory ceiling by up to 30% between two probes
+# (docs/METHOD.md, "Noise on this machine"), so the scenario is measured up to twice: the
+# bracketing must catch the load in one of them (both attempts are printed on failure).
+for attempt in 1 2; do
+  rm -rf "$work/mid" "$work/load.pids"
+  "$RL_BIN" diagnose --quick --llama-bench "$work/starts-load" -t 1,2 -o "$work/mid" "$work/a.gguf" "$work/b.gguf" \
+    >"$work/mid.out" 2>"$work/mid.err"; rc=$?
+  [ -s "$work/load.pids" ] && kill $(cat "$work/load.pids") 2>/dev/null
+  [ "$rc" = 0 ] && python3 -c 'import json,sys; b=json.load(open(sys.argv[1]))["membw"]["bracket"]; sys.exit(0 if b["drift"] and b["after_GBs"] < b["before_GBs"] else 1)' \
+    "$work/mid/bundle.json" 2>/dev/null && break
+  echo "note load from mid-run, attempt $attempt: the probes did not drift ($(python3 -c 'import json,sys; b=json.load(open(sys.argv[1]))["membw"]["bracket"]; print(b.get("before_GBs"), b.get("after_GBs"))' "$work/mid/bundle.json" 2>&1))"
+  sleep 1
+done
 check "load from mid-run: exit 0" 0 "$rc"
 json_check "load from mid-run: the probe after reads lower than the one before, ceiling_drift names both" "$work/mid/bundle.json" \
   '(br:=j["membw"]["bracket"]) and (w:=[x for x in j["warnings"] if x["code"]=="ceiling_drift"]) is not None and br["drift"] and br["after_GBs"]<br["before_GBs"] and w and ("%.1f" % br["before_GBs"]) in w[0]["text"] and ("%.1f" % br["after_GBs"]) in w[0]["text"]'
