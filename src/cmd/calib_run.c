@@ -165,7 +165,11 @@ static rl_status plan_reuse(cal_ctx *c, int ti, rl_error *err)
             return oom(err);
         }
         cJSON_DeleteItemFromObjectCaseSensitive(dup, "source");
-        rl_json_add_str(dup, "source", "cache");
+        /* the cache is a file: its values are derived again from its points, by this build */
+        if (!rl_json_add_str(dup, "source", "cache") || !rl_cal_type_finish(dup)) {
+            free(names.p);
+            return oom(err);
+        }
         when = when ? when : rl_json_get_str(dup, "measured_utc");
         rl_sbuf_printf(&names, "%s%s", c->stats->reused++ && names.len ? ", " : "", it->t->name);
     }
@@ -428,7 +432,9 @@ rl_status rl_calib_attach_cached(const char *cache_root, const rl_cal_key *key, 
         cJSON_ArrayForEach(t, cJSON_GetObjectItemCaseSensitive(set, "types"))
         {
             cJSON_DeleteItemFromObjectCaseSensitive(t, "source");
-            rl_json_add_str(t, "source", "cache");
+            /* derived again from the cached points, as a reused type is (plan_reuse) */
+            if (!rl_json_add_str(t, "source", "cache") || !rl_cal_type_finish(t))
+                st = oom(err);
             (*n_types)++;
         }
         if (set && !method) {

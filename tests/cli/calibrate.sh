@@ -73,7 +73,10 @@ FAKE_LOG="$work/log1" "$RL_BIN" calibrate "${base[@]}" --types Q4_0,Q8_0 -t 1,2 
   >"$work/c1.out" 2>"$work/c1.err"
 check "calibrate Q4_0,Q8_0 at 1 and 2 threads" 0 $?
 out=$(cat "$work/c1.out")
-expect "table: 1 thread" "$out" "^calibration at 1 thread \(AMD EPYC, llama.cpp de3ff81\)$"
+# the key's CPU is this machine's (the bundle's environment), whatever its name holds
+cpu=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["environment"]["cpu"])' "$work/c1/bundle.json")
+grep -qxF "calibration at 1 thread ($cpu, llama.cpp de3ff81)" "$work/c1.out" &&
+  echo "ok   table: 1 thread" || fail "table: 1 thread: got: $out"
 expect "table: 2 threads" "$out" "^calibration at 2 threads"
 expect "table: Q4_0's kernels" "$out" "^  Q4_0 +40\.0 GB/s +25\.0 GB/s +40\.0 us +5\.00 us  measured$"
 expect "stderr: the plan" "$(cat "$work/c1.err")" "calibrate: plan: 2 types x 2 thread counts, 4 models each, llama-bench -p 0 -n 64 -r 3"
@@ -297,6 +300,34 @@ json_check "diagnose: the cached calibration attached" "$work/dg2/bundle.json" \
   'all(t["source"]=="cache" for t in j["calibration"]["sets"][0]["types"]) and {"BF16","Q8_0","Q4_0"} <= {t["type"] for t in j["calibration"]["sets"][0]["types"]}'
 out=$("$RL_BIN" validate "$work/dg2/bundle.json" 2>&1); check "attached bundle validates ($out)" 0 $?
 schema "$work/dg2/bundle.json"; check "attached bundle: schema ($(tail -c 300 "$work/schema.txt"))" 0 $?
+# a cache file whose values another build derived (here: off by 10%): a reused or attached type's
+# values are derived again from its points, so what is written still validates
+for f in "$LLAMA_ROOFLINE_CACHE"/calibration/*-t1.json; do
+  python3 - "$f" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+for t in d["set"]["types"]:
+    for k in ("compute_roof", "stream"):
+        if "GBs" in t.get(k, {}):
+            t[k]["GBs"] *= 1.1
+    for p in t["points"]:
+        if "us_per_token" in p.get("rate", {}):
+            p["rate"]["us_per_token"] *= 0.9
+json.dump(d, open(sys.argv[1], "w"))
+PY
+done
+"$RL_BIN" diagnose --llama-bench "$FAKE" --peak-bw 40 -t 1 -o "$work/dg4" "$work/a.gguf" \
+  "$work/c.gguf" >/dev/null 2>&1
+check "diagnose: a stale cache attached" 0 $?
+out=$("$RL_BIN" validate "$work/dg4/bundle.json" 2>&1); check "stale cache attached: validates ($out)" 0 $?
+json_check "stale cache attached: Q4_0 derived again (40 GB/s)" "$work/dg4/bundle.json" \
+  'abs([t for t in j["calibration"]["sets"][0]["types"] if t["type"]=="Q4_0"][0]["compute_roof"]["GBs"]-40)<1e-4'
+FAKE_LOG="$work/log10" "$RL_BIN" calibrate "${base[@]}" --types Q4_0 -t 1 -o "$work/c5" >/dev/null 2>&1
+check "calibrate: a stale cache reused" 0 $?
+[ ! -s "$work/log10" ] && echo "ok   stale cache: nothing measured again" || fail "ran: $(cat "$work/log10")"
+out=$("$RL_BIN" validate "$work/c5/bundle.json" 2>&1); check "stale cache reused: validates ($out)" 0 $?
+json_check "stale cache reused: derived again (40 GB/s, 25 GB/s)" "$work/c5/bundle.json" \
+  '(lambda t: abs(t["compute_roof"]["GBs"]-40)<1e-4 and abs(t["stream"]["GBs"]-25)<1e-4)(j["calibration"]["sets"][0]["types"][0])'
 LLAMA_ROOFLINE_CACHE="$work/other-cache" "$RL_BIN" diagnose --llama-bench "$FAKE" --peak-bw 40 \
   -t 1 -o "$work/dg3" "$work/a.gguf" "$work/c.gguf" >/dev/null 2>&1
 json_check "diagnose with an empty cache: no calibration" "$work/dg3/bundle.json" '"calibration" not in j'

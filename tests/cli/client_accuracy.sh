@@ -27,26 +27,37 @@ if grep -q __asan_init "$RL_BIN" 2>/dev/null; then
   limit=5
   echo "note: a sanitizer build: the limit is $limit ms, not 1"
 fi
-for conc in 1 8; do
-  n=$((conc * 4))
+# One measurement (its checks printed): 0 within the limit, 1 over it, 2 the run itself failed.
+measure() { # concurrency, attempt
+  local conc=$1 n=$(($1 * 4)) i
   : >"$work/p.jsonl"
   for i in $(seq 1 "$n"); do echo "{\"id\": \"q$i\", \"prompt\": \"q$i tell me\"}" >>"$work/p.jsonl"; done
   : >"$work/log"
   FAKE_STREAM_LOG="$work/log" "$RL_BIN" client --cmd "$FAKE $script" --prompts "$work/p.jsonl" \
     --concurrency "$conc" --json "$work/b.json" --chunks "$work/chunks" >/dev/null 2>"$work/err"
-  check "c=$conc: run" 0 $?
-  json_check "c=$conc: $n requests ok" "$work/b.json" \
-    "j['client']['points'][0]['requests']['ok']==$n"
-  if out=$(python3 "$RL_SRC/tests/lib/client-accuracy.py" "$work/chunks" "$work/log" --limit-ms "$limit" --label "c=$conc"); then
-    echo "$out"; echo "ok   c=$conc: p99 within $limit ms"
-  else
-    echo "$out"
+  check "c=$conc (attempt $2): run" 0 $? || return 2
+  json_check "c=$conc (attempt $2): $n requests ok" "$work/b.json" \
+    "j['client']['points'][0]['requests']['ok']==$n" || return 2
+  python3 "$RL_SRC/tests/lib/client-accuracy.py" "$work/chunks" "$work/log" --limit-ms "$limit" \
+    --label "c=$conc"
+}
+# The host moves this shared VM's scheduling from one second to the next: an attempt over the
+# limit is measured again, up to 3 times. A late stamp or a wrong pairing fails every attempt.
+for conc in 1 8; do
+  for attempt in 1 2 3; do
+    measure "$conc" "$attempt"
+    rc=$?
+    [ "$rc" = 1 ] || break
+  done
+  if [ "$rc" = 0 ]; then
+    echo "ok   c=$conc: p99 within $limit ms (attempt $attempt)"
+  elif [ "$rc" = 1 ]; then
     probe=$(python3 "$RL_SRC/tests/lib/client-accuracy.py" --probe)
     if python3 -c "import sys; sys.exit(0 if float(sys.argv[1]) > 0.5 else 1)" "$probe"; then
       echo "note c=$conc: this machine oversleeps 1 ms sleeps by $probe ms at p99: too loaded to check 1 ms accuracy"
       noisy=1
     else
-      fail "c=$conc: p99 over $limit ms on a quiet machine (probe $probe ms)"
+      fail "c=$conc: p99 over $limit ms in 3 attempts on a quiet machine (probe $probe ms)"
     fi
   fi
 done

@@ -342,8 +342,10 @@ t "inspect a URL with a hostile host name" 2 -- inspect "http://$H/x.gguf"
 has "inspect URL: the host escaped" "$e" "http://$HT/x.gguf: cannot fetch"
 
 # ---- the progress line on a terminal (script(1) gives the command one) --------------------
+# script(1) runs its command with $SHELL, and the %q quoting ($'...') is bash's: dash (CI's
+# /bin/sh) would pass the path with a literal '$'
 if command -v script >/dev/null; then
-  env -u LLAMA_ROOFLINE_PROGRESS script -qec "$(printf '%q ' "$RL_BIN" run --llama-bench "$work/evil-bench" \
+  env -u LLAMA_ROOFLINE_PROGRESS SHELL="$BASH" script -qec "$(printf '%q ' "$RL_BIN" run --llama-bench "$work/evil-bench" \
     --peak-bw 40 -m "$work/$H.gguf" -t 1 -o "$work/tty-run")" /dev/null >"$work/pty.raw" 2>&1
   check "run on a terminal: exit 0" 0 $?
   grep -qF $'\r\e[K' "$work/pty.raw" && echo "ok   run on a terminal: the progress line is rewritten in place" ||

@@ -23,8 +23,8 @@ if [ "${RL_KIND:-cli}" = cli ] && [ -n "${RL_TMP:-}" ]; then
   export LLAMA_ROOFLINE_CACHE="$rl_own_cache"
 fi
 fail() { echo "FAIL $*"; fails=$((fails+1)); }
-check() { # description, expected exit code, actual exit code
-  if [ "$2" = "$3" ]; then echo "ok   $1"; else fail "$1: exit $3, expected $2"; fi
+check() { # description, expected exit code, actual exit code; returns 1 when it failed
+  if [ "$2" = "$3" ]; then echo "ok   $1"; else fail "$1: exit $3, expected $2"; return 1; fi
 }
 expect() { # description, text, extended regex the text must match
   if grep -Eq -- "$3" <<<"$2"; then echo "ok   $1"; else fail "$1: got: $2"; fi
@@ -35,6 +35,7 @@ json_check() { # description, JSON file, python expression over j that must be t
     echo "ok   $1"
   else
     fail "$1: $3 on $(head -c 400 "$2") $err"
+    return 1
   fi
 }
 bad() { # description, expected rc, regex for the message, args to `llama-roofline $CMD`...
