@@ -33,6 +33,8 @@
  *    "long_context": [{"model", "kind": "measured", "threads", "depth", "decode_tok_s",
  *                      "pct_of_empty_cache": {..., "pct", "empty_cache_tok_s"},
  *                      "bytes_only_prediction": {..., "pct", "kv_bytes", "weights_bytes"}}],
+ *    "depth_fits": [{"model", "threads", "kind": "derived", "tau0_us", "slope_us_per_token",
+ *                    ..., "check": {...}}] (analysis_depth.h),
  *    "warnings": [{"code", "text", "applies_to": [ids]}]} */
 #include "analyse/analysis.h"
 
@@ -42,6 +44,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "analyse/analysis_depth.h"
 #include "analyse/analysis_quiet.h"
 #include "base/rl_text.h"
 #include "base/rl_util.h"
@@ -106,6 +109,7 @@ void rl_an_free(rl_an_result *r)
         }
     free(r->warnings);
     free(r->long_context);
+    free(r->depth_fits);
     free(r->verdict.text);
     free(r->disturbance.text);
     free(r->disturbance.advice);
@@ -956,6 +960,8 @@ static rl_status analyze(const rl_an_input *in, rl_an_result *r, idx_list *set, 
 
     rl_status st = summarize_models(in, r, set, err);
     if (st == RL_OK)
+        st = rl_an_depth_fits(r, err);
+    if (st == RL_OK)
         st = warn_disturbance_and_noise(in, r, set, err);
     if (st != RL_OK)
         return st;
@@ -1417,6 +1423,7 @@ rl_status rl_an_to_json(const rl_an_result *r, cJSON **out, rl_error *err)
     for (size_t i = 0; lcs != NULL && i < r->n_long_context; i++)
         jadd(j, lcs, NULL, long_context_json(j, r, &r->long_context[i]));
     jadd(j, o, "long_context", lcs);
+    jadd(j, o, "depth_fits", rl_an_depth_fits_json(r));
     jadd(j, o, "warnings", warnings_json(j, r));
     if (!jc.ok) {
         cJSON_Delete(o);

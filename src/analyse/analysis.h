@@ -66,6 +66,7 @@
 #include <cjson/cJSON.h>
 
 #include "base/fit.h"
+#include "analyse/depth_fit.h"
 #include "base/rl_error.h"
 #include "base/stats.h"
 
@@ -241,6 +242,19 @@ typedef struct {
     double kv_bytes; /* depth * kv_bytes_per_token, when has_prediction */
 } rl_an_long_context;
 
+/* A model's per-token time against depth (analyse/depth_fit.h) over its long-context rows
+ * and its depth-0 rate at the same threads; check: the same fit without the deepest depth,
+ * predicting it (when three or more depths were measured). */
+typedef struct {
+    size_t model; /* index into rl_an_result.models */
+    unsigned threads;
+    rl_depth_fit fit;
+    bool has_kv;
+    double us_per_kv_byte; /* fit.slope_us / KV bytes per token, when has_kv and fit.ok */
+    bool has_check;
+    double check_depth, check_from_depth, check_predicted_ts, check_measured_ts, check_error_pct;
+} rl_an_depth_fit;
+
 typedef struct {
     const char *code; /* stable snake_case id, static */
     char *text;       /* one or two plain-ASCII sentences */
@@ -298,6 +312,9 @@ typedef struct {
 
     rl_an_long_context *long_context;
     size_t n_long_context;
+
+    rl_an_depth_fit *depth_fits; /* one per model with long-context rows (analysis_depth.c) */
+    size_t n_depth_fits;
 
     rl_an_warning *warnings;
     size_t n_warnings;

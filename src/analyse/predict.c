@@ -99,7 +99,13 @@ static rl_status caveats_for(const rl_pred_fit *f, const rl_gguf_model *m, rl_pr
                         "compute per byte (K-quants more than Q4_0, Q8_0 or F16), which shows "
                         "where decode is not purely memory-bound, e.g. at few threads.",
                         p->label, f->labels);
-    if (st == RL_OK && deep && p->kv_bytes_per_token > 0)
+    if (st == RL_OK && deep && p->kv_bytes_per_token > 0 && f->has_depth_cost)
+        st = add_caveat(p, "depth_fit", err,
+                        "Depths above 0 are predicted from how per-token time grew with depth "
+                        "on %zu measured model%s of the bundle (%.3g us per KV byte); the "
+                        "bytes-only rate beside it counts the KV cache's bytes alone.",
+                        f->n_depth_models, f->n_depth_models == 1 ? "" : "s", f->us_per_kv_byte);
+    else if (st == RL_OK && deep && p->kv_bytes_per_token > 0)
         st = add_caveat(p, "depth_bytes_only", err,
                         "Depths above 0 add only the KV cache's bytes (f16 K and V); attention "
                         "also costs compute, so measured decode at depth usually falls faster.");
@@ -162,6 +168,12 @@ rl_status rl_predict(const rl_pred_fit *f, const rl_gguf_model *m, const char *s
         pt->tok_s = rl_pred_tok_s(p->rate.bw, bytes);
         pt->tok_s_low = rl_pred_tok_s(p->rate.lo, bytes);
         pt->tok_s_high = rl_pred_tok_s(p->rate.hi, bytes);
+        if (depths[i] > 0 && f->has_depth_cost) {
+            double t0 = rl_pred_tok_s(p->rate.bw, (double)p->weights_bytes);
+            pt->depth_fit_tok_s = rl_pred_depth_tok_s(
+                t0, (double)depths[i], (double)m->kv_bytes_per_token, f->us_per_kv_byte);
+            pt->has_depth_fit = isfinite(pt->depth_fit_tok_s);
+        }
     }
     rl_status st = caveats_for(f, m, p, deep, threads, err);
     if (st != RL_OK)

@@ -11,6 +11,13 @@
  * At context depth d the KV cache read per token is added (as analysis.c's long-context
  * bytes-only prediction): bytes(d) = W + d * kv_bytes_per_token (f16 K and V).
  *
+ * Depth fit: when the bundle's analysis holds depth fits (analysis.depth_fits, from models
+ * measured at two or more depths: analyse/depth_fit.h), each depth > 0 is also predicted from
+ * the measured growth of per-token time: the median time a KV byte adds per token over those
+ * models, times this model's KV bytes at that depth, added to its depth-0 time. That counts
+ * attention's compute as well as its bytes, so it is the rate to read; the bytes-only rate is
+ * kept beside it.
+ *
  * Interval: [BW_lo / bytes, BW_hi / bytes], BW_lo and BW_hi the smallest and largest
  * effective bandwidth among the fitted models themselves (their decode_bw_GBs: measured
  * decode x bytes). The spread of the machine's own models around the line is the spread a
@@ -115,6 +122,11 @@ typedef struct {
     size_t n_formats;
     rl_pred_fitted fitted[RL_PRED_MAX_FITTED]; /* past RL_PRED_MAX_FITTED: in the fit only */
     size_t n_fitted;
+    /* analysis.depth_fits: the median time one KV byte adds per token over the models whose
+     * depth runs gave one (analyse/depth_fit.h) */
+    bool has_depth_cost;
+    double us_per_kv_byte;
+    size_t n_depth_models;
 } rl_pred_fit;
 
 /* The bandwidth one prediction divides by. */
@@ -134,6 +146,10 @@ typedef struct {
     bool available; /* false: the KV size is unknown (depth > 0) */
     uint64_t bytes_per_token;
     double tok_s, tok_s_low, tok_s_high;
+    /* depth > 0 with the bundle's depth cost and the model's KV size: 1e6 / (tau0 + depth x
+     * kv_bytes_per_token x us_per_kv_byte), tau0 = 1e6 / the depth-0 rate (rl_pred_depth_tok_s) */
+    bool has_depth_fit;
+    double depth_fit_tok_s;
 } rl_pred_point;
 
 typedef struct {
@@ -156,6 +172,10 @@ typedef struct {
 
 /* bw_bytes_s / bytes_per_token; NAN unless both are finite and > 0. */
 double rl_pred_tok_s(double bw_bytes_s, double bytes_per_token);
+/* The rate at depth from the depth-0 rate tok_s0 and the time a KV byte adds per token:
+ * 1e6 / (1e6 / tok_s0 + depth x kv_per_token x us_per_kv_byte); NAN unless tok_s0 > 0 and
+ * the rest finite and >= 0. */
+double rl_pred_depth_tok_s(double tok_s0, double depth, double kv_per_token, double us_per_kv_byte);
 /* weights + depth * kv_per_token; false on 64-bit overflow. */
 bool rl_pred_bytes_at_depth(uint64_t weights, uint64_t kv_per_token, uint64_t depth, uint64_t *out);
 

@@ -47,6 +47,16 @@ static cJSON *point_json(const rl_pred_point *pt)
              rl_json_add_num(o, "tok_s", pt->tok_s) &&
              rl_json_add_num(o, "tok_s_low", pt->tok_s_low) &&
              rl_json_add_num(o, "tok_s_high", pt->tok_s_high);
+    if (ok && pt->available && pt->depth > 0) {
+        cJSON *d = pt->has_depth_fit ? cJSON_CreateObject()
+                                     : rl_json_unavailable("no depth fit in the bundle (measure "
+                                                           "two or more depths: run --depth)");
+        bool dok = d && (!pt->has_depth_fit || (rl_json_add_str(d, "kind", "derived") &&
+                                                rl_json_add_num(d, "tok_s", pt->depth_fit_tok_s)));
+        if (!dok)
+            cJSON_Delete(d);
+        ok = dok && rl_json_attach(o, "depth_fit", d);
+    }
     return kept(o, ok);
 }
 

@@ -21,6 +21,15 @@ double rl_pred_tok_s(double bw_bytes_s, double bytes_per_token)
     return bw_bytes_s / bytes_per_token;
 }
 
+double rl_pred_depth_tok_s(double tok_s0, double depth, double kv_per_token, double us_per_kv_byte)
+{
+    if (!isfinite(tok_s0) || !(tok_s0 > 0) || !isfinite(depth) || depth < 0 ||
+        !isfinite(kv_per_token) || kv_per_token < 0 || !isfinite(us_per_kv_byte) ||
+        us_per_kv_byte < 0)
+        return NAN;
+    return 1e6 / (1e6 / tok_s0 + depth * kv_per_token * us_per_kv_byte);
+}
+
 bool rl_pred_bytes_at_depth(uint64_t weights, uint64_t kv_per_token, uint64_t depth, uint64_t *out)
 {
     if (depth != 0 && kv_per_token > UINT64_MAX / depth)
@@ -173,6 +182,33 @@ void rl_pred_rate_without(const rl_pred_fit *f, const char *label, double bytes,
     }
 }
 
+static int dbl_cmp(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+/* The median us_per_kv_byte of analysis.depth_fits (those that hold one). */
+static void depth_cost_from(const cJSON *an, rl_pred_fit *f)
+{
+    double v[RL_PRED_MAX_MODELS];
+    size_t n = 0;
+    const cJSON *d;
+    cJSON_ArrayForEach(d, cJSON_GetObjectItemCaseSensitive(an, "depth_fits"))
+    {
+        double c;
+        if (n < RL_PRED_MAX_MODELS && rl_json_get_num(d, "us_per_kv_byte", &c) && isfinite(c) &&
+            c >= 0)
+            v[n++] = c;
+    }
+    if (n == 0)
+        return;
+    qsort(v, n, sizeof v[0], dbl_cmp);
+    f->has_depth_cost = true;
+    f->n_depth_models = n;
+    f->us_per_kv_byte = n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
 rl_status rl_pred_fit_from_bundle(const cJSON *b, const char *name, rl_pred_fit *f, rl_error *err)
 {
     memset(f, 0, sizeof *f);
@@ -245,6 +281,7 @@ rl_status rl_pred_fit_from_bundle(const cJSON *b, const char *name, rl_pred_fit 
     if (f->bw_hi_bytes_s < bw)
         f->bw_hi_bytes_s = bw;
     qsort(f->threads, f->n_threads, sizeof f->threads[0], int_cmp);
+    depth_cost_from(an, f);
     const cJSON *v = cJSON_GetObjectItemCaseSensitive(an, "verdict");
     const char *label = rl_json_available(an, "verdict") ? rl_json_get_str(v, "label") : NULL;
     snprintf(f->verdict, sizeof f->verdict, "%s", label ? label : "");

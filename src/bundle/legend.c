@@ -151,6 +151,12 @@ static const rl_legend_row rows[] = {
      "That rate as a share of the depth-0 rate at the same thread count."},
     {"analysis.long_context[].bytes_only_prediction.pct", "bytes-only prediction", "%", D, true,
      "Share predicted if decode only streamed bytes: weights / (weights + depth x KV bytes)."},
+    {"analysis.depth_fits[].slope_us_per_token", "per-token time added per token of depth", "us", D,
+     true, "Least-squares slope of 1e6 / decode tok/s on depth over the model's depths."},
+    {"analysis.depth_fits[].us_per_kv_byte", "time a KV byte adds per token", "us", D, true,
+     "That slope over the model's KV bytes per token."},
+    {"analysis.depth_fits[].check.error_pct", "depth-fit check", "%", D, true,
+     "The fit without the deepest depth, predicting it: (predicted - measured) / measured."},
 
     /* client: the streaming benchmark of seed 001, one element of points[] per operating point
      * (client/client_metrics.c); distributions: samples and stats over successful requests */

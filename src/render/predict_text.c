@@ -48,7 +48,7 @@ static void rate_line(const rl_prediction *q, char *buf, size_t cap)
 
 /* A predicted point's bytes per token, tok/s and interval ends as text. */
 typedef struct {
-    char bytes[32], rate[32], low[32], high[32];
+    char bytes[32], rate[32], low[32], high[32], depth_fit[32];
 } pt_text;
 
 static void point_text(const rl_pred_point *pt, pt_text *t)
@@ -57,6 +57,9 @@ static void point_text(const rl_pred_point *pt, pt_text *t)
     fmt_rate(t->rate, sizeof t->rate, pt->tok_s);
     fmt_rate(t->low, sizeof t->low, pt->tok_s_low);
     fmt_rate(t->high, sizeof t->high, pt->tok_s_high);
+    t->depth_fit[0] = '\0';
+    if (pt->has_depth_fit)
+        fmt_rate(t->depth_fit, sizeof t->depth_fit, pt->depth_fit_tok_s);
 }
 
 /* Every line through rl_tty_printf: the verdict, labels and caveats come from a bundle or a
@@ -89,8 +92,9 @@ void rl_prediction_print(FILE *out, const rl_pred_fit *f, const char *bundle,
             }
             pt_text t;
             point_text(pt, &t);
-            rl_tty_printf(out, "  %8" PRIu64 "  %14s  %10s  %s to %s\n", pt->depth, t.bytes, t.rate,
-                          t.low, t.high);
+            rl_tty_printf(out, "  %8" PRIu64 "  %14s  %10s  %s to %s%s%s%s\n", pt->depth, t.bytes,
+                          t.rate, t.low, t.high, pt->has_depth_fit ? "  (depth fit: " : "",
+                          pt->has_depth_fit ? t.depth_fit : "", pt->has_depth_fit ? ")" : "");
         }
         for (size_t k = 0; k < q->n_caveats; k++)
             rl_tty_printf(out, "  caveat (%s): %s\n", q->caveats[k].code, q->caveats[k].text);
@@ -130,8 +134,10 @@ void rl_prediction_markdown(FILE *out, const rl_pred_fit *f, const char *bundle,
             } else {
                 pt_text t;
                 point_text(pt, &t);
-                rl_tty_printf(out, " | %" PRIu64 " | %s | %s | %s to %s | ", pt->depth, t.bytes,
-                              t.rate, t.low, t.high);
+                rl_tty_printf(out, " | %" PRIu64 " | %s | %s%s%s%s | %s to %s | ", pt->depth,
+                              t.bytes, t.rate, pt->has_depth_fit ? " (depth fit: " : "",
+                              pt->has_depth_fit ? t.depth_fit : "", pt->has_depth_fit ? ")" : "",
+                              t.low, t.high);
             }
             md_text(out, from);
             rl_tty_puts(out, " |\n");

@@ -62,8 +62,8 @@ expect "text row" "$out" "^models\[\]\.runs\[\]\.decode +tok/s +measured +always
 FAKE="$RL_SRC/tests/lib/fake-llama-bench"
 "$RL_BIN" synth --preset tiny --type Q8_0 -q -o "$work/a.gguf" || fail "synth a"
 "$RL_BIN" synth --preset tiny --type Q4_0 -q -o "$work/b.gguf" || fail "synth b"
-"$RL_BIN" run --llama-bench "$FAKE" --peak-bw 40 -m "$work/a.gguf" -m "$work/b.gguf" -t 1,2 \
-  --depth 0,512 -o "$work/run" >/dev/null 2>&1; check "run with the fake llama-bench" 0 $?
+FAKE_DEPTH_US=2 "$RL_BIN" run --llama-bench "$FAKE" --peak-bw 40 -m "$work/a.gguf" -m "$work/b.gguf" -t 1,2 \
+  --depth 0,512,2048 -o "$work/run" >/dev/null 2>&1; check "run with the fake llama-bench" 0 $?
 # advice rows exist only in advise bundles: two files streaming the same bytes and one more
 "$RL_BIN" synth --preset tiny --type Q4_0 --seed 2 -q -o "$work/c.gguf" || fail "synth c"
 "$RL_BIN" advise --measure --llama-bench "$FAKE" -m "$work/a.gguf" -m "$work/b.gguf" \

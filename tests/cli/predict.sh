@@ -195,4 +195,31 @@ mv "$work/diag/bundle.json" "$work/diag/moved.json"
 CMD=predict
 bad "the recorded bundle is gone" 2 "error: the last bundle diagnose wrote here, .*diag/bundle.json, is gone: run \`llama-roofline diagnose\` again, or pass --bundle BUNDLE$" synth:tiny:Q8_0
 mv "$work/diag/moved.json" "$work/diag/bundle.json"
+
+# ---- the depth fit (issue 22, part 3): the fake's decode slows by exactly 2 us per token of
+# depth, so each model's fit is tau0 + 2 x depth, its KV byte costs 2 / 2048 us (tiny: 2048 KV
+# bytes per token), and predict adds 4096 x 2048 x 2 / 2048 = 8192 us to a depth-0 time
+"$RL_BIN" synth --preset tiny --type Q4_0 -q -o "$work/dq4.gguf" || fail "synth dq4"
+"$RL_BIN" synth --preset tiny --type Q8_0 -q -o "$work/dq8.gguf" || fail "synth dq8"
+FAKE_DEPTH_US=2 "$RL_BIN" run --llama-bench "$RL_SRC/tests/lib/fake-llama-bench" --peak-bw 40 -t 1 \
+  --depth 0,512,2048 -m "$work/dq4.gguf" -m "$work/dq8.gguf" -o "$work/depth" >/dev/null 2>&1
+check "run at three depths" 0 $?
+json_check "analysis.depth_fits: 2 us per token, 2/2048 us per KV byte, the deepest checked" \
+  "$work/depth/bundle.json" \
+  'len(j["analysis"]["depth_fits"])==2 and all(abs(d["slope_us_per_token"]-2)<1e-9 and abs(d["us_per_kv_byte"]-2/2048)<1e-12 and d["n_points"]==3 and d["check"]["depth"]==2048 and d["check"]["from_max_depth"]==512 and abs(d["check"]["error_pct"])<1e-9 and abs(1e6/d["tau0_us"]-[m for m in j["analysis"]["models"] if m["id"]==d["model"]][0]["operating_point"]["decode_tok_s"])<1e-6 for d in j["analysis"]["depth_fits"])'
+out=$("$RL_BIN" validate "$work/depth/bundle.json" 2>&1); check "depth bundle validates ($out)" 0 $?
+python3 - "$RL_SRC/schema/bundle.schema.json" "$work/depth/bundle.json" <<'PY'
+import json, sys, jsonschema
+jsonschema.Draft202012Validator(json.load(open(sys.argv[1]))).validate(json.load(open(sys.argv[2])))
+PY
+check "depth bundle: the JSON schema" 0 $?
+"$RL_BIN" predict --bundle "$work/depth/bundle.json" --json --depth 0,4096 "$work/dq4.gguf" >"$work/dp.json"
+check "predict from depth fits" 0 $?
+json_check "the depth fit: 1e6 / (1e6 / tok_s(0) + 8192); none at depth 0" "$work/dp.json" \
+  '(lambda p: "depth_fit" not in p[0] and abs(p[1]["depth_fit"]["tok_s"]-1e6/(1e6/p[0]["tok_s"]+8192))<1e-9 and p[1]["depth_fit"]["kind"]=="derived")(j["predictions"][0]["points"]) and [c["code"] for c in j["predictions"][0]["caveats"]].count("depth_fit")==1'
+out=$("$RL_BIN" predict --bundle "$work/depth/bundle.json" --depth 0,4096 "$work/dq4.gguf")
+expect "text: the depth fit beside the bytes-only rate" "$out" "^ +4096 +10 MB +[0-9]+ +[0-9]+ to [0-9]+  \(depth fit: [0-9]+\)$"
+"$RL_BIN" predict --bundle "$PI" --json --depth 4096 synth:tiny:Q4_0 >"$work/dp2.json"
+json_check "no depth fit in the bundle: unavailable, bytes-only caveat" "$work/dp2.json" \
+  'j["predictions"][0]["points"][0]["depth_fit"]["available"] is False and "depth_bytes_only" in [c["code"] for c in j["predictions"][0]["caveats"]]'
 finish

@@ -736,6 +736,29 @@ static void test_long_context(void **state)
     assert_near(d8k->pct_of_empty, 100.0 * 32.8 / 83.6, 1e-12);
     /* depth runs stay out of the fit: it is over short-context operating points */
     assert_near(r.models[0].decode_ts, 83.6, 0);
+    /* the depth fits, by hand (least squares of 1e6 / tok/s on depth over 0, 512, 2048, 8192):
+     * 0.5B tau0 11541.99 us, 2.3048 us per token of depth; without 8192 (0..2048) the fit
+     * predicts 8192 at 34.649 tok/s against 32.8 measured: +5.638% */
+    assert_int_equal(r.n_depth_fits, 2);
+    const rl_an_depth_fit *f5 = &r.depth_fits[0], *f15 = &r.depth_fits[1];
+    assert_string_equal(r.models[f5->model].id, "Qwen2.5-0.5B Q4_K_M");
+    assert_true(f5->fit.ok && f5->has_kv && f5->has_check);
+    assert_int_equal(f5->threads, 8);
+    assert_int_equal(f5->fit.n_points, 4);
+    assert_near(f5->fit.tau0_us, 11541.994659799217, 1e-6);
+    assert_near(f5->fit.slope_us, 2.304787890005938, 1e-9);
+    assert_near(f5->us_per_kv_byte, 2.304787890005938 / 12288, 1e-15);
+    assert_near(f5->check_depth, 8192, 0);
+    assert_near(f5->check_from_depth, 2048, 0);
+    assert_near(f5->check_predicted_ts, 34.6493025684291, 1e-9);
+    assert_near(f5->check_measured_ts, 32.8, 0);
+    assert_near(f5->check_error_pct, 5.6381175866740945, 1e-9);
+    /* 1.5B: 8192 predicted at 19.010 against 17.5: +8.630% */
+    assert_near(f15->fit.slope_us, 3.901951447649748, 1e-9);
+    assert_near(f15->check_error_pct, 8.62976198142245, 1e-9);
+    /* the seed's 0.5B at 16k (23% of 83.6) and 32k (13%) from the fit up to 8192 */
+    assert_near(rl_depth_fit_tok_s(&f5->fit, 16384), 20.282478355803548, 1e-9);
+    assert_near(rl_depth_fit_tok_s(&f5->fit, 32768), 11.485634127708492, 1e-9);
     rl_an_free(&r);
 
     /* KV size unknown: the measurement stays, the prediction is unavailable */
@@ -748,6 +771,15 @@ static void test_long_context(void **state)
     cJSON *lc0 = cJSON_GetArrayItem(cJSON_GetObjectItem(j, "long_context"), 0);
     cJSON *pred = cJSON_GetObjectItem(lc0, "bytes_only_prediction");
     assert_true(cJSON_IsFalse(cJSON_GetObjectItem(pred, "available")));
+    /* the fit holds without the KV size; its cost per KV byte does not */
+    cJSON *df0 = cJSON_GetArrayItem(cJSON_GetObjectItem(j, "depth_fits"), 0);
+    assert_string_equal(cJSON_GetObjectItem(df0, "kind")->valuestring, "derived");
+    assert_near(cJSON_GetObjectItem(df0, "slope_us_per_token")->valuedouble, 2.304787890005938,
+                1e-9);
+    assert_true(cJSON_IsFalse(
+        cJSON_GetObjectItem(cJSON_GetObjectItem(df0, "us_per_kv_byte"), "available")));
+    assert_near(cJSON_GetObjectItem(cJSON_GetObjectItem(df0, "check"), "error_pct")->valuedouble,
+                5.6381175866740945, 1e-9);
     cJSON_Delete(j);
     rl_an_free(&r);
 }

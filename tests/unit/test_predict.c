@@ -75,6 +75,36 @@ static cJSON *bundle_with_fit(const char *verdict)
     return b;
 }
 
+/* The depth cost is the median us_per_kv_byte of analysis.depth_fits: of 3, 1, 2 (and one
+ * without it) 2; of 3, 1, 2, 10: 2.5. The rate at depth 1000 of a model at 100 tok/s with
+ * 1000 KV bytes per token at 0.002 us per byte: 1e6 / (10000 + 2000) = 83.333 tok/s. */
+static void test_depth_cost(void **state)
+{
+    (void)state;
+    const char *fits[] = {
+        "[{\"us_per_kv_byte\": 3}, {\"us_per_kv_byte\": 1}, {\"available\": false}, "
+        "{\"us_per_kv_byte\": 2}]",
+        "[{\"us_per_kv_byte\": 3}, {\"us_per_kv_byte\": 1}, {\"us_per_kv_byte\": 2}, "
+        "{\"us_per_kv_byte\": 10}]",
+        "[]"};
+    const double want[] = {2, 2.5, 0};
+    for (int i = 0; i < 3; i++) {
+        cJSON *b = bundle_with_fit("memory-bound");
+        cJSON_AddItemToObject(cJSON_GetObjectItem(b, "analysis"), "depth_fits",
+                              cJSON_Parse(fits[i]));
+        rl_pred_fit f;
+        rl_error e = {RL_OK, ""};
+        assert_int_equal(rl_pred_fit_from_bundle(b, "b.json", &f, &e), RL_OK);
+        assert_int_equal(f.has_depth_cost, i < 2);
+        assert_int_equal(f.n_depth_models, i == 0 ? 3 : i == 1 ? 4 : 0);
+        assert_near(f.us_per_kv_byte, want[i], 1e-12);
+        cJSON_Delete(b);
+    }
+    assert_near(rl_pred_depth_tok_s(100, 1000, 1000, 0.002), 1e6 / 12000, 1e-9);
+    assert_true(isnan(rl_pred_depth_tok_s(0, 1000, 1000, 0.002)));
+    assert_true(isnan(rl_pred_depth_tok_s(100, 1000, 1000, -1)));
+}
+
 static void test_fit_and_interval(void **state)
 {
     (void)state;
@@ -552,6 +582,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_rpi5_by_hand),
         cmocka_unit_test(test_bytes_at_depth),
+        cmocka_unit_test(test_depth_cost),
         cmocka_unit_test(test_fit_and_interval),
         cmocka_unit_test(test_format_rate),
         cmocka_unit_test(test_caveats),
