@@ -86,7 +86,7 @@ static bool check_json(cJSON *o, const rl_an_depth_fit *d)
         return rl_json_add_unavailable(o, "check",
                                        "fewer than three depths: none to leave out and predict");
     cJSON *c = cJSON_CreateObject();
-    bool ok = c && rl_json_add_str(c, "kind", "derived");
+    bool ok = c && rl_json_add_bool(c, "available", true) && rl_json_add_str(c, "kind", "derived");
     ok = ok && rl_json_add_num(c, "depth", d->check_depth);
     ok = ok && rl_json_add_num(c, "from_max_depth", d->check_from_depth);
     ok = ok && rl_json_add_num(c, "predicted_tok_s", d->check_predicted_ts);
@@ -106,7 +106,7 @@ static cJSON *one_json(const rl_an_result *r, const rl_an_depth_fit *d)
     bool ok = o && rl_json_add_str(o, "model", r->models[d->model].id);
     ok = ok && rl_json_add_num(o, "threads", d->threads);
     if (ok && f->ok) {
-        ok = rl_json_add_str(o, "kind", "derived") &&
+        ok = rl_json_add_bool(o, "available", true) && rl_json_add_str(o, "kind", "derived") &&
              rl_json_add_num(o, "n_points", (double)f->n_points);
         ok = ok && rl_json_add_num(o, "max_depth", f->max_depth);
         ok = ok && rl_json_add_num(o, "tau0_us", f->tau0_us);

@@ -14,6 +14,7 @@
 #include "bundle/calib.h"
 #include "base/fit.h"
 #include "bundle/legend.h"
+#include "analyse/depth_fit.h"
 #include "analyse/predict.h"
 #include "base/rl_json.h"
 #include "base/rl_util.h"
@@ -732,6 +733,83 @@ static void check_fit(const cJSON *an, probs *p)
     free(y);
 }
 
+/* The points analysis_depth.c fits for a model at a thread count: the depth-0 rate of its rows
+ * (once) and each row's rate; the KV bytes per token its rows give (0: unknown). */
+static size_t depth_points(const cJSON *an, const char *model, double threads, rl_depth_pt *pts,
+                           double *kv)
+{
+    size_t n = 0;
+    bool empty = false;
+    *kv = 0;
+    const cJSON *lc;
+    cJSON_ArrayForEach(lc, rl_json_get(an, "long_context"))
+    {
+        const char *id = rl_json_get_str(lc, "model");
+        double t, d, ts, e, kb;
+        if (!id || strcmp(id, model) != 0 || !rl_json_get_num(lc, "threads", &t) || t != threads ||
+            !rl_json_get_num(lc, "depth", &d) || !rl_json_get_num(lc, "decode_tok_s", &ts))
+            continue;
+        const cJSON *pe = rl_json_available(lc, "pct_of_empty_cache");
+        if (!empty && n < RL_DEPTH_FIT_MAX_POINTS && rl_json_get_num(pe, "empty_cache_tok_s", &e)) {
+            pts[n++] = (rl_depth_pt){0, e};
+            empty = true;
+        }
+        if (n < RL_DEPTH_FIT_MAX_POINTS)
+            pts[n++] = (rl_depth_pt){d, ts};
+        const cJSON *bo = rl_json_available(lc, "bytes_only_prediction");
+        if (d > 0 && rl_json_get_num(bo, "kv_bytes", &kb))
+            *kv = kb / d;
+    }
+    return n;
+}
+
+/* analysis.depth_fits[]: each fit is the least squares of its model's long-context rows
+ * (analyse/depth_fit.h), its KV cost the slope over the rows' KV bytes, its check's error the
+ * one its own numbers give. */
+static void check_depth_fits(const cJSON *an, probs *p)
+{
+    char dp[VPATH], buf[VPATH];
+    size_t i = 0;
+    const cJSON *d;
+    cJSON_ArrayForEach(d, rl_json_get(an, "depth_fits"))
+    {
+        idx_path(dp, "analysis.depth_fits", i++);
+        const char *model = rl_json_get_str(d, "model");
+        double threads, tau0, slope, c;
+        if (unavailable(d) || !model || !rl_json_get_num(d, "threads", &threads))
+            continue;
+        rl_depth_pt pts[RL_DEPTH_FIT_MAX_POINTS];
+        double kv;
+        size_t n = depth_points(an, model, threads, pts, &kv);
+        rl_depth_fit f;
+        rl_depth_fit_make(pts, n, -1, &f);
+        if (!f.ok) {
+            add(p, dp, "not a fit of the model's long-context rows (%s)", f.why);
+            continue;
+        }
+        if (!rl_json_get_num(d, "tau0_us", &tau0) || !rel_close(tau0, f.tau0_us, REL_TOL))
+            add(p, key_path(buf, dp, "tau0_us"), "not what the long-context rows give (%.17g)",
+                f.tau0_us);
+        if (!rl_json_get_num(d, "slope_us_per_token", &slope) ||
+            (!rel_close(slope, f.slope_us, REL_TOL) && fabs(slope - f.slope_us) > 1e-9 * f.tau0_us))
+            add(p, key_path(buf, dp, "slope_us_per_token"),
+                "not what the long-context rows give (%.17g)", f.slope_us);
+        if (kv > 0 && rl_json_get_num(d, "us_per_kv_byte", &c) &&
+            !rel_close(c, f.slope_us / kv, 1e-6) && fabs(c - f.slope_us / kv) > 1e-12)
+            add(p, key_path(buf, dp, "us_per_kv_byte"), "not slope_us_per_token / %.17g KV bytes",
+                kv);
+        const cJSON *ck = rl_json_get(d, "check");
+        ck = cJSON_IsObject(ck) && !unavailable(ck) ? ck : NULL;
+        double pr, me, e;
+        if (ck && rl_json_get_num(ck, "predicted_tok_s", &pr) &&
+            rl_json_get_num(ck, "measured_tok_s", &me) && me > 0 &&
+            (!rl_json_get_num(ck, "error_pct", &e) || !rel_close(e, 100 * (pr - me) / me, 1e-6)) &&
+            fabs(e - 100 * (pr - me) / me) > 1e-9)
+            add(p, key_path(buf, dp, "check.error_pct"),
+                "not 100 x (predicted - measured) / measured (%.17g)", 100 * (pr - me) / me);
+    }
+}
+
 static void check_analysis(const cJSON *an, const idset *ids, probs *p)
 {
     char mp[VPATH], buf[VPATH];
@@ -744,6 +822,7 @@ static void check_analysis(const cJSON *an, const idset *ids, probs *p)
     if (!scope && !rl_json_get(an, "fit"))
         add(p, "analysis.fit", "required key missing");
     check_fit(an, p);
+    check_depth_fits(an, p);
     const cJSON *ceil = rl_json_get(an, "ceiling");
     const cJSON *ceil_gbs =
         cJSON_IsObject(ceil) && !unavailable(ceil) ? rl_json_get(ceil, "GBs") : NULL;

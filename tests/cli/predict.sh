@@ -213,6 +213,21 @@ import json, sys, jsonschema
 jsonschema.Draft202012Validator(json.load(open(sys.argv[1]))).validate(json.load(open(sys.argv[2])))
 PY
 check "depth bundle: the JSON schema" 0 $?
+# validate recomputes each depth fit from the long-context rows
+python3 - "$work/depth/bundle.json" "$work/depth-bad.json" <<'PY'
+import json, sys
+b = json.load(open(sys.argv[1]))
+d = b["analysis"]["depth_fits"]
+d[0]["slope_us_per_token"] = 2.5
+d[1]["us_per_kv_byte"] = 1
+d[1]["check"]["error_pct"] = 3
+json.dump(b, open(sys.argv[2], "w"))
+PY
+crafted "$work/depth-bad.json"
+out=$("$RL_BIN" validate "$work/depth-bad.json" 2>&1); check "validate: tampered depth fits" 1 $?
+expect "validate: the slope" "$out" "analysis\.depth_fits\[0\]\.slope_us_per_token: not what the long-context rows give \(2\)"
+expect "validate: the KV cost" "$out" "analysis\.depth_fits\[1\]\.us_per_kv_byte: not slope_us_per_token / 2048 KV bytes"
+expect "validate: the check's error" "$out" "analysis\.depth_fits\[1\]\.check\.error_pct: not 100 x \(predicted - measured\) / measured \(0\)"
 "$RL_BIN" predict --bundle "$work/depth/bundle.json" --json --depth 0,4096 "$work/dq4.gguf" >"$work/dp.json"
 check "predict from depth fits" 0 $?
 json_check "the depth fit: 1e6 / (1e6 / tok_s(0) + 8192); none at depth 0" "$work/dp.json" \
