@@ -175,6 +175,8 @@ rl_status rl_predict(const rl_pred_fit *f, const rl_gguf_model *m, const char *s
             pt->has_depth_fit = isfinite(pt->depth_fit_tok_s);
         }
     }
+    rl_pred_roofs_for(f, m, &p->roof);
+    p->roof_threads = f->roof_threads;
     rl_status st = caveats_for(f, m, p, deep, threads, err);
     if (st != RL_OK)
         rl_prediction_free(p);

@@ -78,6 +78,7 @@
 #include <cjson/cJSON.h>
 
 #include "analyse/analysis.h"
+#include "analyse/roofs.h"
 #include "model/gguf_model.h"
 #include "base/rl_error.h"
 
@@ -127,6 +128,12 @@ typedef struct {
     bool has_depth_cost;
     double us_per_kv_byte;
     size_t n_depth_models;
+    /* calibration.sets[]: the set at the fitted models' thread count (predict_roofs.c) */
+    bool has_roofs;
+    int roof_threads;
+    char roof_why[160]; /* when !has_roofs */
+    rl_roof_type roof_types[RL_ROOF_MAX_TYPES];
+    size_t n_roof_types;
 } rl_pred_fit;
 
 /* The bandwidth one prediction divides by. */
@@ -166,6 +173,8 @@ typedef struct {
     size_t n_points;
     rl_pred_caveat caveats[RL_PRED_MAX_CAVEATS];
     size_t n_caveats;
+    rl_roof_result roof; /* depth 0 from the calibration (analyse/roofs.h); roof.why if not */
+    int roof_threads;    /* the calibration's thread count */
 } rl_prediction;
 
 /* ---- the arithmetic (unit-tested with hand-computed values) ------------------------- */
@@ -201,6 +210,17 @@ void rl_pred_fit_add(rl_pred_fit *f, const char *label, double bytes, double bw)
 /* The fit, its interval, convention, thread counts and verdict from a bundle's analysis.
  * RL_EINPUT naming the bundle when it has no fit (with the reason the bundle gives). */
 rl_status rl_pred_fit_from_bundle(const cJSON *b, const char *name, rl_pred_fit *f, rl_error *err);
+
+/* The two-roof model's inputs (predict_roofs.c): the bundle's calibration set at the thread
+ * count of the fitted models (the first of f->threads with a set; a bundle with one set uses it
+ * whatever its threads) into f->roof_types, or f->roof_why. */
+void rl_pred_roofs_from_bundle(const cJSON *b, rl_pred_fit *f);
+/* m's streamed bytes by ggml type (an untied embedding left out; MoE: scaled to
+ * streamed_bytes) through rl_roof_predict into r; r->why says why not. */
+void rl_pred_roofs_for(const rl_pred_fit *f, const rl_gguf_model *m, rl_roof_result *r);
+/* {"available", "kind", "threads", "tok_s", "tau_us", "fixed_us", "kernels_GBs", "binding",
+ *  "types": [{"type", "bytes", "us", "GBs", "calibrated"}]} or unavailable; NULL: no memory. */
+cJSON *rl_pred_roofs_json(const rl_roof_result *r, int threads);
 
 /* Whether label is one of list's ", "-separated labels (rl_pred_fit.labels). */
 bool rl_pred_label_listed(const char *list, const char *label);

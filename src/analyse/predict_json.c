@@ -86,7 +86,8 @@ cJSON *rl_prediction_to_json(const rl_prediction *p)
               rl_json_add_u64_or_null(o, "kv_bytes_per_token", p->kv_bytes_per_token,
                                       p->kv_bytes_per_token > 0) &&
               cJSON_AddBoolToObject(o, "is_moe", p->is_moe) &&
-              rl_json_attach(o, "rate", rate_json(&p->rate));
+              rl_json_attach(o, "rate", rate_json(&p->rate)) &&
+              rl_json_attach(o, "two_roof", rl_pred_roofs_json(&p->roof, p->roof_threads));
     cJSON *pts = ok ? cJSON_AddArrayToObject(o, "points") : NULL;
     cJSON *cav = pts ? cJSON_AddArrayToObject(o, "caveats") : NULL;
     ok = ok && pts && cav;

@@ -282,6 +282,7 @@ rl_status rl_pred_fit_from_bundle(const cJSON *b, const char *name, rl_pred_fit 
         f->bw_hi_bytes_s = bw;
     qsort(f->threads, f->n_threads, sizeof f->threads[0], int_cmp);
     depth_cost_from(an, f);
+    rl_pred_roofs_from_bundle(b, f);
     const cJSON *v = cJSON_GetObjectItemCaseSensitive(an, "verdict");
     const char *label = rl_json_available(an, "verdict") ? rl_json_get_str(v, "label") : NULL;
     snprintf(f->verdict, sizeof f->verdict, "%s", label ? label : "");

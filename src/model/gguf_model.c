@@ -397,7 +397,7 @@ static rl_status fill(const rl_gguf_file *meta, const rl_gguf_file *const *files
     m->n_shards = n_files;
     m->version = meta->version;
     m->file_type = -1;
-    m->head_type = UINT32_MAX;
+    m->head_type = m->embedding_type = UINT32_MAX;
     m->expected_type = -1;
 
     fill_general(meta, path, m);
@@ -431,6 +431,7 @@ static rl_status fill(const rl_gguf_file *meta, const rl_gguf_file *const *files
             m->n_vocab = tok->v.arr.len;
     }
     m->tied_embeddings = !ts.have_head && ts.have_embd;
+    m->embedding_type = ts.embd_type;
     if (m->tied_embeddings) {
         m->head_bytes = m->embedding_bytes;
         m->head_type = ts.embd_type;

@@ -54,6 +54,7 @@ typedef struct {
     uint64_t tensor_bytes;       /* sum of all tensor sizes */
     uint64_t streamed_bytes;     /* convention "diagnose" */
     uint64_t embedding_bytes;    /* token_embd.weight */
+    uint32_t embedding_type;     /* ggml type of token_embd.weight, UINT32_MAX if none */
     uint64_t head_bytes;         /* output.weight, or the embedding when tied */
     uint64_t expert_bytes;       /* all expert tensors, unscaled */
     uint32_t head_type;          /* ggml type of the output head, UINT32_MAX if none */

@@ -46,6 +46,25 @@ static void rate_line(const rl_prediction *q, char *buf, size_t cap)
                     r->bw / 1e9, r->n_models, q->label[0] ? q->label : "of its format");
 }
 
+/* The two-roof prediction beside the one-roof one (analyse/roofs.h). */
+static void roof_line(const rl_prediction *q, char *buf, size_t cap)
+{
+    const rl_roof_result *r = &q->roof;
+    if (!r->ok) {
+        rl_snprintf(buf, cap, "two roofs: n/a (%s)", r->why);
+        return;
+    }
+    char rate[32];
+    fmt_rate(rate, sizeof rate, r->tok_s);
+    const rl_roof_share *b = &r->shares[r->binding];
+    rl_snprintf(buf, cap,
+                "two roofs (calibration at %d thread%s): %s tok/s at depth 0; the %s kernel "
+                "takes %.0f%% of the time (%.1f GB/s of weights; all: %.1f GB/s, fixed %.0f us)",
+                q->roof_threads, q->roof_threads == 1 ? "" : "s", rate, b->type,
+                100.0 * b->us / r->tau_us, b->us > 0 ? 1e-3 * b->bytes / b->us : 0, r->GBs,
+                r->fixed_us);
+}
+
 /* A predicted point's bytes per token, tok/s and interval ends as text. */
 typedef struct {
     char bytes[32], rate[32], low[32], high[32], depth_fit[32];
@@ -81,6 +100,8 @@ void rl_prediction_print(FILE *out, const rl_pred_fit *f, const char *bundle,
                       rl_tty_escape(q->name, safe, sizeof safe), rl_tty_escape(q->model, line, 256),
                       wb, q->bytes_key);
         rate_line(q, line, sizeof line);
+        rl_tty_printf(out, "  %s\n", line);
+        roof_line(q, line, sizeof line);
         rl_tty_printf(out, "  %s\n", line);
         rl_tty_printf(out, "  %8s  %14s  %10s  %s\n", "depth", "bytes/token", "tok/s", "interval");
         for (size_t k = 0; k < q->n_points; k++) {

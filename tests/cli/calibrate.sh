@@ -292,6 +292,17 @@ expect "diagnose says it calibrates" "$(cat "$work/dg1.err")" "diagnose: calibra
 json_check "diagnose: the models' types calibrated at its thread count" "$work/dg1/bundle.json" \
   'j["command"]=="diagnose" and [s["threads"] for s in j["calibration"]["sets"]]==[1] and [(t["type"], t["source"]) for t in j["calibration"]["sets"][0]["types"]]==[("BF16","measured"),("Q8_0","measured")] and j["calibration"]["method"]["llc_bytes"]==2**22'
 out=$("$RL_BIN" validate "$work/dg1/bundle.json" 2>&1); check "diagnose bundle validates ($out)" 0 $?
+# predict with both roofs (analyse/roofs.h): the tiny Q8_0 model (4 layers, all of it below the
+# fake's 10 MB cache) at the fake's 40 GB/s with base 20 + 4 x 5 us fixed:
+# tau = 40 + streamed bytes / 40e3 us
+"$RL_BIN" predict --bundle "$work/dg1/bundle.json" --json "$work/a.gguf" >"$work/p2.json"
+check "predict with a calibration" 0 $?
+sb=$("$RL_BIN" inspect --json "$work/a.gguf" | python3 -c 'import json,sys; j=json.load(sys.stdin); j=j[0] if isinstance(j,list) else j; print(j["streamed_bytes"])')
+json_check "two roofs: tau = 40 + bytes / 40e3 us, Q8_0 binds" "$work/p2.json" \
+  "(lambda r: r['kind']=='derived' and r['threads']==1 and abs(r['tau_us']-(40+$sb/40e3))<1e-4 and abs(r['tok_s']-1e6/(40+$sb/40e3))<1e-3 and r['binding']=='Q8_0' and abs(r['kernels_GBs']-40)<1e-4 and abs(sum(t['bytes'] for t in r['types'])-$sb)<1e-3)(j['predictions'][0]['two_roof'])"
+out=$("$RL_BIN" predict --bundle "$work/dg1/bundle.json" "$work/a.gguf" synth:tiny:Q4_0)
+expect "two roofs: the text" "$out" "two roofs \(calibration at 1 thread\): [0-9]+ tok/s at depth 0; the Q8_0 kernel takes [0-9]+% of the time \(40\.0 GB/s of weights; all: 40\.0 GB/s, fixed 40 us\)"
+expect "two roofs: a type not calibrated" "$out" "two roofs: n/a \(none of the model's types is calibrated\)"
 "$RL_BIN" diagnose --llama-bench "$FAKE" --peak-bw 40 -t 1 -o "$work/dg2" "$work/a.gguf" \
   "$work/c.gguf" >/dev/null 2>"$work/dg2.err"
 check "diagnose (no --calibrate)" 0 $?

@@ -1,0 +1,135 @@
+/* roofs.c: the decode model with both roofs (roofs.h). */
+#include "analyse/roofs.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "base/rl_json.h"
+#include "base/rl_text.h"
+
+/* ---- a calibrated type ------------------------------------------------------------------ */
+
+static bool derived_num(const cJSON *entry, const char *key, const char *name, double *v)
+{
+    const cJSON *o = rl_json_get(entry, key);
+    bool off = false;
+    return o && !(rl_json_get_bool(o, "available", &off) && !off) && rl_json_get_num(o, name, v) &&
+           isfinite(*v);
+}
+
+bool rl_roof_type_from_json(const cJSON *entry, rl_roof_type *out)
+{
+    memset(out, 0, sizeof *out);
+    const char *name = rl_json_get_str(entry, "type");
+    snprintf(out->type, sizeof out->type, "%s", name ? name : "");
+    out->has_fixed = derived_num(entry, "fixed", "us", &out->fixed_us) && out->fixed_us >= 0;
+    double base, layer;
+    out->has_layers = derived_num(entry, "base", "us", &base) &&
+                      derived_num(entry, "per_layer", "us", &layer) && base >= 0 && layer >= 0;
+    out->base_us = out->has_layers ? base : 0;
+    out->per_layer_us = out->has_layers ? layer : 0;
+    double f4 = out->has_fixed ? out->fixed_us : 0;
+    const cJSON *p;
+    cJSON_ArrayForEach(p, rl_json_get(entry, "points"))
+    {
+        const char *role = rl_json_get_str(p, "role");
+        double bytes, us;
+        if (!role || strcmp(role, "deep") == 0 || out->n_pts >= RL_ROOF_MAX_PTS ||
+            !rl_json_get_num(rl_json_get(p, "bytes_per_token"), "value", &bytes) ||
+            !derived_num(p, "rate", "us_per_token", &us) || !(bytes > 0) || !(us > f4))
+            continue;
+        size_t k = out->n_pts++;
+        while (k > 0 && out->pts[k - 1].bytes > bytes) { /* insertion by bytes */
+            out->pts[k] = out->pts[k - 1];
+            k--;
+        }
+        out->pts[k] = (rl_roof_pt){bytes, (us - f4) / bytes};
+    }
+    return out->n_pts > 0;
+}
+
+double rl_roof_us_per_byte(const rl_roof_type *t, double w)
+{
+    if (t->n_pts == 0 || !(w > 0))
+        return NAN;
+    const rl_roof_pt *p = t->pts;
+    if (w <= p[0].bytes)
+        return p[0].us_per_byte;
+    for (size_t i = 1; i < t->n_pts; i++)
+        if (w <= p[i].bytes) {
+            double x = log(w / p[i - 1].bytes) / log(p[i].bytes / p[i - 1].bytes);
+            return p[i - 1].us_per_byte + x * (p[i].us_per_byte - p[i - 1].us_per_byte);
+        }
+    return p[t->n_pts - 1].us_per_byte;
+}
+
+/* ---- a model ------------------------------------------------------------------------------ */
+
+static const rl_roof_type *find_type(const rl_roof_type *types, size_t n, const char *name)
+{
+    for (size_t i = 0; i < n; i++)
+        if (strcmp(types[i].type, name) == 0 && types[i].n_pts > 0)
+            return &types[i];
+    return NULL;
+}
+
+static double fixed_of(const rl_roof_type *t, double n_layer)
+{
+    return t->has_layers ? t->base_us + t->per_layer_us * n_layer
+                         : (t->has_fixed ? t->fixed_us : 0);
+}
+
+void rl_roof_predict(const rl_roof_type *types, size_t n_types, const rl_roof_part *parts,
+                     size_t n_parts, double n_layer, rl_roof_result *out)
+{
+    memset(out, 0, sizeof *out);
+    double w = 0;
+    const rl_roof_type *largest = NULL;
+    double largest_bytes = 0;
+    for (size_t i = 0; i < n_parts; i++) {
+        const rl_roof_type *t = find_type(types, n_types, parts[i].type);
+        w += parts[i].bytes > 0 ? parts[i].bytes : 0;
+        if (t && parts[i].bytes > largest_bytes) {
+            largest = t;
+            largest_bytes = parts[i].bytes;
+        }
+    }
+    if (n_parts > RL_ROOF_MAX_TYPES || !(w > 0) || !largest) {
+        rl_snprintf(out->why, sizeof out->why, "%s",
+                    !(w > 0)  ? "the model's bytes per type are unknown"
+                    : largest ? "too many types"
+                              : "none of the model's types is calibrated");
+        return;
+    }
+    for (size_t i = 0; i < n_parts; i++) {
+        if (!(parts[i].bytes > 0))
+            continue;
+        const rl_roof_type *t = find_type(types, n_types, parts[i].type);
+        if (!t && 100.0 * parts[i].bytes / w > RL_ROOF_UNCAL_PCT) {
+            rl_snprintf(out->why, sizeof out->why,
+                        "%s (%.0f%% of the bytes) is not calibrated at these threads "
+                        "(llama-roofline calibrate --types %s)",
+                        parts[i].type, 100.0 * parts[i].bytes / w, parts[i].type);
+            return;
+        }
+        const rl_roof_type *use = t ? t : largest;
+        rl_roof_share *s = &out->shares[out->n_shares];
+        snprintf(s->type, sizeof s->type, "%s", parts[i].type);
+        s->bytes = parts[i].bytes;
+        s->us = parts[i].bytes * rl_roof_us_per_byte(use, w);
+        s->calibrated = t != NULL;
+        out->fixed_us += parts[i].bytes / w * fixed_of(use, n_layer);
+        out->tau_us += s->us;
+        if (s->us > out->shares[out->binding].us)
+            out->binding = out->n_shares;
+        out->n_shares++;
+    }
+    double bytes_us = out->tau_us;
+    out->tau_us += out->fixed_us;
+    out->ok = out->tau_us > 0 && isfinite(out->tau_us);
+    out->tok_s = out->ok ? 1e6 / out->tau_us : 0;
+    out->GBs = bytes_us > 0 ? 1e-3 * w / bytes_us : 0;
+    if (!out->ok)
+        rl_snprintf(out->why, sizeof out->why, "the calibration gives no time per token");
+}

@@ -1,0 +1,88 @@
+/* roofs.h: the decode model with both roofs (issue 22, part 2): a model's per-token time from
+ * the calibration of each ggml type it holds (bundle/calib.h), not from one bandwidth.
+ *
+ *   tau = F + sum over types t of bytes_t x c_t(W)      (us; tok/s = 1e6 / tau)
+ *
+ *   bytes_t  the bytes of type t decode reads per token (the streamed convention: every tensor
+ *            but an untied embedding; MoE experts scaled as gguf_model.h does, spread over the
+ *            types in proportion);
+ *   W        the model's streamed bytes: how much of it can sit in the cache;
+ *   c_t(W)   type t's time per byte for a model of W bytes, from its calibration points
+ *            (small, mid: cache-resident; stream: from DRAM), each c_p = (tau_p - F4) / W_p
+ *            with F4 the type's fixed cost at the calibration's RL_CAL_N_LAYER layers (0 when
+ *            unavailable), interpolated linearly in ln W between the points and held at the
+ *            ends: the kernel's compute roof where the model fits the cache, its streaming
+ *            rate where it does not, and the measured curve between;
+ *   F        the fixed cost: base + per_layer x the model's layers of each type, weighted by
+ *            the type's bytes (the type's 4-layer fixed cost when its per-layer split is
+ *            unavailable; 0 when neither is).
+ * Every calibration point is reproduced exactly; when every type runs at one rate BW at every
+ * size and costs nothing fixed, tau = W / BW: the one-roof fit's form. The binding roof is the
+ * type with the largest share of the time; its rate is its bytes over its time.
+ * A type holding more than RL_ROOF_UNCAL_PCT of the bytes without a calibration makes the
+ * prediction unavailable (why names it); smaller ones take the time per byte of the
+ * calibrated type holding the most bytes.
+ *
+ * Pure arithmetic: no I/O, no allocation; JSON read by rl_roof_type_from_json only. */
+#ifndef RL_ROOFS_H
+#define RL_ROOFS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <cjson/cJSON.h>
+
+#define RL_ROOF_MAX_TYPES 48
+#define RL_ROOF_MAX_PTS 3
+#define RL_ROOF_UNCAL_PCT 2.0
+
+typedef struct {
+    double bytes;       /* the calibration model's streamed bytes */
+    double us_per_byte; /* (tau - F4) / bytes */
+} rl_roof_pt;
+
+typedef struct {
+    char type[16];
+    rl_roof_pt pts[RL_ROOF_MAX_PTS]; /* by bytes, ascending */
+    size_t n_pts;
+    bool has_fixed;
+    double fixed_us; /* at RL_CAL_N_LAYER layers */
+    bool has_layers;
+    double base_us, per_layer_us;
+} rl_roof_type;
+
+/* One calibration type entry (calibration.sets[].types[]) into out: its small, mid and stream
+ * points with a rate, fixed, base and per_layer. false when no point has a rate. */
+bool rl_roof_type_from_json(const cJSON *entry, rl_roof_type *out);
+
+/* c_t(W): the type's time per byte (us) for a model of model_bytes bytes; NAN with no point. */
+double rl_roof_us_per_byte(const rl_roof_type *t, double model_bytes);
+
+typedef struct {
+    char type[16]; /* ggml type name, e.g. "Q4_K" */
+    double bytes;  /* streamed per token */
+} rl_roof_part;
+
+typedef struct {
+    char type[16];
+    double bytes, us; /* bytes per token and the time they take */
+    bool calibrated;  /* false: the time per byte of the largest calibrated type */
+} rl_roof_share;
+
+typedef struct {
+    bool ok;
+    char why[200];
+    double tau_us, tok_s, fixed_us;
+    double GBs; /* the weights over their time, tau - fixed: the rate the kernels reach */
+    rl_roof_share shares[RL_ROOF_MAX_TYPES];
+    size_t n_shares;
+    size_t binding; /* index into shares: the largest time */
+} rl_roof_result;
+
+/* The model of parts (its streamed bytes by type) and n_layer layers over the calibrated types.
+ * out is zeroed first; parts past RL_ROOF_MAX_TYPES are not counted (ok false). */
+void rl_roof_predict(const rl_roof_type *types, size_t n_types, const rl_roof_part *parts,
+                     size_t n_parts, double n_layer, rl_roof_result *out);
+
+#endif

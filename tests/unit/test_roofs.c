@@ -1,0 +1,134 @@
+/* test_roofs.c: the decode model with both roofs (analyse/roofs.h), by hand. */
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+#include <cmocka.h>
+#include "rl_test.h"
+
+#include "analyse/roofs.h"
+
+/* A type as calibrate writes it: fixed 40 us at 4 layers (base 20 + 4 x 5), cache-resident
+ * at 40 GB/s (small 1 MB: 40 + 25 us; mid 4 MB: 40 + 100 us), from DRAM at 25 GB/s (stream
+ * 64 MB: 40 + 2560 us); the deep point is not on the bytes curve. */
+static const char *ENTRY = "{\"type\": \"Q4_0\", \"fixed\": {\"kind\": \"derived\", \"us\": 40},"
+                           " \"base\": {\"kind\": \"derived\", \"us\": 20}, \"per_layer\": "
+                           "{\"kind\": \"derived\", \"us\": 5},"
+                           " \"points\": ["
+                           "{\"role\": \"stream\", \"bytes_per_token\": {\"value\": 64e6}, "
+                           "\"rate\": {\"kind\": \"derived\", \"us_per_token\": 2600}},"
+                           "{\"role\": \"small\", \"bytes_per_token\": {\"value\": 1e6}, \"rate\": "
+                           "{\"kind\": \"derived\", \"us_per_token\": 65}},"
+                           "{\"role\": \"deep\", \"bytes_per_token\": {\"value\": 4e6}, \"rate\": "
+                           "{\"kind\": \"derived\", \"us_per_token\": 999}},"
+                           "{\"role\": \"mid\", \"bytes_per_token\": {\"value\": 4e6}, \"rate\": "
+                           "{\"kind\": \"derived\", \"us_per_token\": 140}}]}";
+
+static void load(rl_roof_type *t, const char *json)
+{
+    cJSON *e = cJSON_Parse(json);
+    assert_non_null(e);
+    assert_true(rl_roof_type_from_json(e, t));
+    cJSON_Delete(e);
+}
+
+static void test_type_and_curve(void **state)
+{
+    (void)state;
+    rl_roof_type t;
+    load(&t, ENTRY);
+    assert_string_equal(t.type, "Q4_0");
+    assert_int_equal(t.n_pts, 3);
+    assert_true(t.has_fixed && t.has_layers);
+    assert_near(t.pts[0].bytes, 1e6, 0);
+    assert_near(t.pts[1].bytes, 4e6, 0);
+    assert_near(t.pts[2].bytes, 64e6, 0);
+    assert_near(t.pts[0].us_per_byte, 2.5e-5, 1e-15); /* 25 us / 1 MB: 40 GB/s */
+    assert_near(t.pts[2].us_per_byte, 4e-5, 1e-15);   /* 2560 us / 64 MB: 25 GB/s */
+    /* held at the ends, ln-interpolated between: 16 MB is half-way (ln 4 / ln 16) from mid
+     * to stream: 2.5e-5 + 0.5 x 1.5e-5 */
+    assert_near(rl_roof_us_per_byte(&t, 0.5e6), 2.5e-5, 1e-15);
+    assert_near(rl_roof_us_per_byte(&t, 1e9), 4e-5, 1e-15);
+    assert_near(rl_roof_us_per_byte(&t, 16e6), 3.25e-5, 1e-15);
+    assert_near(rl_roof_us_per_byte(&t, 2e6), 2.5e-5, 1e-15);
+}
+
+/* A 24-layer model of 15.9 MB Q4_0 and 0.1 MB F32 (0.6%: the F32 takes Q4_0's time per
+ * byte): W = 16 MB, c = 3.25e-5 us/B: 516.75 + 3.25 us of bytes; fixed 20 + 5 x 24 = 140 us;
+ * tau 660 us, 1515.15 tok/s; the kernels reach 16e6 / 520 us = 30.77 GB/s. */
+static void test_predict_by_hand(void **state)
+{
+    (void)state;
+    rl_roof_type t;
+    load(&t, ENTRY);
+    rl_roof_part parts[] = {{"F32", 0.1e6}, {"Q4_0", 15.9e6}};
+    rl_roof_result r;
+    rl_roof_predict(&t, 1, parts, 2, 24, &r);
+    assert_true(r.ok);
+    assert_int_equal(r.n_shares, 2);
+    assert_near(r.shares[1].us, 516.75, 1e-9);
+    assert_near(r.shares[0].us, 3.25, 1e-9);
+    assert_false(r.shares[0].calibrated);
+    assert_true(r.shares[1].calibrated);
+    assert_near(r.fixed_us, 140, 1e-9);
+    assert_near(r.tau_us, 660, 1e-9);
+    assert_near(r.tok_s, 1e6 / 660, 1e-9);
+    assert_near(r.GBs, 16e6 / 520 / 1e3, 1e-9);
+    assert_int_equal(r.binding, 1);
+
+    /* a type with 9% of the bytes and no calibration: unavailable, named */
+    rl_roof_part more[] = {{"Q4_0", 10e6}, {"Q5_K", 1e6}};
+    rl_roof_predict(&t, 1, more, 2, 24, &r);
+    assert_false(r.ok);
+    assert_string_equal(r.why, "Q5_K (9% of the bytes) is not calibrated at these threads "
+                               "(llama-roofline calibrate --types Q5_K)");
+    rl_roof_part none[] = {{"Q5_K", 1e6}};
+    rl_roof_predict(&t, 1, none, 1, 24, &r);
+    assert_false(r.ok);
+    assert_string_equal(r.why, "none of the model's types is calibrated");
+}
+
+/* Every type at one rate (20 GB/s = 2e4 bytes/us) at every size, nothing fixed (unavailable):
+ * tau = W / BW, the one-roof form. 1e8 + 5e7 bytes: 7500 us, 133.33 tok/s. */
+static void test_reduces_to_one_roof(void **state)
+{
+    (void)state;
+    const char *a = "{\"type\": \"Q8_0\", \"fixed\": {\"available\": false, \"reason\": \"noisy\"},"
+                    " \"points\": [{\"role\": \"small\", \"bytes_per_token\": {\"value\": 1e6}, "
+                    "\"rate\": {\"kind\": \"derived\", \"us_per_token\": 50}},"
+                    "{\"role\": \"stream\", \"bytes_per_token\": {\"value\": 1e9}, \"rate\": "
+                    "{\"kind\": \"derived\", \"us_per_token\": 50000}},"
+                    "{\"role\": \"mid\", \"bytes_per_token\": {\"value\": 1e7}, \"rate\": "
+                    "{\"available\": false, \"reason\": \"failed\"}}]}";
+    const char *b =
+        "{\"type\": \"F16\", \"points\": [{\"role\": \"stream\", \"bytes_per_token\": {\"value\": "
+        "4e8}, \"rate\": {\"kind\": \"derived\", \"us_per_token\": 20000}}]}";
+    rl_roof_type t[2];
+    load(&t[0], a);
+    load(&t[1], b);
+    assert_false(t[0].has_fixed);
+    assert_int_equal(t[0].n_pts, 2); /* the failed mid point is left out */
+    rl_roof_part parts[] = {{"Q8_0", 1e8}, {"F16", 5e7}};
+    rl_roof_result r;
+    rl_roof_predict(t, 2, parts, 2, 32, &r);
+    assert_true(r.ok);
+    assert_near(r.fixed_us, 0, 0);
+    assert_near(r.tau_us, 1.5e8 / 2e4, 1e-9);
+    assert_near(r.GBs, 20, 1e-12);
+    assert_int_equal(r.binding, 0);
+    cJSON *e = cJSON_Parse("{\"type\": \"Q2_K\", \"points\": []}");
+    assert_false(rl_roof_type_from_json(e, &t[0]));
+    cJSON_Delete(e);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_type_and_curve),
+        cmocka_unit_test(test_predict_by_hand),
+        cmocka_unit_test(test_reduces_to_one_roof),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
