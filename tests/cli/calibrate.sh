@@ -303,6 +303,33 @@ json_check "two roofs: tau = 40 + bytes / 40e3 us, Q8_0 binds" "$work/p2.json" \
 out=$("$RL_BIN" predict --bundle "$work/dg1/bundle.json" "$work/a.gguf" synth:tiny:Q4_0)
 expect "two roofs: the text" "$out" "two roofs \(calibration at 1 thread\): [0-9]+ tok/s at depth 0; the Q8_0 kernel takes [0-9]+% of the time \(40\.0 GB/s of weights; all: 40\.0 GB/s, fixed 40 us\)"
 expect "two roofs: a type not calibrated" "$out" "two roofs: n/a \(none of the model's types is calibrated\)"
+# every calibration point is reproduced exactly: the BF16 small model (a separate output head,
+# so its untied embedding is not read) predicts at its own measured time per token
+cm=$(python3 -c 'import json,sys; t=[t for t in json.load(open(sys.argv[1]))["calibration"]["sets"][0]["types"] if t["type"]=="BF16"][0]; p=[p for p in t["points"] if p["role"]=="small"][0]; print(p["model"]["path"], p["rate"]["us_per_token"])' "$work/dg1/bundle.json")
+"$RL_BIN" predict --bundle "$work/dg1/bundle.json" --json "${cm% *}" >"$work/p3.json"
+check "predict a calibration model" 0 $?
+json_check "two roofs: the calibration's small BF16 model at its own ${cm#* } us" "$work/p3.json" \
+  "abs(j['predictions'][0]['two_roof']['tau_us']-${cm#* })<1e-6*${cm#* }"
+# a calibration at another thread count: the one set is used, saying so; two others: none
+python3 - "$work/dg1/bundle.json" "$work/cal-t2.json" "$work/cal-t23.json" <<'PY'
+import copy, json, sys
+b = json.load(open(sys.argv[1]))
+b["calibration"]["sets"][0]["threads"] = 2
+for s in b["calibration"]["sets"]:
+    for t in s["types"]:
+        for p in t["points"]:
+            p["run"]["threads"] = 2
+json.dump(b, open(sys.argv[2], "w"))
+s3 = copy.deepcopy(b["calibration"]["sets"][0]); s3["threads"] = 3
+b["calibration"]["sets"].append(s3)
+json.dump(b, open(sys.argv[3], "w"))
+PY
+crafted "$work/cal-t2.json" "$work/cal-t23.json"
+"$RL_BIN" predict --bundle "$work/cal-t2.json" --json "$work/a.gguf" >"$work/p4.json"
+json_check "two roofs: the one set, at 2 threads" "$work/p4.json" "j['predictions'][0]['two_roof']['threads']==2"
+"$RL_BIN" predict --bundle "$work/cal-t23.json" --json "$work/a.gguf" >"$work/p5.json"
+json_check "two roofs: no set at the fitted thread count" "$work/p5.json" \
+  "j['predictions'][0]['two_roof']=={'available': False, 'reason': \"the calibration has no set at the fitted models' thread count\"}"
 "$RL_BIN" diagnose --llama-bench "$FAKE" --peak-bw 40 -t 1 -o "$work/dg2" "$work/a.gguf" \
   "$work/c.gguf" >/dev/null 2>"$work/dg2.err"
 check "diagnose (no --calibrate)" 0 $?
