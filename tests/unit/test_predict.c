@@ -105,6 +105,44 @@ static void test_depth_cost(void **state)
     assert_true(isnan(rl_pred_depth_tok_s(100, 1000, 1000, -1)));
 }
 
+/* A model's bytes by type for the two roofs: 1 MB of Q8_0 layers and a 2 MB F16 untied
+ * embedding (not read) with a calibration of Q8_0 alone at 20 GB/s and nothing fixed:
+ * 1e6 / 2e4 = 50 us; the embedding read would make F16 two thirds of the bytes, uncalibrated.
+ * MoE: streamed bytes below the tensors' scale every type alike. */
+static void test_roof_parts(void **state)
+{
+    (void)state;
+    static rl_pred_fit f;
+    memset(&f, 0, sizeof f);
+    f.has_roofs = true;
+    f.roof_threads = 2;
+    f.n_roof_types = 1;
+    f.roof_types[0] = (rl_roof_type){.type = "Q8_0", .n_pts = 1, .pts = {{1e6, 5e-5}}};
+    rl_gguf_type_bytes types[] = {{8 /* Q8_0 */, 10, 1000000, 0}, {1 /* F16 */, 1, 2000000, 0}};
+    rl_gguf_model m;
+    memset(&m, 0, sizeof m);
+    m.types = types;
+    m.n_types = 2;
+    m.sizes_known = true;
+    m.embedding_type = 1;
+    m.embedding_bytes = 2000000;
+    m.streamed_bytes = 1000000;
+    m.n_layer = 4;
+    rl_roof_result r;
+    rl_pred_roofs_for(&f, &m, &r);
+    assert_true(r.ok);
+    assert_int_equal(r.n_shares, 1);
+    assert_near(r.tau_us, 50, 1e-9);
+    m.streamed_bytes = 500000; /* MoE: half the bytes read */
+    rl_pred_roofs_for(&f, &m, &r);
+    assert_near(r.tau_us, 25, 1e-9);
+    f.has_roofs = false;
+    snprintf(f.roof_why, sizeof f.roof_why, "no calibration here");
+    rl_pred_roofs_for(&f, &m, &r);
+    assert_false(r.ok);
+    assert_string_equal(r.why, "no calibration here");
+}
+
 static void test_fit_and_interval(void **state)
 {
     (void)state;
@@ -583,6 +621,7 @@ int main(void)
         cmocka_unit_test(test_rpi5_by_hand),
         cmocka_unit_test(test_bytes_at_depth),
         cmocka_unit_test(test_depth_cost),
+        cmocka_unit_test(test_roof_parts),
         cmocka_unit_test(test_fit_and_interval),
         cmocka_unit_test(test_format_rate),
         cmocka_unit_test(test_caveats),
