@@ -18,6 +18,52 @@ static bool derived_num(const cJSON *entry, const char *key, const char *name, d
            isfinite(*v);
 }
 
+/* One point of the entry: its role, bytes, layers and measured time per token. */
+typedef struct {
+    const char *role;
+    double bytes, layers, us;
+} raw_pt;
+
+static size_t raw_points(const cJSON *entry, raw_pt *raw, size_t cap)
+{
+    size_t n = 0;
+    const cJSON *p;
+    cJSON_ArrayForEach(p, rl_json_get(entry, "points"))
+    {
+        raw_pt r = {rl_json_get_str(p, "role"), 0, 0, 0};
+        if (n >= cap || !r.role ||
+            !rl_json_get_num(rl_json_get(p, "bytes_per_token"), "value", &r.bytes) ||
+            !derived_num(p, "rate", "us_per_token", &r.us) || !(r.bytes > 0) || !(r.us > 0))
+            continue;
+        r.layers = rl_json_num_or(rl_json_get(rl_json_get(p, "model"), "shape"), "n_layer", 0);
+        raw[n++] = r;
+    }
+    return n;
+}
+
+/* No fixed-cost split from the calibration (its small-mid line failed, e.g. the small model
+ * ran faster per byte than the mid one: a cache level between them): the per-layer cost from
+ * the mid and deep models, nearly equal bytes at 4 and 16 layers, as the 2 x 2 solution of
+ * tau = layers x per_layer + bytes x c with no base (it is folded into the layers). */
+static void layers_from_deep(rl_roof_type *t, const raw_pt *raw, size_t n)
+{
+    const raw_pt *mid = NULL, *deep = NULL;
+    for (size_t i = 0; i < n; i++) {
+        mid = strcmp(raw[i].role, "mid") == 0 ? &raw[i] : mid;
+        deep = strcmp(raw[i].role, "deep") == 0 ? &raw[i] : deep;
+    }
+    if (!mid || !deep)
+        return;
+    double det = deep->layers * mid->bytes - mid->layers * deep->bytes;
+    double pl = det != 0 ? (deep->us * mid->bytes - mid->us * deep->bytes) / det : -1;
+    if (!(pl >= 0) || !isfinite(pl))
+        return;
+    t->has_layers = true;
+    t->base_us = 0;
+    t->per_layer_us = pl;
+    t->layers_from_deep = true;
+}
+
 bool rl_roof_type_from_json(const cJSON *entry, rl_roof_type *out)
 {
     memset(out, 0, sizeof *out);
@@ -29,22 +75,22 @@ bool rl_roof_type_from_json(const cJSON *entry, rl_roof_type *out)
                       derived_num(entry, "per_layer", "us", &layer) && base >= 0 && layer >= 0;
     out->base_us = out->has_layers ? base : 0;
     out->per_layer_us = out->has_layers ? layer : 0;
-    double f4 = out->has_fixed ? out->fixed_us : 0;
-    const cJSON *p;
-    cJSON_ArrayForEach(p, rl_json_get(entry, "points"))
-    {
-        const char *role = rl_json_get_str(p, "role");
-        double bytes, us;
-        if (!role || strcmp(role, "deep") == 0 || out->n_pts >= RL_ROOF_MAX_PTS ||
-            !rl_json_get_num(rl_json_get(p, "bytes_per_token"), "value", &bytes) ||
-            !derived_num(p, "rate", "us_per_token", &us) || !(bytes > 0) || !(us > f4))
+    raw_pt raw[8];
+    size_t n = raw_points(entry, raw, 8);
+    if (!out->has_layers && !out->has_fixed)
+        layers_from_deep(out, raw, n);
+    for (size_t i = 0; i < n; i++) {
+        /* the time that is not the bytes': the 4-layer fixed cost, or the layers' */
+        double f = out->layers_from_deep ? out->per_layer_us * raw[i].layers
+                                         : (out->has_fixed ? out->fixed_us : 0);
+        if (strcmp(raw[i].role, "deep") == 0 || out->n_pts >= RL_ROOF_MAX_PTS || !(raw[i].us > f))
             continue;
         size_t k = out->n_pts++;
-        while (k > 0 && out->pts[k - 1].bytes > bytes) { /* insertion by bytes */
+        while (k > 0 && out->pts[k - 1].bytes > raw[i].bytes) { /* insertion by bytes */
             out->pts[k] = out->pts[k - 1];
             k--;
         }
-        out->pts[k] = (rl_roof_pt){bytes, (us - f4) / bytes};
+        out->pts[k] = (rl_roof_pt){raw[i].bytes, (raw[i].us - f) / raw[i].bytes};
     }
     return out->n_pts > 0;
 }

@@ -15,7 +15,12 @@
  *            rate where it does not, and the measured curve between;
  *   F        the fixed cost: base + per_layer x the model's layers of each type, weighted by
  *            the type's bytes (the type's 4-layer fixed cost when its per-layer split is
- *            unavailable; 0 when neither is).
+ *            unavailable). When the calibration has neither (its small-mid line failed: on a
+ *            VM whose last-level cache share is smaller than the one reported, the small model
+ *            runs faster per byte than the mid one), the per-layer cost comes from the mid and
+ *            deep models, nearly equal bytes at 4 and 16 layers: tau = layers x per_layer +
+ *            bytes x c solved for both (no base; it is folded into the layers), and each
+ *            point's c_p = (tau_p - per_layer x its layers) / W_p. Otherwise 0.
  * Every calibration point is reproduced exactly; when every type runs at one rate BW at every
  * size and costs nothing fixed, tau = W / BW: the one-roof fit's form. The binding roof is the
  * type with the largest share of the time; its rate is its bytes over its time.
@@ -50,6 +55,7 @@ typedef struct {
     double fixed_us; /* at RL_CAL_N_LAYER layers */
     bool has_layers;
     double base_us, per_layer_us;
+    bool layers_from_deep; /* per_layer from the mid and deep points (no base): see below */
 } rl_roof_type;
 
 /* One calibration type entry (calibration.sets[].types[]) into out: its small, mid and stream

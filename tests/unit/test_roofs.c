@@ -123,12 +123,48 @@ static void test_reduces_to_one_roof(void **state)
     cJSON_Delete(e);
 }
 
+/* No fixed cost, no base/per-layer split (the small-mid line failed): the per-layer cost from
+ * mid (4 layers, 4 MB, 1000 us) and deep (16 layers, 4 MB, 1600 us): 600 us over 12 layers,
+ * 50 us per layer; mid's time per byte (1000 - 200) / 4e6 = 2e-4 us, stream's (4 layers,
+ * 40 MB, 10200 us) (10200 - 200) / 4e7 = 2.5e-4. A 24-layer model of 40 MB: 24 x 50 +
+ * 4e7 x 2.5e-4 = 11200 us. */
+static void test_layers_from_deep(void **state)
+{
+    (void)state;
+    const char *e =
+        "{\"type\": \"Q4_0\", \"fixed\": {\"available\": false, \"reason\": \"below 0\"},"
+        " \"base\": {\"available\": false, \"reason\": \"x\"}, \"per_layer\": {\"available\": "
+        "false, \"reason\": \"x\"},"
+        " \"points\": ["
+        "{\"role\": \"mid\", \"model\": {\"shape\": {\"n_layer\": 4}}, \"bytes_per_token\": "
+        "{\"value\": 4e6}, \"rate\": {\"kind\": \"derived\", \"us_per_token\": 1000}},"
+        "{\"role\": \"deep\", \"model\": {\"shape\": {\"n_layer\": 16}}, \"bytes_per_token\": "
+        "{\"value\": 4e6}, \"rate\": {\"kind\": \"derived\", \"us_per_token\": 1600}},"
+        "{\"role\": \"stream\", \"model\": {\"shape\": {\"n_layer\": 4}}, \"bytes_per_token\": "
+        "{\"value\": 4e7}, \"rate\": {\"kind\": \"derived\", \"us_per_token\": 10200}}]}";
+    rl_roof_type t;
+    load(&t, e);
+    assert_true(t.has_layers && t.layers_from_deep);
+    assert_near(t.per_layer_us, 50, 1e-9);
+    assert_near(t.base_us, 0, 0);
+    assert_int_equal(t.n_pts, 2);
+    assert_near(t.pts[0].us_per_byte, 2e-4, 1e-15);
+    assert_near(t.pts[1].us_per_byte, 2.5e-4, 1e-15);
+    rl_roof_part parts[] = {{"Q4_0", 4e7}};
+    rl_roof_result r;
+    rl_roof_predict(&t, 1, parts, 1, 24, &r);
+    assert_true(r.ok);
+    assert_near(r.fixed_us, 1200, 1e-9);
+    assert_near(r.tau_us, 11200, 1e-6);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_type_and_curve),
         cmocka_unit_test(test_predict_by_hand),
         cmocka_unit_test(test_reduces_to_one_roof),
+        cmocka_unit_test(test_layers_from_deep),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
