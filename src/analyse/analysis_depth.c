@@ -117,11 +117,7 @@ static cJSON *one_json(const rl_an_result *r, const rl_an_depth_fit *d)
                                                         "KV cache bytes per token unknown"));
         ok = ok && check_json(o, d);
     }
-    if (!ok) {
-        cJSON_Delete(o);
-        return NULL;
-    }
-    return o;
+    return rl_json_kept(o, ok);
 }
 
 cJSON *rl_an_depth_fits_json(const rl_an_result *r)

@@ -85,11 +85,7 @@ static cJSON *cell_json(const rl_cmp *c, const rl_cmp_row *row, size_t i)
             ok = ok && rl_json_add_num(o, "p", x->p);
         }
     }
-    if (!ok) {
-        cJSON_Delete(o);
-        return NULL;
-    }
-    return o;
+    return rl_json_kept(o, ok);
 }
 
 cJSON *rl_cmp_to_json(const rl_cmp *c, bool with_bundles)
@@ -180,9 +176,5 @@ cJSON *rl_cmp_to_json(const rl_cmp *c, bool with_bundles)
             ok = append(vals, rl_json_str(fa->values[i])) != NULL;
         }
     }
-    if (!ok) {
-        cJSON_Delete(o);
-        return NULL;
-    }
-    return o;
+    return rl_json_kept(o, ok);
 }

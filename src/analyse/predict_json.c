@@ -8,16 +8,6 @@
 
 /* ---- JSON ---------------------------------------------------------------------------- */
 
-/* o when everything was added to it (ok), else NULL with o deleted. */
-static cJSON *kept(cJSON *o, bool ok)
-{
-    if (!ok) {
-        cJSON_Delete(o);
-        return NULL;
-    }
-    return o;
-}
-
 cJSON *rl_pred_fit_to_json(const rl_pred_fit *f)
 {
     cJSON *o = cJSON_CreateObject();
@@ -32,7 +22,7 @@ cJSON *rl_pred_fit_to_json(const rl_pred_fit *f)
               rl_json_attach(o, "threads", cJSON_CreateIntArray(f->threads, (int)f->n_threads)) &&
               rl_json_add_str_or_null(o, "verdict", f->verdict[0] ? f->verdict : NULL) &&
               rl_json_add_str(o, "interval", RL_PRED_INTERVAL);
-    return kept(o, ok);
+    return rl_json_kept(o, ok);
 }
 
 static cJSON *point_json(const rl_pred_point *pt)
@@ -57,7 +47,7 @@ static cJSON *point_json(const rl_pred_point *pt)
             cJSON_Delete(d);
         ok = dok && rl_json_attach(o, "depth_fit", d);
     }
-    return kept(o, ok);
+    return rl_json_kept(o, ok);
 }
 
 static cJSON *rate_json(const rl_pred_rate *r)
@@ -68,7 +58,7 @@ static cJSON *rate_json(const rl_pred_rate *r)
               rl_json_add_num(o, "bw_GBs", r->bw / 1e9) &&
               rl_json_add_num(o, "bw_low_GBs", r->lo / 1e9) &&
               rl_json_add_num(o, "bw_high_GBs", r->hi / 1e9);
-    return kept(o, ok);
+    return rl_json_kept(o, ok);
 }
 
 cJSON *rl_prediction_to_json(const rl_prediction *p)
@@ -104,5 +94,5 @@ cJSON *rl_prediction_to_json(const rl_prediction *p)
         if (!ok)
             cJSON_Delete(c);
     }
-    return kept(o, ok);
+    return rl_json_kept(o, ok);
 }

@@ -94,11 +94,7 @@ static cJSON *share_json(const rl_roof_share *s)
     ok = ok && rl_json_add_num(o, "us", s->us) &&
          rl_json_add_num(o, "GBs", s->us > 0 ? 1e-3 * s->bytes / s->us : 0);
     ok = ok && rl_json_add_bool(o, "calibrated", s->calibrated);
-    if (!ok) {
-        cJSON_Delete(o);
-        return NULL;
-    }
-    return o;
+    return rl_json_kept(o, ok);
 }
 
 cJSON *rl_pred_roofs_json(const rl_roof_result *r, int threads)
@@ -115,9 +111,5 @@ cJSON *rl_pred_roofs_json(const rl_roof_result *r, int threads)
     ok = ok && (types = cJSON_AddArrayToObject(o, "types")) != NULL;
     for (size_t i = 0; ok && i < r->n_shares; i++)
         ok = rl_json_push(types, share_json(&r->shares[i]));
-    if (!ok) {
-        cJSON_Delete(o);
-        return NULL;
-    }
-    return o;
+    return rl_json_kept(o, ok);
 }

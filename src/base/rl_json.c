@@ -24,6 +24,15 @@ bool rl_json_attach(cJSON *o, const char *key, cJSON *item)
     return true;
 }
 
+cJSON *rl_json_kept(cJSON *o, bool ok)
+{
+    if (!ok) {
+        cJSON_Delete(o);
+        return NULL;
+    }
+    return o;
+}
+
 bool rl_json_push(cJSON *arr, cJSON *item)
 {
     if (!item)

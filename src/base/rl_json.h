@@ -45,6 +45,9 @@ bool rl_json_add_null(cJSON *o, const char *key);
 /* An array of the n ints at v (empty when n is 0; v may then be NULL). */
 bool rl_json_add_int_array(cJSON *o, const char *key, const int *v, int n);
 /* A new {"available": false, "reason": reason} (caller owns); NULL when out of memory. */
+/* o when everything was added to it (ok), else NULL with o deleted: the one ending of every
+ * checked builder. */
+cJSON *rl_json_kept(cJSON *o, bool ok);
 cJSON *rl_json_unavailable(const char *reason);
 /* {"available": false, "reason": reason} under key. */
 bool rl_json_add_unavailable(cJSON *o, const char *key, const char *reason);

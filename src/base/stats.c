@@ -238,9 +238,5 @@ cJSON *rl_stats_to_json(const rl_stats_summary *s)
         }
         ok = rl_json_attach(o, "ci95", ci);
     }
-    if (!ok) {
-        cJSON_Delete(o);
-        return NULL;
-    }
-    return o;
+    return rl_json_kept(o, ok);
 }

@@ -173,11 +173,7 @@ cJSON *rl_cal_key_json(const rl_cal_key *k)
     ok = ok && rl_json_add_str(o, "cpu_flags_fnv1a64", k->flags_hash);
     ok = ok && rl_json_add_str(o, "llama_cpp_build", k->build);
     ok = ok && rl_json_add_str(o, "id", k->id);
-    if (!ok) {
-        cJSON_Delete(o);
-        return NULL;
-    }
-    return o;
+    return rl_json_kept(o, ok);
 }
 
 static bool str_is(const cJSON *j, const char *key, const char *want)
@@ -225,11 +221,7 @@ cJSON *rl_cal_method_json(uint64_t llc, const char *llc_source, int n_gen, int r
     ok = ok && rl_json_add_str(o, "model",
                                "per-token time = fixed + bytes / compute roof over the "
                                "cache-resident models; stream rate = bytes / (time - fixed)");
-    if (!ok) {
-        cJSON_Delete(o);
-        return NULL;
-    }
-    return o;
+    return rl_json_kept(o, ok);
 }
 
 static cJSON *shape_json(const rl_cal_shape *s)
@@ -240,11 +232,7 @@ static cJSON *shape_json(const rl_cal_shape *s)
     ok = ok && rl_json_add_u64(o, "n_ff", s->n_ff) && rl_json_add_u64(o, "n_head", s->n_head);
     ok = ok && rl_json_add_u64(o, "n_head_kv", s->n_head_kv);
     ok = ok && rl_json_add_u64(o, "n_vocab", s->n_vocab);
-    if (!ok) {
-        cJSON_Delete(o);
-        return NULL;
-    }
-    return o;
+    return rl_json_kept(o, ok);
 }
 
 static bool shape_from(const cJSON *j, rl_cal_shape *s)

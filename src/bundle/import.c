@@ -478,11 +478,7 @@ static cJSON *mean_rate(bool has_mean, double mean, bool has_sd, double sd, cons
                                   has_sd ? "imported: the source gives only the mean and standard "
                                            "deviation"
                                          : "imported: the source gives only the mean"));
-    if (!ok) {
-        cJSON_Delete(o);
-        return NULL;
-    }
-    return o;
+    return rl_json_kept(o, ok);
 }
 
 static rl_status roofline_run(imp *c, const cJSON *r, const char *path, int64_t depth, cJSON *runs)

@@ -375,11 +375,7 @@ static cJSON *dist(const char *kind, const char *unit, const double *x, size_t n
                  rl_json_add_str(e, "reason", why_text[w]);
         }
     }
-    if (!ok) {
-        cJSON_Delete(o);
-        return NULL;
-    }
-    return o;
+    return rl_json_kept(o, ok);
 }
 
 /* {"kind", "unit", "value"} plus the caller's extra keys, or NULL when out of memory. */
@@ -448,11 +444,7 @@ static cJSON *record(const rl_client_point *p, const rl_client_result *r, const 
                             : cJSON_AddNullToObject(o, "exit_code") != NULL) &&
          rl_json_add_tristate(o, "good", q->good) &&
          rl_json_add_str_or_null(o, "output_hash", q->hash[0] ? q->hash : NULL);
-    if (!ok) {
-        cJSON_Delete(o);
-        return NULL;
-    }
-    return o;
+    return rl_json_kept(o, ok);
 }
 
 /* ---- per-prompt grouping: repeatability and stability CV --------------------------------- */

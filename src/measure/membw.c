@@ -993,9 +993,5 @@ cJSON *rl_membw_to_json(const rl_membw_result *res, const rl_sysinfo *env)
     }
     if (ok && env)
         ok &= rl_json_attach(o, "env", rl_sysinfo_to_json(env));
-    if (!ok) {
-        cJSON_Delete(o);
-        return NULL;
-    }
-    return o;
+    return rl_json_kept(o, ok);
 }

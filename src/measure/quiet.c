@@ -581,11 +581,7 @@ static cJSON *server_json(const rl_quiet_interval *q)
     else
         ok = ok &&
              rl_json_add_str(o, "reason", q->server.why[0] ? q->server.why : "no server was named");
-    if (!ok) {
-        cJSON_Delete(o);
-        return NULL;
-    }
-    return o;
+    return rl_json_kept(o, ok);
 }
 
 cJSON *rl_quiet_to_json(const rl_quiet_interval *q)
@@ -609,11 +605,7 @@ cJSON *rl_quiet_to_json(const rl_quiet_interval *q)
     ok &= rl_json_add_str(o, "why", q->why);
     if (ok && q->server.recorded)
         ok = rl_json_attach(o, "measured_server", server_json(q));
-    if (!ok) {
-        cJSON_Delete(o);
-        return NULL;
-    }
-    return o;
+    return rl_json_kept(o, ok);
 }
 
 typedef struct {
@@ -679,11 +671,7 @@ cJSON *rl_quiet_summary_json(const cJSON *bundle, const rl_quiet_limits *l)
     ok &= lim && rl_json_add_num(lim, "other_cpu_pct", l->other_cpu_pct) &&
           rl_json_add_num(lim, "steal_pct", l->steal_pct);
     ok &= o && rl_json_attach(o, "limits", lim);
-    if (!ok) {
-        cJSON_Delete(o);
-        return NULL;
-    }
-    return o;
+    return rl_json_kept(o, ok);
 }
 
 /* ---- waiting ------------------------------------------------------------------------------ */

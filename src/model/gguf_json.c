@@ -183,9 +183,5 @@ cJSON *rl_gguf_model_to_json(const rl_gguf_model *m, bool tensors)
     ok &= add_types(o, m);
     if (tensors)
         ok &= add_tensors(o, m);
-    if (!ok) {
-        cJSON_Delete(o);
-        return NULL;
-    }
-    return o;
+    return rl_json_kept(o, ok);
 }
