@@ -51,8 +51,10 @@ static bool secret_name(const char *raw, size_t rn)
     return has_secret_word(s, n) || (n == sizeof s && rn > n); /* too long to decode: hide */
 }
 
-/* Append the parameters p[0..n) ("a=1&b=2", ';' also separates) with secret values as ***. */
-static void put_params(rl_sbuf *b, const char *p, size_t n)
+/* Append the parameters p[0..n) ("a=1&b=2", ';' also separates) with secret values as ***;
+ * with bare_secret, a piece without a value too (a fragment: never sent to a server, and where
+ * a token stands alone, e.g. "#s3cr3t"). */
+static void put_params(rl_sbuf *b, const char *p, size_t n, bool bare_secret)
 {
     size_t i = 0;
     while (i < n) {
@@ -62,6 +64,8 @@ static void put_params(rl_sbuf *b, const char *p, size_t n)
         const char *eq = memchr(p + i, '=', e - i);
         if (eq && secret_name(p + i, (size_t)(eq - (p + i)))) {
             rl_sbuf_put(b, p + i, (size_t)(eq + 1 - (p + i)));
+            rl_sbuf_put(b, "***", 3);
+        } else if (!eq && bare_secret && e > i) {
             rl_sbuf_put(b, "***", 3);
         } else {
             rl_sbuf_put(b, p + i, e - i);
@@ -100,14 +104,14 @@ static size_t put_one(rl_sbuf *b, const char *u)
     rl_sbuf_put(b, u + auth, semi - auth);
     if (semi < q) {
         rl_sbuf_put(b, ";", 1);
-        put_params(b, u + semi + 1, q - semi - 1);
+        put_params(b, u + semi + 1, q - semi - 1, false);
     }
     while (q < end) { /* '?' query, then '#' fragment */
         size_t e = q + 1;
         while (e < end && !(u[q] == '?' && u[e] == '#'))
             e++;
         rl_sbuf_put(b, u + q, 1);
-        put_params(b, u + q + 1, e - q - 1);
+        put_params(b, u + q + 1, e - q - 1, u[q] == '#');
         q = e;
     }
     return end;

@@ -7,7 +7,9 @@
  *     ("user:pass@host" in the authority becomes "***@host");
  *   - the value of every query or fragment parameter whose name holds, ignoring case, one of
  *     RL_URL_SECRET_WORDS replaced by "***" ("?X-Amz-Signature=ab&x=1" ->
- *     "?X-Amz-Signature=***&x=1"); a parameter without '=' whose name matches stays as is.
+ *     "?X-Amz-Signature=***&x=1"); a query parameter without '=' stays as is, a fragment's
+ *     piece without '=' is replaced ("#s3cr3t" -> "#***": a fragment is never sent to a
+ *     server, and a token may stand there alone).
  * The words cover AWS/GCS/Azure signed URLs (X-Amz-Signature, X-Amz-Credential,
  * X-Amz-Security-Token, X-Goog-Signature, sig), bearer tokens (token, access_token, hf_token),
  * keys (key, api_key, apikey), passwords and auth= parameters; a name matches percent-decoded

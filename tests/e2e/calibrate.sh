@@ -7,7 +7,7 @@
 # one tg record of 16 tokens and 2 samples), its bytes the GGUF reader's streamed bytes of
 # the model file it ran; the Q4_K models hold only Q4_K and F32 tensors; each value a
 # positive number or unavailable with a reason, and the compute roof and the stream rate of
-# both types there; IQ2_XXS not calibrated with llama-quantize's reason; the bundle passes
+# both types there (a compute roof for at least one type, measured up to 3 times: a busy host); IQ2_XXS not calibrated with llama-quantize's reason; the bundle passes
 # validate and the JSON schema; a second run reuses both types (no llama-bench run, no
 # quantizing) and says so.
 set -u
@@ -35,7 +35,22 @@ check "bundle: JSON schema" 0 $?
 json_check "every run ok, decode only, 16 tokens x 2" "$b" \
   'all(p["run"]["status"]=="ok" and p["run"]["argv"][p["run"]["argv"].index("-p")+1]=="0" and len(p["run"]["records"])==1 and p["run"]["records"][0]["n_prompt"]==0 and p["run"]["records"][0]["n_gen"]==16 and len(p["run"]["decode"]["samples"])==2 and p["run"]["decode"]["stats"]["mean"]>0 for t in j["calibration"]["sets"][0]["types"] for p in t["points"]) and [t["type"] for t in j["calibration"]["sets"][0]["types"]]==["Q4_0","Q4_K"]'
 json_check "each value a positive number or unavailable with its reason; the roofs there" "$b" \
-  'all((t[k].get("available") is False and t[k]["reason"]) or (t[k][u] > 0) for t in j["calibration"]["sets"][0]["types"] for k, u in (("compute_roof","GBs"),("stream","GBs"),("fixed","us"),("per_layer","us"),("base","us"))) and all(t[k].get("available") is False or 1 < t[k]["GBs"] < 10000 for t in j["calibration"]["sets"][0]["types"] for k in ("compute_roof","stream")) and any(t["compute_roof"].get("available") is not False for t in j["calibration"]["sets"][0]["types"])'
+  'all((t[k].get("available") is False and t[k]["reason"]) or (t[k][u] > 0) for t in j["calibration"]["sets"][0]["types"] for k, u in (("compute_roof","GBs"),("stream","GBs"),("fixed","us"),("per_layer","us"),("base","us"))) and all(t[k].get("available") is False or 1 < t[k]["GBs"] < 10000 for t in j["calibration"]["sets"][0]["types"] for k in ("compute_roof","stream"))'
+# a compute roof at all: on a busy host (ctest -j2 beside other tests) the small and mid models'
+# times can leave the line with no positive slope (unavailable, with that reason: correct, but
+# nothing shown). Measured again (--recalibrate), up to 3 times, before that is a failure.
+roof_bundle=$b
+for attempt in 1 2 3; do
+  python3 -c 'import json, sys; j = json.load(open(sys.argv[1])); sys.exit(0 if any(t["compute_roof"].get("available") is not False for t in j["calibration"]["sets"][0]["types"]) else 1)' "$roof_bundle" && break
+  [ "$attempt" = 3 ] && break
+  echo "note: no compute roof in attempt $attempt (a noisy host): measuring again"
+  roof_bundle="$work/again$attempt/bundle.json"
+  "$RL_BIN" calibrate --types Q4_0,Q4_K -t 1 --llc-mib 1 --n-gen 16 --reps 2 --recalibrate \
+    --llama-bench "$LLAMA_BIN_DIR" -o "$work/again$attempt" >/dev/null 2>&1
+  check "calibrate again (attempt $((attempt + 1)))" 0 $?
+done
+json_check "a compute roof (in $attempt attempt(s))" "$roof_bundle" \
+  'any(t["compute_roof"].get("available") is not False for t in j["calibration"]["sets"][0]["types"])'
 json_check "IQ2_XXS: llama-quantize's reason" "$b" \
   '[e["type"] for e in j["calibration"]["not_calibrated"]]==["IQ2_XXS"] and "imatrix" in j["calibration"]["not_calibrated"][0]["reason"]'
 # the bytes are the GGUF reader's of the very file each run measured; Q4_K's files hold Q4_K

@@ -67,7 +67,11 @@ static void test_url_redact(void **state)
     redacts("http://h/p?sig=s1;token=t1&api_key=k&KEY=K&password=p&auth=a&plain=v",
             "http://h/p?sig=***;token=***&api_key=***&KEY=***&password=***&auth=***&plain=v");
     redacts("http://h/p?access_token=t#frag&id_token=x",
-            "http://h/p?access_token=***#frag&id_token=***");
+            "http://h/p?access_token=***#***&id_token=***");
+    /* a fragment's bare piece may be a token by itself; its name=value pieces keep the rule */
+    redacts("https://h/m.gguf#s3cr3tT0ken", "https://h/m.gguf#***");
+    redacts("https://h/m.gguf#page=2&x", "https://h/m.gguf#page=2&***");
+    redacts("https://h/m.gguf#", "https://h/m.gguf#");
     redacts("https://a:b@h?sig=1", "https://***@h?sig=***");
     /* a percent-encoded name is the same name to the server; path ";" parameters too */
     redacts("http://h/p?%73ig=s1&%54OKEN=t&x%5Fkey=k&%zz=v&a%=1",
