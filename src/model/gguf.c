@@ -984,7 +984,7 @@ rl_status rl_gguf_read_buffer(const void *data, size_t len, const char *name, rl
 {
     *out = NULL;
     if (len == 0) {
-        reader r = {NULL, name, 0, 0, SEC_HEADER, 0, 0, err, {NULL}};
+        reader r = {.path = name, .sec = SEC_HEADER, .err = err};
         return fail(&r, "empty file (0 bytes), not a GGUF model; re-download it");
     }
     FILE *fp = fmemopen((void *)(uintptr_t)data, len, "rb");
