@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "base/rl_json.h"
+#include "base/stats.h"
 #include "bundle/bundle.h"
 
 /* ---- arithmetic ---------------------------------------------------------------------- */
@@ -182,12 +183,6 @@ void rl_pred_rate_without(const rl_pred_fit *f, const char *label, double bytes,
     }
 }
 
-static int dbl_cmp(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
 /* The median us_per_kv_byte of analysis.depth_fits (those that hold one). */
 static void depth_cost_from(const cJSON *an, rl_pred_fit *f)
 {
@@ -201,12 +196,13 @@ static void depth_cost_from(const cJSON *an, rl_pred_fit *f)
             c >= 0)
             v[n++] = c;
     }
-    if (n == 0)
+    rl_stats_summary s;
+    rl_error e;
+    if (n == 0 || rl_stats_summarize(v, n, &s, &e) != RL_OK || !s.has_center)
         return;
-    qsort(v, n, sizeof v[0], dbl_cmp);
     f->has_depth_cost = true;
     f->n_depth_models = n;
-    f->us_per_kv_byte = n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+    f->us_per_kv_byte = s.median;
 }
 
 rl_status rl_pred_fit_from_bundle(const cJSON *b, const char *name, rl_pred_fit *f, rl_error *err)
