@@ -177,6 +177,7 @@ rl_status rl_predict(const rl_pred_fit *f, const rl_gguf_model *m, const char *s
     }
     rl_pred_roofs_for(f, m, &p->roof);
     p->roof_threads = f->roof_threads;
+    rl_roof_verdict(&p->roof, f->ceiling_GBs, p->roof_verdict, sizeof p->roof_verdict);
     rl_status st = caveats_for(f, m, p, deep, threads, err);
     if (st != RL_OK)
         rl_prediction_free(p);

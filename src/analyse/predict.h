@@ -134,6 +134,7 @@ typedef struct {
     char roof_why[160]; /* when !has_roofs */
     rl_roof_type roof_types[RL_ROOF_MAX_TYPES];
     size_t n_roof_types;
+    double ceiling_GBs; /* analysis.ceiling.GBs, for the two-roof verdict; 0: unknown */
 } rl_pred_fit;
 
 /* The bandwidth one prediction divides by. */
@@ -173,8 +174,9 @@ typedef struct {
     size_t n_points;
     rl_pred_caveat caveats[RL_PRED_MAX_CAVEATS];
     size_t n_caveats;
-    rl_roof_result roof; /* depth 0 from the calibration (analyse/roofs.h); roof.why if not */
-    int roof_threads;    /* the calibration's thread count */
+    rl_roof_result roof;    /* depth 0 from the calibration (analyse/roofs.h); roof.why if not */
+    int roof_threads;       /* the calibration's thread count */
+    char roof_verdict[160]; /* rl_roof_verdict of roof against the fit's ceiling */
 } rl_prediction;
 
 /* ---- the arithmetic (unit-tested with hand-computed values) ------------------------- */
@@ -215,12 +217,19 @@ rl_status rl_pred_fit_from_bundle(const cJSON *b, const char *name, rl_pred_fit 
  * count of the fitted models (the first of f->threads with a set; a bundle with one set uses it
  * whatever its threads) into f->roof_types, or f->roof_why. */
 void rl_pred_roofs_from_bundle(const cJSON *b, rl_pred_fit *f);
+/* predict -t N: the calibration set at exactly threads instead, when the bundle has one (else
+ * f is left as it is: the threads caveat says the fit ran at others). */
+void rl_pred_roofs_at(const cJSON *b, rl_pred_fit *f, int threads);
 /* m's streamed bytes by ggml type (an untied embedding left out; MoE: scaled to
  * streamed_bytes) through rl_roof_predict into r; r->why says why not. */
 void rl_pred_roofs_for(const rl_pred_fit *f, const rl_gguf_model *m, rl_roof_result *r);
+/* The same from a bundle's models[].gguf object (its types[], embedding_type, embedding_bytes,
+ * tied_embeddings, streamed_bytes, n_layer): the report's rows of measured models. */
+void rl_pred_roofs_for_json(const rl_pred_fit *f, const cJSON *gguf, rl_roof_result *r);
 /* {"available", "kind", "threads", "tok_s", "tau_us", "fixed_us", "kernels_GBs", "binding",
+ *  "verdict",
  *  "types": [{"type", "bytes", "us", "GBs", "calibrated"}]} or unavailable; NULL: no memory. */
-cJSON *rl_pred_roofs_json(const rl_roof_result *r, int threads);
+cJSON *rl_pred_roofs_json(const rl_roof_result *r, int threads, const char *verdict);
 
 /* Whether label is one of list's ", "-separated labels (rl_pred_fit.labels). */
 bool rl_pred_label_listed(const char *list, const char *label);

@@ -20,7 +20,8 @@ static bool expect_row(const cJSON *b, const rl_pred_fit *f, const cJSON *m, rl_
         !rl_json_get_num(rl_json_get(m, "operating_point"), "decode_tok_s", &meas))
         return false;
     const char *id = rl_json_get_str(m, "id");
-    const char *label = rl_json_get_str(rl_json_get(rl_bundle_model(b, id, NULL), "gguf"), "label");
+    const cJSON *gguf = rl_json_get(rl_bundle_model(b, id, NULL), "gguf");
+    const char *label = rl_json_get_str(gguf, "label");
     bool fitted = false;
     double gbs = 0;
     rl_pred_rate rate;
@@ -39,7 +40,12 @@ static bool expect_row(const cJSON *b, const rl_pred_fit *f, const cJSON *m, rl_
         .lo = rl_pred_tok_s(rate.lo, bytes),
         .hi = rl_pred_tok_s(rate.hi, bytes),
         .diff_pct = isfinite(pred) && pred > 0 ? 100.0 * (meas - pred) / pred : NAN,
+        .two_diff_pct = NAN,
     };
+    rl_pred_roofs_for_json(f, gguf, &r->two);
+    rl_roof_verdict(&r->two, f->ceiling_GBs, r->verdict, sizeof r->verdict);
+    if (r->two.ok && r->two.tok_s > 0)
+        r->two_diff_pct = 100.0 * (meas - r->two.tok_s) / r->two.tok_s;
     return true;
 }
 

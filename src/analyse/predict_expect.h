@@ -1,8 +1,10 @@
 /* predict_expect.h: the rows of the report's "what to expect" table, computed from a bundle:
  * for each measured model with a short-context decode, the decode rate predict would give it
  * beside the rate measured: a fitted model from the other fitted models only, leave-one-out
- * (rl_pred_rate_without), any other from them all (rl_pred_rate_for). The renderers only read these
- * rows (render/html_predict.c).
+ * (rl_pred_rate_without), any other from them all (rl_pred_rate_for); and, when the bundle
+ * holds a calibration, the two-roof rate from its GGUF types (rl_pred_roofs_for_json: the
+ * calibration is of single-type models, never of the model itself, so nothing is left out).
+ * The renderers only read these rows (render/html_predict.c).
  *
  * Ownership: rl_pred_expect owns its rows array (rl_pred_expect_free, safe on a zeroed one);
  * each row's id points into the bundle, which must outlive it. */
@@ -24,6 +26,9 @@ typedef struct {
     double measured;     /* decode tok/s at the operating point */
     double pred, lo, hi; /* predicted tok/s and its interval (NAN when not predictable) */
     double diff_pct;     /* 100 (measured - pred) / pred; NAN unless pred is finite and > 0 */
+    rl_roof_result two;  /* both roofs from the bundle's calibration (two.ok false: two.why) */
+    double two_diff_pct; /* 100 (measured - two.tok_s) / two.tok_s; NAN unless two.ok */
+    char verdict[160];   /* rl_roof_verdict of two against the bundle's ceiling */
 } rl_pred_expect_row;
 
 typedef struct {

@@ -77,7 +77,8 @@ cJSON *rl_prediction_to_json(const rl_prediction *p)
                                       p->kv_bytes_per_token > 0) &&
               cJSON_AddBoolToObject(o, "is_moe", p->is_moe) &&
               rl_json_attach(o, "rate", rate_json(&p->rate)) &&
-              rl_json_attach(o, "two_roof", rl_pred_roofs_json(&p->roof, p->roof_threads));
+              rl_json_attach(o, "two_roof",
+                             rl_pred_roofs_json(&p->roof, p->roof_threads, p->roof_verdict));
     cJSON *pts = ok ? cJSON_AddArrayToObject(o, "points") : NULL;
     cJSON *cav = pts ? cJSON_AddArrayToObject(o, "caveats") : NULL;
     ok = ok && pts && cav;

@@ -26,6 +26,7 @@ void rl_pred_roofs_from_bundle(const cJSON *b, rl_pred_fit *f)
 {
     f->has_roofs = false;
     f->n_roof_types = 0;
+    f->ceiling_GBs = rl_json_num_or(rl_json_get(rl_json_get(b, "analysis"), "ceiling"), "GBs", 0);
     const cJSON *sets = rl_json_get(rl_json_get(b, "calibration"), "sets");
     if (cJSON_GetArraySize(sets) == 0) {
         rl_snprintf(f->roof_why, sizeof f->roof_why,
@@ -56,13 +57,47 @@ void rl_pred_roofs_from_bundle(const cJSON *b, rl_pred_fit *f)
                     "no type of the calibration at %d threads has a rate", f->roof_threads);
 }
 
-void rl_pred_roofs_for(const rl_pred_fit *f, const rl_gguf_model *m, rl_roof_result *r)
+/* The shared tail: parts (bytes by type, summing to total) scaled to the streamed bytes (MoE:
+ * only the used experts are read) through rl_roof_predict. */
+static void roofs_of_parts(const rl_pred_fit *f, rl_roof_part *parts, size_t n, double total,
+                           bool known, double streamed, double n_layer, rl_roof_result *r)
 {
-    memset(r, 0, sizeof *r);
-    if (!f->has_roofs) {
-        rl_snprintf(r->why, sizeof r->why, "%s", f->roof_why);
+    if (!known || n == 0 || !(total > 0) || !(streamed > 0)) {
+        rl_snprintf(r->why, sizeof r->why, "the model's bytes per type are unknown");
         return;
     }
+    for (size_t i = 0; i < n; i++)
+        parts[i].bytes *= streamed / total;
+    rl_roof_predict(f->roof_types, f->n_roof_types, parts, n, n_layer, r);
+}
+
+/* false (r->why filled) when the fit has no calibration */
+static bool roofs_ready(const rl_pred_fit *f, rl_roof_result *r)
+{
+    memset(r, 0, sizeof *r);
+    if (!f->has_roofs)
+        rl_snprintf(r->why, sizeof r->why, "%s", f->roof_why);
+    return f->has_roofs;
+}
+
+void rl_pred_roofs_at(const cJSON *b, rl_pred_fit *f, int threads)
+{
+    if (!set_at(rl_json_get(rl_json_get(b, "calibration"), "sets"), threads))
+        return;
+    int keep[RL_PRED_MAX_THREADS];
+    size_t n = f->n_threads;
+    memcpy(keep, f->threads, sizeof keep);
+    f->threads[0] = threads;
+    f->n_threads = 1;
+    rl_pred_roofs_from_bundle(b, f);
+    memcpy(f->threads, keep, sizeof keep);
+    f->n_threads = n;
+}
+
+void rl_pred_roofs_for(const rl_pred_fit *f, const rl_gguf_model *m, rl_roof_result *r)
+{
+    if (!roofs_ready(f, r))
+        return;
     rl_roof_part parts[RL_ROOF_MAX_TYPES];
     size_t n = 0;
     double total = 0;
@@ -78,13 +113,43 @@ void rl_pred_roofs_for(const rl_pred_fit *f, const rl_gguf_model *m, rl_roof_res
         parts[n++].bytes = b;
         total += b;
     }
-    if (!m->sizes_known || n == 0 || !(total > 0)) {
-        rl_snprintf(r->why, sizeof r->why, "the model's bytes per type are unknown");
+    roofs_of_parts(f, parts, n, total, m->sizes_known, (double)m->streamed_bytes,
+                   (double)m->n_layer, r);
+}
+
+void rl_pred_roofs_for_json(const rl_pred_fit *f, const cJSON *gguf, rl_roof_result *r)
+{
+    if (!roofs_ready(f, r))
         return;
+    bool tied = true, known = false;
+    rl_json_get_bool(gguf, "tied_embeddings", &tied);
+    rl_json_get_bool(gguf, "sizes_known", &known);
+    /* a bundle written before embedding_type: the embedding's bytes come off every type in
+     * proportion (the scaling to streamed_bytes below) */
+    const char *embd = rl_json_get_str(gguf, "embedding_type");
+    double embd_bytes = rl_json_num_or(gguf, "embedding_bytes", 0);
+    rl_roof_part parts[RL_ROOF_MAX_TYPES];
+    size_t n = 0;
+    double total = 0;
+    const cJSON *t;
+    cJSON_ArrayForEach(t, rl_json_get(gguf, "types"))
+    {
+        const char *name = rl_json_get_str(t, "type");
+        double b = 0;
+        if (!name || !rl_json_get_num(t, "bytes", &b) || n == RL_ROOF_MAX_TYPES) {
+            known = false;
+            break;
+        }
+        if (!tied && embd && strcmp(embd, name) == 0)
+            b -= embd_bytes;
+        if (!(b > 0))
+            continue;
+        rl_snprintf(parts[n].type, sizeof parts[n].type, "%s", name);
+        parts[n++].bytes = b;
+        total += b;
     }
-    for (size_t i = 0; i < n; i++) /* MoE: only the used experts are read */
-        parts[i].bytes *= (double)m->streamed_bytes / total;
-    rl_roof_predict(f->roof_types, f->n_roof_types, parts, n, (double)m->n_layer, r);
+    roofs_of_parts(f, parts, n, total, known, rl_json_num_or(gguf, "streamed_bytes", 0),
+                   rl_json_num_or(gguf, "n_layer", 0), r);
 }
 
 static cJSON *share_json(const rl_roof_share *s)
@@ -97,7 +162,7 @@ static cJSON *share_json(const rl_roof_share *s)
     return rl_json_kept(o, ok);
 }
 
-cJSON *rl_pred_roofs_json(const rl_roof_result *r, int threads)
+cJSON *rl_pred_roofs_json(const rl_roof_result *r, int threads, const char *verdict)
 {
     if (!r->ok)
         return rl_json_unavailable(r->why[0] ? r->why : "no calibration");
@@ -107,7 +172,8 @@ cJSON *rl_pred_roofs_json(const rl_roof_result *r, int threads)
     ok = ok && rl_json_add_num(o, "tau_us", r->tau_us) &&
          rl_json_add_num(o, "fixed_us", r->fixed_us);
     ok = ok && rl_json_add_num(o, "kernels_GBs", r->GBs) &&
-         rl_json_add_str(o, "binding", r->shares[r->binding].type);
+         rl_json_add_str(o, "binding", r->shares[r->binding].type) &&
+         rl_json_add_str(o, "verdict", verdict);
     ok = ok && (types = cJSON_AddArrayToObject(o, "types")) != NULL;
     for (size_t i = 0; ok && i < r->n_shares; i++)
         ok = rl_json_push(types, share_json(&r->shares[i]));

@@ -7,6 +7,7 @@
 
 #include "base/rl_json.h"
 #include "base/rl_text.h"
+#include "model/calib_plan.h"
 
 /* ---- a calibrated type ------------------------------------------------------------------ */
 
@@ -70,19 +71,22 @@ bool rl_roof_type_from_json(const cJSON *entry, rl_roof_type *out)
     const char *name = rl_json_get_str(entry, "type");
     snprintf(out->type, sizeof out->type, "%s", name ? name : "");
     out->has_fixed = derived_num(entry, "fixed", "us", &out->fixed_us) && out->fixed_us >= 0;
-    double base, layer;
-    out->has_layers = derived_num(entry, "base", "us", &base) &&
-                      derived_num(entry, "per_layer", "us", &layer) && base >= 0 && layer >= 0;
-    out->base_us = out->has_layers ? base : 0;
+    /* the per-layer cost with the fixed cost, even when the base they leave is below 0 (the
+     * calibration then says base unavailable: too noisy to tell); fixed_of clamps at 0 */
+    double layer;
+    out->has_layers = out->has_fixed && derived_num(entry, "per_layer", "us", &layer) && layer >= 0;
     out->per_layer_us = out->has_layers ? layer : 0;
+    out->base_us = out->has_layers ? out->fixed_us - RL_CAL_N_LAYER * layer : 0;
     raw_pt raw[8];
     size_t n = raw_points(entry, raw, 8);
     if (!out->has_layers && !out->has_fixed)
         layers_from_deep(out, raw, n);
     for (size_t i = 0; i < n; i++) {
-        /* the time that is not the bytes': the 4-layer fixed cost, or the layers' */
-        double f = out->layers_from_deep ? out->per_layer_us * raw[i].layers
-                                         : (out->has_fixed ? out->fixed_us : 0);
+        /* the time that is not the bytes': base and the point's own layers, or (layers
+         * unknown) the 4-layer fixed cost */
+        double f = out->has_layers && raw[i].layers > 0
+                       ? fmax(0, out->base_us + out->per_layer_us * raw[i].layers)
+                       : (out->has_fixed ? out->fixed_us : 0);
         if (strcmp(raw[i].role, "deep") == 0 || out->n_pts >= RL_ROOF_MAX_PTS || !(raw[i].us > f))
             continue;
         size_t k = out->n_pts++;
@@ -122,7 +126,7 @@ static const rl_roof_type *find_type(const rl_roof_type *types, size_t n, const 
 
 static double fixed_of(const rl_roof_type *t, double n_layer)
 {
-    return t->has_layers ? t->base_us + t->per_layer_us * n_layer
+    return t->has_layers ? fmax(0, t->base_us + t->per_layer_us * n_layer)
                          : (t->has_fixed ? t->fixed_us : 0);
 }
 
@@ -178,4 +182,63 @@ void rl_roof_predict(const rl_roof_type *types, size_t n_types, const rl_roof_pa
     out->GBs = bytes_us > 0 ? 1e-3 * w / bytes_us : 0;
     if (!out->ok)
         rl_snprintf(out->why, sizeof out->why, "the calibration gives no time per token");
+}
+
+/* ---- the verdict -------------------------------------------------------------------------- */
+
+/* The shares in descending time, the first ones covering RL_ROOF_VERDICT_PCT of the weights'
+ * time (at most RL_ROOF_VERDICT_MAX); their count. */
+static size_t verdict_types(const rl_roof_result *r, size_t idx[RL_ROOF_VERDICT_MAX])
+{
+    double total = r->tau_us - r->fixed_us, covered = 0;
+    bool used[RL_ROOF_MAX_TYPES] = {false};
+    size_t n = 0;
+    while (n < RL_ROOF_VERDICT_MAX && covered < RL_ROOF_VERDICT_PCT / 100.0 * total) {
+        size_t best = r->n_shares;
+        for (size_t i = 0; i < r->n_shares; i++)
+            if (!used[i] && (best == r->n_shares || r->shares[i].us > r->shares[best].us))
+                best = i;
+        if (best == r->n_shares)
+            break;
+        used[best] = true;
+        idx[n++] = best;
+        covered += r->shares[best].us;
+    }
+    return n;
+}
+
+void rl_roof_verdict(const rl_roof_result *r, double ceiling_GBs, char *buf, size_t cap)
+{
+    if (!r->ok) {
+        rl_snprintf(buf, cap, "no two-roof verdict: %s", r->why[0] ? r->why : "no calibration");
+        return;
+    }
+    if (r->fixed_us > 0.5 * r->tau_us) {
+        rl_snprintf(buf, cap,
+                    "limited by the fixed per-token cost: %.0f of %.0f us per token, beyond "
+                    "the bytes",
+                    r->fixed_us, r->tau_us);
+        return;
+    }
+    size_t idx[RL_ROOF_VERDICT_MAX], n = verdict_types(r, idx);
+    double bytes = 0, us = 0;
+    char names[96] = "";
+    size_t k = 0;
+    for (size_t i = 0; i < n; i++) {
+        bytes += r->shares[idx[i]].bytes;
+        us += r->shares[idx[i]].us;
+        const char *sep = i == 0 ? "" : i + 1 == n ? " and " : ", ";
+        k += (size_t)rl_snprintf(names + k, sizeof names - k, "%s%s", sep, r->shares[idx[i]].type);
+    }
+    double gbs = us > 0 ? 1e-3 * bytes / us : 0;
+    const char *kern = n == 1 ? "kernel" : "kernels";
+    if (!(ceiling_GBs > 0))
+        rl_snprintf(buf, cap, "limited by the %s %s: %.1f GB/s (no memory ceiling measured)", names,
+                    kern, gbs);
+    else if (gbs >= RL_ROOF_MEMORY_FRAC * ceiling_GBs)
+        rl_snprintf(buf, cap, "limited by memory: the %s weights stream at %.1f of %.1f GB/s",
+                    names, gbs, ceiling_GBs);
+    else
+        rl_snprintf(buf, cap, "limited by the %s %s: %.1f of %.1f GB/s", names, kern, gbs,
+                    ceiling_GBs);
 }

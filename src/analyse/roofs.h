@@ -8,25 +8,25 @@
  *            types in proportion);
  *   W        the model's streamed bytes: how much of it can sit in the cache;
  *   c_t(W)   type t's time per byte for a model of W bytes, from its calibration points
- *            (small, mid: cache-resident; stream: from DRAM), each c_p = (tau_p - F4) / W_p
- *            with F4 the type's fixed cost at the calibration's RL_CAL_N_LAYER layers (0 when
- *            unavailable), interpolated linearly in ln W between the points and held at the
- *            ends: the kernel's compute roof where the model fits the cache, its streaming
- *            rate where it does not, and the measured curve between;
- *   F        the fixed cost: base + per_layer x the model's layers of each type, weighted by
- *            the type's bytes (the type's 4-layer fixed cost when its per-layer split is
- *            unavailable). When the calibration has neither (its small-mid line failed: on a
- *            VM whose last-level cache share is smaller than the one reported, the small model
- *            runs faster per byte than the mid one), the per-layer cost comes from the mid and
- *            deep models, nearly equal bytes at 4 and 16 layers: tau = layers x per_layer +
- *            bytes x c solved for both (no base; it is folded into the layers), and each
- *            point's c_p = (tau_p - per_layer x its layers) / W_p. Otherwise 0.
- * Every calibration point is reproduced exactly; when every type runs at one rate BW at every
- * size and costs nothing fixed, tau = W / BW: the one-roof fit's form. The binding roof is the
- * type with the largest share of the time; its rate is its bytes over its time.
- * A type holding more than RL_ROOF_UNCAL_PCT of the bytes without a calibration makes the
- * prediction unavailable (why names it); smaller ones take the time per byte of the
- * calibrated type holding the most bytes.
+ *            (small, mid: cache-resident; stream: from DRAM), each c_p = (tau_p - F_p) / W_p
+ *            with F_p the type's fixed cost at the point's own layers (F below; the 4-layer
+ *            fixed cost when its layers are unknown, 0 when that is unavailable too), interpolated
+ * linearly in ln W between the points and held at the ends: the kernel's compute roof where the
+ * model fits the cache, its streaming rate where it does not, and the measured curve between; F the
+ * fixed cost: base + per_layer x the model's layers of each type, weighted by the type's bytes,
+ * with base = the 4-layer fixed cost - 4 x per_layer even when that is below 0 (the calibration's
+ * noise; F is held at 0 or more), so a model of 24 layers pays its 24 layers whatever the base; the
+ * type's 4-layer fixed cost when its per-layer cost is unavailable. When the calibration has
+ * neither (its small-mid line failed: on a VM whose last-level cache share is smaller than the one
+ * reported, the small model runs faster per byte than the mid one), the per-layer cost comes from
+ * the mid and deep models, nearly equal bytes at 4 and 16 layers: tau = layers x per_layer + bytes
+ * x c solved for both (no base; it is folded into the layers), and each point's c_p = (tau_p -
+ * per_layer x its layers) / W_p. Otherwise 0. Every calibration point is reproduced exactly; when
+ * every type runs at one rate BW at every size and costs nothing fixed, tau = W / BW: the one-roof
+ * fit's form. The binding roof is the type with the largest share of the time; its rate is its
+ * bytes over its time. A type holding more than RL_ROOF_UNCAL_PCT of the bytes without a
+ * calibration makes the prediction unavailable (why names it); smaller ones take the time per byte
+ * of the calibrated type holding the most bytes.
  *
  * Pure arithmetic: no I/O, no allocation; JSON read by rl_roof_type_from_json only. */
 #ifndef RL_ROOFS_H
@@ -90,5 +90,20 @@ typedef struct {
  * out is zeroed first; parts past RL_ROOF_MAX_TYPES are not counted (ok false). */
 void rl_roof_predict(const rl_roof_type *types, size_t n_types, const rl_roof_part *parts,
                      size_t n_parts, double n_layer, rl_roof_result *out);
+
+/* The verdict: which roof binds and by how much, one phrase:
+ *   "limited by the fixed per-token cost: 310 of 520 us per token, beyond the bytes" when the
+ *     fixed cost is over half the time;
+ *   else the types taking the most time, descending, until they cover RL_ROOF_VERDICT_PCT of
+ *   the weights' time (at most RL_ROOF_VERDICT_MAX), at their bytes over their time, G:
+ *   "limited by memory: the Q4_0 weights stream at 45.1 of 48.5 GB/s" when G is at least
+ *     RL_ROOF_MEMORY_FRAC of the memory ceiling (ceiling_GBs; <= 0: unknown),
+ *   "limited by the Q5_0 and Q4_K kernels: 27.0 of 48.5 GB/s" below it,
+ *   "limited by the Q4_0 kernel: 27.0 GB/s (no memory ceiling measured)" without one;
+ *   "no two-roof verdict: <why>" when !r->ok. */
+#define RL_ROOF_VERDICT_PCT 75.0
+#define RL_ROOF_VERDICT_MAX 3
+#define RL_ROOF_MEMORY_FRAC 0.9
+void rl_roof_verdict(const rl_roof_result *r, double ceiling_GBs, char *buf, size_t cap);
 
 #endif

@@ -108,7 +108,10 @@ static void derive_layers(const rl_cal_pt *s, const rl_cal_pt *d, rl_cal_result 
                     "the fixed cost less its layers' is %.1f us, below 0: too noisy to tell", b);
 }
 
-static void derive_stream(const rl_cal_pt *st, rl_cal_result *o)
+/* The stream model's time less the fixed cost at its own layers: the small model's fixed cost
+ * plus the per-layer cost of the layers it has beyond small's (only the fixed cost without a
+ * per-layer one). */
+static void derive_stream(const rl_cal_pt *st, const rl_cal_pt *s, rl_cal_result *o)
 {
     if (!usable(st)) {
         rl_snprintf(o->stream_why, sizeof o->stream_why,
@@ -116,7 +119,10 @@ static void derive_stream(const rl_cal_pt *st, rl_cal_result *o)
         return;
     }
     o->fixed_subtracted = o->has_fixed;
-    double t = tau_us(st) - (o->has_fixed ? o->fixed_us : 0.0);
+    double fixed = o->has_fixed ? o->fixed_us : 0.0;
+    if (o->has_fixed && o->has_per_layer && s && st->n_layer > s->n_layer)
+        fixed += o->per_layer_us * (st->n_layer - s->n_layer);
+    double t = tau_us(st) - fixed;
     o->has_stream = t > 0;
     if (o->has_stream)
         o->stream_GBs = 1e-3 * st->bytes / t;
@@ -133,7 +139,7 @@ void rl_cal_derive(const rl_cal_pt *pts, size_t n, rl_cal_result *out)
     const rl_cal_pt *s = find_pt(pts, n, RL_CAL_SMALL), *m = find_pt(pts, n, RL_CAL_MID);
     derive_line(s, m, out);
     derive_layers(s, find_pt(pts, n, RL_CAL_DEEP), out);
-    derive_stream(find_pt(pts, n, RL_CAL_STREAM), out);
+    derive_stream(find_pt(pts, n, RL_CAL_STREAM), s, out);
 }
 
 int rl_cal_tokens(double us_per_byte, uint64_t bytes, int reps, int n_gen, double run_s)
@@ -209,6 +215,7 @@ cJSON *rl_cal_method_json(uint64_t llc, const char *llc_source, int n_gen, int r
          rl_json_add_num(o, "run_s", run_s);
     ok = ok && rl_json_add_num(o, "n_layer", RL_CAL_N_LAYER);
     ok = ok && rl_json_add_num(o, "deep_layers", RL_CAL_DEEP_LAYERS);
+    ok = ok && rl_json_add_num(o, "stream_layers", RL_CAL_STREAM_LAYERS);
     ok = ok && rl_json_add_num(o, "head_dim", RL_CAL_HEAD_DIM);
     ok = ok && rl_json_add_num(o, "n_head_kv", RL_CAL_N_HEAD_KV);
     ok = ok && rl_json_add_num(o, "n_vocab", RL_CAL_VOCAB) &&

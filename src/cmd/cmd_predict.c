@@ -35,6 +35,11 @@ static const char usage[] =
     "cores each format's kernel sets its own rate); any other into the fit over all\n"
     "models, with the other_format caveat.\n"
     "\n"
+    "With a calibration in the bundle (calibrate, diagnose --calibrate), each model\n"
+    "is also predicted with both roofs: its bytes per ggml type (its tensor table)\n"
+    "through each type's kernel rate measured here, plus the fixed per-token cost,\n"
+    "with a verdict naming the roof that binds (docs/METHOD.md \"Two roofs\").\n"
+    "\n"
     "MODEL: a GGUF file or a directory of them, a URL (only its header is fetched,\n"
     "with range requests), or synth:PRESET:TYPE (a synth preset's exact shapes at\n"
     "TYPE, nothing written).\n"
@@ -49,7 +54,8 @@ static const char usage[] =
     "  --type LIST      synth weight types for every --preset (F32, F16, BF16, Q8_0,\n"
     "                   Q4_0)\n"
     "  -t, --threads N  the thread count you will run at: a caveat when the fit's\n"
-    "                   models ran best at others (1 to 4096)\n"
+    "                   models ran best at others (1 to 4096); both roofs from the\n"
+    "                   calibration at N threads when the bundle has it\n"
     "  --json           one JSON object: the fit and a prediction per model\n"
     "  --markdown       a Markdown table\n"
     "  -h, --help       show this text\n"
@@ -246,6 +252,8 @@ static rl_status run(int argc, char **argv, rl_error *err)
                      dflt);
     if (st == RL_OK)
         st = rl_pred_fit_from_bundle(b, bpath, &f, err);
+    if (st == RL_OK && a.threads) /* both roofs at the thread count asked for, when calibrated */
+        rl_pred_roofs_at(b, &f, a.threads);
     cJSON_Delete(b);
     rl_model_paths l = {0};
     rl_error pending = {RL_OK, ""};

@@ -138,9 +138,9 @@ uint64_t rl_cal_shape_bytes(const rl_cal_shape *s, uint32_t type)
     return s->n_layer * per_layer + head;
 }
 
-static void base_shape(rl_cal_shape *s, uint64_t e, uint64_t f)
+static void base_shape(rl_cal_shape *s, uint64_t e, uint64_t f, uint64_t n_layer)
 {
-    s->n_layer = RL_CAL_N_LAYER;
+    s->n_layer = n_layer;
     s->n_embd = e;
     s->n_ff = f;
     s->n_head = e / RL_CAL_HEAD_DIM;
@@ -154,7 +154,7 @@ static uint64_t round_quantum(double v)
     return q < 1 ? RL_CAL_ROW_QUANTUM : (uint64_t)q * RL_CAL_ROW_QUANTUM;
 }
 
-bool rl_cal_shape_for(uint32_t type, uint64_t target, rl_cal_shape *out)
+bool rl_cal_shape_for(uint32_t type, uint64_t target, uint64_t n_layer, rl_cal_shape *out)
 {
     const rl_ggml_type_info *t = rl_ggml_type_get(type);
     if (!t)
@@ -162,13 +162,14 @@ bool rl_cal_shape_for(uint32_t type, uint64_t target, rl_cal_shape *out)
     double bpe = (double)t->type_size / (double)t->blck; /* bytes per element */
     double elements = (double)target / bpe;
     /* with n_ff = 3 n_embd a layer holds about 11 n_embd^2 elements */
-    uint64_t e = round_quantum(sqrt(elements / (11.0 * RL_CAL_N_LAYER)));
+    double nl = (double)n_layer;
+    uint64_t e = round_quantum(sqrt(elements / (11.0 * nl)));
     /* n_ff from what is left once the attention matrices and the head are counted */
     double attn =
         2.0 * (double)e * (double)e + 2.0 * (double)e * RL_CAL_N_HEAD_KV * RL_CAL_HEAD_DIM;
-    double rest = elements - RL_CAL_N_LAYER * attn - (double)RL_CAL_VOCAB * (double)e;
-    uint64_t f = round_quantum(rest / (3.0 * RL_CAL_N_LAYER * (double)e));
-    base_shape(out, e, f);
+    double rest = elements - nl * attn - (double)RL_CAL_VOCAB * (double)e;
+    uint64_t f = round_quantum(rest / (3.0 * nl * (double)e));
+    base_shape(out, e, f, n_layer);
     return true;
 }
 
@@ -180,13 +181,16 @@ bool rl_cal_plan_shapes(uint32_t type, uint64_t llc, rl_cal_shape shapes[RL_CAL_
     static const int sized[] = {RL_CAL_SMALL, RL_CAL_MID, RL_CAL_STREAM};
     for (size_t i = 0; i < sizeof sized / sizeof sized[0]; i++) {
         int r = sized[i];
-        if (!rl_cal_shape_for(type, targets[r] > 2 * prev ? targets[r] : 2 * prev, &shapes[r]))
+        uint64_t layers = r == RL_CAL_STREAM ? RL_CAL_STREAM_LAYERS : RL_CAL_N_LAYER;
+        if (!rl_cal_shape_for(type, targets[r] > 2 * prev ? targets[r] : 2 * prev, layers,
+                              &shapes[r]))
             return false;
         while (rl_cal_shape_bytes(&shapes[r], type) < 2 * prev) {
             if (shapes[r].n_ff < 4 * shapes[r].n_embd)
                 shapes[r].n_ff += RL_CAL_ROW_QUANTUM;
             else
-                base_shape(&shapes[r], shapes[r].n_embd + RL_CAL_ROW_QUANTUM, shapes[r].n_ff);
+                base_shape(&shapes[r], shapes[r].n_embd + RL_CAL_ROW_QUANTUM, shapes[r].n_ff,
+                           layers);
         }
         prev = rl_cal_shape_bytes(&shapes[r], type);
     }

@@ -17,7 +17,10 @@
  *   mid    RL_CAL_N_LAYER layers, LLC / 2: cache-resident
  *   deep   small's width at RL_CAL_DEEP_LAYERS layers: cache-resident, what a layer costs
  *          beyond its bytes
- *   stream RL_CAL_N_LAYER layers, 8 x LLC: streamed from DRAM
+ *   stream RL_CAL_STREAM_LAYERS layers, 8 x LLC: streamed from DRAM, its matrices of the
+ *          sizes real models hold (a few MB each at a 32 MiB LLC): a model of a few big
+ *          matrices streams faster per byte than one of many, and decode reads many
+ *          (measured: docs/METHOD.md "Two roofs")
  * small, mid and stream each at least twice the bytes of the one before (a tiny LLC still gives
  * three sizes).
  * The shape for a target is solved in closed form (rl_cal_shape_for) and its bytes computed
@@ -33,12 +36,13 @@
 
 #include "model/synth.h"
 
-#define RL_CAL_N_LAYER 4       /* layers of the small, mid and stream models */
-#define RL_CAL_DEEP_LAYERS 16  /* layers of the deep model */
-#define RL_CAL_VOCAB 512       /* tokens: the output head stays small */
-#define RL_CAL_HEAD_DIM 128    /* n_head = n_embd / 128 */
-#define RL_CAL_N_HEAD_KV 1     /* one KV head: the KV cache stays negligible */
-#define RL_CAL_ROW_QUANTUM 256 /* n_embd and n_ff are multiples of this */
+#define RL_CAL_N_LAYER 4        /* layers of the small and mid models */
+#define RL_CAL_STREAM_LAYERS 16 /* layers of the stream model */
+#define RL_CAL_DEEP_LAYERS 16   /* layers of the deep model */
+#define RL_CAL_VOCAB 512        /* tokens: the output head stays small */
+#define RL_CAL_HEAD_DIM 128     /* n_head = n_embd / 128 */
+#define RL_CAL_N_HEAD_KV 1      /* one KV head: the KV cache stays negligible */
+#define RL_CAL_ROW_QUANTUM 256  /* n_embd and n_ff are multiples of this */
 #define RL_CAL_SEED 1
 #define RL_CAL_LLC_DEFAULT (32ull << 20) /* when the last-level cache is unknown */
 
@@ -82,10 +86,10 @@ void rl_cal_targets(uint64_t llc, uint64_t targets[RL_CAL_N_ROLES]);
 /* Bytes decode streams per token for a model of shape s whose matrices are all of type (F32
  * norms): the layers, the final norm and the output head. 0 for an unknown type. */
 uint64_t rl_cal_shape_bytes(const rl_cal_shape *s, uint32_t type);
-/* The shape of the family whose streamed bytes are nearest target (from below or above) for
- * this type; the smallest shape (n_embd = n_ff = 256) when target is below it. false for an
- * unknown type. */
-bool rl_cal_shape_for(uint32_t type, uint64_t target, rl_cal_shape *out);
+/* The shape of the family at n_layer layers whose streamed bytes are nearest target (from
+ * below or above) for this type; the smallest shape (n_embd = n_ff = 256) when target is below
+ * it. false for an unknown type. */
+bool rl_cal_shape_for(uint32_t type, uint64_t target, uint64_t n_layer, rl_cal_shape *out);
 /* The four shapes of one type for a cache of llc bytes: small, mid and stream each the
  * target's and at least twice the bytes of the one before (n_ff up to 4 n_embd, then n_embd, grown
  * until it is), deep small's at RL_CAL_DEEP_LAYERS layers. false for an unknown type. */

@@ -159,6 +159,10 @@ cJSON *rl_gguf_model_to_json(const rl_gguf_model *m, bool tensors)
         ok &= add_type(o, "head_type", m->head_type);
     else
         ok &= cJSON_AddNullToObject(o, "head_type") != NULL;
+    if (m->embedding_type != UINT32_MAX)
+        ok &= add_type(o, "embedding_type", m->embedding_type);
+    else
+        ok &= cJSON_AddNullToObject(o, "embedding_type") != NULL;
     ok &= rl_json_add_num_or_null(o, "head_share_pct",
                                   round_to(pct(m->head_bytes, m->streamed_bytes), 0.01),
                                   known && m->streamed_bytes);

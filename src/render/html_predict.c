@@ -47,6 +47,25 @@ static const char *id_in(const cJSON *orig, const cJSON *b, const char *id)
     return id;
 }
 
+/* Two-roof tok/s, measured against it, and the verdict (rl_roof_verdict: the binding roof and
+ * by how much); n/a cells saying why. */
+static void two_cells(rl_html *h, xmlNodePtr tr, const rl_roof_result *two, double diff_pct,
+                      const char *verdict)
+{
+    if (!two->ok) {
+        td(h, tr, "num", "n/a");
+        td(h, tr, "num", "");
+        td(h, tr, "missing", two->why[0] ? two->why : "no calibration");
+        return;
+    }
+    char a[32];
+    rl_report_fmt_num(two->tok_s, a, sizeof a);
+    td(h, tr, "num", a);
+    rl_snprintf(a, sizeof a, "%+.1f%%", diff_pct);
+    td(h, tr, "num", isfinite(diff_pct) ? a : "");
+    td(h, tr, "verdict", verdict);
+}
+
 /* One row per measured model with a short-context decode (analyse/predict_expect.h). */
 static void measured_rows(rl_html *h, xmlNodePtr tb, const cJSON *orig, const cJSON *b,
                           const rl_pred_expect *x)
@@ -63,11 +82,37 @@ static void measured_rows(rl_html *h, xmlNodePtr tb, const cJSON *orig, const cJ
         td(h, tr, "num", a);
         rl_snprintf(a, sizeof a, "%+.1f%%", r->diff_pct);
         td(h, tr, "num", isfinite(r->diff_pct) ? a : "n/a");
+        if (x->fit.has_roofs)
+            two_cells(h, tr, &r->two, r->two_diff_pct, r->verdict);
     }
 }
 
+/* The two-roof cells of a stored prediction (predictions.models[].two_roof). */
+static void stored_two_cells(rl_html *h, xmlNodePtr tr, const cJSON *two)
+{
+    double v;
+    const char *verdict = rl_json_get_str(two, "verdict");
+    const char *binding = rl_json_get_str(two, "binding");
+    if (!rl_json_get_num(two, "tok_s", &v)) {
+        const char *why = rl_json_get_str(two, "reason");
+        td(h, tr, "num", "n/a");
+        td(h, tr, "num", "");
+        td(h, tr, "missing", why ? why : "not predicted (a bundle before two roofs)");
+        return;
+    }
+    char a[32];
+    rl_report_fmt_num(v, a, sizeof a);
+    td(h, tr, "num", a);
+    td(h, tr, "num", "");
+    if (verdict) /* a prediction stored before the verdict: its binding type */
+        td(h, tr, "verdict", verdict);
+    else
+        rl_html_el_textf(h, tr, "td", "verdict", "the %s kernel takes the most time",
+                         binding ? binding : "?");
+}
+
 /* One row per bundle.predictions model, its caveats listed after the table. */
-static void predicted_rows(rl_html *h, xmlNodePtr tb, const cJSON *preds)
+static void predicted_rows(rl_html *h, xmlNodePtr tb, const cJSON *preds, bool roofs)
 {
     const cJSON *m;
     cJSON_ArrayForEach(m, rl_json_get(preds, "models"))
@@ -88,6 +133,8 @@ static void predicted_rows(rl_html *h, xmlNodePtr tb, const cJSON *preds)
         }
         td(h, tr, "missing", "not measured");
         td(h, tr, "num", "");
+        if (roofs)
+            stored_two_cells(h, tr, rl_json_get(m, "two_roof"));
     }
 }
 
@@ -109,6 +156,22 @@ static void caveat_list(rl_html *h, xmlNodePtr host, const cJSON *preds)
                          rl_json_get_str(c, "code") ? rl_json_get_str(c, "code") : "");
         }
     }
+}
+
+/* What the two-roof columns are (docs/METHOD.md "Two roofs"). */
+static void roofs_lead(rl_html *h, xmlNodePtr host, const rl_pred_fit *f)
+{
+    xmlNodePtr p = rl_html_el(h, host, "p", "lead");
+    rl_html_textf(h, p,
+                  "Two roofs: per-token time = the fixed cost + each type's bytes at its "
+                  "kernel's measured time per byte for a model of this size, from the "
+                  "calibration at %d threads (single-type synthetic models, never these "
+                  "models): the kernel's compute roof where the weights fit the cache, its "
+                  "streaming rate where they do not. The binding roof is the type with the "
+                  "largest share of the time, at its bytes over its time. Also ",
+                  f->roof_threads);
+    rl_html_el_text(h, p, "span", "kind kind-derived", "derived");
+    rl_html_text(h, p, "; the measured rates are at each model's best thread count.");
 }
 
 void rl_html_predict(rl_html *h, xmlNodePtr root, const cJSON *orig, const cJSON *b,
@@ -144,19 +207,29 @@ void rl_html_predict(rl_html *h, xmlNodePtr root, const cJSON *orig, const cJSON
                   f->conv == RL_AN_BYTES_STREAMED ? "streamed" : "resident", bw, lo, hi);
     rl_html_el_text(h, lead, "span", "kind kind-derived", "derived");
     rl_html_text(h, lead, "; measured rates are at each model's best thread count.");
-    const char *cols[] = {"Model",           "Source",         "Bytes per token (MB)",
-                          "Predicted tok/s", "Measured tok/s", "Measured vs predicted"};
+    if (f->has_roofs)
+        roofs_lead(h, host, f);
+    const char *cols[] = {"Model",
+                          "Source",
+                          "Bytes per token (MB)",
+                          "Predicted tok/s",
+                          "Measured tok/s",
+                          "Measured vs predicted",
+                          "Two roofs tok/s",
+                          "Measured vs two roofs",
+                          "Which roof binds"};
+    size_t n_cols = f->has_roofs ? 9 : 6;
     xmlNodePtr wrap = rl_html_el(h, host, "div", "table-wrap");
     xmlNodePtr t = rl_html_el(h, wrap, "table", NULL);
     xmlNodePtr tr = rl_html_el(h, rl_html_el(h, t, "thead", NULL), "tr", NULL);
-    for (size_t i = 0; i < sizeof cols / sizeof cols[0]; i++) {
-        xmlNodePtr th = rl_html_el_text(h, tr, "th", i >= 2 ? "num" : NULL, cols[i]);
+    for (size_t i = 0; i < n_cols; i++) {
+        xmlNodePtr th = rl_html_el_text(h, tr, "th", i >= 2 && i != 8 ? "num" : NULL, cols[i]);
         rl_html_attr(h, th, "scope", "col");
     }
     xmlNodePtr tb = rl_html_el(h, t, "tbody", NULL);
     measured_rows(h, tb, orig, b, x);
     const cJSON *preds = rl_json_get(b, "predictions"); /* {"kind": "derived", "fit", "models"} */
-    predicted_rows(h, tb, preds);
+    predicted_rows(h, tb, preds, f->has_roofs);
     caveat_list(h, host, preds);
     if (!rl_json_get(b, "predictions"))
         rl_html_el_text(h, host, "p", "missing",

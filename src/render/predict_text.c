@@ -59,10 +59,11 @@ static void roof_line(const rl_prediction *q, char *buf, size_t cap)
     const rl_roof_share *b = &r->shares[r->binding];
     rl_snprintf(buf, cap,
                 "two roofs (calibration at %d thread%s): %s tok/s at depth 0; the %s kernel "
-                "takes %.0f%% of the time (%.1f GB/s of weights; all: %.1f GB/s, fixed %.0f us)",
+                "takes %.0f%% of the time (%.1f GB/s of weights; all: %.1f GB/s, fixed %.0f us); "
+                "%s",
                 q->roof_threads, q->roof_threads == 1 ? "" : "s", rate, b->type,
                 100.0 * b->us / r->tau_us, b->us > 0 ? 1e-3 * b->bytes / b->us : 0, r->GBs,
-                r->fixed_us);
+                r->fixed_us, q->roof_verdict);
 }
 
 /* A predicted point's bytes per token, tok/s and interval ends as text. */

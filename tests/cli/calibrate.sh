@@ -151,12 +151,14 @@ json_check "another build: its own key" "$work/c5/bundle.json" \
   'j["calibration"]["key"]["llama_cpp_build"]=="0123abc"'
 
 # ---- a failed run: the values it feeds unavailable, the type measured again next time
-FAKE_CALIB_FAIL=Q8_0-L16 "$RL_BIN" calibrate "${base[@]}" --types Q8_0 -t 1 --recalibrate \
+FAKE_CALIB_FAIL=Q8_0-L16-e256-f256- "$RL_BIN" calibrate "${base[@]}" --types Q8_0 -t 1 --recalibrate \
   -o "$work/f1" >/dev/null 2>"$work/f1.err"
 check "a failed deep run" 0 $?
 expect "the failure is said" "$(cat "$work/f1.err")" "calibrate: Q8_0 deep model at 1 threads: llama-bench exited 1: llama_bench: error: failed to load model"
+# (with no per-layer cost the stream model's 12 layers beyond small's stay in its time: its
+# rate is bytes / (bytes / 25e3 + 12 x 5) us)
 json_check "per layer and base unavailable, the rest there" "$work/f1/bundle.json" \
-  '(lambda t: t["per_layer"]["available"] is False and "deep model" in t["per_layer"]["reason"] and t["base"]["available"] is False and abs(t["compute_roof"]["GBs"]-40)<1e-4 and abs(t["stream"]["GBs"]-25)<1e-4)(j["calibration"]["sets"][0]["types"][0])'
+  '(lambda t: t["per_layer"]["available"] is False and "deep model" in t["per_layer"]["reason"] and t["base"]["available"] is False and abs(t["compute_roof"]["GBs"]-40)<1e-4 and (lambda s: abs(t["stream"]["GBs"]-1e-3*s/(s/25e3+60))<1e-4)([p for p in t["points"] if p["role"]=="stream"][0]["bytes_per_token"]["value"]))(j["calibration"]["sets"][0]["types"][0])'
 out=$("$RL_BIN" validate "$work/f1/bundle.json" 2>&1); check "failed-run bundle validates ($out)" 0 $?
 FAKE_LOG="$work/log6" "$RL_BIN" calibrate "${base[@]}" --types Q8_0 -t 1 -o "$work/f2" >/dev/null 2>&1
 [ "$(wc -l <"$work/log6")" = 4 ] && echo "ok   a type with a failed run is not reused" || fail "runs: $(cat "$work/log6")"
@@ -292,6 +294,18 @@ expect "diagnose says it calibrates" "$(cat "$work/dg1.err")" "diagnose: calibra
 json_check "diagnose: the models' types calibrated at its thread count" "$work/dg1/bundle.json" \
   'j["command"]=="diagnose" and [s["threads"] for s in j["calibration"]["sets"]]==[1] and [(t["type"], t["source"]) for t in j["calibration"]["sets"][0]["types"]]==[("BF16","measured"),("Q8_0","measured")] and j["calibration"]["method"]["llc_bytes"]==2**22'
 out=$("$RL_BIN" validate "$work/dg1/bundle.json" 2>&1); check "diagnose bundle validates ($out)" 0 $?
+# the report with both roofs: the what-to-expect columns and each model's verdict (the tiny
+# models at the fake's 40 GB/s, the --peak-bw 40 ceiling: memory binds), the chart's hollow
+# predictions, the kernel roofs that bind and their table rows
+page=$(cat "$work/dg1/report.html")
+expect "report: the two-roof column" "$page" "<th[^>]*>Two roofs tok/s</th>"
+expect "report: which roof binds" "$page" "<th[^>]*>Which roof binds</th>"
+expect "report: a verdict" "$page" "limited by memory: the Q8_0 weights stream at 40\.0 of 40\.0 GB/s"
+expect "report: the BF16 verdict" "$page" "limited by memory: the BF16 weights stream at 40\.0 of 40\.0 GB/s"
+expect "report: the chart says hollow predictions" "$page" "Hollow markers are the two-roof predictions from the calibration at 1 thread"
+expect "report: a kernel roof line" "$page" ">Q8_0 kernel 40\.00 GB/s<"
+expect "report: the prediction rows" "$page" "<td[^>]*>two-roof prediction</td>"
+expect "report: the kernel roof row" "$page" "<td[^>]*>Q8_0 kernel roof</td>"
 # predict with both roofs (analyse/roofs.h): the tiny Q8_0 model (4 layers, all of it below the
 # fake's 10 MB cache) at the fake's 40 GB/s with base 20 + 4 x 5 us fixed:
 # tau = 40 + streamed bytes / 40e3 us

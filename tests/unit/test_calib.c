@@ -148,6 +148,8 @@ static void test_plan_shapes(void **state)
             assert_true(b[RL_CAL_STREAM] >= 2 * b[RL_CAL_MID]);
             assert_int_equal(s[RL_CAL_DEEP].n_layer, RL_CAL_DEEP_LAYERS);
             assert_int_equal(s[RL_CAL_SMALL].n_layer, RL_CAL_N_LAYER);
+            assert_int_equal(s[RL_CAL_MID].n_layer, RL_CAL_N_LAYER);
+            assert_int_equal(s[RL_CAL_STREAM].n_layer, RL_CAL_STREAM_LAYERS);
             assert_int_equal(s[RL_CAL_DEEP].n_embd, s[RL_CAL_SMALL].n_embd);
             assert_int_equal(s[RL_CAL_DEEP].n_ff, s[RL_CAL_SMALL].n_ff);
             if (llc == 16ull << 20 && rl_ggml_type_bpw(ty->type) < 5) { /* near the targets */
@@ -163,9 +165,16 @@ static void test_plan_shapes(void **state)
     /* Q4_0 at 32 MiB, by the closed form: 4 MiB / 0.5625 = 7456540 elements, n_embd =
      * round256(sqrt(7456540 / 44)) = round256(411.7) = 512; n_ff = round256((7456540 - 4 x (2 x
      * 512^2 + 2 x 512 x 128) - 512 x 512) / (12 x 512)) = round256(4572956 / 6144 = 744.3) = 768 */
-    assert_true(rl_cal_shape_for(RL_GGML_Q4_0, 4ull << 20, &s[0]));
+    assert_true(rl_cal_shape_for(RL_GGML_Q4_0, 4ull << 20, RL_CAL_N_LAYER, &s[0]));
     assert_int_equal(s[0].n_embd, 512);
     assert_int_equal(s[0].n_ff, 768);
+    /* the stream model at 32 MiB: 256 MiB / 0.5625 = 477218588 elements at 16 layers: n_embd =
+     * round256(sqrt(477218588 / 176) = 1646.7) = 1536; n_ff = round256((477218588 - 16 x (2 x
+     * 1536^2 + 2 x 1536 x 128) - 512 x 1536) / (48 x 1536)) = round256(5352.7) = 5376 */
+    assert_true(rl_cal_plan_shapes(RL_GGML_Q4_0, 32ull << 20, s));
+    assert_int_equal(s[RL_CAL_STREAM].n_layer, 16);
+    assert_int_equal(s[RL_CAL_STREAM].n_embd, 1536);
+    assert_int_equal(s[RL_CAL_STREAM].n_ff, 5376);
 }
 
 /* A point of the arithmetic: tok/s from the per-token time in us. */
@@ -178,7 +187,8 @@ static rl_cal_pt pt(int role, double bytes, double layers, double us)
 /* small 4e6 bytes in 200 us, mid 16e6 in 500: slope 2.5e-5 us/byte, so 40 GB/s and a fixed
  * 100 us; deep 16 layers, 16e6 bytes in 740 us: 740 - 400 = 340 us of layers, (340 - 100) /
  * 12 = 20 us a layer, base 100 - 4 x 20 = 20 us; stream 256e6 bytes in 8100 us: 256e6 / 8000
- * us = 32 GB/s. */
+ * us = 32 GB/s at 4 layers; at 16 layers it takes 12 x 20 us more, 8340 us, and is 32 GB/s
+ * once the fixed cost at its own layers (100 + 12 x 20) is subtracted. */
 static void test_derive(void **state)
 {
     (void)state;
@@ -193,6 +203,10 @@ static void test_derive(void **state)
     assert_near(r.per_layer_us, 20.0, 1e-9);
     assert_near(r.base_us, 20.0, 1e-9);
     assert_near(r.stream_GBs, 32.0, 1e-9);
+    p[0] = pt(RL_CAL_STREAM, 256e6, 16, 8340);
+    rl_cal_derive(p, 4, &r);
+    assert_near(r.stream_GBs, 32.0, 1e-9);
+    p[0] = pt(RL_CAL_STREAM, 256e6, 4, 8100);
 
     /* a fixed cost below 0 (small 4e6 in 50 us, mid 16e6 in 500): intercept -100; the stream
      * rate then over the whole time: 256e6 / 8100 us = 31.6049... GB/s, not subtracted */
@@ -315,7 +329,7 @@ static cJSON *made_type(const rl_cal_shape sh[RL_CAL_N_ROLES], bool stream_ok)
     cJSON_AddItemToArray(pts, made_point(RL_CAL_SMALL, &sh[0], 4000000, 200, true));
     cJSON_AddItemToArray(pts, made_point(RL_CAL_MID, &sh[1], 16000000, 500, true));
     cJSON_AddItemToArray(pts, made_point(RL_CAL_DEEP, &sh[2], 16000000, 740, true));
-    cJSON_AddItemToArray(pts, made_point(RL_CAL_STREAM, &sh[3], 256000000, 8100, stream_ok));
+    cJSON_AddItemToArray(pts, made_point(RL_CAL_STREAM, &sh[3], 256000000, 8340, stream_ok));
     return t;
 }
 

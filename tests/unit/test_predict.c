@@ -143,6 +143,82 @@ static void test_roof_parts(void **state)
     assert_string_equal(r.why, "no calibration here");
 }
 
+/* The same parts from a bundle's gguf object (the report's measured rows): Q8_0 1 MB and F16
+ * 3 MB of which the untied F16 embedding is 2 MB, 2 MB streamed: Q8_0 1 MB x 5e-5 + F16 1 MB x
+ * 1e-4 = 150 us. Without embedding_type (a bundle before it) the 2 MB come off both in
+ * proportion: 0.5 MB x 5e-5 + 1.5 MB x 1e-4 = 175 us. */
+static void test_roof_parts_json(void **state)
+{
+    (void)state;
+    static rl_pred_fit f;
+    memset(&f, 0, sizeof f);
+    f.has_roofs = true;
+    f.n_roof_types = 2;
+    f.roof_types[0] = (rl_roof_type){.type = "Q8_0", .n_pts = 1, .pts = {{1e6, 5e-5}}};
+    f.roof_types[1] = (rl_roof_type){.type = "F16", .n_pts = 1, .pts = {{1e6, 1e-4}}};
+    cJSON *g = cJSON_Parse("{\"sizes_known\": true, \"tied_embeddings\": false, "
+                           "\"embedding_type\": \"F16\", \"embedding_bytes\": 2000000, "
+                           "\"streamed_bytes\": 2000000, \"n_layer\": 4, \"types\": ["
+                           "{\"type\": \"Q8_0\", \"bytes\": 1000000},"
+                           "{\"type\": \"F16\", \"bytes\": 3000000}]}");
+    assert_non_null(g);
+    rl_roof_result r;
+    rl_pred_roofs_for_json(&f, g, &r);
+    assert_true(r.ok);
+    assert_int_equal(r.n_shares, 2);
+    assert_near(r.tau_us, 150, 1e-9);
+    assert_string_equal(r.shares[r.binding].type, "F16");
+    cJSON_DeleteItemFromObject(g, "embedding_type");
+    rl_pred_roofs_for_json(&f, g, &r);
+    assert_near(r.tau_us, 175, 1e-9);
+    cJSON_ReplaceItemInObject(g, "tied_embeddings", cJSON_CreateTrue()); /* nothing off */
+    cJSON_AddStringToObject(g, "embedding_type", "F16");
+    rl_pred_roofs_for_json(&f, g, &r);
+    assert_near(r.tau_us, 175, 1e-9);
+    /* a type without bytes: unknown */
+    cJSON_AddItemToArray(cJSON_GetObjectItem(g, "types"), cJSON_Parse("{\"type\": \"F32\"}"));
+    rl_pred_roofs_for_json(&f, g, &r);
+    assert_false(r.ok);
+    assert_string_equal(r.why, "the model's bytes per type are unknown");
+    f.has_roofs = false;
+    snprintf(f.roof_why, sizeof f.roof_why, "none");
+    rl_pred_roofs_for_json(&f, g, &r);
+    assert_false(r.ok);
+    assert_string_equal(r.why, "none");
+    cJSON_Delete(g);
+}
+
+/* predict -t N: the set at N when there is one; the fitted thread counts are kept. Sets at 1
+ * (Q8_0 at 5e-5 us/B) and 2 (1e-4): the fit's threads are 2 and 4, so 2 by default. */
+static void test_roofs_at(void **state)
+{
+    (void)state;
+    cJSON *b = bundle_with_fit("memory-bound");
+    cJSON_AddItemToObject(
+        b, "calibration",
+        cJSON_Parse("{\"sets\": [{\"threads\": 1, \"types\": [{\"type\": \"Q8_0\", "
+                    "\"points\": [{\"role\": \"stream\", \"bytes_per_token\": {\"value\": "
+                    "1e6}, \"rate\": {\"us_per_token\": 50}}]}]}, {\"threads\": 2, \"types\": "
+                    "[{\"type\": \"Q8_0\", \"points\": [{\"role\": \"stream\", "
+                    "\"bytes_per_token\": {\"value\": 1e6}, \"rate\": {\"us_per_token\": "
+                    "100}}]}]}]}"));
+    static rl_pred_fit f;
+    rl_error e = {RL_OK, ""};
+    assert_int_equal(rl_pred_fit_from_bundle(b, "b.json", &f, &e), RL_OK);
+    assert_true(f.has_roofs);
+    assert_int_equal(f.roof_threads, 2);
+    assert_near(f.roof_types[0].pts[0].us_per_byte, 1e-4, 1e-15);
+    rl_pred_roofs_at(b, &f, 1);
+    assert_int_equal(f.roof_threads, 1);
+    assert_near(f.roof_types[0].pts[0].us_per_byte, 5e-5, 1e-15);
+    assert_int_equal(f.n_threads, 2);
+    assert_int_equal(f.threads[0], 2);
+    assert_int_equal(f.threads[1], 4);
+    rl_pred_roofs_at(b, &f, 8); /* no set at 8: unchanged */
+    assert_int_equal(f.roof_threads, 1);
+    cJSON_Delete(b);
+}
+
 static void test_fit_and_interval(void **state)
 {
     (void)state;
@@ -521,8 +597,39 @@ static void test_expect_rows(void **state)
     assert_near(x.rows[1].lo, 220, 1e-9);
     assert_near(x.rows[1].hi, 260, 1e-9);
     assert_near(x.rows[1].diff_pct, -58.3333333, 1e-6);
+    assert_false(x.rows[0].two.ok); /* no calibration: no two-roof rate */
+    assert_true(isnan(x.rows[0].two_diff_pct));
+    assert_string_equal(x.rows[0].verdict, "no two-roof verdict: the bundle holds no calibration "
+                                           "(llama-roofline diagnose --calibrate)");
     rl_pred_expect_free(&x);
     assert_null(x.rows);
+
+    /* a calibration of Q8_0 alone, one stream point: 5000 us for 100 MB, 5e-5 us per byte
+     * (20 GB/s), no fixed cost. m1's 400 MB of Q8_0: 20000 us, 50 tok/s against 25 measured
+     * (-50%); 20 GB/s is a kernel under 0.9 x the 40 GB/s ceiling. m3 has no types. */
+    cJSON_AddItemToObject(
+        b, "calibration",
+        cJSON_Parse("{\"sets\": [{\"threads\": 2, \"types\": [{\"type\": \"Q8_0\", "
+                    "\"points\": [{\"role\": \"stream\", \"bytes_per_token\": {\"value\": "
+                    "100e6}, \"rate\": {\"us_per_token\": 5000}}]}]}]}"));
+    cJSON_AddItemToObject(cJSON_GetObjectItem(b, "analysis"), "ceiling",
+                          cJSON_Parse("{\"GBs\": 40}"));
+    cJSON *g = cJSON_GetObjectItem(cJSON_GetArrayItem(cJSON_GetObjectItem(b, "models"), 0), "gguf");
+    cJSON_AddItemToObject(g, "sizes_known", cJSON_CreateTrue());
+    cJSON_AddItemToObject(g, "tied_embeddings", cJSON_CreateTrue());
+    cJSON_AddItemToObject(g, "streamed_bytes", cJSON_CreateNumber(400e6));
+    cJSON_AddItemToObject(g, "n_layer", cJSON_CreateNumber(4));
+    cJSON_AddItemToObject(g, "types", cJSON_Parse("[{\"type\": \"Q8_0\", \"bytes\": 400e6}]"));
+    assert_int_equal(rl_pred_expect_build(b, &x, &e), RL_OK);
+    assert_true(x.fit.has_roofs);
+    assert_near(x.fit.ceiling_GBs, 40, 0);
+    assert_true(x.rows[0].two.ok);
+    assert_near(x.rows[0].two.tok_s, 50, 1e-9);
+    assert_near(x.rows[0].two_diff_pct, -50, 1e-9);
+    assert_string_equal(x.rows[0].verdict, "limited by the Q8_0 kernel: 20.0 of 40.0 GB/s");
+    assert_false(x.rows[1].two.ok);
+    assert_string_equal(x.rows[1].two.why, "the model's bytes per type are unknown");
+    rl_pred_expect_free(&x);
     cJSON_Delete(b);
 
     /* no fit: no rows, not an error */
@@ -622,6 +729,8 @@ int main(void)
         cmocka_unit_test(test_bytes_at_depth),
         cmocka_unit_test(test_depth_cost),
         cmocka_unit_test(test_roof_parts),
+        cmocka_unit_test(test_roof_parts_json),
+        cmocka_unit_test(test_roofs_at),
         cmocka_unit_test(test_fit_and_interval),
         cmocka_unit_test(test_format_rate),
         cmocka_unit_test(test_caveats),

@@ -4,6 +4,7 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <string.h>
 #include <cmocka.h>
 #include "rl_test.h"
@@ -158,6 +159,92 @@ static void test_layers_from_deep(void **state)
     assert_near(r.tau_us, 11200, 1e-6);
 }
 
+/* A base below 0 (fixed 40 us at 4 layers, 15 us a layer: -20): the layers still count, F =
+ * -20 + 15 x 24 = 340 us at 24 layers, held at 0 at one layer (-5). The points' c are
+ * unchanged (at 4 layers F is the fixed 40). */
+static void test_negative_base(void **state)
+{
+    (void)state;
+    char json[2048];
+    const char *a = strstr(ENTRY, "\"base\"");
+    const char *b = strstr(ENTRY, " \"points\"");
+    assert_non_null(a);
+    assert_non_null(b);
+    snprintf(json, sizeof json,
+             "%.*s\"base\": {\"available\": false, \"reason\": \"below 0\"}, "
+             "\"per_layer\": {\"kind\": \"derived\", \"us\": 15},%s",
+             (int)(a - ENTRY), ENTRY, b);
+    rl_roof_type t;
+    load(&t, json);
+    assert_true(t.has_layers);
+    assert_near(t.base_us, -20, 1e-12);
+    assert_near(t.pts[0].us_per_byte, 2.5e-5, 1e-15);
+    rl_roof_part part = {"Q4_0", 16e6};
+    rl_roof_result r;
+    rl_roof_predict(&t, 1, &part, 1, 24, &r);
+    assert_true(r.ok);
+    assert_near(r.fixed_us, 340, 1e-9);
+    rl_roof_predict(&t, 1, &part, 1, 1, &r);
+    assert_near(r.fixed_us, 0, 1e-12);
+}
+
+static rl_roof_result result3(double fixed, double us_a, double us_b, double us_c)
+{
+    rl_roof_result r = {.ok = true, .fixed_us = fixed, .n_shares = 3};
+    const char *names[] = {"Q4_K", "Q6_K", "Q5_0"};
+    double us[] = {us_a, us_b, us_c};
+    for (size_t i = 0; i < 3; i++) {
+        snprintf(r.shares[i].type, sizeof r.shares[i].type, "%s", names[i]);
+        r.shares[i].bytes = 10e6; /* 10 MB each */
+        r.shares[i].us = us[i];
+        r.tau_us += us[i];
+        r.binding = us[i] > us[r.binding] ? i : r.binding;
+    }
+    r.tau_us += fixed;
+    return r;
+}
+
+static void test_verdict(void **state)
+{
+    (void)state;
+    char v[160];
+    /* Q4_K 400 us (50%), Q5_0 300 us: 87.5% of 800 us with both (75% reached at the second);
+     * their 20 MB over 700 us: 28.57 GB/s, below 0.9 x 48.5 */
+    rl_roof_result r = result3(100, 400, 100, 300);
+    rl_roof_verdict(&r, 48.5, v, sizeof v);
+    assert_string_equal(v, "limited by the Q4_K and Q5_0 kernels: 28.6 of 48.5 GB/s");
+    /* one type over 75%: alone; no ceiling */
+    r = result3(100, 700, 50, 50);
+    rl_roof_verdict(&r, 0, v, sizeof v);
+    assert_string_equal(v, "limited by the Q4_K kernel: 14.3 GB/s (no memory ceiling measured)");
+    /* three needed: 300 + 250 = 550 of 800 is under 75% */
+    r = result3(0, 300, 250, 250);
+    rl_roof_verdict(&r, 48.5, v, sizeof v);
+    assert_string_equal(v, "limited by the Q4_K, Q6_K and Q5_0 kernels: 37.5 of 48.5 GB/s");
+    /* 10 MB in 230 us: 43.48 GB/s, below 0.9 x 48.5 = 43.65: a kernel */
+    r = result3(0, 230, 10, 10);
+    rl_roof_verdict(&r, 48.5, v, sizeof v);
+    assert_string_equal(v, "limited by the Q4_K kernel: 43.5 of 48.5 GB/s");
+    /* 10 MB in 220 us: 45.45 GB/s >= 43.65: memory */
+    r = result3(0, 220, 10, 10);
+    rl_roof_verdict(&r, 48.5, v, sizeof v);
+    assert_string_equal(v, "limited by memory: the Q4_K weights stream at 45.5 of 48.5 GB/s");
+    /* the fixed cost over half the time */
+    r = result3(601, 400, 100, 100);
+    rl_roof_verdict(&r, 48.5, v, sizeof v);
+    assert_string_equal(v, "limited by the fixed per-token cost: 601 of 1201 us per token, "
+                           "beyond the bytes");
+    /* exactly half: not over; 400 then 100 (the first of the equal ones) reach 83%: 20 MB in
+     * 500 us */
+    r = result3(600, 400, 100, 100);
+    rl_roof_verdict(&r, 48.5, v, sizeof v);
+    assert_string_equal(v, "limited by the Q4_K and Q6_K kernels: 40.0 of 48.5 GB/s");
+    r.ok = false;
+    snprintf(r.why, sizeof r.why, "no calibration");
+    rl_roof_verdict(&r, 48.5, v, sizeof v);
+    assert_string_equal(v, "no two-roof verdict: no calibration");
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -165,6 +252,8 @@ int main(void)
         cmocka_unit_test(test_predict_by_hand),
         cmocka_unit_test(test_reduces_to_one_roof),
         cmocka_unit_test(test_layers_from_deep),
+        cmocka_unit_test(test_verdict),
+        cmocka_unit_test(test_negative_base),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

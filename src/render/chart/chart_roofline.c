@@ -9,9 +9,14 @@
  * format; MoE points are diamonds, GPU-offloaded ones triangles (both: squares), and the label
  * says "MoE" / "GPU". With fewer than two points or no fit there is no fitted line, and the
  * description says why.
+ * With a calibration (analyse/predict_expect.h, docs/METHOD.md "Two roofs"): each model's
+ * two-roof prediction is a hollow marker of its shape and colour at its bytes, and the kernel
+ * roof (calibration compute_roof.GBs: the rate its kernel consumes cache-resident weights) of
+ * each type that binds some model, up to ROOF_MAX_KERN, is a thin dark dashed line labelled
+ * "Q4_0 kernel 43.1 GB/s".
  *
  * Table: one row per point (model, bytes per token exactly as the bundle has them, tok/s,
- * threads, kind) and one per line (GB/s).
+ * threads, kind), one per prediction and one per line (GB/s).
  * Ownership: the roof struct owns its strings (roof_free). */
 #include <ctype.h>
 #include <math.h>
@@ -19,6 +24,7 @@
 #include <string.h>
 
 #include "render/chart/chart_int.h"
+#include "analyse/predict_expect.h"
 #include "base/rl_json.h"
 #include "base/rl_text.h"
 #include "base/rl_util.h"
@@ -30,7 +36,18 @@ typedef struct {
     int64_t threads;
     size_t series; /* position in models[]: colour */
     bool moe, gpu;
+    const char *id; /* analysis.models[].id, into the bundle (read only) */
+    bool has_pred;  /* the two-roof prediction, from the calibration */
+    double pred_tps;
 } roof_pt;
+
+#define ROOF_MAX_KERN 4
+#define ROOF_KERN_RGB 0x505050u
+
+typedef struct {
+    char type[16];
+    double gbs; /* calibration compute_roof.GBs */
+} roof_kern;
 
 typedef struct {
     roof_pt pt[RL_CHART_MAX_SERIES];
@@ -38,6 +55,9 @@ typedef struct {
     bool has_fit, has_ceil;
     double fit_bps, ceil_gbs;
     const char *no_fit; /* why there is no fitted line */
+    roof_kern kern[ROOF_MAX_KERN];
+    size_t n_kern;
+    int kern_threads; /* the calibration set's thread count */
 } roof;
 
 static void roof_free(void *data)
@@ -90,6 +110,62 @@ static rl_status point_label(roof_pt *p, const cJSON *model, const char *id)
     return p->label ? RL_OK : RL_EINTERNAL;
 }
 
+/* The compute roof of type in the calibration set at threads; 0 when it has none. */
+static double kern_gbs(const cJSON *bundle, int threads, const char *type)
+{
+    const cJSON *s, *t;
+    cJSON_ArrayForEach(s, rl_json_get(rl_json_get(bundle, "calibration"), "sets"))
+    {
+        if ((int)rl_json_num_or(s, "threads", 0) != threads)
+            continue;
+        cJSON_ArrayForEach(t, rl_json_get(s, "types"))
+        {
+            const char *name = rl_json_get_str(t, "type");
+            double g = rl_json_num_or(rl_json_get(t, "compute_roof"), "GBs", 0);
+            if (name && strcmp(name, type) == 0 && rl_chart_sane(g))
+                return g;
+        }
+    }
+    return 0;
+}
+
+/* The binding type of a prediction among the kernel roofs (added once, while there is room). */
+static void kern_add(const cJSON *bundle, roof *r, const char *type)
+{
+    for (size_t k = 0; k < r->n_kern; k++)
+        if (strcmp(r->kern[k].type, type) == 0)
+            return;
+    double g = kern_gbs(bundle, r->kern_threads, type);
+    if (r->n_kern == ROOF_MAX_KERN || !(g > 0))
+        return;
+    rl_snprintf(r->kern[r->n_kern].type, sizeof r->kern[r->n_kern].type, "%s", type);
+    r->kern[r->n_kern++].gbs = g;
+}
+
+/* The two-roof predictions of the points and the kernel roofs that bind them. */
+static rl_status roof_read_two(const cJSON *bundle, roof *r, rl_error *err)
+{
+    rl_pred_expect x;
+    if (rl_pred_expect_build(bundle, &x, err) != RL_OK)
+        return rl_fail(err, RL_EINTERNAL, "roofline chart: out of memory");
+    if (x.has_fit && x.fit.has_roofs) {
+        r->kern_threads = x.fit.roof_threads;
+        for (size_t i = 0; i < r->n; i++)
+            for (size_t k = 0; k < x.n_rows; k++) {
+                const rl_roof_result *two = &x.rows[k].two;
+                if (!r->pt[i].id || !x.rows[k].id || strcmp(r->pt[i].id, x.rows[k].id) != 0 ||
+                    !two->ok || !rl_chart_sane(two->tok_s))
+                    continue;
+                r->pt[i].has_pred = true;
+                r->pt[i].pred_tps = two->tok_s;
+                kern_add(bundle, r, two->shares[two->binding].type);
+                break;
+            }
+    }
+    rl_pred_expect_free(&x);
+    return RL_OK;
+}
+
 static rl_status roof_read(const rl_chart_kind *kind, const void *src, void *data, rl_error *err)
 {
     const cJSON *bundle = src;
@@ -125,6 +201,7 @@ static rl_status roof_read(const rl_chart_kind *kind, const void *src, void *dat
         if (rl_json_get_bool(am, "gpu_offload", &b) && b)
             p->gpu = true;
         const char *id = rl_json_get_str(am, "id");
+        p->id = id;
         const char *nm = rl_json_get_str(model, "name");
         if (!nm)
             nm = rl_json_get_str(am, "name");
@@ -155,7 +232,7 @@ static rl_status roof_read(const rl_chart_kind *kind, const void *src, void *dat
         r->has_ceil = true;
         r->ceil_gbs = gbs;
     }
-    return RL_OK;
+    return roof_read_two(bundle, r, err);
 }
 
 static rl_chart_shape shape_of(const roof_pt *p)
@@ -259,8 +336,11 @@ static void roof_draw(rl_chart_canvas *cv, void *ctx)
 {
     const roof *r = ctx;
     rl_chart_extent bx = rl_chart_extent_empty();
-    for (size_t i = 0; i < r->n; i++)
+    for (size_t i = 0; i < r->n; i++) {
         rl_chart_extent_add(&bx, r->pt[i].bytes / 1e6, r->pt[i].tps);
+        if (r->pt[i].has_pred)
+            rl_chart_extent_add(&bx, r->pt[i].bytes / 1e6, r->pt[i].pred_tps);
+    }
     double xlo = bx.xlo, xhi = bx.xhi, ylo = bx.ylo, yhi = bx.yhi;
     rl_chart_rect plot = {0, 14, 0, cv->h - 14 - 58};
     rl_chart_scale xs, ys;
@@ -277,12 +357,22 @@ static void roof_draw(rl_chart_canvas *cv, void *ctx)
         bw_line(cv, &xs, &ys, &plot, r->ceil_gbs * 1e9, RL_CHART_VERMILLION, true);
     if (r->has_fit)
         bw_line(cv, &xs, &ys, &plot, r->fit_bps, RL_CHART_GREY, false);
+    for (size_t k = 0; k < r->n_kern; k++) {
+        double e[4];
+        line_ends(&xs, &ys, r->kern[k].gbs * 1e9, e);
+        rl_chart_clip(cv, &plot);
+        rl_chart_line(cv, e[0], e[1], e[2], e[3], ROOF_KERN_RGB, 1.1, true);
+        rl_chart_unclip(cv);
+    }
     double px[RL_CHART_MAX_SERIES], py[RL_CHART_MAX_SERIES];
     for (size_t i = 0; i < r->n; i++) {
         px[i] = rl_chart_map(&xs, r->pt[i].bytes / 1e6);
         py[i] = rl_chart_map(&ys, r->pt[i].tps);
         rl_chart_marker(cv, shape_of(&r->pt[i]), px[i], py[i], 5,
                         rl_chart_series_color(r->pt[i].series), true);
+        if (r->pt[i].has_pred) /* hollow: the two-roof prediction */
+            rl_chart_marker(cv, shape_of(&r->pt[i]), px[i], rl_chart_map(&ys, r->pt[i].pred_tps), 5,
+                            rl_chart_series_color(r->pt[i].series), false);
     }
     /* labels avoid crossing the lines where they can */
     if (r->has_ceil)
@@ -299,6 +389,11 @@ static void roof_draw(rl_chart_canvas *cv, void *ctx)
         rl_chart_fmt_gbs(num, sizeof num, r->fit_bps / 1e9);
         rl_snprintf(text, sizeof text, "fit %s", num);
         bw_label(cv, &xs, &ys, &plot, r->fit_bps, text, false);
+    }
+    for (size_t k = 0; k < r->n_kern; k++) {
+        rl_chart_fmt_gbs(num, sizeof num, r->kern[k].gbs);
+        rl_snprintf(text, sizeof text, "%s kernel %s", r->kern[k].type, num);
+        bw_label(cv, &xs, &ys, &plot, r->kern[k].gbs * 1e9, text, true);
     }
     for (size_t i = 0; i < r->n; i++) {
         rl_chart_spot spots[RL_CHART_SPOTS_AROUND];
@@ -323,7 +418,24 @@ static rl_status roof_table(rl_chart *c, const void *data, rl_error *err)
             "point", r->pt[i].name, mb, tps, r->pt[i].threads ? th : "", kind_of(&r->pt[i]), ""};
         st = rl_chart_table_row(c, row, err);
     }
+    for (size_t i = 0; st == RL_OK && i < r->n; i++) {
+        if (!r->pt[i].has_pred)
+            continue;
+        char mb[48], tps[48], th[24];
+        rl_chart_fmt_num(mb, sizeof mb, r->pt[i].bytes);
+        rl_chart_fmt_num(tps, sizeof tps, r->pt[i].pred_tps);
+        rl_snprintf(th, sizeof th, "%d", r->kern_threads);
+        const char *row[] = {"two-roof prediction", r->pt[i].name, mb, tps, th, "derived", ""};
+        st = rl_chart_table_row(c, row, err);
+    }
     char gbs[48];
+    for (size_t k = 0; st == RL_OK && k < r->n_kern; k++) {
+        char what[48];
+        rl_chart_fmt_num(gbs, sizeof gbs, r->kern[k].gbs);
+        rl_snprintf(what, sizeof what, "%s kernel roof", r->kern[k].type);
+        const char *row[] = {what, "", "", "", "", "compute roof", gbs};
+        st = rl_chart_table_row(c, row, err);
+    }
     if (st == RL_OK && r->has_fit) {
         rl_chart_fmt_num(gbs, sizeof gbs, r->fit_bps / 1e9);
         const char *row[] = {"fit line", "", "", "", "", "fit", gbs};
@@ -335,6 +447,32 @@ static rl_status roof_table(rl_chart *c, const void *data, rl_error *err)
         st = rl_chart_table_row(c, row, err);
     }
     return st;
+}
+
+/* " Hollow markers are ...; the thin dark dashed lines ..." or "" without predictions. */
+static void kern_desc(const roof *r, char *buf, size_t cap)
+{
+    size_t n_pred = 0, k = 0;
+    for (size_t i = 0; i < r->n; i++)
+        n_pred += r->pt[i].has_pred;
+    if (n_pred == 0)
+        return;
+    k += (size_t)rl_snprintf(buf, cap,
+                             " Hollow markers are the two-roof predictions from the calibration "
+                             "at %d thread%s",
+                             r->kern_threads, r->kern_threads == 1 ? "" : "s");
+    for (size_t i = 0; i < r->n_kern && k < cap; i++) {
+        char num[48];
+        rl_chart_fmt_gbs(num, sizeof num, r->kern[i].gbs);
+        k += (size_t)rl_snprintf(
+            buf + k, cap - k, "%s%s %s",
+            i == 0
+                ? "; the thin dark dashed lines are the kernel roofs of the types that bind them: "
+                : ", ",
+            r->kern[i].type, num);
+    }
+    if (k < cap)
+        rl_snprintf(buf + k, cap - k, ".");
 }
 
 /* One or two sentences: what is plotted, and the lines (or why there is none). */
@@ -370,11 +508,13 @@ static char *roof_desc(const rl_chart_kind *kind, const void *data)
                     r->has_ceil ? ceil_s : "");
     if (r->skipped)
         rl_snprintf(more, sizeof more, " (%zu more not drawn)", r->skipped);
+    char two[320] = "";
+    kern_desc(r, two, sizeof two);
     return rl_asprintf("Decode tok/s against bytes per token (MB, 10^6 bytes), log-log, for %zu "
-                       "model%s%s at their best thread counts%s%s%s. %s",
+                       "model%s%s at their best thread counts%s%s%s. %s%s",
                        r->n, r->n == 1 ? "" : "s", more,
                        moe || gpu ? "; circles are dense models" : "", moe ? ", diamonds MoE" : "",
-                       gpu ? ", triangles GPU-offloaded" : "", lines);
+                       gpu ? ", triangles GPU-offloaded" : "", lines, two);
 }
 
 #define ROOF_H 440.0
