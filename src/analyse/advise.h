@@ -112,6 +112,12 @@ void rl_advice_composition_warning(const rl_advice *a, char *buf, size_t cap);
  * as the bundle's "advice" (kind derived). machine names the CPU. RL_NOTHING when no run
  * produced a decode rate (the section then says so, unavailable). */
 rl_status rl_advise_bundle(cJSON *bundle, const char *machine, rl_error *err);
+/* The same from the two-roof predictions (docs/METHOD.md "Two roofs"): each model's
+ * models[].gguf through the bundle's calibration set of each thread count, no run read; the
+ * advice's "basis" is "predicted" (the measured one's "measured") and each row holds its
+ * "two_roof" (rl_pred_roofs_json) in place of "decode". A model without a prediction at any
+ * thread count is skipped with the reason. RL_NOTHING when no model has one. */
+rl_status rl_advise_bundle_predicted(cJSON *bundle, const char *machine, rl_error *err);
 
 #endif
 

@@ -1,11 +1,14 @@
 /* advise_bundle.c: the measured advice of an `advise --measure` bundle (rl_advise_bundle in
  * advise.h): the bundle's depth-0 runs become matrix rows of one core ("this machine") and go
- * through the same rules as the study's matrix, one table per thread count. */
+ * through the same rules as the study's matrix, one table per thread count. The predicted
+ * advice (`advise --measure --predict`) does the same with each model's two-roof prediction
+ * (analyse/predict.h, rl_pred_roofs_for_json) at each thread count of the calibration. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "analyse/advise.h"
+#include "analyse/predict.h"
 #include "base/rl_json.h"
 #include "base/rl_text.h"
 #include "base/rl_util.h"
@@ -53,15 +56,90 @@ static void add_skip(cJSON *skipped, const char *id, const char *reason)
     cJSON_AddItemToArray(skipped, s);
 }
 
-/* Fill the local matrix from the bundle's models. */
-static rl_status local_rows(const cJSON *models, const char *machine, rl_matrix *mx, cJSON *skipped,
-                            rl_error *err)
+/* One local matrix row's inputs. */
+typedef struct {
+    const char *machine, *name, *fmt, *id;
+    const cJSON *gguf;
+    int threads;
+    double tok_s, mib, file_bytes;
+} row_src;
+
+static void fill_row(rl_mx_row *x, const row_src *s, const char *basis)
 {
+    const cJSON *comp = rl_json_get(s->gguf, "composition");
+    double on_label = NAN, bpw = NAN;
+    rl_json_get_num(comp, "on_label_pct", &on_label);
+    rl_json_get_num(comp, "bits_per_weight", &bpw);
+    rl_snprintf(x->core, sizeof x->core, LOCAL_CORE);
+    rl_snprintf(x->core_label, sizeof x->core_label, "%s", s->machine);
+    rl_snprintf(x->model, sizeof x->model, "%s", s->name);
+    rl_snprintf(x->format, sizeof x->format, "%s", s->fmt);
+    rl_snprintf(x->normalization, sizeof x->normalization, "streamed_bytes");
+    rl_snprintf(x->basis, sizeof x->basis, "%s", basis);
+    rl_snprintf(x->source, sizeof x->source, "%s", s->id);
+    x->params_b = 1; /* one table over every file, whatever its size */
+    x->threads = s->threads;
+    x->tok_s = s->tok_s;
+    x->streamed_mib = s->mib;
+    x->file_mib = s->file_bytes / MIB;
+    x->streamed_gbs = s->tok_s * s->mib * MIB / 1e9;
+    x->mj_per_token = x->perplexity = x->repack_pct = NAN;
+    x->on_label_pct = on_label;
+    x->bits_per_weight = bpw;
+}
+
+/* Where the rows' rates come from: the models' depth-0 runs ("measured"), or the two-roof
+ * prediction of each model at each thread count of the calibration ("predicted"). */
+typedef struct {
+    const cJSON *bundle;
+    const char *basis;
+    bool predicted;
+} rows_from;
+
+/* The two-roof prediction of a model's gguf at t threads (the calibration set of exactly t);
+ * false with r->why filled when there is none. */
+static bool predicted_at(const cJSON *bundle, const cJSON *gguf, int t, rl_roof_result *r)
+{
+    static rl_pred_fit f; /* large; one caller at a time (no threads here) */
+    memset(&f, 0, sizeof f);
+    f.threads[0] = t;
+    f.n_threads = 1;
+    rl_pred_roofs_from_bundle(bundle, &f);
+    if (f.has_roofs && f.roof_threads != t) {
+        memset(r, 0, sizeof *r);
+        rl_snprintf(r->why, sizeof r->why, "no calibration at %d threads", t);
+        return false;
+    }
+    rl_pred_roofs_for_json(&f, gguf, r);
+    return r->ok;
+}
+
+/* A model's rate at t threads from src; false (why filled when predicted) when it has none. */
+static bool rate_of(const rows_from *src, const cJSON *m, int t, double *tok_s, char *why,
+                    size_t cap)
+{
+    if (!src->predicted)
+        return ok_run(m, t, tok_s) != NULL;
+    rl_roof_result r;
+    if (!predicted_at(src->bundle, rl_json_get(m, "gguf"), t, &r)) {
+        rl_snprintf(why, cap, "no two-roof prediction at %d threads: %s", t, r.why);
+        return false;
+    }
+    *tok_s = r.tok_s;
+    return true;
+}
+
+/* Fill the local matrix from the bundle's models. */
+static rl_status local_rows(const rows_from *src, const char *machine, rl_matrix *mx,
+                            cJSON *skipped, rl_error *err)
+{
+    const cJSON *models = rl_json_get(src->bundle, "models");
+    const cJSON *sets = rl_json_get(rl_json_get(src->bundle, "calibration"), "sets");
     size_t cap = 0;
     const cJSON *m;
     cJSON_ArrayForEach(m, models)
     {
-        cap += (size_t)cJSON_GetArraySize(rl_json_get(m, "runs"));
+        cap += (size_t)cJSON_GetArraySize(src->predicted ? sets : rl_json_get(m, "runs"));
     }
     if (cap > RL_MX_MAX_ROWS)
         return rl_fail(err, RL_EINPUT, "the bundle holds more than %d runs", RL_MX_MAX_ROWS);
@@ -78,7 +156,8 @@ static rl_status local_rows(const cJSON *models, const char *machine, rl_matrix 
         if (!id || !name)
             continue;
         double mean;
-        if (!ok_run(m, 0, &mean)) {
+        char why[300] = "";
+        if (!src->predicted && !ok_run(m, 0, &mean)) {
             add_skip(skipped, id, "no depth-0 run produced a decode rate");
             continue;
         }
@@ -102,46 +181,32 @@ static rl_status local_rows(const cJSON *models, const char *machine, rl_matrix 
                 rl_snprintf(fmt, sizeof fmt, "%s", name);
                 break;
             }
-        const cJSON *comp = rl_json_get(g, "composition");
-        double on_label = NAN, bpw = NAN;
-        rl_json_get_num(comp, "on_label_pct", &on_label);
-        rl_json_get_num(comp, "bits_per_weight", &bpw);
-        const cJSON *r;
-        cJSON_ArrayForEach(r, rl_json_get(m, "runs"))
+        size_t before = mx->n;
+        const cJSON *r, *over = src->predicted ? sets : rl_json_get(m, "runs");
+        cJSON_ArrayForEach(r, over)
         {
             int64_t t;
             if (!rl_json_get_i64(r, "threads", &t) || t < 1 || t > 4096 || mx->n >= cap)
                 continue;
-            if (ok_run(m, (int)t, &mean) != r)
+            if (src->predicted ? !rate_of(src, m, (int)t, &mean, why, sizeof why)
+                               : ok_run(m, (int)t, &mean) != r)
                 continue;
-            rl_mx_row *x = &mx->rows[mx->n++];
-            rl_snprintf(x->core, sizeof x->core, LOCAL_CORE);
-            rl_snprintf(x->core_label, sizeof x->core_label, "%s", machine);
-            rl_snprintf(x->model, sizeof x->model, "%s", name);
-            rl_snprintf(x->format, sizeof x->format, "%s", fmt);
-            rl_snprintf(x->normalization, sizeof x->normalization, "streamed_bytes");
-            rl_snprintf(x->basis, sizeof x->basis, "measured");
-            rl_snprintf(x->source, sizeof x->source, "%s", id);
-            x->params_b = 1; /* one table over every file measured, whatever its size */
-            x->threads = (int)t;
-            x->tok_s = mean;
-            x->streamed_mib = mib;
-            x->file_mib = file_bytes / MIB;
-            x->streamed_gbs = mean * mib * MIB / 1e9;
-            x->mj_per_token = x->perplexity = x->repack_pct = NAN;
-            x->on_label_pct = on_label;
-            x->bits_per_weight = bpw;
+            fill_row(&mx->rows[mx->n++],
+                     &(row_src){machine, name, fmt, id, g, (int)t, mean, mib, file_bytes},
+                     src->basis);
         }
+        if (src->predicted && mx->n == before)
+            add_skip(skipped, id, why[0] ? why : "the bundle holds no calibration");
     }
     return RL_OK;
 }
 
-static cJSON *row_json(const rl_adv_entry *e, const cJSON *models)
+static cJSON *row_json(const rl_adv_entry *e, const rows_from *src)
 {
     const rl_mx_row *r = e->row;
-    const cJSON *m = model_by_id(models, r->source);
+    const cJSON *m = model_by_id(rl_json_get(src->bundle, "models"), r->source);
     double mean;
-    const cJSON *run = m ? ok_run(m, r->threads, &mean) : NULL;
+    const cJSON *run = m && !src->predicted ? ok_run(m, r->threads, &mean) : NULL;
     cJSON *x = cJSON_CreateObject();
     if (!x)
         return NULL;
@@ -151,6 +216,9 @@ static cJSON *row_json(const rl_adv_entry *e, const cJSON *models)
     const cJSON *dec = run ? rl_json_get(run, "decode") : NULL;
     if (dec)
         cJSON_AddItemToObject(x, "decode", cJSON_Duplicate(dec, 1));
+    rl_roof_result two;
+    if (src->predicted && m && predicted_at(src->bundle, rl_json_get(m, "gguf"), r->threads, &two))
+        rl_json_attach(x, "two_roof", rl_pred_roofs_json(&two, r->threads, ""));
     rl_advice_entry_json(x, e);
     if (isnan(r->on_label_pct))
         rl_json_add_unavailable(x, "on_label_pct", "the label names no ggml type");
@@ -163,7 +231,7 @@ static cJSON *row_json(const rl_adv_entry *e, const cJSON *models)
     return x;
 }
 
-static cJSON *table_json(const rl_advice *a, const cJSON *models)
+static cJSON *table_json(const rl_advice *a, const rows_from *src)
 {
     cJSON *t = cJSON_CreateObject();
     if (!t)
@@ -173,7 +241,7 @@ static cJSON *table_json(const rl_advice *a, const cJSON *models)
     cJSON *ranking = cJSON_AddArrayToObject(t, "ranking");
     cJSON *tied = cJSON_AddArrayToObject(t, "tied_with_fastest");
     for (int i = 0; rows && i < a->n; i++) {
-        cJSON_AddItemToArray(rows, row_json(&a->e[i], models));
+        cJSON_AddItemToArray(rows, row_json(&a->e[i], src));
         cJSON_AddItemToArray(ranking, rl_json_str(a->e[i].row->format));
         if (a->e[i].tied)
             cJSON_AddItemToArray(tied, rl_json_str(a->e[i].row->format));
@@ -208,9 +276,9 @@ static cJSON *table_json(const rl_advice *a, const cJSON *models)
     return t;
 }
 
-rl_status rl_advise_bundle(cJSON *bundle, const char *machine, rl_error *err)
+static rl_status advise_from(cJSON *bundle, const char *machine, const rows_from *src,
+                             rl_error *err)
 {
-    const cJSON *models = rl_json_get(bundle, "models");
     rl_matrix mx = {0};
     cJSON *adv = cJSON_CreateObject();
     cJSON *skipped = cJSON_CreateArray();
@@ -220,11 +288,15 @@ rl_status rl_advise_bundle(cJSON *bundle, const char *machine, rl_error *err)
         return rl_fail(err, RL_EINTERNAL, "out of memory");
     }
     rl_status st =
-        local_rows(models, machine && *machine ? machine : "this machine", &mx, skipped, err);
+        local_rows(src, machine && *machine ? machine : "this machine", &mx, skipped, err);
     cJSON_AddStringToObject(adv, "kind", "derived");
+    rl_json_add_str(adv, "basis", src->basis);
     rl_json_add_str(adv, "machine", machine && *machine ? machine : "unknown CPU");
     rl_json_add_str(adv, "evidence", rl_evidence_name(RL_EV_EXACT));
-    rl_json_add_str(adv, "confidence", rl_evidence_text(RL_EV_EXACT));
+    rl_json_add_str(adv, "confidence",
+                    src->predicted ? "predicted from this machine's calibration (two roofs); "
+                                     "no file measured"
+                                   : rl_evidence_text(RL_EV_EXACT));
     cJSON *rules = cJSON_AddObjectToObject(adv, "rules");
     if (rules) {
         cJSON_AddStringToObject(rules, "kind", "controlled");
@@ -244,7 +316,7 @@ rl_status rl_advise_bundle(cJSON *bundle, const char *machine, rl_error *err)
             rl_advice a;
             if (rl_advise_core(&mx, LOCAL_CORE, 1, best.threads_avail[i], RL_ADV_MIN_GROUP_LOCAL,
                                &a, &e) == RL_OK)
-                cJSON_AddItemToArray(tables, table_json(&a, models));
+                cJSON_AddItemToArray(tables, table_json(&a, src));
         }
         if (st == RL_OK) {
             cJSON_AddNumberToObject(adv, "best_threads", best.threads);
@@ -255,7 +327,9 @@ rl_status rl_advise_bundle(cJSON *bundle, const char *machine, rl_error *err)
             cJSON_AddBoolToObject(adv, "ranking_stable_across_threads", best.ranking_stable);
         }
     } else if (st == RL_OK) {
-        rl_json_add_unavailable(adv, "tables", "no file produced a decode rate");
+        rl_json_add_unavailable(adv, "tables",
+                                src->predicted ? "no file has a two-roof prediction"
+                                               : "no file produced a decode rate");
     }
     cJSON_AddItemToObject(adv, "skipped", skipped);
     rl_matrix_free(&mx);
@@ -265,6 +339,19 @@ rl_status rl_advise_bundle(cJSON *bundle, const char *machine, rl_error *err)
         cJSON_AddItemToObject(bundle, "advice", adv);
     if (st == RL_OK && !any)
         st = rl_fail(err, RL_NOTHING,
-                     "nothing decoded: check that these files load with your llama-bench");
+                     src->predicted
+                         ? "nothing predicted: no file's types are calibrated (see the skipped "
+                           "reasons in the bundle's advice)"
+                         : "nothing decoded: check that these files load with your llama-bench");
     return st;
+}
+
+rl_status rl_advise_bundle(cJSON *bundle, const char *machine, rl_error *err)
+{
+    return advise_from(bundle, machine, &(rows_from){bundle, "measured", false}, err);
+}
+
+rl_status rl_advise_bundle_predicted(cJSON *bundle, const char *machine, rl_error *err)
+{
+    return advise_from(bundle, machine, &(rows_from){bundle, "predicted", true}, err);
 }

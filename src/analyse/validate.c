@@ -1116,7 +1116,37 @@ static void check_predictions(const cJSON *b, probs *p)
  * existing model, its decode a valid rate whose stats.mean is tok_s, streamed_GBs = tok_s x
  * streamed_MiB x 2^20 / 1e9, vs_best_pct = 100 x (tok_s / fastest - 1), tied = within 5% of
  * the fastest; ranking and fastest name the rows in order. */
-static void check_advice(const cJSON *adv, const idset *ids, probs *p)
+/* A predicted row (advice.basis "predicted"): its two_roof's tok_s is the row's, and both are
+ * what the bundle's calibration gives the row's model at the table's threads. */
+static void check_advice_two_roof(const cJSON *b, const cJSON *r, int threads, double tok,
+                                  const char *rp, probs *p)
+{
+    char buf[VPATH];
+    const cJSON *two = rl_json_get(r, "two_roof");
+    double t2;
+    if (!two || !rl_json_get_num(two, "tok_s", &t2)) {
+        add(p, key_path(buf, rp, "two_roof"), "a predicted row without a two-roof tok_s");
+        return;
+    }
+    if (!rel_close(t2, tok, REL_TOL))
+        add(p, key_path(buf, rp, "tok_s"), "is not two_roof.tok_s (%.17g)", t2);
+    static rl_pred_fit f; /* large */
+    memset(&f, 0, sizeof f);
+    f.threads[0] = threads;
+    f.n_threads = 1;
+    rl_pred_roofs_from_bundle(b, &f);
+    const cJSON *m = rl_bundle_model(b, rl_json_get_str(r, "model_id"), NULL);
+    rl_roof_result rr;
+    rl_pred_roofs_for_json(&f, rl_json_get(m, "gguf"), &rr);
+    if (!m || f.roof_threads != threads || !rr.ok)
+        add(p, key_path(buf, rp, "two_roof"),
+            "the bundle's calibration at %d threads gives this model no prediction", threads);
+    else if (!rel_close(rr.tok_s, t2, REL_TOL))
+        add(p, key_path(buf, rp, "two_roof.tok_s"),
+            "is not what the calibration gives the model (%.17g)", rr.tok_s);
+}
+
+static void check_advice(const cJSON *b, const cJSON *adv, const idset *ids, probs *p)
 {
     char tp[VPATH], rp[VPATH], buf[VPATH];
     if (!cJSON_IsObject(adv)) {
@@ -1126,6 +1156,10 @@ static void check_advice(const cJSON *adv, const idset *ids, probs *p)
     const char *kind = rl_json_get_str(adv, "kind");
     if (!kind || strcmp(kind, "derived") != 0)
         add(p, "advice.kind", "not \"derived\"");
+    const char *basis = rl_json_get_str(adv, "basis");
+    bool pred = basis && strcmp(basis, "predicted") == 0;
+    if (basis && !pred && strcmp(basis, "measured") != 0)
+        add(p, "advice.basis", "neither \"measured\" nor \"predicted\"");
     const cJSON *tables = rl_json_get(adv, "tables");
     if (unavailable(tables))
         return;
@@ -1153,13 +1187,15 @@ static void check_advice(const cJSON *adv, const idset *ids, probs *p)
             const cJSON *dec = rl_json_get(r, "decode");
             if (dec)
                 check_rate(dec, key_path(buf, rp, "decode"), p);
-            else
+            else if (!pred)
                 add(p, key_path(buf, rp, "decode"), "required key missing");
             double tok, mean, mib, gbs, vs;
             if (!rl_json_get_num(r, "tok_s", &tok) || !(tok > 0)) {
                 add(p, key_path(buf, rp, "tok_s"), "not a positive number");
                 continue;
             }
+            if (pred)
+                check_advice_two_roof(b, r, (int)rl_json_num_or(t, "threads", 0), tok, rp, p);
             if (tok > prev)
                 add(p, key_path(buf, rp, "tok_s"), "rows are not sorted fastest first");
             prev = tok;
@@ -1700,7 +1736,7 @@ rl_status rl_validate(const cJSON *b, rl_validate_problems *out)
     if (rl_json_get(b, "client"))
         check_client(rl_json_get(b, "client"), out);
     if (rl_json_get(b, "advice"))
-        check_advice(rl_json_get(b, "advice"), &ids, out);
+        check_advice(b, rl_json_get(b, "advice"), &ids, out);
     check_predictions(b, out);
     if (rl_json_get(b, "calibration"))
         check_calibration(rl_json_get(b, "calibration"), out);

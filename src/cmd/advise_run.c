@@ -22,7 +22,11 @@
 #include "base/rl_text.h"
 #include "base/rl_util.h"
 #include "base/rl_version.h"
+#include "cmd/calib_run.h"
+#include "cmd/defaults.h"
 #include "cmd/sweep.h"
+#include "measure/membw.h"
+#include "measure/sysinfo.h"
 
 /* Write text to -o FILE (atomically) or stdout (made terminal-safe as kind says). */
 static rl_status emit_as(const rl_advise_opts *o, const char *text, rl_tty_kind kind, rl_error *err)
@@ -168,22 +172,34 @@ static rl_status synth_models(const rl_advise_opts *o, rl_advise_set *set, const
     return st;
 }
 
+/* The files to compare: -m, then --synth's; at least two. */
+static rl_status gather_files(const rl_advise_opts *o, rl_advise_set *set, const char **models,
+                              size_t *n_models, rl_error *err)
+{
+    rl_status st = RL_OK;
+    *n_models = 0;
+    for (size_t i = 0; i < o->n_models && *n_models < RL_SWEEP_MAX_MODELS; i++)
+        models[(*n_models)++] = o->models[i];
+    if (o->synth)
+        st = synth_models(o, set, models, n_models, err);
+    if (st == RL_OK && *n_models == 0)
+        st = rl_fail(err, RL_EINPUT,
+                     "--measure needs files: -m A.gguf -m B.gguf, or --synth to build them");
+    else if (st == RL_OK && *n_models < 2)
+        st = rl_fail(err, RL_EINPUT,
+                     "--measure needs at least two files to compare. One file has no ranking.");
+    return st;
+}
+
+static rl_status finish(const rl_advise_opts *o, cJSON *bundle, rl_status st, rl_status ast,
+                        const rl_error *ae, rl_error *err);
+
 rl_status rl_advise_run_measure(const rl_advise_opts *o, rl_error *err)
 {
     rl_advise_set set = {0};
-    rl_status st = RL_OK;
     const char *models[RL_SWEEP_MAX_MODELS];
     size_t n_models = 0;
-    for (size_t i = 0; i < o->n_models && n_models < RL_SWEEP_MAX_MODELS; i++)
-        models[n_models++] = o->models[i];
-    if (o->synth)
-        st = synth_models(o, &set, models, &n_models, err);
-    if (st == RL_OK && n_models == 0)
-        st = rl_fail(err, RL_EINPUT,
-                     "--measure needs files: -m A.gguf -m B.gguf, or --synth to build them");
-    else if (st == RL_OK && n_models < 2)
-        st = rl_fail(err, RL_EINPUT,
-                     "--measure needs at least two files to compare. One file has no ranking.");
+    rl_status st = gather_files(o, &set, models, &n_models, err);
     if (st != RL_OK) {
         rl_advise_set_free(&set);
         return st;
@@ -217,6 +233,15 @@ rl_status rl_advise_run_measure(const rl_advise_opts *o, rl_error *err)
     rl_cpu_detect_file(o->cpuinfo, &cpu, &de);
     rl_error ae = {RL_OK, ""};
     rl_status ast = rl_advise_bundle(bundle, cpu.cpu, &ae);
+    return finish(o, bundle, st, ast, &ae, err);
+}
+
+/* The bundle and report written into --dir, the advice printed (text, Markdown or JSON), the
+ * bundle freed. st: the measurement's status (its failure or interruption comes first), ast
+ * and ae the advice's. */
+static rl_status finish(const rl_advise_opts *o, cJSON *bundle, rl_status st, rl_status ast,
+                        const rl_error *ae, rl_error *err)
+{
     char *path = rl_asprintf("%s/bundle.json", o->dir);
     char *rpath = rl_asprintf("%s/" RL_REPORT_FILE, o->dir);
     rl_error we = {RL_OK, ""};
@@ -267,8 +292,124 @@ rl_status rl_advise_run_measure(const rl_advise_opts *o, rl_error *err)
         return ost;
     }
     if (ast != RL_OK) {
-        *err = ae;
+        *err = *ae;
         return ast;
     }
     return RL_OK;
+}
+
+/* --predict's calibration options: advise's thread counts (else calibrate's default), the full
+ * calibration's -n and -r (cached: a second run reuses it), this machine's cache size. */
+static void predict_calib_opts(const rl_advise_opts *o, const rl_sysinfo *si, rl_calib_opts *c)
+{
+    memset(c, 0, sizeof *c);
+    c->verb = "advise";
+    memcpy(c->threads, o->threads, sizeof c->threads);
+    c->n_threads = o->n_threads;
+    if (!c->n_threads)
+        c->n_threads = rl_membw_default_threads(si->logical_cores > 0 ? si->logical_cores : 1,
+                                                si->physical_cores, c->threads, RL_SWEEP_MAX_LIST);
+    c->n_gen = rl_defaults.cal_n_gen;
+    c->reps = rl_defaults.cal_reps;
+    c->run_s = rl_defaults.cal_run_s;
+    c->timeout_s = o->timeout;
+    c->quiet = o->quiet;
+    c->wait_quiet_s = o->wait_quiet_s;
+    c->retry_disturbed = o->retry_disturbed;
+    rl_calib_llc(c, si, "advise");
+}
+
+/* The calibration bundle with the files as its models (gguf only, no run), their types. */
+static rl_status predict_bundle(const rl_advise_opts *o, rl_calib_opts *c, const rl_sysinfo *si,
+                                const char **models, size_t n, cJSON **out, rl_error *err)
+{
+    cJSON *b = rl_calib_bundle_new("advise", c, si), *arr = NULL;
+    if (!b || !(arr = cJSON_AddArrayToObject(b, "models"))) {
+        cJSON_Delete(b);
+        return rl_fail(err, RL_EINTERNAL, "out of memory");
+    }
+    rl_status st = RL_OK;
+    for (size_t i = 0; st == RL_OK && i < n; i++) {
+        cJSON *m = rl_sweep_model_json(models[i], i, err);
+        if (!m)
+            st = err->status != RL_OK ? err->status : RL_EINTERNAL;
+        else if (!rl_json_push(arr, m))
+            st = rl_fail(err, RL_EINTERNAL, "out of memory");
+        else
+            rl_calib_add_types_of(c, rl_json_get(m, "gguf"));
+    }
+    rl_calib_order_types(c);
+    (void)o;
+    if (st != RL_OK) {
+        cJSON_Delete(b);
+        return st;
+    }
+    *out = b;
+    return RL_OK;
+}
+
+rl_status rl_advise_run_predict(const rl_advise_opts *o, rl_error *err)
+{
+    rl_advise_set set = {0};
+    const char *models[RL_SWEEP_MAX_MODELS];
+    size_t n_models = 0;
+    rl_sysinfo si;
+    rl_sysinfo_collect(&si);
+    rl_calib_opts c;
+    predict_calib_opts(o, &si, &c);
+    char *bench = NULL, *quant = NULL, *root = NULL, *path = NULL;
+    cJSON *b = NULL;
+    rl_status st = gather_files(o, &set, models, &n_models, err);
+    if (st == RL_OK)
+        st = rl_lbench_find(o->llama_bench, &bench, err);
+    if (st == RL_OK) /* only types llama-quantize writes need it; missing: those not calibrated */
+        rl_advise_find_quantize(o->llama_quantize, bench, &quant, &(rl_error){RL_OK, ""});
+    c.llama_bench = bench;
+    c.llama_quantize = quant;
+    if (st == RL_OK && !(root = rl_cache_root(getenv("LLAMA_ROOFLINE_CACHE"), getenv("HOME"))))
+        st = rl_fail(err, RL_EOUTPUT,
+                     "no place for the calibration cache: set HOME or LLAMA_ROOFLINE_CACHE to "
+                     "a writable directory");
+    c.cache_root = root;
+    if (st == RL_OK)
+        st = predict_bundle(o, &c, &si, models, n_models, &b, err);
+    if (st == RL_OK && !(path = rl_asprintf("%s/bundle.json", o->dir)))
+        st = rl_fail(err, RL_EINTERNAL, "out of memory");
+    if (st == RL_OK)
+        st = rl_mkdir_p(o->dir, "choose a writable --dir", err);
+    if (st == RL_OK)
+        st = rl_output_lock(path, o->dir, "choose another --dir", err);
+    if (st == RL_OK)
+        st = rl_bundle_write(b, path, err);
+    rl_calib_stats stats = {0};
+    rl_cal_key key;
+    if (st == RL_OK) {
+        rl_cal_key_of_bundle(b, &key);
+        rl_tty_printf(stderr,
+                      "advise: predicting %zu files from a calibration of the %zu types they "
+                      "hold at %d thread count%s (cached types reused); no file is measured\n",
+                      n_models, c.n_types, c.n_threads, c.n_threads == 1 ? "" : "s");
+        st = rl_calib_measure(&c, &key, b, path, &stats, err);
+        rl_tty_printf(stderr,
+                      "advise: calibration: %zu measured, %zu reused from the cache (types x "
+                      "thread counts), %zu not calibrated\n",
+                      stats.measured, stats.reused, stats.not_calibrated);
+    }
+    rl_advise_set_free(&set);
+    free(bench);
+    free(quant);
+    free(root);
+    free(path);
+    if (!b)
+        return st;
+    rl_cpu_info cpu;
+    rl_error de, ae = {RL_OK, ""};
+    rl_cpu_detect_file(o->cpuinfo, &cpu, &de);
+    rl_status ast = st == RL_OK ? rl_advise_bundle_predicted(b, cpu.cpu, &ae) : RL_OK;
+    rl_bundle_set_status(b,
+                         st == RL_EINTERRUPTED ? "interrupted"
+                         : st == RL_OK         ? "complete"
+                                               : "failed",
+                         st == RL_OK ? NULL : err->msg);
+    return finish(o, b, st, ast, &ae, err);
 }

@@ -23,6 +23,7 @@ typedef struct {
     const char *llama_quantize; /* --llama-quantize */
     const char *dir;            /* --dir: where --measure writes bundle.json and the report */
     bool list, json, md, synth;
+    bool predict; /* --predict (with --measure): rank from the calibration, measure no file */
     int threads[RL_SWEEP_MAX_LIST], n_threads;
     double scale;              /* --scale, 0: the smallest measured */
     const char *const *models; /* -m files (--measure) */
@@ -47,5 +48,10 @@ rl_status rl_advise_run_rank(const rl_advise_opts *o, rl_error *err);
  * and the report into o->dir and print the advice. The sweep's failure or interruption
  * comes first, then a write failure, then the advice's own. */
 rl_status rl_advise_run_measure(const rl_advise_opts *o, rl_error *err);
+/* --measure --predict: the same files, not measured: the types they hold calibrated (cached
+ * and reused, cmd/calib_run.h) at o's thread counts, each file's two-roof prediction ranked by
+ * the same rules (rl_advise_bundle_predicted), the bundle (the calibration, the files' GGUF
+ * tables, the advice) and the report into o->dir, the advice printed. */
+rl_status rl_advise_run_predict(const rl_advise_opts *o, rl_error *err);
 
 #endif

@@ -9,6 +9,7 @@
 #include "base/proc.h"
 #include "base/rl_file.h"
 #include "base/rl_json.h"
+#include "base/rl_opt.h"
 #include "base/rl_text.h"
 #include "base/rl_util.h"
 #include "bundle/bundle.h"
@@ -557,6 +558,23 @@ void rl_calib_order_types(rl_calib_opts *o)
     o->n_types = n;
 }
 
+void rl_calib_llc(rl_calib_opts *o, const rl_sysinfo *si, const char *verb)
+{
+    o->llc = si->llc_bytes ? si->llc_bytes : RL_CAL_LLC_DEFAULT;
+    o->llc_source = si->llc_bytes ? "detected" : "default";
+    uint64_t mib; /* calibrate's --llc-mib for diagnose and advise (docs/CLI.md) */
+    const char *env = getenv("LLAMA_ROOFLINE_CALIB_LLC_MIB");
+    if (env && *env && rl_parse_u64(env, &mib) && mib >= 1 && mib <= 65536) {
+        o->llc = mib << 20;
+        o->llc_source = "--llc-mib";
+    } else if (env && *env) {
+        rl_tty_printf(stderr,
+                      "%s: warning: LLAMA_ROOFLINE_CALIB_LLC_MIB is not a whole number "
+                      "from 1 to 65536: ignored\n",
+                      verb);
+    }
+}
+
 /* The options of diagnose's calibration from its bundle: its thread counts, its models' types,
  * its llama-bench, llama-quantize beside it (without one, those types are not calibrated). */
 static void diagnose_opts(const cJSON *b, bool quick, rl_calib_opts *o, char *noq, size_t noq_cap)
@@ -575,18 +593,7 @@ static void diagnose_opts(const cJSON *b, bool quick, rl_calib_opts *o, char *no
     o->run_s = rl_defaults.cal_run_s;
     rl_sysinfo si;
     rl_sysinfo_collect(&si);
-    o->llc = si.llc_bytes ? si.llc_bytes : RL_CAL_LLC_DEFAULT;
-    o->llc_source = si.llc_bytes ? "detected" : "default";
-    uint64_t mib; /* calibrate's --llc-mib for diagnose (docs/CLI.md) */
-    const char *env = getenv("LLAMA_ROOFLINE_CALIB_LLC_MIB");
-    if (env && *env && rl_parse_u64(env, &mib) && mib >= 1 && mib <= 65536) {
-        o->llc = mib << 20;
-        o->llc_source = "--llc-mib";
-    } else if (env && *env) {
-        rl_tty_printf(stderr,
-                      "diagnose: warning: LLAMA_ROOFLINE_CALIB_LLC_MIB is not a whole number "
-                      "from 1 to 65536: ignored\n");
-    }
+    rl_calib_llc(o, &si, "diagnose");
     o->llama_bench = rl_json_get_str(rl_json_get(b, "llama_cpp"), "llama_bench");
     bool needs = false;
     for (size_t i = 0; i < o->n_types; i++)
@@ -670,4 +677,28 @@ rl_status rl_calib_after_diagnose(cJSON *bundle, const char *out_dir, bool calib
     if (cst != RL_OK && cst != RL_EINTERRUPTED)
         rl_tty_printf(stderr, "diagnose: warning: no calibration: %s\n", ce.msg);
     return st;
+}
+
+cJSON *rl_calib_bundle_new(const char *command, const rl_calib_opts *o, const rl_sysinfo *si)
+{
+    int argc = 0;
+    char *const *argv = rl_opt_typed(&argc);
+    cJSON *b = rl_bundle_new(command, argc, argv), *src = NULL, *set = NULL;
+    int depth0 = 0;
+    bool ok = b && (src = cJSON_AddObjectToObject(b, "source")) != NULL;
+    ok = ok && rl_json_add_str(src, "kind", "measured");
+    ok = ok && rl_json_attach(b, "environment", rl_sysinfo_to_json(si));
+    ok = ok && rl_json_attach(b, "llama_cpp", rl_sweep_build_json(o->llama_bench));
+    ok = ok && (set = cJSON_AddObjectToObject(b, "settings")) != NULL;
+    ok = ok && rl_json_add_str(set, "kind", "controlled");
+    ok = ok && rl_json_add_int_array(set, "threads", o->threads, o->n_threads);
+    ok = ok && rl_json_add_int_array(set, "depths", &depth0, 1);
+    ok = ok && rl_json_add_num(set, "n_gen", o->n_gen) && rl_json_add_num(set, "reps", o->reps);
+    ok = ok && rl_json_add_num(set, "n_gpu_layers", 0);
+    ok = ok && rl_json_add_num(set, "timeout_s", o->timeout_s);
+    if (!ok) {
+        cJSON_Delete(b);
+        return NULL;
+    }
+    return b;
 }

@@ -28,6 +28,7 @@
 #include "bundle/calib.h"
 #include "cmd/sweep.h"
 #include "measure/quiet.h"
+#include "measure/sysinfo.h"
 #include "model/calib_plan.h"
 
 #define RL_CAL_MAX_TYPES 64
@@ -93,6 +94,16 @@ void rl_calib_order_types(rl_calib_opts *o);
 rl_status rl_calib_after_diagnose(cJSON *bundle, const char *out_dir, bool calibrate, bool quick,
                                   double wait_quiet_s, int retry_disturbed, rl_status st,
                                   rl_error *err);
+
+/* The cache size the calibration models are sized from: $LLAMA_ROOFLINE_CALIB_LLC_MIB (calibrate's
+ * --llc-mib for the commands that calibrate without that option; a bad value is warned about
+ * as verb's and ignored), else si's detected last-level cache, else RL_CAL_LLC_DEFAULT. */
+void rl_calib_llc(rl_calib_opts *o, const rl_sysinfo *si, const char *verb);
+
+/* A calibration bundle of command (argv from rl_opt_typed): source (measured), environment
+ * (si), llama_cpp (o->llama_bench's build), settings (o's threads, depth 0, n_gen, reps, no
+ * GPU layers, timeout); NULL when out of memory. */
+cJSON *rl_calib_bundle_new(const char *command, const rl_calib_opts *o, const rl_sysinfo *si);
 
 /* The calibration's table on out: one block per thread count, a line per type (compute roof,
  * stream rate, fixed, per layer, where it came from), then the types not calibrated. */

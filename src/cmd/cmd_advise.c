@@ -21,6 +21,7 @@ static const char usage[] =
     "       llama-roofline advise --list-cores\n"
     "       llama-roofline advise --plan F16.gguf\n"
     "       llama-roofline advise --measure (-m GGUF -m GGUF... | --synth) [options]\n"
+    "       llama-roofline advise --measure --predict (-m GGUF... | --synth) ...\n"
     "\n"
     "Which quantization format to run on this CPU. Without --measure nothing is run:\n"
     "the answer comes from a published format study (data/format_matrix.csv, compiled\n"
@@ -60,6 +61,11 @@ static const char usage[] =
     "  --preset NAME        synth preset (default qwen2.5-0.5b; `synth --list`)\n"
     "  --formats LIST       formats for --synth, e.g. Q4_0,Q8_0,F16 (default: Q4_0,\n"
     "                       IQ4_NL, IQ4_XS, Q3_K_M, Q4_K_M, Q6_K, Q8_0)\n"
+    "  --predict            measure no file: calibrate the ggml types the files hold\n"
+    "                       (see calibrate; cached and reused) and rank each file's\n"
+    "                       two-roof prediction from its tensor table, by the same\n"
+    "                       rules (docs/METHOD.md \"Two roofs\"); the -n and -r below\n"
+    "                       are not used\n"
     "  --n-prompt N, --n-gen N, --reps N, --timeout SEC\n"
     "                       llama-bench settings (defaults " RL_DEF_STR(RL_DEF_N_PROMPT) ", " RL_DEF_STR(RL_DEF_N_GEN) ", " RL_DEF_STR(RL_DEF_REPS) ", " RL_DEF_STR(RL_DEF_TIMEOUT_S) ")\n"
     "  --llama-bench PATH   the llama-bench binary or its directory\n"
@@ -73,11 +79,11 @@ static const char usage[] =
     "  -h, --help           show this text\n"
     "\n"
     "exit codes: 0 advice printed (also for unknown silicon: the recipe); 1 --measure\n"
-    "decoded nothing; 2 bad input (an unknown --core, a bad number, fewer than two\n"
-    "files, a quantized --plan source, -o naming an input); 3 llama-bench or\n"
-    "llama-quantize not found; 4 an output cannot be written or another\n"
-    "llama-roofline is writing --dir; 130 interrupted (the bundle keeps what was\n"
-    "measured).\n";
+    "decoded (or --predict predicted) nothing; 2 bad input (an unknown --core, a bad\n"
+    "number, fewer than two files, a quantized --plan source, -o naming an input);\n"
+    "3 llama-bench or llama-quantize not found; 4 an output cannot be written or\n"
+    "another llama-roofline is writing --dir; 130 interrupted (the bundle keeps what\n"
+    "was measured).\n";
 // clang-format on
 
 enum {
@@ -98,7 +104,8 @@ enum {
     OPT_TIMEOUT,
     OPT_LB,
     OPT_LQ,
-    OPT_DIR
+    OPT_DIR,
+    OPT_PREDICT
 };
 
 static const struct option longopts[] = {
@@ -123,6 +130,7 @@ static const struct option longopts[] = {
     {"llama-bench", required_argument, NULL, OPT_LB},
     {"llama-quantize", required_argument, NULL, OPT_LQ},
     {"dir", required_argument, NULL, OPT_DIR},
+    {"predict", no_argument, NULL, OPT_PREDICT},
     RL_DEF_QUIET_LONGOPTS,
     {"help", no_argument, NULL, 'h'},
     {NULL, 0, NULL, 0},
@@ -202,6 +210,7 @@ static rl_status on_opt(int c, const char *arg, void *ctx, rl_error *err)
     case OPT_LB: o->llama_bench = arg; break;
     case OPT_LQ: o->llama_quantize = arg; break;
     case OPT_DIR: o->dir = arg; break;
+    case OPT_PREDICT: o->predict = true; break;
     default: st = rl_fail(err, RL_EINTERNAL, "option table out of step");
     }
     return st;
@@ -244,6 +253,10 @@ static rl_status parse(int argc, char **argv, opts *a, rl_error *err)
         return rl_fail(err, RL_EINPUT, "--list-cores, --plan and --measure exclude each other");
     if (!a->measure && (o->n_models || o->synth))
         return rl_fail(err, RL_EINPUT, "-m and --synth go with --measure");
+    if (!a->measure && o->predict)
+        return rl_fail(err, RL_EINPUT,
+                       "--predict goes with --measure (advise --measure --predict "
+                       "--synth)");
     if (!a->measure && a->quiet_given)
         return rl_fail(err, RL_EINPUT, "--wait-quiet and --retry-disturbed go with --measure");
     if (a->measure && o->synth && o->n_models)
@@ -280,6 +293,8 @@ static rl_status run(int argc, char **argv, rl_error *err)
     }
     if (o->plan)
         return rl_advise_run_plan(o, err);
+    if (a.measure && o->predict)
+        return rl_advise_run_predict(o, err);
     if (a.measure)
         return rl_advise_run_measure(o, err);
     return rl_advise_run_rank(o, err);

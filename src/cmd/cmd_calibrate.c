@@ -253,30 +253,6 @@ static void list_types(FILE *out)
 }
 
 /* The bundle: environment, the llama.cpp build, the settings. */
-static cJSON *bundle_new(const rl_calib_opts *o, const rl_sysinfo *si)
-{
-    int argc = 0;
-    char *const *argv = rl_opt_typed(&argc);
-    cJSON *b = rl_bundle_new("calibrate", argc, argv), *src = NULL, *set = NULL;
-    int depth0 = 0;
-    bool ok = b && (src = cJSON_AddObjectToObject(b, "source")) != NULL;
-    ok = ok && rl_json_add_str(src, "kind", "measured");
-    ok = ok && rl_json_attach(b, "environment", rl_sysinfo_to_json(si));
-    ok = ok && rl_json_attach(b, "llama_cpp", rl_sweep_build_json(o->llama_bench));
-    ok = ok && (set = cJSON_AddObjectToObject(b, "settings")) != NULL;
-    ok = ok && rl_json_add_str(set, "kind", "controlled");
-    ok = ok && rl_json_add_int_array(set, "threads", o->threads, o->n_threads);
-    ok = ok && rl_json_add_int_array(set, "depths", &depth0, 1);
-    ok = ok && rl_json_add_num(set, "n_gen", o->n_gen) && rl_json_add_num(set, "reps", o->reps);
-    ok = ok && rl_json_add_num(set, "n_gpu_layers", 0);
-    ok = ok && rl_json_add_num(set, "timeout_s", o->timeout_s);
-    if (!ok) {
-        cJSON_Delete(b);
-        return NULL;
-    }
-    return b;
-}
-
 /* llama-bench, then llama-quantize when a type needs it (missing: an error when the types
  * were named, else those types are not calibrated). */
 static rl_status find_tools(cal_args *a, char **bench, char **quant, rl_error *err)
@@ -409,7 +385,7 @@ static rl_status calibrate(cal_args *a, int n_ops, char **ops, rl_error *err)
     o->llama_bench = bench;
     o->llama_quantize = quant;
     o->cache_root = root;
-    if (st == RL_OK && !(b = bundle_new(o, &si)))
+    if (st == RL_OK && !(b = rl_calib_bundle_new("calibrate", o, &si)))
         st = rl_fail(err, RL_EINTERNAL, "out of memory");
     rl_cal_key key;
     if (st == RL_OK) {

@@ -665,7 +665,7 @@ cJSON *rl_sweep_build_json(const char *bin)
     return o;
 }
 
-static cJSON *model_json(const char *path, size_t index, rl_error *err)
+cJSON *rl_sweep_model_json(const char *path, size_t index, rl_error *err)
 {
     rl_gguf_model m;
     if (rl_gguf_model_load(path, &m, err) != RL_OK) {
@@ -932,7 +932,7 @@ static rl_status sweep_new(sweep_ctx *c, rl_error *err)
     if (!built || !models)
         return oom(err, "the bundle");
     for (size_t i = 0; st == RL_OK && i < o->n_models; i++) {
-        cJSON *m = model_json(o->models[i], i, err);
+        cJSON *m = rl_sweep_model_json(o->models[i], i, err);
         if (!m)
             st = err->status;
         else if (!rl_json_push(models, m))

@@ -138,6 +138,10 @@ rl_status rl_sweep_run_one(const char *bin, const rl_sweep_opts *o, const char *
  * --version` prints (commit, number, version), or the build unavailable with the reason. NULL
  * when out of memory. */
 cJSON *rl_sweep_build_json(const char *bin);
+/* A bundle's models[] entry for the GGUF at path: id "m<index + 1>", path, name (its base
+ * name), gguf (gguf_json.h, no tensors) and an empty runs[]; NULL with err filled when the file
+ * does not load or memory runs out. */
+cJSON *rl_sweep_model_json(const char *path, size_t index, rl_error *err);
 
 /* Frees state->path; the bundle stays the caller's. */
 void rl_sweep_state_free(rl_sweep_state *state);

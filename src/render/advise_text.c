@@ -625,14 +625,23 @@ cJSON *rl_cpu_info_to_json(const rl_cpu_info *c)
 
 /* rl_advise_measured_text in named steps: heading, one table per thread count (head, rows,
  * matched bytes, composition warning), the winner per thread count, the verdict, the caveat. */
+/* advice.basis "predicted": advise --measure --predict */
+static bool predicted(const cJSON *adv)
+{
+    const char *basis = rl_json_get_str(adv, "basis");
+    return basis && strcmp(basis, "predicted") == 0;
+}
+
 static void measured_heading(rl_sbuf *b, const cJSON *adv, bool md)
 {
     char safe[256];
+    const char *what = predicted(adv) ? "predicted for this machine from its calibration"
+                                      : "measured on this machine";
     if (md)
-        rl_sbuf_printf(b, "# Which quantization format to run: measured on this machine\n\n");
+        rl_sbuf_printf(b, "# Which quantization format to run: %s\n\n", what);
     else {
         rule(b, '=');
-        rl_sbuf_printf(b, "  measured on this machine\n");
+        rl_sbuf_printf(b, "  %s\n", what);
         rule(b, '=');
     }
     rl_tty_escape(rl_json_get_str(adv, "machine") ? rl_json_get_str(adv, "machine") : "?", safe,
@@ -786,11 +795,15 @@ static void measured_winners(rl_sbuf *b, const cJSON *tables, bool md)
     }
 }
 
-/* Nothing decoded, or a size comparison rather than a format comparison. */
+/* Nothing ranked (the reason), or a size comparison rather than a format comparison. */
 static void measured_verdict(rl_sbuf *b, const cJSON *tables, bool any_matched, bool md)
 {
     if (!cJSON_IsArray(tables)) {
-        rl_sbuf_printf(b, md ? "\nNothing decoded.\n" : "\n  Nothing decoded.\n");
+        char why[256];
+        rl_tty_escape(rl_json_get_str(tables, "reason") ? rl_json_get_str(tables, "reason")
+                                                        : "nothing decoded",
+                      why, sizeof why);
+        rl_sbuf_printf(b, md ? "\nNothing ranked: %s.\n" : "\n  Nothing ranked: %s.\n", why);
     } else if (!any_matched) {
         const char *h = "THIS IS A SIZE COMPARISON, NOT A FORMAT COMPARISON";
         const char *p = "No two of these files stream the same bytes per token, so their speeds "
@@ -805,11 +818,17 @@ static void measured_verdict(rl_sbuf *b, const cJSON *tables, bool any_matched, 
     }
 }
 
-static void measured_caveat(rl_sbuf *b, bool md)
+static void measured_caveat(rl_sbuf *b, const cJSON *adv, bool md)
 {
     const char *caveat =
-        "These are your files on this machine, throughput only: nothing here "
-        "measures output quality. Measure on an idle machine. Where to send it: " GALLERY;
+        predicted(adv)
+            ? "Predicted, not measured: each file's bytes per ggml type (its tensor table) "
+              "through the kernel rates calibrate measured here on single-type models (two "
+              "roofs, docs/METHOD.md); no file was run. Throughput only: nothing here measures "
+              "output quality. Before you quote a ranking, measure the leaders: advise "
+              "--measure -m A.gguf -m B.gguf."
+            : "These are your files on this machine, throughput only: nothing here "
+              "measures output quality. Measure on an idle machine. Where to send it: " GALLERY;
     if (md)
         rl_sbuf_printf(b, "\n## Read this before quoting it\n\n%s\n", caveat);
     else {
@@ -834,7 +853,7 @@ char *rl_advise_measured_text(const cJSON *bundle, bool md)
     }
     measured_winners(&b, tables, md);
     measured_verdict(&b, tables, any_matched, md);
-    measured_caveat(&b, md);
+    measured_caveat(&b, adv, md);
     return rl_sbuf_take(&b);
 }
 

@@ -24,7 +24,7 @@ static void td_num(rl_html *h, xmlNodePtr tr, const cJSON *o, const char *key, i
     td(h, tr, true, buf);
 }
 
-static void one_table(rl_html *h, xmlNodePtr sec, const cJSON *t)
+static void one_table(rl_html *h, xmlNodePtr sec, const cJSON *t, bool pred)
 {
     int64_t th = 0;
     rl_json_get_i64(t, "threads", &th);
@@ -37,7 +37,11 @@ static void one_table(rl_html *h, xmlNodePtr sec, const cJSON *t)
     xmlNodePtr table = rl_html_el(h, wrap, "table", NULL);
     xmlNodePtr tr = rl_html_el(h, rl_html_el(h, table, "thead", NULL), "tr", NULL);
     for (size_t i = 0; i < sizeof cols / sizeof cols[0]; i++) {
-        xmlNodePtr c = rl_html_el_text(h, tr, "th", numeric[i] ? "num" : NULL, cols[i]);
+        const char *name = !pred    ? cols[i]
+                           : i == 2 ? "predicted tok/s"
+                           : i == 3 ? "binding roof"
+                                    : cols[i];
+        xmlNodePtr c = rl_html_el_text(h, tr, "th", numeric[i] ? "num" : NULL, name);
         rl_html_attr(h, c, "scope", "col");
     }
     xmlNodePtr body = rl_html_el(h, table, "tbody", NULL);
@@ -58,7 +62,10 @@ static void one_table(rl_html *h, xmlNodePtr sec, const cJSON *t)
         const cJSON *ci = rl_json_get(rl_json_get(rl_json_get(r, "decode"), "stats"), "ci95");
         double lo, hi;
         char buf[64];
-        if (rl_json_get_num(ci, "low", &lo) && rl_json_get_num(ci, "high", &hi))
+        const char *bind = rl_json_get_str(rl_json_get(r, "two_roof"), "binding");
+        if (pred)
+            rl_snprintf(buf, sizeof buf, "%s kernel", bind ? bind : "?");
+        else if (rl_json_get_num(ci, "low", &lo) && rl_json_get_num(ci, "high", &hi))
             rl_snprintf(buf, sizeof buf, "%.2f to %.2f", lo, hi);
         else
             rl_snprintf(buf, sizeof buf, "n/a (one sample)");
@@ -115,7 +122,12 @@ void rl_html_advice(rl_html *h, xmlNodePtr root, const cJSON *bundle)
         return;
     rl_html_attr(h, sec, "id", "advice");
     rl_html_attr(h, sec, "aria-labelledby", "h-advice");
-    xmlNodePtr h2 = rl_html_el_text(h, sec, "h2", NULL, "Which quantization format, measured here");
+    const char *basis = rl_json_get_str(adv, "basis");
+    bool pred = basis && strcmp(basis, "predicted") == 0;
+    xmlNodePtr h2 = rl_html_el_text(h, sec, "h2", NULL,
+                                    pred ? "Which quantization format, predicted from the "
+                                           "calibration"
+                                         : "Which quantization format, measured here");
     rl_html_attr(h, h2, "id", "h-advice");
     const char *machine = rl_json_get_str(adv, "machine");
     const char *fastest = rl_json_get_str(adv, "fastest");
@@ -124,14 +136,21 @@ void rl_html_advice(rl_html *h, xmlNodePtr root, const cJSON *bundle)
         rl_html_el_textf(h, sec, "p", "answer", "Fastest on %s: %s, at %lld thread%s.",
                          machine ? machine : "this machine", fastest, (long long)bt,
                          bt == 1 ? "" : "s");
-    rl_html_el_text(
+    if (pred)
+        rl_html_el_text(h, sec, "p", "lead",
+                        "No file was run: each file's bytes per ggml type, from its tensor "
+                        "table, through the kernel rates calibrated on this machine with "
+                        "single-type models (two roofs; the calibration is in this bundle). "
+                        "Predicted rates are derived; measure the leaders before quoting them.");
+    rl_html_el_textf(
         h, sec, "p", "lead",
-        "Each file measured with llama-bench on this machine, one table per thread count and "
-        "nothing averaged across them. Formats within 5% of the fastest are tied (not reliably "
+        "%s, one table per thread count and "
+        "nothing averaged across them. Formats within 5%% of the fastest are tied (not reliably "
         "ordered). GB/s is the decode rate times the bytes streamed per token; below envelope "
         "is how far a format's GB/s falls under the best of its table, time spent unpacking "
         "rather than moving bytes. On-label is the share of the repeating layers' bytes in the "
-        "type the label names. Throughput only: nothing here measures output quality.");
+        "type the label names. Throughput only: nothing here measures output quality.",
+        pred ? "Each file predicted" : "Each file measured with llama-bench on this machine");
     const cJSON *tables = rl_json_get(adv, "tables");
     if (!cJSON_IsArray(tables)) {
         const char *why = rl_json_get_str(tables, "reason");
@@ -140,7 +159,7 @@ void rl_html_advice(rl_html *h, xmlNodePtr root, const cJSON *bundle)
         const cJSON *t;
         cJSON_ArrayForEach(t, tables)
         {
-            one_table(h, sec, t);
+            one_table(h, sec, t, pred);
         }
     }
     const cJSON *s;

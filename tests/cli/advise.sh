@@ -11,7 +11,10 @@
 # and a report with the advice section; Ctrl-C during --measure exits 130 with the bundle
 # (state interrupted, the advice from what was measured) and the report written; bad --core,
 # bad --threads, a --threads list without --measure, --json with --markdown exit 2 with one
-# line on stderr. Checked to fail: with rl_evidence_text's "EXTRAPOLATED" removed (the A720
+# line on stderr. --measure --predict ranks the two-roof predictions from a calibration of the
+# files' types (each rate by hand from the fake's kernels), measures no file, writes a bundle
+# validate accepts (and refuses once a prediction is changed) and reuses the cached
+# calibration the second time. Checked to fail: with rl_evidence_text's "EXTRAPOLATED" removed (the A720
 # check) and with the ranking sort reversed (the --json fastest-first check).
 set -u
 : "${RL_BIN:?}" "${RL_SRC:?}" "${RL_TMP:?}"
@@ -149,6 +152,39 @@ json_check "--measure --json: advice[] with a ranking" "$work/m2.json" \
 FAKE_MODE=exit1 "$RL_BIN" advise --measure --llama-bench "$FAKE" -m "$work/tiny-q4.gguf" \
   -m "$work/tiny-f16.gguf" -t 1 --dir "$work/m3" >/dev/null 2>&1; check "--measure, nothing decoded: exit 1" 1 $?
 "$RL_BIN" validate "$work/m3/bundle.json" >/dev/null; check "nothing-decoded bundle validates" 0 $?
+
+# ---- --measure --predict: calibrate the files' types with the fake (FAKE_CALIB: every type
+# 40 GB/s in cache, 10 MB of it, 20 us base + 5 us per layer), rank the two-roof predictions:
+# each tiny file (under 10 MB) takes exactly 20 + 5 x n_layer + bytes / 40000 us per token
+bad "--predict without --measure" 2 "--predict goes with --measure" --predict
+export LLAMA_ROOFLINE_CALIB_LLC_MIB=2 RL_BIN
+FAKE_CALIB=20:5:40:25:10000000 "$RL_BIN" advise --measure --predict --llama-bench "$FAKE" \
+  -m "$work/tiny-q4.gguf" -m "$work/tiny-f16.gguf" -t 1 --dir "$work/p" >"$work/p.out" 2>"$work/p.err"
+check "--predict (fake)" 0 $?
+expect "--predict: header" "$(cat "$work/p.out")" "predicted for this machine from its calibration"
+expect "--predict: the caveat" "$(cat "$work/p.out")" "Predicted, not measured"
+expect "--predict: the plan" "$(cat "$work/p.err")" "^advise: predicting 2 files from a calibration of the 2 types they hold at 1 thread count"
+expect "--predict: calibrated" "$(cat "$work/p.err")" "^advise: calibration: 2 measured, 0 reused"
+json_check "--predict: basis, ranking, each rate by hand" "$work/p/bundle.json" \
+  'j["advice"]["basis"] == "predicted" and j["advice"]["ranking"] == ["Q4_0", "F16"] and all(abs(r["tok_s"] * (20 + 5 * m["gguf"]["n_layer"] + m["gguf"]["streamed_bytes"] / 40000) / 1e6 - 1) < 0.005 and r["two_roof"]["tok_s"] == r["tok_s"] and "decode" not in r for r in j["advice"]["tables"][0]["rows"] for m in j["models"] if m["id"] == r["model_id"]) and all(m["runs"] == [] for m in j["models"])'
+"$RL_BIN" validate "$work/p/bundle.json" >/dev/null; check "--predict bundle validates" 0 $?
+grep -q "Which quantization format, predicted from the calibration" "$work/p/report.html" &&
+  echo "ok   --predict: the report says predicted" || fail "--predict: report heading"
+python3 - "$work/p/bundle.json" "$work/p-bad.json" <<'PY'
+import json, sys
+j = json.load(open(sys.argv[1]))
+for r in j["advice"]["tables"][0]["rows"]:
+    r["tok_s"] *= 1.1
+    r["two_roof"]["tok_s"] *= 1.1
+json.dump(j, open(sys.argv[2], "w"))
+PY
+out=$("$RL_BIN" validate "$work/p-bad.json" 2>&1); check "--predict: a changed prediction refused" 1 $?
+expect "--predict: what the calibration gives" "$out" "two_roof.tok_s: is not what the calibration gives the model"
+FAKE_CALIB=20:5:40:25:10000000 "$RL_BIN" advise --measure --predict --llama-bench "$FAKE" \
+  -m "$work/tiny-q4.gguf" -m "$work/tiny-f16.gguf" -t 1 --dir "$work/p2" >/dev/null 2>"$work/p2.err"
+check "--predict again" 0 $?
+expect "--predict again: the calibration reused" "$(cat "$work/p2.err")" "^advise: calibration: 0 measured, 2 reused"
+unset LLAMA_ROOFLINE_CALIB_LLC_MIB
 
 # ---- Ctrl-C during --measure keeps what was measured, with its advice and report
 FAKE_MODE=hang FAKE_MODE_AT=2 "$RL_BIN" advise --measure --llama-bench "$FAKE" -m "$work/tiny-q4.gguf" \
