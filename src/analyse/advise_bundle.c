@@ -96,20 +96,15 @@ typedef struct {
     bool predicted;
 } rows_from;
 
-/* The two-roof prediction of a model's gguf at t threads (the calibration set of exactly t);
- * false with r->why filled when there is none. */
+/* The two-roof prediction of a model's gguf at t threads, t the threads of one of the bundle's
+ * calibration sets (that set); false with r->why filled when there is none. */
 static bool predicted_at(const cJSON *bundle, const cJSON *gguf, int t, rl_roof_result *r)
 {
     static rl_pred_fit f; /* large; one caller at a time (no threads here) */
     memset(&f, 0, sizeof f);
     f.threads[0] = t;
     f.n_threads = 1;
-    rl_pred_roofs_from_bundle(bundle, &f);
-    if (f.has_roofs && f.roof_threads != t) {
-        memset(r, 0, sizeof *r);
-        rl_snprintf(r->why, sizeof r->why, "no calibration at %d threads", t);
-        return false;
-    }
+    rl_pred_roofs_from_bundle(bundle, &f); /* t is a set's own: its set is found */
     rl_pred_roofs_for_json(&f, gguf, r);
     return r->ok;
 }

@@ -188,6 +188,26 @@ static void test_negative_base(void **state)
     assert_near(r.fixed_us, 0, 1e-12);
 }
 
+/* Each point less the fixed cost at its own layers: a stream point of 64 MB at 16 layers in 20
+ * + 16 x 5 + 2560 us gives (2660 - 100) / 64e6 = 4e-5 us per byte (25 GB/s), not (2660 - 40) /
+ * 64e6 as the 4-layer fixed cost would. */
+static void test_point_layers(void **state)
+{
+    (void)state;
+    const char *json =
+        "{\"type\": \"Q4_0\", \"fixed\": {\"kind\": \"derived\", \"us\": 40}, \"per_layer\": "
+        "{\"kind\": \"derived\", \"us\": 5}, \"points\": [{\"role\": \"small\", "
+        "\"model\": {\"shape\": {\"n_layer\": 4}}, \"bytes_per_token\": {\"value\": 1e6}, "
+        "\"rate\": {\"kind\": \"derived\", \"us_per_token\": 65}}, {\"role\": \"stream\", "
+        "\"model\": {\"shape\": {\"n_layer\": 16}}, \"bytes_per_token\": {\"value\": 64e6}, "
+        "\"rate\": {\"kind\": \"derived\", \"us_per_token\": 2660}}]}";
+    rl_roof_type t;
+    load(&t, json);
+    assert_int_equal(t.n_pts, 2);
+    assert_near(t.pts[0].us_per_byte, 2.5e-5, 1e-15);
+    assert_near(t.pts[1].us_per_byte, 4e-5, 1e-15);
+}
+
 static rl_roof_result result3(double fixed, double us_a, double us_b, double us_c)
 {
     rl_roof_result r = {.ok = true, .fixed_us = fixed, .n_shares = 3};
@@ -254,6 +274,7 @@ int main(void)
         cmocka_unit_test(test_layers_from_deep),
         cmocka_unit_test(test_verdict),
         cmocka_unit_test(test_negative_base),
+        cmocka_unit_test(test_point_layers),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
