@@ -56,6 +56,20 @@ static const rl_command *find_command(const char *name)
     return NULL;
 }
 
+/* "no command 'rn' (did you mean 'run'? see llama-roofline --help)": RL_EINPUT. */
+static rl_status no_command(const char *name, rl_error *err)
+{
+    const char *names[N_COMMANDS];
+    for (size_t i = 0; i < N_COMMANDS; i++)
+        names[i] = commands[i]->name;
+    int at = rl_nearest_word(name, names, N_COMMANDS);
+    char safe[256], hint[64] = "";
+    if (at >= 0)
+        rl_snprintf(hint, sizeof hint, "did you mean '%s'? ", names[at]);
+    return rl_fail(err, RL_EINPUT, "no command '%s' (%ssee llama-roofline --help)",
+                   rl_tty_escape(name, safe, sizeof safe), hint);
+}
+
 static void print_help(FILE *out)
 {
     rl_tty_printf(out, "usage: llama-roofline <command> [options]\n\n"
@@ -141,9 +155,7 @@ static bool builtin_verb(int argc, char **argv, rl_status *st, rl_error *err)
         return false;
     const rl_command *c = find_command(argv[2]);
     if (!c) {
-        char safe[256];
-        *st = rl_fail(err, RL_EINPUT, "no command '%s' (see llama-roofline --help)",
-                      rl_tty_escape(argv[2], safe, sizeof safe));
+        *st = no_command(argv[2], err);
         return true;
     }
     rl_tty_puts(stdout, c->usage);
@@ -157,13 +169,18 @@ static rl_status run_command(const rl_command *c, int argc, char **argv, rl_erro
     /* libcurl (the HTTP client and remote GGUF headers) is set up once, before any thread */
     if (curl_global_init(CURL_GLOBAL_DEFAULT) != CURLE_OK)
         return rl_fail(err, RL_EINTERNAL, "libcurl could not be initialised");
-    /* the command parses a copy (getopt_long reorders it); argv stays as typed, for the record */
-    char **args = rl_calloc((size_t)argc, sizeof *args);
-    if (!args)
-        return rl_fail(err, RL_EINTERNAL, "out of memory");
-    memcpy(args, argv + 1, (size_t)(argc - 1) * sizeof *args);
+    /* the command parses a copy (getopt_long reorders it); argv stays as typed, for the record,
+     * and its words are the command's to change (run -m a,b splits its word in place) */
+    char **args = rl_calloc((size_t)argc, sizeof *args),
+         **own = rl_calloc((size_t)argc, sizeof *own);
+    bool ok = args && own;
+    for (int i = 1; ok && i < argc; i++)
+        ok = (own[i - 1] = args[i - 1] = rl_strdup(argv[i])) != NULL;
     rl_opt_save_typed(argc - 1, argv + 1);
-    rl_status st = c->run(argc - 1, args, err);
+    rl_status st = ok ? c->run(argc - 1, args, err) : rl_fail(err, RL_EINTERNAL, "out of memory");
+    for (int i = 0; own && i < argc - 1; i++)
+        free(own[i]);
+    free(own);
     free(args);
     rl_progress_done();
     return st;
@@ -184,9 +201,7 @@ int main(int argc, char **argv)
     if (!builtin_verb(argc, argv, &st, &err)) {
         const rl_command *c = find_command(verb);
         if (!c) {
-            char safe[256];
-            st = rl_fail(&err, RL_EINPUT, "no command '%s' (see llama-roofline --help)",
-                         rl_tty_escape(verb, safe, sizeof safe));
+            st = no_command(verb, &err);
         } else {
             named = true;
             st = run_command(c, argc, argv, &err);

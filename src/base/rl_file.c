@@ -746,3 +746,36 @@ rl_status rl_dir_list(const char *dir, bool (*keep)(const char *name, void *ctx)
     *n_out = n;
     return RL_OK;
 }
+
+rl_status rl_check_output_kind(const char *verb, const char *path, rl_out_kind kind, rl_error *err)
+{
+    static const char *const formats[] = {"csv", "json", "jsonl", "md", "sql"};
+    const char *what = kind == RL_OUT_DIR ? "a directory" : "a file";
+    if (!path || !*path || strcmp(path, "-") == 0)
+        return RL_OK; /* an empty -o: each command's own message */
+    char safe[256];
+    rl_tty_escape(path, safe, sizeof safe);
+    struct stat st;
+    if (lstat(path, &st) == 0 || stat(path, &st) == 0) {
+        bool is_dir = S_ISDIR(st.st_mode) ||
+                      (S_ISLNK(st.st_mode) && stat(path, &st) == 0 && S_ISDIR(st.st_mode));
+        if (kind == RL_OUT_DIR && !is_dir)
+            return rl_fail(err, RL_EOUTPUT,
+                           "-o %s is a file: %s's -o names a directory (its bundle.json goes "
+                           "there); give a directory",
+                           safe, verb);
+        if (kind == RL_OUT_FILE && is_dir)
+            return rl_fail(err, RL_EOUTPUT,
+                           "-o %s is a directory: %s's -o names a file; give a file name", safe,
+                           verb);
+        return RL_OK;
+    }
+    for (size_t i = 0; i < sizeof formats / sizeof formats[0]; i++)
+        if (strcmp(path, formats[i]) == 0)
+            return rl_fail(err, RL_EINPUT,
+                           "-o %s: %s's -o names %s, not an output format as llama-bench's -o "
+                           "does (csv, json, jsonl, md, sql: see llama-roofline export); give "
+                           "./%s to mean %s of that name",
+                           safe, verb, what, safe, what);
+    return RL_OK;
+}

@@ -120,6 +120,16 @@ typedef struct {
 rl_status rl_check_outputs(const rl_path_arg *in, size_t n_in, const rl_path_arg *out, size_t n_out,
                            rl_error *err);
 
+/* What a command's -o/--output names (docs/CLI.md states it per command). */
+typedef enum { RL_OUT_FILE, RL_OUT_DIR } rl_out_kind;
+/* An -o value checked before anything is measured or written: RL_EOUTPUT when it exists as
+ * the other kind ("-o out.json is a file: run's -o names a directory"), RL_EINPUT when it is a
+ * bare llama-bench output format name (csv, json, jsonl, md, sql) that does not exist yet
+ * ("run -o md" would have made a directory md/: give ./md for that). NULL, "" (each command
+ * says what an empty -o needs) and "-" (standard output, where the command takes it) pass.
+ * verb names the command. */
+rl_status rl_check_output_kind(const char *verb, const char *path, rl_out_kind kind, rl_error *err);
+
 /* Lock the output whose bundle (or only file) is path, for the rest of the process: an
  * exclusive flock on ".<name>.lock" beside it, holding this process's id; the lock file is
  * removed at exit (a stale one left by a killed process is no obstacle: its flock is gone).

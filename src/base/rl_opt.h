@@ -3,7 +3,9 @@
  *   --name VALUE and --name=VALUE, -x VALUE and -xVALUE; options and operands may be mixed;
  *   "--" ends the options; -h/--help is an option like any other (a value that happens to be
  *   "-h" is a value); an unknown option or a missing value is RL_EINPUT with one line naming
- *   it and pointing at `llama-roofline VERB --help`.
+ *   it and pointing at `llama-roofline VERB --help`, with the nearest long option as a
+ *   did-you-mean, and an abbreviation that begins several options named as ambiguous;
+ *   llama-bench's -ngl is the command's --n-gpu-layers.
  * Allocates nothing. */
 #ifndef RL_OPT_H
 #define RL_OPT_H
@@ -21,6 +23,12 @@
  * before main saved one. */
 void rl_opt_save_typed(int argc, char *const *argv);
 char *const *rl_opt_typed(int *argc);
+
+/* llama-bench's single-dash names (-ngl) rewritten in argv to the command's long option
+ * (--n-gpu-layers) where the command has it; a word that is an option's value is left as it
+ * is. argv is the command's copy (main's); the new words are static. rl_opt_each calls it. */
+void rl_opt_dash_aliases(int argc, char **argv, const char *shortopts,
+                         const struct option *longopts);
 
 /* Start a new parse of argv (resets getopt's state). */
 void rl_opt_begin(void);

@@ -383,3 +383,50 @@ void rl_sh_quote(rl_sbuf *b, const char *word)
     }
     rl_sbuf_put(b, "'", 1);
 }
+
+static unsigned char low(char c)
+{
+    return (unsigned char)(c >= 'A' && c <= 'Z' ? c - 'A' + 'a' : c);
+}
+
+unsigned rl_edit_distance(const char *a, const char *b)
+{
+    size_t n = strlen(a), m = strlen(b);
+    if (n > 64 || m > 64)
+        return 255;
+    unsigned d[65][65];
+    for (size_t i = 0; i <= n; i++)
+        d[i][0] = (unsigned)i;
+    for (size_t j = 0; j <= m; j++)
+        d[0][j] = (unsigned)j;
+    for (size_t i = 1; i <= n; i++)
+        for (size_t j = 1; j <= m; j++) {
+            unsigned sub = d[i - 1][j - 1] + (low(a[i - 1]) != low(b[j - 1]));
+            unsigned del = d[i - 1][j] + 1, ins = d[i][j - 1] + 1;
+            unsigned best = sub < del ? sub : del;
+            best = ins < best ? ins : best;
+            if (i > 1 && j > 1 && low(a[i - 1]) == low(b[j - 2]) &&
+                low(a[i - 2]) == low(b[j - 1]) && d[i - 2][j - 2] + 1 < best)
+                best = d[i - 2][j - 2] + 1;
+            d[i][j] = best;
+        }
+    return d[n][m];
+}
+
+int rl_nearest_word(const char *word, const char *const *cands, size_t n)
+{
+    size_t len = strlen(word);
+    unsigned limit = len / 3 > 1 ? (unsigned)(len / 3) : 1, best = 256;
+    int at = -1;
+    bool tie = false;
+    for (size_t i = 0; i < n; i++) {
+        unsigned d = cands[i] ? rl_edit_distance(word, cands[i]) : 256;
+        if (d < best) {
+            best = d;
+            at = (int)i;
+            tie = false;
+        } else if (d == best && cands[i] && strcmp(cands[i], cands[at]) != 0)
+            tie = true;
+    }
+    return at >= 0 && best <= limit && !tie ? at : -1;
+}

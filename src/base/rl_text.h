@@ -121,4 +121,11 @@ void rl_md_escape(rl_sbuf *b, const char *s);
  * terminal first. */
 void rl_sh_quote(rl_sbuf *b, const char *word);
 
+/* Did-you-mean: the edit distance (insertions, deletions, substitutions and swaps of two
+ * neighbours, each 1; ASCII case ignored) between a and b, capped at 255 for words longer than
+ * 64 bytes; and which of cands[0..n) is nearest to word, when within max(1, strlen(word) / 3)
+ * edits and nearer than every other candidate: its index, or -1 (none near, or a tie). */
+unsigned rl_edit_distance(const char *a, const char *b);
+int rl_nearest_word(const char *word, const char *const *cands, size_t n);
+
 #endif

@@ -547,6 +547,18 @@ static rl_status measure_point(client_ctx *c, const char *api_key, rl_error *err
     return st;
 }
 
+/* --json: the bundle on stdout; st, or an out-of-memory failure in saved. */
+static rl_status print_bundle(const cJSON *bundle, rl_status st, rl_error *saved)
+{
+    char *text = rl_json_print(bundle);
+    if (!text)
+        return st == RL_OK ? rl_fail(saved, RL_EINTERNAL, "out of memory printing the bundle") : st;
+    rl_tty_write(stdout, text, strlen(text), RL_TTY_JSON);
+    rl_tty_puts(stdout, "\n");
+    free(text);
+    return st;
+}
+
 /* The text summary: stdout, or stderr when stdout carries the CSV (--csv -). */
 static void print_summary(FILE *out, client_ctx *c, const char *bundle_path, const char *page)
 {
@@ -731,7 +743,7 @@ static rl_status open_outputs(session *s, rl_error *err)
     }
     if (st == RL_OK && (!s->bundle_path || (a->out_dir && !s->page)))
         st = rl_fail(err, RL_EINTERNAL, "out of memory");
-    const char *flag = a->out_dir ? "-o" : "--json";
+    const char *flag = a->out_dir ? "-o" : "--bundle";
     rl_path_arg in[] = {{"--prompts", a->prompts_file}, {"--fm-help-cmd", a->fm_help}};
     rl_path_arg out[] = {
         {flag, s->bundle_path}, {flag, s->page}, {"--csv", a->csv}, {"--chunks", a->chunks}};
@@ -741,7 +753,7 @@ static rl_status open_outputs(session *s, rl_error *err)
         st = rl_check_writable(s->bundle_path, err);
     if (st == RL_OK)
         st = rl_output_lock(s->bundle_path, a->out_dir ? a->out_dir : a->json,
-                            a->out_dir ? "choose another -o" : "choose another --json", err);
+                            a->out_dir ? "choose another -o" : "choose another --bundle", err);
     if (st == RL_OK && a->csv && strcmp(a->csv, "-") != 0)
         st = rl_check_writable(a->csv, err);
     if (st == RL_OK && a->chunks && (st = rl_atomic_open(a->chunks, &s->c.chunks, err)) == RL_OK)
@@ -942,9 +954,11 @@ static rl_status finish(session *s, rl_status st, rl_error *err)
             saved = ke;
         }
     }
+    if (measured && a->json_stdout)
+        st = print_bundle(c->bundle, st, &saved);
     if (measured)
-        print_summary(a->csv && strcmp(a->csv, "-") == 0 ? stderr : stdout, c, s->bundle_path,
-                      have_page ? s->page : NULL);
+        print_summary((a->csv && strcmp(a->csv, "-") == 0) || a->json_stdout ? stderr : stdout, c,
+                      s->bundle_path, have_page ? s->page : NULL);
     *err = saved;
     if (st == RL_EINTERRUPTED)
         st = rl_session_interrupted("client", a->out_dir, s->bundle_path, c->bundle, err);

@@ -26,6 +26,7 @@ typedef struct {
     rl_client_slo slo;
     int warmup, runs, retry, max_tokens;
     bool fail_fast, capture;
+    bool json_stdout; /* --json: the bundle on stdout in place of the summary */
     /* the machine's state during each point (measure/quiet.h) */
     const rl_quiet_limits *quiet; /* NULL: the defaults */
     double wait_quiet_s;          /* --wait-quiet: > 0 waits for a quiet machine first */

@@ -66,7 +66,8 @@ static const char usage[] =
     "                       two-roof prediction from its tensor table, by the same\n"
     "                       rules (docs/METHOD.md \"Two roofs\"); the -n and -r below\n"
     "                       are not used\n"
-    "  --n-prompt N, --n-gen N, --reps N, --timeout SEC\n"
+    "  -p N, -n N, -r N, --timeout SEC\n"
+    "                       (--n-prompt, --n-gen, --repetitions or --reps)\n"
     "                       llama-bench settings (defaults " RL_DEF_STR(RL_DEF_N_PROMPT) ", " RL_DEF_STR(RL_DEF_N_GEN) ", " RL_DEF_STR(RL_DEF_REPS) ", " RL_DEF_STR(RL_DEF_TIMEOUT_S) ")\n"
     "  --llama-bench PATH   the llama-bench binary or its directory\n"
     "  --llama-quantize PATH\n"
@@ -125,6 +126,7 @@ static const struct option longopts[] = {
     {"formats", required_argument, NULL, OPT_FORMATS},
     {"n-prompt", required_argument, NULL, OPT_NP},
     {"n-gen", required_argument, NULL, OPT_NG},
+    {"repetitions", required_argument, NULL, OPT_REPS},
     {"reps", required_argument, NULL, OPT_REPS},
     {"timeout", required_argument, NULL, OPT_TIMEOUT},
     {"llama-bench", required_argument, NULL, OPT_LB},
@@ -191,7 +193,10 @@ static rl_status on_opt(int c, const char *arg, void *ctx, rl_error *err)
     case OPT_PLAN: o->plan = arg; break;
     case OPT_JSON: o->json = true; break;
     case OPT_MD: o->md = true; break;
-    case 'o': o->out = arg; break;
+    case 'o':
+        o->out = arg;
+        st = rl_check_output_kind("advise", arg, RL_OUT_FILE, err);
+        break;
     case OPT_MEASURE: a->measure = true; break;
     case 'm':
         if (o->n_models >= RL_SWEEP_MAX_MODELS)

@@ -55,10 +55,11 @@ static const char usage[] =
     "                      repetitions\n"
     "  -t, --threads LIST  thread counts, each 1 to 4096 (default: 1, half the\n"
     "                      physical cores, all physical, all logical)\n"
-    "  --n-gen N           tokens generated per repetition, 1 to 4096 (default " RL_DEF_STR(RL_DEF_CAL_N_GEN) ";\n"
+    "  -n, --n-gen N       tokens generated per repetition, 1 to 4096 (default " RL_DEF_STR(RL_DEF_CAL_N_GEN) ";\n"
     "                      fewer, at least 8, where a run would generate for\n"
     "                      over " RL_DEF_STR(RL_DEF_CAL_RUN_S) " s)\n"
-    "  --reps N            repetitions per run, 1 to 1000 (default " RL_DEF_STR(RL_DEF_CAL_REPS) ")\n"
+    "  -r, --repetitions N repetitions per run, 1 to 1000 (default " RL_DEF_STR(RL_DEF_CAL_REPS) "; alias\n"
+    "                      --reps)\n"
     "  --recalibrate       measure every type asked for again, whatever the cache\n"
     "                      holds\n"
     "  --llc-mib N         size the models for a last-level cache of N MiB, 1 to\n"
@@ -90,6 +91,7 @@ static const struct option longopts[] = {
     {"quick", no_argument, NULL, OPT_QUICK},
     {"threads", required_argument, NULL, 't'},
     {"n-gen", required_argument, NULL, OPT_NGEN},
+    {"repetitions", required_argument, NULL, OPT_REPS},
     {"reps", required_argument, NULL, OPT_REPS},
     {"recalibrate", no_argument, NULL, OPT_RECAL},
     {"llc-mib", required_argument, NULL, OPT_LLC},
@@ -140,7 +142,10 @@ static rl_status on_opt(int c, const char *arg, void *ctx, rl_error *err)
         break;
     case OPT_LB: a->lb = arg; break;
     case OPT_LQ: a->lq = arg; break;
-    case 'o': a->out_dir = arg; break;
+    case 'o':
+        a->out_dir = arg;
+        st = rl_check_output_kind("calibrate", arg, RL_OUT_DIR, err);
+        break;
     default: st = rl_fail(err, RL_EINTERNAL, "option table out of step");
     }
     return st;

@@ -10,6 +10,7 @@
 #include "cmd/client_run.h"
 #include "cmd/cmd.h"
 #include "cmd/defaults.h"
+#include "base/rl_file.h"
 #include "base/rl_opt.h"
 #include "base/rl_text.h"
 #include "base/rl_util.h"
@@ -78,7 +79,10 @@ static const char usage[] =
     "output:\n"
     "  -o, --output DIR       write DIR/bundle.json and DIR/report.html (default\n"
     "                         llama-roofline-out unless --json is given)\n"
-    "  --json FILE            write the bundle to FILE only (no report)\n"
+    "  --bundle FILE          write the bundle to FILE only (no report; the old\n"
+    "                         spelling --json FILE still works)\n"
+    "  --json                 print the bundle as JSON on stdout in place of the\n"
+    "                         summary\n"
     "  --csv FILE             one row per request (\"-\": stdout)\n"
     "  --chunks FILE          every chunk's CLOCK_MONOTONIC time, one JSON line per\n"
     "                         request\n"
@@ -123,6 +127,7 @@ enum {
     OPT_SLO_TPOT,
     OPT_SLO_E2E,
     OPT_JSON,
+    OPT_BUNDLE,
     OPT_CSV,
     OPT_CHUNKS,
     OPT_FROM,
@@ -154,7 +159,8 @@ static const struct option longopts[] = {
     {"slo-tpot-ms", required_argument, NULL, OPT_SLO_TPOT},
     {"slo-e2e-ms", required_argument, NULL, OPT_SLO_E2E},
     {"output", required_argument, NULL, 'o'},
-    {"json", required_argument, NULL, OPT_JSON},
+    {"json", optional_argument, NULL, OPT_JSON},
+    {"bundle", required_argument, NULL, OPT_BUNDLE},
     {"csv", required_argument, NULL, OPT_CSV},
     {"chunks", required_argument, NULL, OPT_CHUNKS},
     {"from", required_argument, NULL, OPT_FROM},
@@ -168,6 +174,7 @@ static const struct option longopts[] = {
 typedef struct {
     rl_client_opts *a;
     bool have_conc;
+    bool json_bare; /* --json without =FILE: stdout, or the old --json FILE with its operand */
 } client_parse;
 
 static rl_status on_opt(int c, const char *arg, void *ctx, rl_error *err)
@@ -232,8 +239,17 @@ static rl_status on_opt(int c, const char *arg, void *ctx, rl_error *err)
     case OPT_SLO_E2E:
         st = rl_opt_double("--slo-e2e-ms", arg, 0, true, 1e9, &a->slo.e2e_ms, err);
         break;
-    case 'o': a->out_dir = arg; break;
-    case OPT_JSON: a->json = arg; break;
+    case 'o':
+        a->out_dir = arg;
+        st = rl_check_output_kind("client", arg, RL_OUT_DIR, err);
+        break;
+    case OPT_JSON: /* --json=FILE: the old spelling of --bundle FILE */
+        if (arg)
+            a->json = arg;
+        else
+            p->json_bare = true;
+        break;
+    case OPT_BUNDLE: a->json = arg; break;
     case OPT_CSV: a->csv = arg; break;
     case OPT_CHUNKS: a->chunks = arg; break;
     case OPT_FROM: a->from = arg; break;
@@ -247,10 +263,17 @@ static rl_status on_opt(int c, const char *arg, void *ctx, rl_error *err)
 
 static rl_status parse(int argc, char **argv, rl_client_opts *a, bool *help, rl_error *err)
 {
-    client_parse p = {a, false};
+    client_parse p = {a, false, false};
     rl_status st = rl_opt_each(argc, argv, "o:h", longopts, on_opt, &p, help, err);
     if (st != RL_OK || *help)
         return st;
+    if (p.json_bare && optind == argc - 1 && !a->json) /* --json FILE, as before --bundle */
+        a->json = argv[optind++];
+    else if (p.json_bare)
+        a->json_stdout = true;
+    if (a->json_stdout && a->csv && strcmp(a->csv, "-") == 0)
+        return rl_fail(err, RL_EINPUT,
+                       "--json and --csv - cannot both go to stdout: give --csv FILE");
     if (optind < argc) {
         char safe[128];
         return rl_fail(err, RL_EINPUT,
@@ -260,7 +283,7 @@ static rl_status parse(int argc, char **argv, rl_client_opts *a, bool *help, rl_
     const char *empty = a->cmd && !*a->cmd               ? "--cmd"
                         : a->url && !*a->url             ? "--url"
                         : a->out_dir && !*a->out_dir     ? "--output"
-                        : a->json && !*a->json           ? "--json"
+                        : a->json && !*a->json           ? "--bundle"
                         : a->csv && !*a->csv             ? "--csv"
                         : a->chunks && !*a->chunks       ? "--chunks"
                         : a->count_cmd && !*a->count_cmd ? "--count-tokens-cmd"

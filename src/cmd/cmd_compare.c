@@ -12,6 +12,7 @@
 #include "render/compare_text.h"
 #include "render/html_compare.h"
 #include "base/rl_file.h"
+#include "base/rl_json.h"
 #include "base/rl_opt.h"
 #include "base/rl_text.h"
 #include "base/rl_util.h"
@@ -45,6 +46,8 @@ static const char usage[] =
     "                             printed)\n"
     "  --markdown                 print Markdown (for issue comments) instead of the\n"
     "                             table\n"
+    "  --json                     print the comparison as one JSON object (inputs,\n"
+    "                             rows, verdicts, warnings) instead of the table\n"
     "  --baseline N|PATH          the baseline: input number N (from 1) or an input's\n"
     "                             path\n"
     "  --strict                   exit 1 when the suites differ (settings or models)\n"
@@ -66,6 +69,7 @@ static const char usage[] =
 static const struct option longopts[] = {
     {"output", required_argument, NULL, 'o'},
     {"markdown", no_argument, NULL, 'M'},
+    {"json", no_argument, NULL, 'J'},
     {"baseline", required_argument, NULL, 'B'},
     {"strict", no_argument, NULL, 'S'},
     {"fail-on-regression", required_argument, NULL, 'F'},
@@ -76,7 +80,7 @@ static const struct option longopts[] = {
 
 typedef struct {
     const char *html, *baseline;
-    bool markdown, strict, all, help, fail_set;
+    bool markdown, json, strict, all, help, fail_set;
     double fail_pct;
 } opts;
 
@@ -84,8 +88,9 @@ static rl_status on_opt(int c, const char *arg, void *ctx, rl_error *err)
 {
     opts *o = ctx;
     switch (c) {
-    case 'o': o->html = arg; break;
+    case 'o': o->html = arg; return rl_check_output_kind("compare", arg, RL_OUT_FILE, err);
     case 'M': o->markdown = true; break;
+    case 'J': o->json = true; break;
     case 'B': o->baseline = arg; break;
     case 'S': o->strict = true; break;
     case 'A': o->all = true; break;
@@ -106,6 +111,26 @@ static rl_status parse(int argc, char **argv, opts *o, rl_error *err)
     return rl_opt_each(argc, argv, "o:h", longopts, on_opt, o, &o->help, err);
 }
 
+/* The comparison on stdout: the table, its Markdown, or (--json) its JSON object. */
+static rl_status print_result(const rl_cmp *c, const opts *o, rl_error *err)
+{
+    char *text = NULL;
+    if (o->json) {
+        cJSON *j = rl_cmp_to_json(c, false);
+        text = j ? rl_json_print(j) : NULL;
+        cJSON_Delete(j);
+    } else {
+        text = rl_cmp_text(c, o->markdown, o->all);
+    }
+    rl_status st =
+        text ? rl_write_output("-", text, strlen(text), o->json ? RL_TTY_JSON : RL_TTY_TEXT, err)
+             : rl_fail(err, RL_EINTERNAL, "out of memory");
+    if (st == RL_OK && o->json)
+        rl_tty_puts(stdout, "\n");
+    free(text);
+    return st;
+}
+
 static rl_status run(int argc, char **argv, rl_error *err)
 {
     opts o = {0};
@@ -121,8 +146,12 @@ static rl_status run(int argc, char **argv, rl_error *err)
                        "no input: give two or more bundles, reports or directories of them "
                        "(see compare --help)");
     bool page_stdout = o.html && strcmp(o.html, "-") == 0;
-    if (page_stdout && o.markdown)
-        return rl_fail(err, RL_EINPUT, "the page and the Markdown cannot both go to stdout");
+    if (page_stdout && (o.markdown || o.json))
+        return rl_fail(err, RL_EINPUT, "the page and the %s cannot both go to stdout",
+                       o.json ? "JSON" : "Markdown");
+    if (o.markdown && o.json)
+        return rl_fail(err, RL_EINPUT,
+                       "--markdown and --json cannot both go to stdout: choose one");
     rl_cmp c;
     rl_cmp_init(&c);
     for (int i = optind; st == RL_OK && i < argc; i++)
@@ -146,12 +175,7 @@ static rl_status run(int argc, char **argv, rl_error *err)
     if (st == RL_OK && o.html)
         st = rl_html_compare(&c, o.all, &page, &page_len, err);
     if (st == RL_OK && !page_stdout) {
-        char *text = rl_cmp_text(&c, o.markdown, o.all);
-        if (!text)
-            st = rl_fail(err, RL_EINTERNAL, "out of memory");
-        else
-            st = rl_write_output("-", text, strlen(text), RL_TTY_TEXT, err);
-        free(text);
+        st = print_result(&c, &o, err);
     }
     if (st == RL_OK && o.html) {
         st = rl_write_output(o.html, page, page_len, RL_TTY_JSON, err);

@@ -44,8 +44,8 @@ static const char usage[] =
     "                      repetition, a short ceiling measurement\n"
     "  -t, --threads LIST  thread counts, each 1 to 4096 (default: 1, half the\n"
     "                      physical cores, all physical, all logical)\n"
-    "  --reps N            repetitions per test, 1 to 1000 (default " RL_DEF_STR(RL_DEF_REPS) "; 1 with\n"
-    "                      --quick)\n"
+    "  -r, --repetitions N repetitions per test, 1 to 1000 (default " RL_DEF_STR(RL_DEF_REPS) "; 1 with\n"
+    "                      --quick; alias --reps)\n"
     "  --peak-bw GBS       use GBS (above 0, at most 100000) as the ceiling, no\n"
     "                      measurement\n"
     "  --skip-membw        no ceiling (then no utilisation and no verdict)\n"
@@ -54,7 +54,9 @@ static const char usage[] =
     "                      " RL_DEF_STR(RL_DEF_BRACKET_LIMIT_PCT) "% apart are a ceiling_drift warning)\n"
     "  --file-bytes        count resident bytes (llama-bench model_size, else the\n"
     "                      file size)\n"
-    "  --gpu-layers N      -ngl, 0 to 100000 (default 0)\n"
+    "  -ngl, --n-gpu-layers N\n"
+    "                      layers offloaded, 0 to 100000 (default 0; alias\n"
+    "                      --gpu-layers)\n"
     "  --timeout SEC       per llama-bench invocation, 1 to 86400 (default " RL_DEF_STR(RL_DEF_TIMEOUT_S) ")\n"
     "  --llama-bench PATH  llama-bench or its directory (default: $LLAMA_BENCH, PATH,\n"
     "                      then the build of scripts/llama-cpp.sh)\n"
@@ -62,6 +64,8 @@ static const char usage[] =
     "  --predict MODEL     also predict MODEL (a GGUF, a URL or synth:PRESET:TYPE)\n"
     "                      from the fit: the report's \"what to expect\" table\n"
     "                      (repeatable)\n"
+    "  --json              print the bundle as JSON on stdout in place of the\n"
+    "                      summary (the \"wrote\" lines go to stderr)\n"
     "  --calibrate         also calibrate the types of the models measured at the\n"
     "                      sweep's thread counts (see calibrate; cached and reused);\n"
     "                      without it a cached calibration of this CPU and llama.cpp\n"
@@ -82,16 +86,18 @@ static const char usage[] =
 // clang-format on
 
 enum { OPT_SYNTH = 256, OPT_QUICK, OPT_REPS, OPT_PEAK, OPT_SKIP, OPT_FILE_BYTES, OPT_NGL };
-enum { OPT_TIMEOUT = OPT_NGL + 1, OPT_LB, OPT_RESUME, OPT_PREDICT, OPT_NOBR, OPT_CALIB };
+enum { OPT_TIMEOUT = OPT_NGL + 1, OPT_LB, OPT_RESUME, OPT_PREDICT, OPT_NOBR, OPT_CALIB, OPT_JSON };
 
 static const struct option longopts[] = {
     {"synth", no_argument, NULL, OPT_SYNTH},
     {"quick", no_argument, NULL, OPT_QUICK},
     {"threads", required_argument, NULL, 't'},
+    {"repetitions", required_argument, NULL, OPT_REPS},
     {"reps", required_argument, NULL, OPT_REPS},
     {"peak-bw", required_argument, NULL, OPT_PEAK},
     {"skip-membw", no_argument, NULL, OPT_SKIP},
     {"file-bytes", no_argument, NULL, OPT_FILE_BYTES},
+    {"n-gpu-layers", required_argument, NULL, OPT_NGL},
     {"gpu-layers", required_argument, NULL, OPT_NGL},
     {"timeout", required_argument, NULL, OPT_TIMEOUT},
     {"llama-bench", required_argument, NULL, OPT_LB},
@@ -100,6 +106,7 @@ static const struct option longopts[] = {
     {"predict", required_argument, NULL, OPT_PREDICT},
     {"no-bracket", no_argument, NULL, OPT_NOBR},
     {"calibrate", no_argument, NULL, OPT_CALIB},
+    {"json", no_argument, NULL, OPT_JSON},
     RL_DEF_QUIET_LONGOPTS,
     {"help", no_argument, NULL, 'h'},
     {NULL, 0, NULL, 0},
@@ -107,7 +114,7 @@ static const struct option longopts[] = {
 
 typedef struct {
     rl_sweep_opts o;
-    bool synth, quick, help, reps_given, calibrate;
+    bool synth, quick, help, reps_given, calibrate, json;
     const char *predict[RL_PRED_MAX_MODELS];
     size_t n_predict;
     rl_sweep_given given[RL_SWEEP_MAX_GIVEN]; /* checked against a bundle to --resume */
@@ -152,13 +159,17 @@ static rl_status on_opt(int c, const char *arg, void *ctx, rl_error *err)
     case OPT_SKIP: o->skip_membw = true; break;
     case OPT_NOBR: o->no_bracket = true; break;
     case OPT_CALIB: a->calibrate = true; break;
+    case OPT_JSON: a->json = true; break;
     case OPT_FILE_BYTES: o->bytes = RL_AN_BYTES_RESIDENT; break;
     case OPT_NGL: st = rl_opt_int("--gpu-layers", arg, 0, 100000, &o->n_gpu_layers, err); break;
     case OPT_TIMEOUT:
         st = rl_opt_double("--timeout", arg, 1, false, 86400, &o->timeout_s, err);
         break;
     case OPT_LB: o->llama_bench = arg; break;
-    case 'o': o->out_dir = arg; break;
+    case 'o':
+        o->out_dir = arg;
+        st = rl_check_output_kind("diagnose", arg, RL_OUT_DIR, err);
+        break;
     case OPT_RESUME: o->resume = true; break;
     case OPT_PREDICT:
         if (a->n_predict >= RL_PRED_MAX_MODELS)
@@ -266,7 +277,8 @@ static rl_status run(int argc, char **argv, rl_error *err)
                                      o->retry_disturbed, st, err);
     if (bundle)
         st = rl_pred_after_diagnose(bundle, o->out_dir, a.predict, a.n_predict, st, err);
-    rl_session_end_opts end = {"diagnose", o->out_dir, RL_SESSION_SUMMARY, false};
+    rl_session_end_opts end = {"diagnose", o->out_dir,
+                               RL_SESSION_SUMMARY | (a.json ? RL_SESSION_JSON : 0u), false};
     st = rl_session_end(&end, bundle, st, err);
     cJSON_Delete(bundle);
     rl_model_paths_free(&models);

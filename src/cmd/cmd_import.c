@@ -61,7 +61,7 @@ static rl_status on_opt(int c, const char *arg, void *ctx, rl_error *err)
 {
     import_args *a = ctx;
     switch (c) {
-    case 'o': *a->output = arg; break;
+    case 'o': *a->output = arg; return rl_check_output_kind("import", arg, RL_OUT_FILE, err);
     case OPT_NAME: a->o->name = arg; break;
     default: return rl_fail(err, RL_EINTERNAL, "option table out of step");
     }

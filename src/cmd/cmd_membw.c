@@ -118,6 +118,8 @@ static rl_status on_opt(int c, const char *arg, void *ctx, rl_error *err)
         if (!*arg)
             st = rl_fail(err, RL_EINPUT, "--output needs a file path");
         a->output = arg;
+        if (st == RL_OK)
+            st = rl_check_output_kind("membw", arg, RL_OUT_FILE, err);
         break;
     default: st = rl_fail(err, RL_EINTERNAL, "option table out of step");
     }

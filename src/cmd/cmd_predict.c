@@ -48,8 +48,9 @@ static const char usage[] =
     "  --bundle B       the bundle (bundle.json or report.html) of the machine\n"
     "                   (default: the last one `diagnose` wrote, recorded in\n"
     "                   ~/.cache/llama-roofline/last-bundle)\n"
-    "  --depth LIST     context depths in tokens, 0 to 16777216, at most 16 (default\n"
-    "                   0)\n"
+    "  -d, --n-depth LIST\n"
+    "                   context depths in tokens, 0 to 16777216, at most 16 (default\n"
+    "                   0; alias --depth)\n"
     "  --preset NAME    a synth preset (repeatable; see synth --list), with --type\n"
     "  --type LIST      synth weight types for every --preset (F32, F16, BF16, Q8_0,\n"
     "                   Q4_0)\n"
@@ -78,6 +79,7 @@ enum { OPT_BUNDLE = 256, OPT_DEPTH, OPT_PRESET, OPT_TYPE, OPT_JSON, OPT_MD };
 
 static const struct option longopts[] = {
     {"bundle", required_argument, NULL, OPT_BUNDLE},
+    {"n-depth", required_argument, NULL, OPT_DEPTH},
     {"depth", required_argument, NULL, OPT_DEPTH},
     {"preset", required_argument, NULL, OPT_PRESET},
     {"type", required_argument, NULL, OPT_TYPE},

@@ -62,7 +62,7 @@ static rl_status on_opt(int c, const char *arg, void *ctx, rl_error *err)
 {
     opts *o = ctx;
     switch (c) {
-    case 'o': o->html = arg; break;
+    case 'o': o->html = arg; return rl_check_output_kind("report", arg, RL_OUT_FILE, err);
     case 'M':
         o->want_markdown = true;
         o->markdown = arg;

@@ -3,6 +3,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cmd/cmd.h"
 #include "cmd/defaults.h"
@@ -10,6 +11,7 @@
 #include "model/gguf_remote.h"
 #include "measure/membw.h"
 #include "measure/lbench.h"
+#include "base/rl_file.h"
 #include "base/rl_opt.h"
 #include "base/rl_text.h"
 #include "base/rl_util.h"
@@ -17,7 +19,7 @@
 
 // clang-format off
 static const char usage[] =
-    "usage: llama-roofline run -m GGUF [-m GGUF...] [options]\n"
+    "usage: llama-roofline run -m GGUF [GGUF...] [options]\n"
     "\n"
     "Measure decode and prefill with llama.cpp's llama-bench over a thread sweep (and\n"
     "KV-cache depths), measure the memory read ceiling, fit decode tok/s = BW_eff /\n"
@@ -28,23 +30,27 @@ static const char usage[] =
     "size.\n"
     "\n"
     "options:\n"
-    "  -m, --model GGUF       a model to measure (repeat for more; at least two for a\n"
-    "                         fit)\n"
+    "  -m, --model GGUF       a model to measure: repeat -m, give several files after\n"
+    "                         it, or a comma-separated list (at least two models for\n"
+    "                         a fit)\n"
     "  -t, --threads LIST     thread counts, e.g. 1,2,4 (default: 1, half the\n"
     "                         physical cores, all physical, all logical)\n"
-    "  --depth LIST           KV-cache depths for decode, e.g. 0,512,2048 (default 0)\n"
-    "  --n-prompt N           prompt tokens, 1 to 16777216 (default " RL_DEF_STR(RL_DEF_N_PROMPT) "; 0 is\n"
+    "  -d, --n-depth LIST     KV-cache depths for decode, e.g. 0,512,2048 (default 0;\n"
+    "                         alias --depth)\n"
+    "  -p, --n-prompt N       prompt tokens, 1 to 16777216 (default " RL_DEF_STR(RL_DEF_N_PROMPT) "; 0 is\n"
     "                         refused: some builds report a spuriously low\n"
     "                         generation rate with -p 0)\n"
-    "  --n-gen N              generated tokens, 1 to 16777216 (default " RL_DEF_STR(RL_DEF_N_GEN) ")\n"
-    "  --reps N               repetitions per llama-bench test, 1 to 1000 (default " RL_DEF_STR(RL_DEF_REPS) ")\n"
+    "  -n, --n-gen N          generated tokens, 1 to 16777216 (default " RL_DEF_STR(RL_DEF_N_GEN) ")\n"
+    "  -r, --repetitions N    repetitions per llama-bench test, 1 to 1000 (default " RL_DEF_STR(RL_DEF_REPS) ";\n"
+    "                         alias --reps)\n"
     "  --target-ci PCT        repeat in batches of --reps until the decode 95% CI\n"
     "                         half-width is under PCT % of the mean (0.1 to 100), or\n"
     "                         --max-reps is hit\n"
     "  --max-reps N           at most N repetitions per run with --target-ci\n"
     "                         (default " RL_DEF_STR(RL_DEF_MAX_REPS) ")\n"
-    "  --gpu-layers N         -ngl for llama-bench, 0 to 100000 (default 0: the RAM\n"
-    "                         ceiling does not apply to offloaded layers)\n"
+    "  -ngl, --n-gpu-layers N  layers offloaded by llama-bench, 0 to 100000 (default\n"
+    "                         0: the RAM ceiling does not apply to offloaded layers;\n"
+    "                         alias --gpu-layers)\n"
     "  --bench-arg ARG        appended verbatim to llama-bench's command line\n"
     "                         (repeatable)\n"
     "  --timeout SEC          per llama-bench invocation, 1 to 86400 (default " RL_DEF_STR(RL_DEF_TIMEOUT_S) ")\n"
@@ -59,10 +65,12 @@ static const char usage[] =
     "                         scripts/llama-cpp.sh)\n"
     "  -o, --output DIR       where bundle.json and report.html go (default\n"
     "                         llama-roofline-out)\n"
+    "  --json                 print the bundle as JSON on stdout in place of the\n"
+    "                         summary (the \"wrote\" lines go to stderr)\n"
     "  --resume               continue the interrupted run in DIR: its settings and\n"
     "                         models, skipping what is done; a setting option given\n"
-    "                         with it (-m, -t, --depth, --n-prompt, --n-gen, --reps,\n"
-    "                         --gpu-layers, --bench-arg, --timeout, --target-ci,\n"
+    "                         with it (-m, -t, -d, -p, -n, -r, -ngl, --bench-arg,\n"
+    "                         --timeout, --target-ci,\n"
     "                         --max-reps, --peak-bw, --skip-membw, --quick-membw)\n"
     "                         must equal the bundle's, or exit 2\n"
     RL_DEF_QUIET_HELP("       ", "    ", "                         ")
@@ -91,16 +99,20 @@ enum {
     OPT_RESUME,
     OPT_TCI,
     OPT_MAXR,
-    OPT_NOBR
+    OPT_NOBR,
+    OPT_JSON
 };
 
 static const struct option longopts[] = {
     {"model", required_argument, NULL, 'm'},
     {"threads", required_argument, NULL, 't'},
+    {"n-depth", required_argument, NULL, OPT_DEPTH},
     {"depth", required_argument, NULL, OPT_DEPTH},
     {"n-prompt", required_argument, NULL, OPT_NP},
     {"n-gen", required_argument, NULL, OPT_NG},
+    {"repetitions", required_argument, NULL, OPT_REPS},
     {"reps", required_argument, NULL, OPT_REPS},
+    {"n-gpu-layers", required_argument, NULL, OPT_NGL},
     {"gpu-layers", required_argument, NULL, OPT_NGL},
     {"bench-arg", required_argument, NULL, OPT_BARG},
     {"timeout", required_argument, NULL, OPT_TIMEOUT},
@@ -113,6 +125,7 @@ static const struct option longopts[] = {
     {"target-ci", required_argument, NULL, OPT_TCI},
     {"max-reps", required_argument, NULL, OPT_MAXR},
     {"no-bracket", no_argument, NULL, OPT_NOBR},
+    {"json", no_argument, NULL, OPT_JSON},
     RL_DEF_QUIET_LONGOPTS,
     {"help", no_argument, NULL, 'h'},
     {NULL, 0, NULL, 0},
@@ -126,6 +139,7 @@ typedef struct {
     rl_sweep_opts *o;
     const char **models, **bargs;
     rl_sweep_given *given;
+    bool json; /* --json: the bundle on stdout */
 } run_parse;
 
 /* The setting options of run and the key of the plan each sets. */
@@ -149,6 +163,28 @@ static const struct {
     {OPT_QUICK, "--quick-membw", RL_SWEEP_KEY_CEILING},
 };
 
+/* One model word: a path, or (when no file has that name) a comma-separated list of them,
+ * split in place (main gives the command its own copy of every word). */
+static rl_status add_models(run_parse *r, char *arg, rl_error *err)
+{
+    rl_sweep_opts *o = r->o;
+    bool list = strchr(arg, ',') && access(arg, F_OK) != 0;
+    for (char *p = arg, *next; p; p = next) {
+        next = list ? strchr(p, ',') : NULL;
+        if (next)
+            *next++ = '\0';
+        if (!*p)
+            continue;
+        if (o->n_models >= RL_SWEEP_MAX_MODELS)
+            return rl_fail(err, RL_EINPUT, "at most %d models", RL_SWEEP_MAX_MODELS);
+        r->models[o->n_models++] = p;
+        rl_status st = rl_remote_refuse_url("-m", p, err);
+        if (st != RL_OK)
+            return st;
+    }
+    return RL_OK;
+}
+
 static rl_status on_opt(int c, const char *arg, void *ctx, rl_error *err)
 {
     run_parse *r = ctx;
@@ -161,12 +197,7 @@ static rl_status on_opt(int c, const char *arg, void *ctx, rl_error *err)
             rl_sweep_give(r->given, &o->n_given, plan_opts[i].flag,
                           c == 'm' || c == OPT_BARG ? NULL : arg, plan_opts[i].key);
     switch (c) {
-    case 'm':
-        if (o->n_models >= RL_SWEEP_MAX_MODELS)
-            return rl_fail(err, RL_EINPUT, "at most %d models", RL_SWEEP_MAX_MODELS);
-        r->models[o->n_models++] = arg;
-        st = rl_remote_refuse_url("-m", arg, err);
-        break;
+    case 'm': st = add_models(r, (char *)arg, err); break;
     case 't':
         st = rl_opt_int_list("--threads", arg, 1, 4096, o->threads, RL_SWEEP_MAX_LIST,
                              &o->n_threads, true, err);
@@ -199,8 +230,12 @@ static rl_status on_opt(int c, const char *arg, void *ctx, rl_error *err)
     case OPT_SKIP: o->skip_membw = true; break;
     case OPT_QUICK: o->quick_membw = true; break;
     case OPT_NOBR: o->no_bracket = true; break;
+    case OPT_JSON: r->json = true; break;
     case OPT_LB: o->llama_bench = arg; break;
-    case 'o': o->out_dir = arg; break;
+    case 'o':
+        o->out_dir = arg;
+        st = rl_check_output_kind("run", arg, RL_OUT_DIR, err);
+        break;
     case OPT_RESUME: o->resume = true; break;
     case OPT_TCI:
         st = rl_opt_double("--target-ci", arg, 0.1, false, 100, &o->target_ci_pct, err);
@@ -212,15 +247,20 @@ static rl_status on_opt(int c, const char *arg, void *ctx, rl_error *err)
 }
 
 static rl_status parse(int argc, char **argv, rl_sweep_opts *o, const char **models,
-                       const char **bargs, rl_sweep_given *given, bool *help, rl_error *err)
+                       const char **bargs, rl_sweep_given *given, bool *help, bool *json,
+                       rl_error *err)
 {
-    run_parse r = {o, models, bargs, given};
+    run_parse r = {o, models, bargs, given, false};
     rl_status st = rl_opt_each(argc, argv, "m:t:o:h", longopts, on_opt, &r, help, err);
     if (st != RL_OK || *help)
         return st;
-    if (optind < argc)
-        return rl_fail(err, RL_EINPUT, "unexpected '%s': give models with -m (see run --help)",
-                       argv[optind]);
+    for (int i = optind; st == RL_OK && i < argc; i++) { /* run -m a b c: the shell's glob */
+        rl_sweep_give(r.given, &o->n_given, "-m", NULL, RL_SWEEP_KEY_MODELS);
+        st = add_models(&r, argv[i], err);
+    }
+    *json = r.json;
+    if (st != RL_OK)
+        return st;
     if (o->target_ci_pct > 0 && o->max_reps < o->reps)
         return rl_fail(err, RL_EINPUT, "--max-reps %d is below --reps %d", o->max_reps, o->reps);
     if (o->peak_bw > 0 && o->skip_membw)
@@ -249,8 +289,8 @@ static rl_status run(int argc, char **argv, rl_error *err)
     o.quiet = &rl_defaults.quiet;
     o.wait_quiet_s = rl_defaults.wait_quiet_s;
     o.retry_disturbed = rl_defaults.retry_disturbed;
-    bool help = false;
-    rl_status st = parse(argc, argv, &o, models, bargs, given, &help, err);
+    bool help = false, json = false;
+    rl_status st = parse(argc, argv, &o, models, bargs, given, &help, &json, err);
     if (st != RL_OK)
         return st;
     if (help) {
@@ -262,7 +302,8 @@ static rl_status run(int argc, char **argv, rl_error *err)
     o.argv = rl_opt_typed(&o.argc);
     cJSON *bundle = NULL;
     st = rl_session_sweep(&o, &bundle, err);
-    rl_session_end_opts end = {"run", o.out_dir, RL_SESSION_SUMMARY, false};
+    rl_session_end_opts end = {"run", o.out_dir, RL_SESSION_SUMMARY | (json ? RL_SESSION_JSON : 0u),
+                               false};
     st = rl_session_end(&end, bundle, st, err);
     cJSON_Delete(bundle);
     return st;

@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "cmd/cmd.h"
+#include "base/rl_file.h"
 #include "base/rl_opt.h"
 #include "base/rl_text.h"
 #include "base/rl_util.h"
@@ -122,6 +123,8 @@ static rl_status on_opt(int c, const char *arg, void *ctx, rl_error *err)
         if (!*arg)
             st = rl_fail(err, RL_EINPUT, "--output needs a file path");
         a->out = arg;
+        if (st == RL_OK)
+            st = rl_check_output_kind("synth", arg, RL_OUT_FILE, err);
         break;
     case OPT_PRESET:
         if (!(a->preset = rl_synth_preset_find(arg)))

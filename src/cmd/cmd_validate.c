@@ -1,9 +1,12 @@
-/* cmd_validate.c: `llama-roofline validate FILE...`: each file read with rl_bundle_load (a
- * bundle or a report) and checked by rl_validate, or, when it is none, read as a membw result
- * (membw --json, -o) and checked by rl_validate_membw (validate.h); one line per problem and a
- * summary line per file on stdout. Everything allocated here is freed before run() returns. */
+/* cmd_validate.c: `llama-roofline validate [--json] FILE...`: each file read with
+ * rl_bundle_load (a bundle or a report) and checked by rl_validate, or, when it is none, read
+ * as a membw result (membw --json, -o) and checked by rl_validate_membw (validate.h); one line
+ * per problem and a summary line per file on stdout, or with --json one JSON array of
+ * {file, valid, problems: [{path, message}]}. Everything allocated here is freed before run()
+ * returns. */
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "bundle/bundle.h"
 #include "cmd/cmd.h"
@@ -13,7 +16,7 @@
 #include "analyse/validate.h"
 
 static const char usage[] =
-    "usage: llama-roofline validate FILE...\n"
+    "usage: llama-roofline validate [--json] FILE...\n"
     "\n"
     "Check bundles (bundle.json), reports (report.html, which carry their bundle) and\n"
     "membw results (membw --json, membw -o) beyond their JSON Schema: required keys\n"
@@ -28,6 +31,8 @@ static const char usage[] =
     "models[1].runs[0].decode.stats.mean), then one summary line per file.\n"
     "\n"
     "options:\n"
+    "  --json       print one JSON array instead: per file {file, valid, problems:\n"
+    "               [{path, message}]}\n"
     "  -h, --help   show this text\n"
     "\n"
     "example:\n"
@@ -38,6 +43,7 @@ static const char usage[] =
     "there), a bad option; 5 out of memory.\n";
 
 static const struct option longopts[] = {
+    {"json", no_argument, NULL, 'j'},
     {"help", no_argument, NULL, 'h'},
     {NULL, 0, NULL, 0},
 };
@@ -50,9 +56,47 @@ static bool membw_result(const cJSON *j)
            cJSON_IsArray(rl_json_get(j, "runs"));
 }
 
-/* Validate one file: *n_problems set; RL_EINPUT when it cannot be read as a bundle, a report
- * or a membw result (the bundle reader's message). */
-static rl_status validate_file(const char *path, size_t *n_problems, rl_error *err)
+/* The file's entry of --json's array: {file, valid, problems: [{path, message}]}; false when
+ * out of memory. */
+static bool json_entry(cJSON *arr, const char *path, const rl_validate_problems *p)
+{
+    cJSON *e = cJSON_CreateObject();
+    if (!rl_json_push(arr, e)) /* the array owns e from here (rl_json_push frees it on failure) */
+        return false;
+    bool ok = rl_json_add_str(e, "file", path) && rl_json_add_bool(e, "valid", p->n == 0) &&
+              rl_json_attach(e, "problems", cJSON_CreateArray());
+    cJSON *probs = cJSON_GetObjectItemCaseSensitive(e, "problems");
+    for (size_t i = 0; ok && i < p->n; i++) {
+        cJSON *q = cJSON_CreateObject();
+        ok = q && rl_json_push(probs, q) && rl_json_add_str(q, "path", p->items[i].path) &&
+             rl_json_add_str(q, "message", p->items[i].msg);
+    }
+    return ok;
+}
+
+/* The problems as lines on stdout, then the file's summary line. */
+static void print_problems(const char *path, const rl_validate_problems *p)
+{
+    char *file = rl_tty_escape_dup(path);
+    for (size_t i = 0; i < p->n; i++) {
+        char *where = rl_tty_escape_dup(p->items[i].path);
+        char *msg = rl_tty_escape_dup(p->items[i].msg);
+        rl_tty_printf(stdout, "%s: %s: %s\n", file ? file : "?",
+                      where && *where ? where : "(top level)", msg ? msg : "?");
+        free(where);
+        free(msg);
+    }
+    if (p->n == 0)
+        rl_tty_printf(stdout, "%s: valid\n", file ? file : "?");
+    else
+        rl_tty_printf(stdout, "%s: %zu problem%s\n", file ? file : "?", p->n, p->n == 1 ? "" : "s");
+    free(file);
+}
+
+/* Validate one file: *n_problems set, the lines printed, or the entry added to json when it
+ * is not NULL; RL_EINPUT when it cannot be read as a bundle, a report or a membw result (the
+ * bundle reader's message). */
+static rl_status validate_file(const char *path, cJSON *json, size_t *n_problems, rl_error *err)
 {
     cJSON *b = NULL, *m = NULL;
     rl_status st = rl_bundle_load(path, &b, err);
@@ -72,36 +116,41 @@ static rl_status validate_file(const char *path, size_t *n_problems, rl_error *e
         rl_validate_problems_free(&p);
         return rl_fail(err, st, "out of memory validating %s", path);
     }
-    char *file = rl_tty_escape_dup(path);
-    for (size_t i = 0; i < p.n; i++) {
-        char *where = rl_tty_escape_dup(p.items[i].path);
-        char *msg = rl_tty_escape_dup(p.items[i].msg);
-        rl_tty_printf(stdout, "%s: %s: %s\n", file ? file : "?",
-                      where && *where ? where : "(top level)", msg ? msg : "?");
-        free(where);
-        free(msg);
-    }
-    if (p.n == 0)
-        rl_tty_printf(stdout, "%s: valid\n", file ? file : "?");
-    else
-        rl_tty_printf(stdout, "%s: %zu problem%s\n", file ? file : "?", p.n, p.n == 1 ? "" : "s");
-    free(file);
+    if (json && !json_entry(json, path, &p))
+        st = rl_fail(err, RL_EINTERNAL, "out of memory validating %s", path);
+    if (!json)
+        print_problems(path, &p);
     *n_problems = p.n;
     rl_validate_problems_free(&p);
+    return st;
+}
+
+/* validate's one option but -h: --json. */
+static rl_status on_opt(int c, const char *arg, void *ctx, rl_error *err)
+{
+    (void)arg;
+    if (c != 'j')
+        return rl_fail(err, RL_EINTERNAL, "option table out of step");
+    *(bool *)ctx = true;
     return RL_OK;
 }
 
-/* validate has no option but -h. */
-static rl_status on_opt(int c, const char *arg, void *ctx, rl_error *err)
+/* --json's array on stdout. */
+static rl_status print_json(const cJSON *arr, rl_error *err)
 {
-    (void)c, (void)arg, (void)ctx;
-    return rl_fail(err, RL_EINTERNAL, "option table out of step");
+    char *text = rl_json_print(arr);
+    if (!text)
+        return rl_fail(err, RL_EINTERNAL, "out of memory");
+    rl_tty_write(stdout, text, strlen(text), RL_TTY_JSON);
+    rl_tty_puts(stdout, "\n");
+    free(text);
+    return RL_OK;
 }
 
 static rl_status run(int argc, char **argv, rl_error *err)
 {
-    bool help = false;
-    rl_status st = rl_opt_each(argc, argv, "h", longopts, on_opt, NULL, &help, err);
+    bool help = false, want_json = false;
+    rl_status st = rl_opt_each(argc, argv, "h", longopts, on_opt, &want_json, &help, err);
     if (st == RL_OK && help)
         rl_tty_puts(stdout, usage);
     if (st != RL_OK || help)
@@ -110,16 +159,20 @@ static rl_status run(int argc, char **argv, rl_error *err)
         return rl_fail(err, RL_EINPUT,
                        "no input: give the bundles or reports to check (see validate --help)");
     size_t bad = 0;
-    for (int i = optind; i < argc; i++) {
+    cJSON *json = want_json ? cJSON_CreateArray() : NULL;
+    if (want_json && !json)
+        return rl_fail(err, RL_EINTERNAL, "out of memory");
+    for (int i = optind; st == RL_OK && i < argc; i++) {
         size_t n = 0;
-        st = validate_file(argv[i], &n, err);
-        if (st != RL_OK) {
-            fflush(stdout);
-            return st;
-        }
+        st = validate_file(argv[i], json, &n, err);
         bad += n > 0;
     }
+    if (st == RL_OK && json)
+        st = print_json(json, err);
+    cJSON_Delete(json);
     fflush(stdout);
+    if (st != RL_OK)
+        return st;
     return bad ? RL_NOTHING : RL_OK;
 }
 

@@ -181,6 +181,18 @@ rl_status rl_session_write_html(const cJSON *bundle, const char *path, rl_error 
     return st;
 }
 
+/* The bundle as JSON on stdout (--json). */
+static rl_status print_json(const cJSON *bundle)
+{
+    char *text = rl_json_print(bundle);
+    if (!text)
+        return RL_EINTERNAL;
+    rl_tty_write(stdout, text, strlen(text), RL_TTY_JSON);
+    rl_tty_puts(stdout, "\n");
+    free(text);
+    return RL_OK;
+}
+
 rl_status rl_session_end(rl_session_end_opts *e, const cJSON *bundle, rl_status st, rl_error *err)
 {
     e->wrote_page = false;
@@ -195,16 +207,20 @@ rl_status rl_session_end(rl_session_end_opts *e, const cJSON *bundle, rl_status 
         free(page);
         return st == RL_OK ? rl_fail(err, RL_EINTERNAL, "out of memory") : st;
     }
-    if ((e->flags & RL_SESSION_SUMMARY) && st != RL_EINTERRUPTED)
+    bool json = e->flags & RL_SESSION_JSON;
+    char safe[4096];
+    if ((e->flags & RL_SESSION_SUMMARY) && st != RL_EINTERRUPTED && !json)
         rl_report_print_summary(stdout, bundle, path);
+    else if ((e->flags & RL_SESSION_SUMMARY) && json)
+        rl_tty_printf(stderr, "wrote %s\n", rl_tty_escape(path, safe, sizeof safe));
     /* the finished bundle, rendered: measurement itself never renders */
     rl_error rerr = {RL_OK, ""};
     rl_status rst = rl_session_write_html(bundle, page, &rerr);
-    char safe[4096];
     e->wrote_page = rst == RL_OK;
     if (rst == RL_OK) {
         if (e->flags & RL_SESSION_SUMMARY)
-            rl_tty_printf(stdout, "wrote %s\n", rl_tty_escape(page, safe, sizeof safe));
+            rl_tty_printf(json ? stderr : stdout, "wrote %s\n",
+                          rl_tty_escape(page, safe, sizeof safe));
     } else if (st == RL_OK && (e->flags & RL_SESSION_PAGE_PLAIN)) {
         *err = rerr;
         st = rst;
@@ -216,6 +232,8 @@ rl_status rl_session_end(rl_session_end_opts *e, const cJSON *bundle, rl_status 
     }
     free(path);
     free(page);
+    if (json && print_json(bundle) != RL_OK && st == RL_OK)
+        st = rl_fail(err, RL_EINTERNAL, "out of memory printing the bundle");
     if (st == RL_EINTERRUPTED)
         st = rl_session_interrupted(e->verb, e->out_dir, NULL, bundle, err);
     return st;

@@ -31,6 +31,9 @@ enum {
     /* a failed page after a good measurement fails with the renderer's own message, without
      * the hint that the bundle is kept (advise, which ranks that failure itself) */
     RL_SESSION_PAGE_PLAIN = 1u << 3,
+    /* --json: the bundle as JSON on stdout in place of the summary, "wrote" lines on stderr
+     * (run, diagnose; with RL_SESSION_SUMMARY) */
+    RL_SESSION_JSON = 1u << 4,
 };
 
 typedef struct {

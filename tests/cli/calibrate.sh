@@ -37,7 +37,7 @@ PY
 out=$("$RL_BIN" calibrate --help); check "--help" 0 $?
 expect "--help: usage" "$out" "^usage: llama-roofline calibrate \[options\] \[GGUF\|DIR\.\.\.\]"
 expect "--help: the defaults" "$out" "--n-gen N .*\(default 64;$"
-expect "--help: reps" "$out" "--reps N .*\(default 3\)"
+expect "--help: repetitions" "$out" "--repetitions N .*\(default 3; alias"
 expect "--help: quick" "$out" "-n 32, 2$"
 expect "--help: quiet options" "$out" "--retry-disturbed N +measure a disturbed one again"
 out=$("$RL_BIN" help calibrate); check "help calibrate" 0 $?

@@ -53,11 +53,11 @@ cp "$RL_SRC/tests/fixtures/client/bundle.json" "$C"; cp "$C" "$work/c.saved"
 CMD=client
 bad "client --from B --csv B" 2 "${E}--csv $C is the same file as the input $C: choose another --csv$" --from "$C" --csv "$C"
 intact "client --from B --csv B" "$C" "$work/c.saved"
-bad "client --json F --csv F (new)" 2 "${E}--json $work/f.json and --csv $work/f.json are the same file: choose another --csv$" --cmd "$STREAM 1 x" --json "$work/f.json" --csv "$work/f.json"
+bad "client --json F --csv F (new)" 2 "${E}--bundle $work/f.json and --csv $work/f.json are the same file: choose another --csv$" --cmd "$STREAM 1 x" --bundle "$work/f.json" --csv "$work/f.json"
 [ -e "$work/f.json" ] && fail "--json F --csv F wrote F" || echo "ok   --json F --csv F: nothing written"
-bad "client --json F --csv F (existing)" 2 "${E}--json $C and --csv $C are the same file" --cmd "$STREAM 1 x" --json "$C" --csv "$C"
+bad "client --json F --csv F (existing)" 2 "${E}--bundle $C and --csv $C are the same file" --cmd "$STREAM 1 x" --json "$C" --csv "$C"
 intact "client --json F --csv F" "$C" "$work/c.saved"
-bad "client --json F --chunks F" 2 "${E}--json $C and --chunks $C are the same file: choose another --chunks$" --cmd "$STREAM 1 x" --json "$C" --chunks "$C"
+bad "client --json F --chunks F" 2 "${E}--bundle $C and --chunks $C are the same file: choose another --chunks$" --cmd "$STREAM 1 x" --json "$C" --chunks "$C"
 bad "client -o DIR --csv DIR/bundle.json" 2 "${E}-o $work/cd/bundle.json and --csv $work/cd/bundle.json are the same file" --cmd "$STREAM 1 x" -o "$work/cd" --csv "$work/cd/bundle.json"
 printf '{"id": "p", "prompt": "hello"}\n' >"$work/p.jsonl"; cp "$work/p.jsonl" "$work/p.saved"
 bad "client --prompts P --csv P" 2 "${E}--csv $work/p.jsonl is the same file as the input $work/p.jsonl" --cmd "$STREAM 1 x" --prompts "$work/p.jsonl" -o "$work/pd" --csv "$work/p.jsonl"
@@ -147,7 +147,7 @@ bad "advise --llama-quantize F -o F" 2 "${E}-o $work/cpu.txt is the same file as
 intact "advise --cpuinfo/--llama-quantize" "$work/dp/bundle.json" "$work/m.saved"
 intact "advise --llama-quantize F -o F" "$work/cpu.txt" "$work/cpu.saved"
 CMD=client
-bad "client --fm-help-cmd F --json F" 2 "${E}--json $work/cpu.txt is the same file as the input $work/cpu.txt: choose another --json$" \
+bad "client --fm-help-cmd F --json F" 2 "${E}--bundle $work/cpu.txt is the same file as the input $work/cpu.txt: choose another --bundle$" \
   --cmd "$STREAM 1 x" --fm-help-cmd "$work/cpu.txt" --json "$work/cpu.txt"
 intact "client --fm-help-cmd F --json F" "$work/cpu.txt" "$work/cpu.saved"
 
@@ -205,7 +205,7 @@ for _ in $(seq 100); do [ -e "$work/held.flag" ] && break; sleep 0.1; done
 if [ -e "$work/held.flag" ]; then
   CMD=membw; bad "membw -o FILE locked" 4 "${E}$work/mem.json is being written by another llama-roofline \(pid 4242\); wait for it or choose another -o$" --peak-bw 40 -o "$work/mem.json"
   [ -e "$work/mem.json" ] && fail "membw wrote a locked -o" || echo "ok   membw: nothing written"
-  CMD=client; bad "client --json FILE locked" 4 "${E}$work/mem.json is being written by another llama-roofline \(pid 4242\); wait for it or choose another --json$" --cmd "$STREAM 1 x" --json "$work/mem.json"
+  CMD=client; bad "client --json FILE locked" 4 "${E}$work/mem.json is being written by another llama-roofline \(pid 4242\); wait for it or choose another --bundle$" --cmd "$STREAM 1 x" --json "$work/mem.json"
   kill "$bg"; wait "$bg" 2>/dev/null; bg=
   # a stale lock file (its process gone) is no obstacle
   "$RL_BIN" membw --peak-bw 40 -o "$work/mem.json" >/dev/null 2>&1; check "membw: a stale lock file is no obstacle" 0 $?

@@ -38,9 +38,9 @@ bad "--bench-arg --output=x" 2 "extra llama-bench argument --output=x is refused
 rh=$("$RL_BIN" run --help); dh=$("$RL_BIN" diagnose --help); ah=$("$RL_BIN" advise --help)
 expect "run --help: --n-prompt default 128" "$(grep -- '--n-prompt N' <<<"$rh")" "default 128"
 expect "run --help: --n-gen default 128" "$(grep -- '--n-gen N' <<<"$rh")" "default 128"
-expect "run --help: --reps default 3" "$(grep -- '--reps N' <<<"$rh")" "default 3\)"
+expect "run --help: --repetitions default 3" "$(grep -- "--repetitions N" <<<"$rh")" "default 3;"
 expect "run --help: --timeout default 3600" "$(grep -- '--timeout SEC' <<<"$rh")" "default 3600\)"
-expect "diagnose --help: --reps default as run" "$(grep -- '--reps N' <<<"$dh")" "default 3;"
+expect "diagnose --help: --repetitions default as run" "$(grep -- '--repetitions N' <<<"$dh")" "default 3;"
 expect "diagnose --help: --timeout default as run" "$(grep -- '--timeout SEC' <<<"$dh")" "default 3600\)"
 expect "advise --help: llama-bench defaults as run" "$ah" "defaults 128, 128, 3, 3600\)"
 

@@ -137,7 +137,7 @@ no_temp "205 TiB plan: no temp file" huge.gguf
 
 # ---- outputs that cannot be written: exit 4, one line, nothing left
 bad "unwritable path" 4 "cannot write /proc/nonexistent/x.gguf: No such file or directory" --preset tiny -o /proc/nonexistent/x.gguf
-bad "output is a directory" 4 "cannot write $work: it is a directory \\(give a file path in it\\)" --preset tiny -o "$work"
+bad "output is a directory" 4 "-o $work is a directory: synth's -o names a file; give a file name" --preset tiny -o "$work"
 bad "output is an empty path" 2 "--output needs a file path" --preset tiny -o ""
 if [ -w /dev/full ]; then
   bad "disk full" 4 "cannot write /dev/full: No space left on device" --preset tiny -q -o /dev/full

@@ -17,7 +17,7 @@ CMD=validate
 
 # ---- help and usage errors
 out=$("$RL_BIN" validate --help); check "--help" 0 $?
-expect "--help text" "$out" "usage: llama-roofline validate FILE"
+expect "--help text" "$out" "usage: llama-roofline validate \[--json\] FILE"
 bad "no input" 2 "no input: give the bundles or reports" 
 bad "unknown option" 2 "unrecognized option|unknown option" --frobnicate "$RL_SRC/examples/x86-i7-12700H/bundle.json"
 
