@@ -31,6 +31,7 @@
 #include <unistd.h>
 
 #include "base/rl_text.h"
+#include "base/rl_util.h"
 
 extern char **environ;
 
@@ -714,8 +715,10 @@ rl_status rl_proc_run(const rl_proc_opts *opts, rl_proc_result *res, rl_error *e
     rl_status st = rl_proc_start(opts, &p, err);
     if (st != RL_OK)
         return st;
-    while (st == RL_OK && !p->done)
-        st = rl_proc_wait(&p, 1, -1, err);
+    while (st == RL_OK && !p->done) {
+        st = rl_proc_wait(&p, 1, 1.0, err); /* a second at a time: the progress line's clock */
+        rl_progress_tick();
+    }
     rl_proc_finish(p, res);
     return st;
 }

@@ -8,6 +8,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "base/rl_text.h"
@@ -161,20 +163,76 @@ rl_status rl_opt_int_list(const char *opt, const char *s, int min, int max, int 
 }
 
 static int progress_showing;
-static int progress_mode = -1; /* 0 off, 1 terminal line, 2 plain lines */
+static int progress_mode = -1;    /* 0 off, 1 terminal line, 2 every update a line, 3 paced lines */
+static char progress_text[256];   /* the status showing, for the elapsed-time tick */
+static double progress_since;     /* when it was set (monotonic seconds) */
+static double progress_last_line; /* mode 3: when the last line was printed, -1 before any */
+static double progress_last_tick;
+
+static double mono_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
 
 static int mode(void)
 {
     if (progress_mode < 0) {
-        const char *m = getenv("LLAMA_ROOFLINE_PROGRESS");
+        const char *m = getenv("LLAMA_ROOFLINE_PROGRESS"), *term = getenv("TERM");
+        bool dumb = !term || !*term || strcmp(term, "dumb") == 0;
         if (m && strcmp(m, "lines") == 0)
             progress_mode = 2;
         else if (m && strcmp(m, "off") == 0)
             progress_mode = 0;
         else
-            progress_mode = isatty(STDERR_FILENO) ? 1 : 0;
+            progress_mode = isatty(STDERR_FILENO) && !dumb ? 1 : 3;
+        progress_last_line = -1;
     }
     return progress_mode;
+}
+
+/* The terminal's width in columns: TIOCGWINSZ on stderr, else $COLUMNS, else 80. */
+static size_t columns(void)
+{
+    struct winsize ws;
+    if (ioctl(STDERR_FILENO, TIOCGWINSZ, &ws) == 0 && ws.ws_col > 0)
+        return ws.ws_col;
+    const char *c = getenv("COLUMNS");
+    long n = c ? strtol(c, NULL, 10) : 0;
+    return n > 0 && n < 10000 ? (size_t)n : 80;
+}
+
+size_t rl_progress_fit(char *text, size_t width)
+{
+    size_t cols = 0, i = 0;
+    for (; text[i]; i++) {
+        if (((unsigned char)text[i] & 0xC0) == 0x80)
+            continue; /* a continuation byte: same column */
+        if (cols == width)
+            break;
+        cols++;
+    }
+    text[i] = '\0';
+    return cols;
+}
+
+/* The status line on the terminal, cut to one row (a wrapped line cannot be rewritten in
+ * place: the rows would pile up), with the elapsed time when it has shown for 2 s or more. */
+static void show_status(void)
+{
+    char line[300], safe[600];
+    double el = mono_s() - progress_since;
+    if (el >= 2)
+        rl_snprintf(line, sizeof line, "%s  (%.0f s)", progress_text, el);
+    else
+        rl_snprintf(line, sizeof line, "%s", progress_text);
+    rl_tty_escape(line, safe, sizeof safe);
+    size_t w = columns();
+    rl_progress_fit(safe, w > 1 ? w - 1 : 1);
+    rl_tty_status(stderr, safe);
+    progress_showing = 1;
+    fflush(stderr);
 }
 
 void rl_progress(const char *fmt, ...)
@@ -187,13 +245,49 @@ void rl_progress(const char *fmt, ...)
     va_start(ap, fmt);
     rl_vsnprintf(line, sizeof line, fmt, ap);
     va_end(ap);
-    if (m == 2) {
-        rl_tty_printf(stderr, "%s\n", rl_tty_escape(line, safe, sizeof safe));
-    } else {
-        rl_tty_status(stderr, line);
-        progress_showing = 1;
+    double now = mono_s();
+    if (m == 1) {
+        rl_snprintf(progress_text, sizeof progress_text, "%s", line);
+        progress_since = progress_last_tick = now;
+        show_status();
+        return;
     }
+    if (m == 3 && progress_last_line >= 0 && now - progress_last_line < RL_PROGRESS_PACE_S)
+        return; /* not a terminal: a line now and then, not one per update */
+    progress_last_line = now;
+    rl_tty_printf(stderr, "%s\n", rl_tty_escape(line, safe, sizeof safe));
     fflush(stderr);
+}
+
+void rl_progress_line(const char *fmt, ...)
+{
+    int m = mode();
+    if (m == 0)
+        return;
+    char line[512];
+    va_list ap;
+    va_start(ap, fmt);
+    rl_vsnprintf(line, sizeof line, fmt, ap);
+    va_end(ap);
+    bool was = progress_showing;
+    if (was)
+        rl_tty_status_clear(stderr);
+    rl_tty_printf(stderr, "%s\n", line);
+    progress_showing = 0;
+    if (was && m == 1)
+        show_status(); /* the status comes back below the finished line */
+    fflush(stderr);
+}
+
+void rl_progress_tick(void)
+{
+    if (mode() != 1 || !progress_showing)
+        return;
+    double now = mono_s();
+    if (now - progress_last_tick < 1)
+        return;
+    progress_last_tick = now;
+    show_status();
 }
 
 void rl_progress_done(void)

@@ -35,10 +35,20 @@ rl_status rl_opt_double(const char *opt, const char *s, double min, bool min_exc
 rl_status rl_opt_int_list(const char *opt, const char *s, int min, int max, int *out, int max_n,
                           int *n, bool sort_unique, rl_error *err);
 
-/* Progress on stderr. By default only when stderr is a terminal, rewriting the current line;
- * LLAMA_ROOFLINE_PROGRESS=lines prints each update as a plain line on any stderr (logs, CI),
- * =off prints nothing. Control characters in the text are escaped. */
+/* Progress on stderr. On a terminal (TERM set and not "dumb") one status line rewritten in
+ * place, cut to the terminal's width, with the seconds it has been showing once that is 2 s or
+ * more (rl_progress_tick redraws it while a child runs). Elsewhere (a file, a pipe, CI,
+ * TERM=dumb) plain lines, at most one per RL_PROGRESS_PACE_S; LLAMA_ROOFLINE_PROGRESS=lines
+ * prints every update as a line, =off nothing. Control characters in the text are escaped. */
+#define RL_PROGRESS_PACE_S 10.0
 void rl_progress(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* A line that stays (a finished run and its rate): printed in every mode but off, above the
+ * status line on a terminal. The text is the caller's own (numbers, escaped names). */
+void rl_progress_line(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* Redraw the terminal's status line with its elapsed time, at most once a second. */
+void rl_progress_tick(void);
+/* Cut text in place to at most width columns (a UTF-8 character is one column); its columns. */
+size_t rl_progress_fit(char *text, size_t width);
 /* End a progress line (clears it) if one is showing. */
 void rl_progress_done(void);
 

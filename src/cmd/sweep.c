@@ -1025,7 +1025,8 @@ static rl_status sweep_ceiling(sweep_ctx *c, rl_error *err)
         mo.quiet_root = c->o.quiet_root;
         mo.wait_quiet_s = c->o.wait_quiet_s;
         rl_membw_result res;
-        rl_progress("measuring the memory read ceiling");
+        if (!(c->o.peak_bw > 0)) /* --peak-bw: given, not measured */
+            rl_progress("measuring the memory read ceiling");
         double c0 = self_cpu_s();
         st = rl_membw_ceiling(&mo, c->o.peak_bw, &c->si, &res, err);
         c->s->membw_cpu = self_cpu_s() - c0;
@@ -1045,11 +1046,50 @@ static rl_status sweep_ceiling(sweep_ctx *c, rl_error *err)
     return st;
 }
 
-/* Progress through the sweep: invocations counted and the time they took, for the ETA. */
+/* Progress through the sweep: invocations counted, those measured in this session and the
+ * time they took, for the ETA (none until one was measured: a resumed run's skipped ones took
+ * no time here). */
 typedef struct {
-    size_t done, total;
+    size_t done, total, measured;
     double elapsed;
 } sweep_progress;
+
+/* The bytes per token of the sweep's convention for model m: the GGUF's streamed bytes, or
+ * the resident ones (llama-bench's model_size in run's first record, else the GGUF's); 0 when
+ * unknown. */
+static double run_bytes(const sweep_ctx *c, const cJSON *m, const cJSON *run)
+{
+    const cJSON *g = rl_json_get(m, "gguf");
+    double v = 0;
+    if (c->o.bytes == RL_AN_BYTES_STREAMED)
+        return rl_json_get_num(g, "streamed_bytes", &v) ? v : 0;
+    const cJSON *rec = cJSON_GetArrayItem(rl_json_get(run, "records"), 0);
+    if (rl_json_get_num(rec, "model_size", &v) && v > 0)
+        return v;
+    return rl_json_get_num(g, "resident_bytes", &v) ? v : 0;
+}
+
+/* The line a finished run leaves: its decode rate, the GB/s that is at its bytes per token,
+ * the share of the ceiling, and the prefill rate. */
+static void finished_line(const sweep_ctx *c, const cJSON *m, const cJSON *run, const char *name,
+                          size_t done, size_t total, int t, int d)
+{
+    double tg = 0, pp = 0, ceil = 0, bytes = run_bytes(c, m, run);
+    rl_json_get_num(rl_json_get(rl_json_get(run, "decode"), "stats"), "mean", &tg);
+    rl_json_get_num(rl_json_get(rl_json_get(run, "prefill"), "stats"), "mean", &pp);
+    rl_json_get_num(rl_json_get(c->s->bundle, "membw"), "peak_read_GBs", &ceil);
+    char safe[256], bw[96] = "", pre[48] = "";
+    double gbs = tg * bytes / 1e9;
+    if (gbs > 0 && ceil > 0)
+        rl_snprintf(bw, sizeof bw, ", %.1f GB/s (%.0f%% of the %.1f GB/s ceiling)", gbs,
+                    100 * gbs / ceil, ceil);
+    else if (gbs > 0)
+        rl_snprintf(bw, sizeof bw, ", %.1f GB/s", gbs);
+    if (pp > 0)
+        rl_snprintf(pre, sizeof pre, "; prefill %.1f tok/s", pp);
+    rl_progress_line("[%zu/%zu] %s t=%d depth %d: decode %.2f tok/s%s%s", done, total,
+                     rl_tty_escape(name, safe, sizeof safe), t, d, tg, bw, pre);
+}
 
 /* One (model, threads, depth) run: skipped when already "ok", else measured, its failure
  * reported and recorded as a warning, and the bundle rewritten. */
@@ -1077,14 +1117,19 @@ static rl_status sweep_one(sweep_ctx *c, cJSON *m, cJSON *runs, int t, int d, sw
         return oom(err, "a run");
     c->ran = true;
     size_t done = p->done, total = p->total;
-    double eta = done > 1 ? p->elapsed / (double)(done - 1) * (double)(total - done + 1) : 0;
-    rl_progress("[%zu/%zu] %s  t=%d  depth %d%s%.0f s left", done, total, mname, t, d,
-                done > 1 ? "  about " : "  ", done > 1 ? eta : 0.0);
+    char left[48] = "";
+    if (p->measured > 0) /* an estimate only from runs this session measured */
+        rl_snprintf(left, sizeof left, "  about %.0f s left",
+                    p->elapsed / (double)p->measured * (double)(total - done + 1));
+    rl_progress("[%zu/%zu] %s  t=%d  depth %d%s", done, total, mname, t, d, left);
     int64_t t0 = rl_proc_now_ns();
     rl_status st = rl_sweep_run_one(c->bin, &c->o, mpath, t, d, run, b, c->s->path, err);
     p->elapsed += (double)(rl_proc_now_ns() - t0) / 1e9;
+    p->measured++;
     const char *rs = rl_json_get_str(run, "status");
     const char *re = rl_json_get_str(run, "error");
+    if (rs && strcmp(rs, "ok") == 0)
+        finished_line(c, m, run, mname, done, total, t, d);
     if (rs && strcmp(rs, "ok") != 0 && strcmp(rs, "interrupted") != 0 && re) {
         rl_progress_done();
         rl_tty_printf(stderr, "llama-roofline %s: %s t=%d depth %d: %s\n", c->o.command, mname, t,
@@ -1147,7 +1192,7 @@ static rl_status sweep_models(sweep_ctx *c, rl_error *err)
 {
     cJSON *models = cJSON_GetObjectItemCaseSensitive(c->s->bundle, "models");
     size_t n_models = (size_t)cJSON_GetArraySize(models);
-    sweep_progress p = {0, n_models * (size_t)c->nt * (size_t)c->nd, 0};
+    sweep_progress p = {0, n_models * (size_t)c->nt * (size_t)c->nd, 0, 0};
     rl_status st = RL_OK;
     cJSON *m;
     cJSON_ArrayForEach(m, models)

@@ -79,7 +79,7 @@ PY
 }
 interrupt run "$work/int" run --llama-bench "$FAKE" --peak-bw 40 -m "$work/Q8_0.gguf" -m "$work/Q4_0.gguf" -t 1,2 -o "$work/int"
 want="llama-roofline run: error: interrupted: kept 1 of 4 runs in $work/int/bundle.json; resume with: llama-roofline run --resume --llama-bench $FAKE -o $work/int"
-[ "$(cat "$work/run.err")" = "$want" ] && echo "ok   run Ctrl-C: the message and the exact resume command" || fail "run Ctrl-C message: $(cat "$work/run.err") (wanted: $want)"
+[ "$(tail -n 1 "$work/run.err")" = "$want" ] && echo "ok   run Ctrl-C: the message and the exact resume command" || fail "run Ctrl-C message: $(cat "$work/run.err") (wanted: $want)"
 python3 - "$work/int/report.html" <<'PY' && echo "ok   run Ctrl-C: the report's interrupted banner is above the headline" || fail "run Ctrl-C: no interrupted banner above the headline"
 import sys
 s = open(sys.argv[1]).read()
