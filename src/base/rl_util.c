@@ -221,16 +221,15 @@ size_t rl_progress_fit(char *text, size_t width)
  * place: the rows would pile up), with the elapsed time when it has shown for 2 s or more. */
 static void show_status(void)
 {
-    char line[300], safe[600];
+    char safe[600], tail[32] = "", line[640];
     double el = mono_s() - progress_since;
     if (el >= 2)
-        rl_snprintf(line, sizeof line, "%s  (%.0f s)", progress_text, el);
-    else
-        rl_snprintf(line, sizeof line, "%s", progress_text);
-    rl_tty_escape(line, safe, sizeof safe);
-    size_t w = columns();
-    rl_progress_fit(safe, w > 1 ? w - 1 : 1);
-    rl_tty_status(stderr, safe);
+        rl_snprintf(tail, sizeof tail, "  (%.0f s)", el);
+    rl_tty_escape(progress_text, safe, sizeof safe);
+    size_t w = columns(), room = w > 1 ? w - 1 : 1, tl = strlen(tail);
+    rl_progress_fit(safe, room > tl + 8 ? room - tl : room); /* the clock stays in sight */
+    rl_snprintf(line, sizeof line, "%s%s", safe, room > tl + 8 ? tail : "");
+    rl_tty_status(stderr, line);
     progress_showing = 1;
     fflush(stderr);
 }

@@ -60,6 +60,8 @@ static const char usage[] =
     "                      over " RL_DEF_STR(RL_DEF_CAL_RUN_S) " s)\n"
     "  -r, --repetitions N repetitions per run, 1 to 1000 (default " RL_DEF_STR(RL_DEF_CAL_REPS) "; alias\n"
     "                      --reps)\n"
+    "  --json              print the bundle's calibration section as JSON on stdout\n"
+    "                      in place of the table\n"
     "  --recalibrate       measure every type asked for again, whatever the cache\n"
     "                      holds\n"
     "  --llc-mib N         size the models for a last-level cache of N MiB, 1 to\n"
@@ -83,7 +85,7 @@ static const char usage[] =
 // clang-format on
 
 enum { OPT_TYPES = 256, OPT_LIST, OPT_QUICK, OPT_NGEN, OPT_REPS, OPT_RECAL, OPT_LLC };
-enum { OPT_TIMEOUT = OPT_LLC + 1, OPT_LB, OPT_LQ };
+enum { OPT_TIMEOUT = OPT_LLC + 1, OPT_LB, OPT_LQ, OPT_JSON };
 
 static const struct option longopts[] = {
     {"types", required_argument, NULL, OPT_TYPES},
@@ -94,6 +96,7 @@ static const struct option longopts[] = {
     {"repetitions", required_argument, NULL, OPT_REPS},
     {"reps", required_argument, NULL, OPT_REPS},
     {"recalibrate", no_argument, NULL, OPT_RECAL},
+    {"json", no_argument, NULL, OPT_JSON},
     {"llc-mib", required_argument, NULL, OPT_LLC},
     {"timeout", required_argument, NULL, OPT_TIMEOUT},
     {"llama-bench", required_argument, NULL, OPT_LB},
@@ -107,7 +110,7 @@ static const struct option longopts[] = {
 typedef struct {
     rl_calib_opts c;
     const char *types_arg, *out_dir, *lb, *lq;
-    bool list, quick, help, n_gen_given, reps_given;
+    bool list, quick, help, n_gen_given, reps_given, json;
     int llc_mib;
     char no_quantize[600]; /* why the llama-quantize types are not calibrated, when none found */
 } cal_args;
@@ -136,6 +139,7 @@ static rl_status on_opt(int c, const char *arg, void *ctx, rl_error *err)
         st = rl_opt_int("--reps", arg, 1, 1000, &o->reps, err);
         break;
     case OPT_RECAL: o->recalibrate = true; break;
+    case OPT_JSON: a->json = true; break;
     case OPT_LLC: st = rl_opt_int("--llc-mib", arg, 1, 65536, &a->llc_mib, err); break;
     case OPT_TIMEOUT:
         st = rl_opt_double("--timeout", arg, 1, false, 86400, &o->timeout_s, err);
@@ -354,7 +358,15 @@ static rl_status open_output(const char *dir, char **path, rl_error *err)
 
 static void report(const cal_args *a, const cJSON *b, const char *path, const rl_calib_stats *s)
 {
-    rl_calib_print(stdout, rl_json_get(b, "calibration"));
+    const cJSON *cal = rl_json_get(b, "calibration");
+    char *text = a->json && cal ? rl_json_print(cal) : NULL;
+    if (text) {
+        rl_tty_write(stdout, text, strlen(text), RL_TTY_JSON);
+        rl_tty_puts(stdout, "\n");
+        free(text);
+    } else {
+        rl_calib_print(stdout, cal);
+    }
     char safe[4096];
     rl_tty_printf(
         stderr,
@@ -364,7 +376,6 @@ static void report(const cal_args *a, const cJSON *b, const char *path, const rl
         s->measured, s->reused, s->not_calibrated, s->not_calibrated == 1 ? "" : "s",
         s->models_made, s->make_s, s->runs_ok, s->runs_total, s->measure_s);
     rl_tty_printf(stderr, "  bundle: %s\n", rl_tty_escape(path, safe, sizeof safe));
-    (void)a;
 }
 
 static rl_status calibrate(cal_args *a, int n_ops, char **ops, rl_error *err)

@@ -179,6 +179,98 @@ static void test_opt_int_list(void **state)
     assert_non_null(strstr(e.msg, "at most 2"));
 }
 
+/* Did-you-mean: the distance (a swap is one edit, case ignored) and the nearest word. */
+static void test_nearest(void **state)
+{
+    (void)state;
+    assert_int_equal(rl_edit_distance("reps", "reps"), 0);
+    assert_int_equal(rl_edit_distance("qiuck", "quick"), 1); /* a swap */
+    assert_int_equal(rl_edit_distance("RUN", "run"), 0);
+    assert_int_equal(rl_edit_distance("rn", "run"), 1);
+    assert_int_equal(rl_edit_distance("", "abc"), 3);
+    assert_int_equal(rl_edit_distance("kitten", "sitting"), 3);
+    const char *verbs[] = {"run", "report", "inspect", "import"};
+    assert_int_equal(rl_nearest_word("rn", verbs, 4), 0);
+    assert_int_equal(rl_nearest_word("reprot", verbs, 4), 1);
+    assert_int_equal(rl_nearest_word("zzzzzz", verbs, 4), -1);
+    assert_int_equal(rl_nearest_word("imprt", verbs, 4), 3);
+    const char *tie[] = {"abcd", "abce"};
+    assert_int_equal(rl_nearest_word("abcf", tie, 2), -1); /* one edit from both: no guess */
+    /* the limit: len/3 edits (at least 1): 6 letters allow 2, not 3 */
+    const char *one[] = {"threads"};
+    assert_int_equal(rl_nearest_word("thrads", one, 1), 0);
+    assert_int_equal(rl_nearest_word("thrdx", one, 1), -1);
+}
+
+/* The unknown-option messages: did-you-mean, ambiguous, llama-bench's -ngl and -p rewritten
+ * only where the command has the long option, a value that reads "-ngl" left alone. */
+static void test_opt_messages(void **state)
+{
+    (void)state;
+    static const struct option lo[] = {{"repetitions", required_argument, NULL, 'r'},
+                                       {"reps", required_argument, NULL, 'r'},
+                                       {"resume", no_argument, NULL, 'R'},
+                                       {"n-gpu-layers", required_argument, NULL, 'g'},
+                                       {"n-prompt", required_argument, NULL, 'p'},
+                                       {"bench-arg", required_argument, NULL, 'b'},
+                                       {NULL, 0, NULL, 0}};
+    rl_error e = {RL_OK, ""};
+    char a0[] = "run", a1[] = "--resme";
+    char *v1[] = {a0, a1, NULL};
+    rl_opt_begin();
+    assert_int_equal(rl_getopt(2, v1, "o:", lo, &e), RL_OPT_ERROR);
+    assert_string_equal(e.msg,
+                        "unknown option '--resme' (did you mean '--resume'? see llama-roofline "
+                        "run --help)");
+    char a2[] = "--re";
+    char *v2[] = {a0, a2, NULL};
+    rl_opt_begin();
+    assert_int_equal(rl_getopt(2, v2, "o:", lo, &e), RL_OPT_ERROR);
+    assert_string_equal(e.msg, "option '--re' is ambiguous: it begins --repetitions, --reps, "
+                               "--resume (see llama-roofline run --help)");
+    char a3[] = "--rep", a4[] = "2"; /* two names of one option: not ambiguous */
+    char *v3[] = {a0, a3, a4, NULL};
+    rl_opt_begin();
+    assert_int_equal(rl_getopt(3, v3, "o:", lo, &e), 'r');
+    assert_string_equal(optarg, "2");
+    char b1[] = "-ngl", b2[] = "9", b3[] = "--bench-arg", b4[] = "-ngl", b5[] = "-p64", b6[] = "-o",
+         b7[] = "-ngl";
+    char *v4[] = {a0, b1, b2, b3, b4, b5, b6, b7, NULL};
+    rl_opt_dash_aliases(8, v4, "o:", lo);
+    assert_string_equal(v4[1], "--n-gpu-layers");
+    assert_string_equal(v4[3], "--bench-arg");
+    assert_string_equal(v4[4], "-ngl"); /* --bench-arg's value */
+    assert_string_equal(v4[5], "--n-prompt=64");
+    assert_string_equal(v4[7], "-ngl"); /* -o's value */
+    char c1[] = "-p", c2[] = "1";
+    char *v5[] = {a0, c1, c2, NULL};
+    rl_opt_dash_aliases(3, v5, "p:o:", lo); /* the command's own -p wins */
+    assert_string_equal(v5[1], "-p");
+    static const struct option none[] = {{"out", required_argument, NULL, 'o'}, {NULL, 0, NULL, 0}};
+    char d1[] = "-ngl";
+    char *v6[] = {a0, d1, NULL};
+    rl_opt_dash_aliases(2, v6, "o:", none); /* no --n-gpu-layers here: left as typed */
+    assert_string_equal(v6[1], "-ngl");
+}
+
+/* The progress line cut to the terminal's width: columns are characters, not bytes. */
+static void test_progress_fit(void **state)
+{
+    (void)state;
+    char a[] = "[1/2] model.gguf t=2";
+    assert_int_equal(rl_progress_fit(a, 10), 10);
+    assert_string_equal(a, "[1/2] mode");
+    char b[] = "short";
+    assert_int_equal(rl_progress_fit(b, 10), 5);
+    assert_string_equal(b, "short");
+    char c[] = "\xc3\xa9t\xc3\xa9 mod\xc3\xa8le"; /* "été modèle": 10 characters, 13 bytes */
+    assert_int_equal(rl_progress_fit(c, 4), 4);
+    assert_string_equal(c, "\xc3\xa9t\xc3\xa9 ");
+    char d[] = "abc";
+    assert_int_equal(rl_progress_fit(d, 0), 0);
+    assert_string_equal(d, "");
+}
+
 /* getopt_long through rl_getopt: both value syntaxes, mixed operands, "-h" as a value. */
 static void test_getopt(void **state)
 {
@@ -892,6 +984,9 @@ int main(void)
         cmocka_unit_test(test_json_parse_strict),
         cmocka_unit_test(test_json_oom_per_thread),
         cmocka_unit_test(test_md_escape),
+        cmocka_unit_test(test_nearest),
+        cmocka_unit_test(test_opt_messages),
+        cmocka_unit_test(test_progress_fit),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
