@@ -121,6 +121,8 @@ check "run, stderr a file" 0 $?
 pg=$(cat "$work/pg.err")
 expect "a line per finished run, with its rate, GB/s and share" "$pg" '^\[1/4\] a\.gguf t=1 depth 0: decode [0-9.]+ tok/s, [0-9.]+ GB/s \([0-9]+% of the 40\.0 GB/s ceiling\); prefill [0-9.]+ tok/s$'
 [ "$(grep -c '^\[[1-4]/4\] .*: decode ' <<<"$pg")" = 4 ] && echo "ok   four finished lines" || fail "finished lines: $pg"
+[ "$(grep -c '^\[[1-4]/4\] [^:]*$' <<<"$pg")" = 1 ] && echo "ok   paced: one status line in a run under 10 s" ||
+  fail "not paced: $pg"
 grep -q $'\e\|\r' "$work/pg.err" && fail "stderr a file: an escape or CR: $(cat -A "$work/pg.err" | head -5)" || echo "ok   stderr a file: no ESC, no CR"
 grep -q 's left' <<<"$(head -n 1 "$work/pg.err")" && fail "an ETA before any run: $(head -n 1 "$work/pg.err")" || echo "ok   no ETA before a run finished"
 grep -q 'measuring the memory read ceiling' "$work/pg.err" && fail "--peak-bw: said it measures the ceiling" || echo "ok   --peak-bw: no 'measuring the ceiling'"
