@@ -193,6 +193,7 @@ static void test_nearest(void **state)
     assert_int_equal(rl_nearest_word("rn", verbs, 4), 0);
     assert_int_equal(rl_nearest_word("reprot", verbs, 4), 1);
     assert_int_equal(rl_nearest_word("zzzzzz", verbs, 4), -1);
+    assert_int_equal(rl_nearest_word("xyn", verbs, 4), -1); /* 2 edits from run: over 1 */
     assert_int_equal(rl_nearest_word("imprt", verbs, 4), 3);
     const char *tie[] = {"abcd", "abce"};
     assert_int_equal(rl_nearest_word("abcf", tie, 2), -1); /* one edit from both: no guess */
@@ -228,6 +229,15 @@ static void test_opt_messages(void **state)
     assert_int_equal(rl_getopt(2, v2, "o:", lo, &e), RL_OPT_ERROR);
     assert_string_equal(e.msg, "option '--re' is ambiguous: it begins --repetitions, --reps, "
                                "--resume (see llama-roofline run --help)");
+    static const struct option ng[] = {{"n-gen", required_argument, NULL, 'n'},
+                                       {"n-prompt", required_argument, NULL, 'p'},
+                                       {NULL, 0, NULL, 0}};
+    char n1[] = "--n-", n2[] = "3"; /* two options that take a value, of different meanings */
+    char *vn[] = {a0, n1, n2, NULL};
+    rl_opt_begin();
+    assert_int_equal(rl_getopt(3, vn, "o:", ng, &e), RL_OPT_ERROR);
+    assert_string_equal(e.msg, "option '--n-' is ambiguous: it begins --n-gen, --n-prompt (see "
+                               "llama-roofline run --help)");
     char a3[] = "--rep", a4[] = "2"; /* two names of one option: not ambiguous */
     char *v3[] = {a0, a3, a4, NULL};
     rl_opt_begin();
