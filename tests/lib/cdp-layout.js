@@ -81,8 +81,12 @@ const MEASURE = `(() => {
     out.push({ where: (sec ? sec.id : 'page') + ' table ' + n, width: Math.round(r.width),
       box: box.clientWidth, scroll: box.scrollWidth, cut: [...cut] });
   });
-  return { tables: out, docScroll: document.documentElement.scrollWidth,
-    docWidth: document.documentElement.clientWidth };
+  const W = document.documentElement.clientWidth;
+  /* what sticks out, when something does: the innermost elements past the right edge */
+  const wide = [...document.body.querySelectorAll('*')].filter((e) => e.getBoundingClientRect().right > W + 1 &&
+    ![...e.children].some((c) => c.getBoundingClientRect().right > W + 1))
+    .slice(0, 3).map((e) => e.tagName.toLowerCase() + (e.className ? '.' + e.className : '') + ' "' + e.textContent.trim().slice(0, 60) + '"');
+  return { tables: out, docScroll: document.documentElement.scrollWidth, docWidth: W, wide };
 })()`;
 
 async function measure(sessionId, what, name) {
@@ -94,7 +98,7 @@ async function measure(sessionId, what, name) {
   const widest = m.tables.reduce((a, t) => (t.width > a.width ? t : a), { width: 0, box: 0 });
   check(bad.length === 0, `${name} ${what}: every table fits its box (widest ${widest.width} px in ${widest.box} px)` +
     bad.map((t) => `; ${t.where}: ${t.scroll} px in ${t.box} px, cut: ${t.cut.join(' | ') || 'none'}`).join(''));
-  check(m.docScroll <= m.docWidth + 1, `${name} ${what}: the page does not scroll sideways (${m.docScroll} px in ${m.docWidth} px)`);
+  check(m.docScroll <= m.docWidth + 1, `${name} ${what}: the page does not scroll sideways (${m.docScroll} px in ${m.docWidth} px)${m.wide.length ? ': ' + m.wide.join(', ') : ''}`);
 }
 
 async function openPage(file) {
