@@ -3,11 +3,13 @@
  * makes and matches rows, compare_stats.c tests and judges them, compare_json.c writes JSON. */
 #include "analyse/compare.h"
 
+#include <math.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/rl_file.h"
 #include "base/rl_json.h"
 #include "base/rl_text.h"
 #include "base/rl_util.h"
@@ -62,7 +64,11 @@ void rl_cmp_free(rl_cmp *c)
 /* ---- environment and suite -------------------------------------------------------------- */
 
 /* A fact is obj.key (obj.sub.key with sub); with needs, it applies only to the inputs whose
- * bundle holds the object needs (others show "n/a" and never make it differ). */
+ * bundle holds the object needs (others show "n/a" and never make it differ). Its format: as
+ * the bundle holds it, or a number (3 significant digits) or a size in bytes (GiB, MiB: the
+ * shared formatter), and numbers that differ by less than RL_CMP_FACT_TOLERANCE_PCT of the
+ * larger are not a difference (a RAM total that moves by a page, a ceiling re-measured). */
+typedef enum { FACT_TEXT, FACT_NUMBER, FACT_BYTES } fact_format;
 typedef struct {
     const char *section, *obj, *key, *label;
     bool suite;
@@ -74,7 +80,7 @@ static const fact_def fact_defs[] = {
     {"environment", "environment", "arch", "Architecture", false, NULL, NULL},
     {"environment", "environment", "logical_cores", "Logical cores", false, NULL, NULL},
     {"environment", "environment", "physical_cores", "Physical cores", false, NULL, NULL},
-    {"environment", "environment", "ram_bytes", "RAM (bytes)", false, NULL, NULL},
+    {"environment", "environment", "ram_bytes", "RAM", false, NULL, NULL},
     {"environment", "environment", "os", "OS", false, NULL, NULL},
     {"environment", "environment", "kernel", "Kernel", false, NULL, NULL},
     {"environment", "environment", "governor", "CPU governor", false, NULL, NULL},
@@ -109,10 +115,25 @@ static const fact_def fact_defs[] = {
 };
 #define N_FACT_DEFS (sizeof fact_defs / sizeof fact_defs[0])
 
-static char *value_string(const cJSON *v)
+static fact_format format_of(const fact_def *d)
+{
+    if (strcmp(d->key, "ram_bytes") == 0)
+        return FACT_BYTES;
+    return strcmp(d->key, "peak_read_GBs") == 0 ? FACT_NUMBER : FACT_TEXT;
+}
+
+static char *value_string(const cJSON *v, fact_format format)
 {
     if (!v || cJSON_IsNull(v))
         return rl_strdup("unknown");
+    if (cJSON_IsNumber(v) && format != FACT_TEXT) {
+        char t[48];
+        if (format == FACT_BYTES && v->valuedouble >= 0 && v->valuedouble < 1.8e19)
+            rl_fmt_iec(t, sizeof t, (uint64_t)v->valuedouble);
+        else
+            rl_fmt_sig3(t, sizeof t, v->valuedouble);
+        return rl_strdup(t);
+    }
     if (cJSON_IsString(v))
         return rl_strdup(*v->valuestring ? v->valuestring : "(empty)");
     if (cJSON_IsBool(v))
@@ -130,6 +151,11 @@ static char *value_string(const cJSON *v)
     char *s = rl_strdup(strlen(t) > 200 ? "(long value)" : t);
     cJSON_free(t);
     return s;
+}
+
+bool rl_cmp_fact_close(double lo, double hi)
+{
+    return !(hi > lo && hi - lo >= RL_CMP_FACT_TOLERANCE_PCT / 100 * fmax(fabs(lo), fabs(hi)));
 }
 
 static int cmp_ids(const void *a, const void *b)
@@ -155,7 +181,9 @@ static char *model_set(const cJSON *b, bool names)
             break;
         /* identity first, so names sort in identity order; the name follows a tab */
         rl_cmp_model_identity(m, ids[k], sizeof ids[0]);
-        const char *nm = rl_json_get_str(m, "name");
+        /* by file name (what the user has on disk), else its name, never its id ("m5") */
+        const char *nm = rl_json_get_str(m, "path");
+        nm = nm && *rl_file_base_name(nm) ? rl_file_base_name(nm) : rl_json_get_str(m, "name");
         size_t used = strlen(ids[k]);
         rl_snprintf(ids[k] + used, sizeof ids[0] - used, "\t%.80s", nm ? nm : "?");
         k++;
@@ -199,6 +227,8 @@ static rl_status facts(rl_cmp *c, rl_error *err)
         }
         char *first_set = NULL;
         const char *first_value = NULL;
+        double lo = 0, hi = 0; /* a numeric fact's range over the inputs that hold it */
+        size_t n_num = 0, n_held = 0;
         const char *needs = f < N_FACT_DEFS ? fact_defs[f].needs : "models";
         for (size_t i = 0; i < c->n_inputs; i++) {
             const cJSON *b = c->inputs[i].bundle;
@@ -208,11 +238,19 @@ static rl_status facts(rl_cmp *c, rl_error *err)
                 const cJSON *o = rl_json_get(b, fact_defs[f].obj);
                 if (fact_defs[f].sub)
                     o = rl_json_get(o, fact_defs[f].sub);
-                fa->values[i] = value_string(rl_json_get(o, fact_defs[f].key));
-                if (fa->values[i] && first_value && strcmp(fa->values[i], first_value) != 0)
-                    fa->differs = true;
-                if (!first_value)
-                    first_value = fa->values[i];
+                const cJSON *v = rl_json_get(o, fact_defs[f].key);
+                fa->values[i] = value_string(v, format_of(&fact_defs[f]));
+                n_held++;
+                if (format_of(&fact_defs[f]) != FACT_TEXT && cJSON_IsNumber(v)) {
+                    lo = n_num ? fmin(lo, v->valuedouble) : v->valuedouble;
+                    hi = n_num ? fmax(hi, v->valuedouble) : v->valuedouble;
+                    n_num++;
+                } else {
+                    if (fa->values[i] && first_value && strcmp(fa->values[i], first_value) != 0)
+                        fa->differs = true;
+                    if (!first_value)
+                        first_value = fa->values[i];
+                }
             } else { /* shown by name, compared by identity */
                 fa->values[i] = model_set(b, true);
                 char *set = model_set(b, false);
@@ -234,6 +272,9 @@ static rl_status facts(rl_cmp *c, rl_error *err)
             }
         }
         free(first_set);
+        /* a number against an unknown differs; numbers only by the tolerance */
+        if (n_num > 0 && (n_num < n_held || !rl_cmp_fact_close(lo, hi)))
+            fa->differs = true;
         if (fa->differs && fa->suite)
             c->suite_mismatch = true;
     }

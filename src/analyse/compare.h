@@ -157,6 +157,12 @@ typedef struct {
     char **values; /* one per input, "unknown" for null or absent */
 } rl_cmp_fact;
 
+/* Numeric facts (RAM, the memory ceiling) that differ by less than this share of the larger
+ * value are the same machine (RAM totals move by a page between boots, a ceiling by its
+ * noise): not a warning. True when lo..hi is within it. */
+#define RL_CMP_FACT_TOLERANCE_PCT 1.0
+bool rl_cmp_fact_close(double lo, double hi);
+
 typedef struct {
     rl_cmp_input *inputs;
     size_t n_inputs, cap_inputs;

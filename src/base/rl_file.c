@@ -66,6 +66,15 @@ void rl_file_cleanup_signal(void)
     }
 }
 
+const char *rl_file_base_name(const char *path)
+{
+    const char *base = path;
+    for (const char *q = path; q && *q; q++)
+        if (*q == '/' || *q == '\\')
+            base = q + 1;
+    return base;
+}
+
 /* Directory part of path ("." when none), malloc'd. */
 static char *dir_of(const char *path)
 {

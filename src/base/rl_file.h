@@ -100,6 +100,9 @@ rl_status rl_file_open_regular(const char *path, FILE **out, uint64_t *size, rl_
 
 /* Read a whole regular file of at most max bytes (plus a NUL terminator; caller frees). */
 rl_status rl_file_read_all(const char *path, size_t max, char **data, size_t *len, rl_error *err);
+/* The file name of a path as written on any system: after the last '/' or '\\' (a bundle
+ * imported from Windows holds "C:\\models\\x.gguf"); the path itself when it has neither. */
+const char *rl_file_base_name(const char *path);
 
 /* True when a and b name the same file: existing files by device and inode (so hard links,
  * symbolic links and different spellings of one file are caught), files not there yet by

@@ -1,6 +1,7 @@
 /* rl_text.c: locale-proof number formatting and terminal-safe strings. See rl_text.h. */
 #include "base/rl_text.h"
 
+#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -73,6 +74,46 @@ void rl_fmt_mib(char *buf, size_t cap, uint64_t bytes)
         rl_snprintf(buf, cap, "%llu MiB", (unsigned long long)(bytes / mib));
     else
         rl_snprintf(buf, cap, "%.*f MiB", v >= 10 ? 1 : 3, v);
+}
+
+void rl_fmt_sig3(char *buf, size_t cap, double v)
+{
+    if (!isfinite(v)) {
+        rl_snprintf(buf, cap, "n/a");
+        return;
+    }
+    double a = fabs(v);
+    int decimals = 0;
+    if (a > 0 && a < 1000) {
+        /* the digits after the point that leave 3 significant ones, after rounding (9.996
+         * rounds to "10.0", not "10.00") */
+        decimals = 2 - (int)floor(log10(a));
+        double scale = pow(10, decimals);
+        if (round(a * scale) / scale >= pow(10, 3 - decimals))
+            decimals--;
+        if (decimals < 0)
+            decimals = 0;
+    }
+    rl_snprintf(buf, cap, "%.*f", decimals, v);
+}
+
+void rl_fmt_iec(char *buf, size_t cap, uint64_t bytes)
+{
+    static const char *const unit[] = {"KiB", "MiB", "GiB", "TiB", "PiB", "EiB"};
+    if (bytes < 1024) {
+        rl_snprintf(buf, cap, "%llu bytes", (unsigned long long)bytes);
+        return;
+    }
+    double v = (double)bytes;
+    size_t u = 0;
+    v /= 1024;
+    while (v >= 1024 && u + 1 < sizeof unit / sizeof unit[0]) {
+        v /= 1024;
+        u++;
+    }
+    char n[32];
+    rl_fmt_sig3(n, sizeof n, v);
+    rl_snprintf(buf, cap, "%s %s", n, unit[u]);
 }
 
 void rl_fmt_count(char *buf, size_t cap, uint64_t n)

@@ -38,8 +38,15 @@ int rl_vsnprintf(char *buf, size_t cap, const char *fmt, va_list ap)
  *   rl_fmt_size  "512 bytes", "1.5 kB", "491.5 MB", "1.23 GB", "1.10 TB" (unit chosen)
  *   rl_fmt_mb    always MB: "491 MB" from 10 MB, "9.5 MB" from 1 MB, "0.123 MB" below
  *   rl_fmt_mib   always MiB: "512 MiB" when whole, "330.2 MiB" from 10 MiB, "9.500 MiB" below
- *   rl_fmt_count "999", "1.50 K", "494.03 M", "1.54 B" */
+ *   rl_fmt_count "999", "1.50 K", "494.03 M", "1.54 B"
+ *   rl_fmt_iec   3 significant digits in the IEC unit that fits: "512 bytes", "2.00 KiB",
+ *                "31.7 GiB", "1.86 GiB", "512 MiB", "1.00 TiB"
+ *   rl_fmt_sig3  a number to 3 significant digits, never an exponent, whole numbers of 1000
+ *                and more as integers: "53.9", "0.0123", "14.0", "1234", "-2.50"; "n/a" when
+ *                not finite */
 void rl_fmt_size(char *buf, size_t cap, uint64_t bytes);
+void rl_fmt_iec(char *buf, size_t cap, uint64_t bytes);
+void rl_fmt_sig3(char *buf, size_t cap, double v);
 void rl_fmt_mb(char *buf, size_t cap, uint64_t bytes);
 void rl_fmt_mib(char *buf, size_t cap, uint64_t bytes);
 void rl_fmt_count(char *buf, size_t cap, uint64_t n);

@@ -384,12 +384,14 @@ static void group_table(cpage *p, xmlNodePtr host, const char *group, size_t *hi
                     first->unit);
         rl_snprintf(val_h, sizeof val_h, "Value (%s)", first->unit);
     }
+    /* the verdict where the eye goes first: right after what the row is; then what it rests
+     * on (the page must fit 1280 px and paper: styles/compare.css wraps the rest) */
     cols[nc++] = "Input";
-    cols[nc++] = base_h;
-    cols[nc++] = val_h;
+    cols[nc++] = "Verdict";
     cols[nc++] = "Ratio";
     cols[nc++] = "Delta";
-    cols[nc++] = "Verdict";
+    cols[nc++] = base_h;
+    cols[nc++] = val_h;
     bool dcol = rl_cmp_group_disturbed(c, group);
     if (dcol)
         cols[nc++] = "Disturbed";
@@ -411,7 +413,7 @@ static void group_table(cpage *p, xmlNodePtr host, const char *group, size_t *hi
             const rl_cmp_cell *x = &row->cells[i], *b = &row->cells[c->baseline];
             char a[160];
             if (!tb)
-                tb = thead(p, host, cols, nc, num_from + 1);
+                tb = thead(p, host, cols, nc, num_from + 2);
             xmlNodePtr tr = rl_html_el(&p->h, tb, "tr", NULL);
             rl_html_attr(&p->h, tr, "data-verdict", rl_cmp_verdict_word(x->verdict));
             if (x->suspect)
@@ -426,16 +428,16 @@ static void group_table(cpage *p, xmlNodePtr host, const char *group, size_t *hi
                     rl_html_el_text(&p->h, tr, "td", "num",
                                     k < row->n_keys ? row->key_values[k] : "");
             input_link(p, rl_html_el(&p->h, tr, "td", NULL), i);
-            rl_cmp_fmt_value(b, a, sizeof a);
-            rl_html_el_text(&p->h, tr, "td", "num", a);
-            rl_cmp_fmt_value(x, a, sizeof a);
-            rl_html_el_text(&p->h, tr, "td", "num", a);
+            rl_cmp_fmt_verdict(x, a, sizeof a);
+            rl_html_el_text(&p->h, tr, "td", verdict_class(x->verdict), a);
             rl_cmp_fmt_ratio(x, a, sizeof a);
             rl_html_el_text(&p->h, tr, "td", "num", a);
             rl_cmp_fmt_delta(x, a, sizeof a);
             rl_html_el_text(&p->h, tr, "td", "num", a);
-            rl_cmp_fmt_verdict(x, a, sizeof a);
-            rl_html_el_text(&p->h, tr, "td", verdict_class(x->verdict), a);
+            rl_cmp_fmt_value(b, a, sizeof a);
+            rl_html_el_text(&p->h, tr, "td", "num", a);
+            rl_cmp_fmt_value(x, a, sizeof a);
+            rl_html_el_text(&p->h, tr, "td", "num", a);
             if (dcol) {
                 rl_cmp_fmt_disturbed(c, r, i, a, sizeof a);
                 rl_html_el_text(&p->h, tr, "td", x->suspect ? "disturbed" : NULL, a);

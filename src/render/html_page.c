@@ -16,6 +16,7 @@
 #include "render/html_client.h"
 #include "render/html_advice.h"
 #include "render/html_doc.h"
+#include "render/html_facts.h"
 #include "render/html_predict.h"
 #include "render/html_svg.h"
 #include "render/report_assets.h"
@@ -428,126 +429,6 @@ static void long_context(page *p)
 
 /* ---- environment and provenance -------------------------------------------------------- */
 
-static bool ends_with(const char *s, const char *suffix)
-{
-    size_t n = strlen(s), k = strlen(suffix);
-    return n >= k && strcmp(s + n - k, suffix) == 0;
-}
-
-/* A JSON value as text for a fact list. */
-static void value_text(page *p, xmlNodePtr dd, const char *key, const cJSON *v)
-{
-    char a[96];
-    if (cJSON_IsString(v)) {
-        rl_html_text(&p->h, dd, *v->valuestring ? v->valuestring : "(empty)");
-    } else if (cJSON_IsBool(v)) {
-        rl_html_text(&p->h, dd, cJSON_IsTrue(v) ? "yes" : "no");
-    } else if (cJSON_IsNull(v)) {
-        rl_html_el_text(&p->h, dd, "span", "missing", "unknown");
-    } else if (cJSON_IsNumber(v)) {
-        if (key && ends_with(key, "_bytes") && v->valuedouble >= 0 && v->valuedouble < 1.8e19) {
-            char sz[48];
-            rl_fmt_size(sz, sizeof sz, (uint64_t)v->valuedouble);
-            rl_snprintf(a, sizeof a, "%s (%.0f bytes)", sz, v->valuedouble);
-        } else {
-            rl_snprintf(a, sizeof a, "%.15g", v->valuedouble);
-        }
-        rl_html_text(&p->h, dd, a);
-    } else if (cJSON_IsArray(v) || cJSON_IsObject(v)) {
-        bool avl = true;
-        if (cJSON_IsObject(v) && rl_json_get_bool(v, "available", &avl) && !avl) {
-            rl_html_el_textf(&p->h, dd, "span", "missing", "unavailable: %s",
-                             str(v, "reason", "unknown"));
-            return;
-        }
-        char *t = cJSON_PrintUnformatted(v);
-        if (!t) {
-            p->h.oom = true;
-            return;
-        }
-        rl_html_el_text(&p->h, dd, "code", NULL, t);
-        cJSON_free(t);
-    } else if (cJSON_IsRaw(v) && v->valuestring) {
-        rl_html_text(&p->h, dd, v->valuestring);
-    }
-}
-
-typedef struct {
-    const char *key, *label;
-} key_label;
-
-static const key_label env_labels[] = {
-    {"os", "OS"},
-    {"kernel", "Kernel"},
-    {"arch", "Architecture"},
-    {"cpu", "CPU"},
-    {"logical_cores", "Logical cores"},
-    {"physical_cores", "Physical cores"},
-    {"packages", "Sockets"},
-    {"numa_nodes", "NUMA nodes"},
-    {"threads_per_core", "Threads per core"},
-    {"smt_active", "SMT active"},
-    {"caches", "Caches"},
-    {"llc_bytes", "Last-level cache"},
-    {"ram_bytes", "RAM"},
-    {"ram_available_bytes", "RAM available"},
-    {"governor", "CPU frequency governor"},
-    {"thp", "Transparent huge pages"},
-    {"vm", "Virtual machine"},
-    {"hypervisor", "Hypervisor"},
-    {"product_name", "Product"},
-    {"build_commit", "Build commit"},
-    {"build_number", "Build number"},
-    {"version", "Version"},
-    {"llama_bench", "llama-bench"},
-    {"threads", "Thread counts"},
-    {"depths", "KV depths (tokens)"},
-    {"n_prompt", "Prompt tokens"},
-    {"n_gen", "Generated tokens"},
-    {"reps", "Repetitions"},
-    {"n_gpu_layers", "GPU layers (-ngl)"},
-    {"bench_args", "Extra llama-bench arguments"},
-    {"timeout_s", "Timeout per invocation (s)"},
-    {"bytes_convention", "Bytes per token"},
-    {"target_ci_pct", "Target CI (% of the mean)"},
-    {"max_reps", "Most repetitions"},
-    {"peak_read_GBs", "Ceiling (GB/s)"},
-    {"kernel_name", "Kernel"},
-    {"isa", "Instruction set"},
-    {"working_set_bytes", "Working set"},
-    {"unstable", "Unstable"},
-    {"source", "Source"},
-};
-
-static const char *label_of(const char *key)
-{
-    for (size_t i = 0; i < sizeof env_labels / sizeof env_labels[0]; i++)
-        if (strcmp(env_labels[i].key, key) == 0)
-            return env_labels[i].label;
-    return key;
-}
-
-/* Every scalar (and small array) of an object as a <dl>, skipping keys in skip. */
-static void facts(page *p, xmlNodePtr parent, const cJSON *o, const char *const *skip)
-{
-    if (!cJSON_IsObject(o))
-        return;
-    xmlNodePtr dl = rl_html_el(&p->h, parent, "dl", "facts");
-    const cJSON *it;
-    cJSON_ArrayForEach(it, o)
-    {
-        if (!it->string)
-            continue;
-        bool skipped = false;
-        for (const char *const *s = skip; s && *s; s++)
-            skipped |= strcmp(*s, it->string) == 0;
-        if (skipped)
-            continue;
-        rl_html_el_text(&p->h, dl, "dt", NULL, label_of(it->string));
-        value_text(p, rl_html_el(&p->h, dl, "dd", NULL), it->string, it);
-    }
-}
-
 static void environment(page *p)
 {
     xmlNodePtr host = slot(p, "environment-list");
@@ -556,7 +437,7 @@ static void environment(page *p)
         rl_html_el_text(&p->h, host, "p", "missing", "The bundle does not describe the machine.");
         return;
     }
-    facts(p, host, env, NULL);
+    rl_html_facts(&p->h, host, env, NULL);
 }
 
 static void provenance(page *p)
@@ -592,23 +473,23 @@ static void provenance(page *p)
         if (strcmp(k, "measured") == 0 && cJSON_GetArraySize(src) == 1)
             rl_html_text(&p->h, dd, "measured by llama-roofline on the machine described above");
         else
-            value_text(p, dd, "source", src);
+            rl_html_fact_value(&p->h, dd, "source", src);
     }
 
     const char *const skip_kind[] = {"kind", NULL};
     if (cJSON_IsObject(rl_json_get(p->b, "llama_cpp"))) {
         rl_html_el_text(&p->h, host, "h3", NULL, "llama.cpp build");
-        facts(p, host, rl_json_get(p->b, "llama_cpp"), skip_kind);
+        rl_html_facts(&p->h, host, rl_json_get(p->b, "llama_cpp"), skip_kind);
     }
     if (cJSON_IsObject(rl_json_get(p->b, "settings"))) {
         rl_html_el_text(&p->h, host, "h3", NULL, "Settings");
-        facts(p, host, rl_json_get(p->b, "settings"), skip_kind);
+        rl_html_facts(&p->h, host, rl_json_get(p->b, "settings"), skip_kind);
     }
     const cJSON *mb = rl_json_get(p->b, "membw");
     if (cJSON_IsObject(mb)) {
         rl_html_el_text(&p->h, host, "h3", NULL, "Memory ceiling");
-        const char *const skip_mb[] = {"runs", "units", "isa_trial", NULL};
-        facts(p, host, mb, skip_mb);
+        const char *const skip_mb[] = {"runs", "units", NULL};
+        rl_html_facts(&p->h, host, mb, skip_mb);
     }
     caveats_at(p, host, RL_RP_MEMBW);
 

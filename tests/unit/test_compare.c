@@ -14,6 +14,8 @@
  *     beside each test;
  *   - a side measured disturbed (test_disturbed_rows): its cells suspect, the input named, the
  *     JSON's disturbed_inputs, and its -20% regression counted apart from the clean ones.
+ *   - the environment warnings (test_env_warnings): sizes in GiB, 3 significant digits, 1%
+ *     tolerance, models by file name.
  * Checked to fail: with the min-effect test removed (the +1% case becomes "faster") and with
  * the identity built from the name only (the renamed model no longer matches), and with the
  * advice's decode runs listed under llama-bench too (test_advice_rows: 3 rows, not 2). */
@@ -528,13 +530,100 @@ static void test_disturbed_rows(void **state)
     rl_cmp_free(&c);
 }
 
+/* The environment warnings: RAM in GiB and the ceiling to 3 significant digits (never raw
+ * bytes or 13 digits), numbers within 1% of each other not a difference, a number against an
+ * unknown one is; models named by file name (the path's last part, Windows or POSIX), not by
+ * id. */
+static const rl_cmp_fact *fact_named(const rl_cmp *c, const char *label)
+{
+    for (size_t f = 0; f < c->n_facts; f++)
+        if (strcmp(c->facts[f].label, label) == 0)
+            return &c->facts[f];
+    fail_msg("no fact %s", label);
+    return NULL;
+}
+
+static cJSON *env_bundle(double ram, double ceiling, const char *path)
+{
+    cJSON *b = bundle("a.gguf", 1020, 1, 128);
+    cJSON *env = cJSON_AddObjectToObject(b, "environment");
+    if (isfinite(ram))
+        cJSON_AddNumberToObject(env, "ram_bytes", ram);
+    cJSON_AddNumberToObject(cJSON_AddObjectToObject(b, "membw"), "peak_read_GBs", ceiling);
+    cJSON *m = cJSON_GetArrayItem(cJSON_GetObjectItem(b, "models"), 0);
+    if (path)
+        cJSON_AddStringToObject(m, "path", path);
+    return b;
+}
+
+static void test_env_warnings(void **state)
+{
+    (void)state;
+    rl_cmp c;
+    rl_error err = {RL_OK, ""};
+    /* 0.002% more RAM, a ceiling 0.5% higher: the same machine */
+    rl_cmp_init(&c);
+    assert_int_equal(
+        rl_cmp_add_bundle(&c, "a.json",
+                          env_bundle(34014814208.0, 53.9446770206734, "C:\\llm\\models\\q4.gguf"),
+                          &err),
+        RL_OK);
+    assert_int_equal(rl_cmp_add_bundle(&c, "b.json",
+                                       env_bundle(34015494504.0, 54.2, "/home/u/models/q4.gguf"),
+                                       &err),
+                     RL_OK);
+    assert_int_equal(rl_cmp_run(&c, &err), RL_OK);
+    const rl_cmp_fact *ram = fact_named(&c, "RAM");
+    assert_false(ram->differs);
+    assert_string_equal(ram->values[0], "31.7 GiB");
+    const rl_cmp_fact *ceil = fact_named(&c, "Memory ceiling (GB/s)");
+    assert_false(ceil->differs);
+    assert_string_equal(ceil->values[0], "53.9");
+    assert_string_equal(ceil->values[1], "54.2");
+    const rl_cmp_fact *models = fact_named(&c, "Models (identity: tensor types and sizes)");
+    assert_false(models->differs);
+    assert_string_equal(models->values[0], "1 model: q4.gguf");
+    assert_string_equal(models->values[1], "1 model: q4.gguf");
+    rl_cmp_free(&c);
+
+    /* 2 GB against 23.5 GiB, a ceiling 1.2% higher, RAM unknown in a third: each differs */
+    rl_cmp_init(&c);
+    assert_int_equal(rl_cmp_add_bundle(&c, "a.json", env_bundle(2e9, 50, NULL), &err), RL_OK);
+    assert_int_equal(rl_cmp_add_bundle(&c, "b.json", env_bundle(25276026880.0, 50.6, NULL), &err),
+                     RL_OK);
+    assert_int_equal(rl_cmp_run(&c, &err), RL_OK);
+    ram = fact_named(&c, "RAM");
+    assert_true(ram->differs);
+    assert_string_equal(ram->values[0], "1.86 GiB");
+    assert_string_equal(ram->values[1], "23.5 GiB");
+    assert_true(fact_named(&c, "Memory ceiling (GB/s)")->differs);
+    /* no path: the model's name */
+    assert_string_equal(fact_named(&c, "Models (identity: tensor types and sizes)")->values[0],
+                        "1 model: a.gguf");
+    rl_cmp_free(&c);
+    rl_cmp_init(&c);
+    assert_int_equal(rl_cmp_add_bundle(&c, "a.json", env_bundle(2e9, 50, NULL), &err), RL_OK);
+    assert_int_equal(rl_cmp_add_bundle(&c, "b.json", env_bundle(NAN, 50, NULL), &err), RL_OK);
+    assert_int_equal(rl_cmp_run(&c, &err), RL_OK);
+    ram = fact_named(&c, "RAM");
+    assert_true(ram->differs);
+    assert_string_equal(ram->values[1], "unknown");
+    assert_false(fact_named(&c, "Memory ceiling (GB/s)")->differs);
+    rl_cmp_free(&c);
+    /* the tolerance's edges */
+    assert_true(rl_cmp_fact_close(100, 101));
+    assert_false(rl_cmp_fact_close(100, 101.1));
+    assert_true(rl_cmp_fact_close(0, 0));
+    assert_true(rl_cmp_fact_close(-100, -99.5));
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_welch),          cmocka_unit_test(test_verdicts),
         cmocka_unit_test(test_matching),       cmocka_unit_test(test_identity),
         cmocka_unit_test(test_client_rows),    cmocka_unit_test(test_advice_rows),
-        cmocka_unit_test(test_disturbed_rows),
+        cmocka_unit_test(test_disturbed_rows), cmocka_unit_test(test_env_warnings),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

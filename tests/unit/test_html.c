@@ -34,6 +34,7 @@
 #include "bundle/bundle.h"
 #include "render/chart/chart.h"
 #include "render/html_doc.h"
+#include "render/html_facts.h"
 #include "render/html_svg.h"
 #include "render/report.h"
 #include "render/report_text.h"
@@ -767,8 +768,8 @@ static void test_minimal_bundle(void **state)
     cJSON_Delete(b);
 }
 
-/* A _bytes fact of 0 is a size like any other: "0 bytes (0 bytes)", not a bare "0" (mutant
- * html-bytes); 1024 too gets its exact count in parentheses. */
+/* A _bytes fact of 0 is a size like any other: "0 bytes", not a bare "0" (mutant html-bytes);
+ * 1024 is "1.00 KiB" (the shared IEC formatter). */
 static void test_zero_bytes_fact(void **state)
 {
     (void)state;
@@ -780,11 +781,73 @@ static void test_zero_bytes_fact(void **state)
     size_t len;
     char *page = render(b, &len);
     htmlDocPtr d = parse_page(page, len);
-    assert_true(text_contains(xmlDocGetRootElement(d), "(0 bytes)"));
-    assert_true(text_contains(xmlDocGetRootElement(d), "(1024 bytes)"));
+    assert_true(text_contains(xmlDocGetRootElement(d), "0 bytes"));
+    assert_true(text_contains(xmlDocGetRootElement(d), "1.00 KiB"));
     xmlFreeDoc(d);
     free(page);
     cJSON_Delete(b);
+}
+
+/* The lower half's presentation rules (html_facts.c): labels in English with their unit, a key
+ * without a rule as its words and unit suffix, numbers to 3 digits with units; a membw object
+ * renders with no raw key and no JSON: the ISA trial inline, a sweep by threads as a table. */
+static void test_fact_rules(void **state)
+{
+    (void)state;
+    char b[160];
+    rl_html_fact_label("isa_trial_GBs", b, sizeof b);
+    assert_string_equal(b, "Trial of each instruction set (GB/s)");
+    rl_html_fact_label("ram_bytes", b, sizeof b);
+    assert_string_equal(b, "RAM");
+    rl_html_fact_label("fancy_new_GBs", b, sizeof b);
+    assert_string_equal(b, "Fancy new (GB/s)");
+    rl_html_fact_label("warmup_s", b, sizeof b);
+    assert_string_equal(b, "Warmup (s)");
+    rl_html_fact_label("level", b, sizeof b);
+    assert_string_equal(b, "Level");
+    rl_html_fact_number("median_GBs", 73.953, b, sizeof b);
+    assert_string_equal(b, "74.0 GB/s");
+    rl_html_fact_number("working_set_bytes", 536870912, b, sizeof b);
+    assert_string_equal(b, "512 MiB");
+    rl_html_fact_number("elapsed_s", 5.3412, b, sizeof b);
+    assert_string_equal(b, "5.34 s");
+    rl_html_fact_number("reps", 7, b, sizeof b);
+    assert_string_equal(b, "7");
+    rl_html_fact_number("target_ci_pct", 2.5, b, sizeof b);
+    assert_string_equal(b, "2.50%");
+    rl_html_fact_number("stability", 0.96871, b, sizeof b);
+    assert_string_equal(b, "0.969");
+
+    cJSON *mb =
+        cJSON_Parse("{\"peak_read_GBs\": 76.339, \"isa_trial_GBs\": {\"avx2\": 42.653,"
+                    " \"avx512\": 60.342}, \"bw_eff_bytes_s\": 37650056492.45,"
+                    " \"by_threads\": {\"1\": {\"sum\": 10.3, \"dot\": 19.877}},"
+                    " \"caches\": [{\"level\": 1, \"type\": \"Data\", \"size_bytes\": 49152}],"
+                    " \"thread_counts\": [1, 2], \"imported\": {\"os_release\": \"11\"}}");
+    assert_non_null(mb);
+    rl_html h = {xmlNewDoc((const xmlChar *)"1.0"), false};
+    xmlNodePtr root = xmlNewNode(NULL, (const xmlChar *)"div");
+    xmlDocSetRootElement(h.doc, root);
+    rl_html_facts(&h, root, mb, NULL);
+    assert_false(h.oom);
+    xmlBufferPtr buf = xmlBufferCreate();
+    xmlNodeDump(buf, h.doc, root, 0, 0);
+    const char *out = (const char *)xmlBufferContent(buf);
+    assert_non_null(strstr(out, "<dt>Ceiling</dt><dd>76.3 GB/s</dd>"));
+    assert_non_null(strstr(out, "<dt>Trial of each instruction set (GB/s)</dt><dd>avx2 42.7; "
+                                "avx512 60.3</dd>"));
+    assert_non_null(strstr(out, "<th>Sum</th>"));
+    assert_non_null(strstr(out, "<td class=\"num\">19.9</td>"));
+    assert_non_null(strstr(out, "<td>Data</td><td class=\"num\">48.0 KiB</td>"));
+    assert_non_null(strstr(out, "<dt>Thread counts</dt><dd>1, 2</dd>"));
+    assert_non_null(strstr(out, "<dt>OS release</dt><dd>11</dd>"));
+    assert_null(strstr(out, "bw_eff"));
+    assert_null(strstr(out, "Bw eff"));
+    assert_null(strstr(out, "_GBs"));
+    assert_null(strstr(out, "{"));
+    xmlBufferFree(buf);
+    xmlFreeDoc(h.doc);
+    cJSON_Delete(mb);
 }
 
 /* A key figure with nothing to show says why: the analysis's reason, else the figure's own
@@ -958,14 +1021,15 @@ static void test_expect_id_not_utf8(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_page_memory_bound),   cmocka_unit_test(test_page_one_model),
-        cmocka_unit_test(test_zero_bytes_fact),     cmocka_unit_test(test_hostile),
-        cmocka_unit_test(test_safe_text),           cmocka_unit_test(test_json_for_script),
-        cmocka_unit_test(test_svg_import),          cmocka_unit_test(test_markdown),
-        cmocka_unit_test(test_load_html_errors),    cmocka_unit_test(test_minimal_bundle),
-        cmocka_unit_test(test_expect_not_computed), cmocka_unit_test(test_expect_rows_given),
-        cmocka_unit_test(test_expect_id_not_utf8),  cmocka_unit_test(test_figure_reasons),
-        cmocka_unit_test(test_moe_caveats),         cmocka_unit_test(test_client_disturbed),
+        cmocka_unit_test(test_page_memory_bound), cmocka_unit_test(test_page_one_model),
+        cmocka_unit_test(test_zero_bytes_fact),   cmocka_unit_test(test_fact_rules),
+        cmocka_unit_test(test_hostile),           cmocka_unit_test(test_safe_text),
+        cmocka_unit_test(test_json_for_script),   cmocka_unit_test(test_svg_import),
+        cmocka_unit_test(test_markdown),          cmocka_unit_test(test_load_html_errors),
+        cmocka_unit_test(test_minimal_bundle),    cmocka_unit_test(test_expect_not_computed),
+        cmocka_unit_test(test_expect_rows_given), cmocka_unit_test(test_expect_id_not_utf8),
+        cmocka_unit_test(test_figure_reasons),    cmocka_unit_test(test_moe_caveats),
+        cmocka_unit_test(test_client_disturbed),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -7,6 +7,7 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -670,6 +671,43 @@ static void test_formatters(void **state)
     assert_string_equal(b, "1000.00 M");
 }
 
+/* 3 significant digits, and bytes in the IEC unit that fits (compare's warnings, the report's
+ * lower half) */
+static void test_fmt_sig3_iec(void **state)
+{
+    (void)state;
+    char b[32];
+    const struct {
+        double v;
+        const char *want;
+    } sig[] = {{53.9446770206734, "53.9"},
+               {13.98, "14.0"},
+               {76.339, "76.3"},
+               {0.0123456, "0.0123"},
+               {1234.6, "1235"},
+               {999.6, "1000"},
+               {9.996, "10.0"},
+               {-2.5, "-2.50"},
+               {0, "0"},
+               {100, "100"},
+               {NAN, "n/a"},
+               {0.5, "0.500"}};
+    for (size_t i = 0; i < sizeof sig / sizeof sig[0]; i++) {
+        rl_fmt_sig3(b, sizeof b, sig[i].v);
+        assert_string_equal(b, sig[i].want);
+    }
+    const struct {
+        uint64_t v;
+        const char *want;
+    } iec[] = {{1023, "1023 bytes"},         {1024, "1.00 KiB"},          {512ull << 20, "512 MiB"},
+               {34014814208ull, "31.7 GiB"}, {2000000000ull, "1.86 GiB"}, {1ull << 40, "1.00 TiB"},
+               {25276026880ull, "23.5 GiB"}, {1048575, "1024 KiB"}};
+    for (size_t i = 0; i < sizeof iec / sizeof iec[0]; i++) {
+        rl_fmt_iec(b, sizeof b, iec[i].v);
+        assert_string_equal(b, iec[i].want);
+    }
+}
+
 static void test_utf8_seq(void **state)
 {
     (void)state;
@@ -985,6 +1023,7 @@ int main(void)
         cmocka_unit_test(test_check_writable),
         cmocka_unit_test(test_open_regular),
         cmocka_unit_test(test_formatters),
+        cmocka_unit_test(test_fmt_sig3_iec),
         cmocka_unit_test(test_utf8_seq),
         cmocka_unit_test(test_tty_escape),
         cmocka_unit_test(test_locale_proof),
