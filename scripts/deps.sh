@@ -6,7 +6,7 @@
 set -euo pipefail
 
 pkgs=(build-essential cmake pkg-config git ca-certificates python3 python3-numpy python3-yaml
-      libxml2-dev libcairo2-dev libcjson-dev libcmocka-dev libcurl4-openssl-dev clang clang-format libclang-rt-14-dev locales python3-jsonschema
+      libxml2-dev libcairo2-dev libcjson-dev libcmocka-dev libcurl4-openssl-dev libsqlite3-dev clang clang-format libclang-rt-14-dev locales python3-jsonschema
       chromium fonts-dejavu-core   # chromium: the report's browser test; DejaVu: the charts' font
       lighttpd)                    # a local web server for the remote GGUF header test
 command -v npm >/dev/null 2>&1 || pkgs+=(npm)     # fetches the pinned llama.cpp source

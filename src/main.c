@@ -44,6 +44,7 @@ static const rl_command *const commands[] = {
     &rl_cmd_client,
     &rl_cmd_predict,
     &rl_cmd_calibrate,
+    &rl_cmd_export,
 };
 // clang-format on
 #define N_COMMANDS (sizeof commands / sizeof commands[0])

@@ -28,5 +28,6 @@ extern const rl_command rl_cmd_advise;
 extern const rl_command rl_cmd_client;
 extern const rl_command rl_cmd_predict;
 extern const rl_command rl_cmd_calibrate;
+extern const rl_command rl_cmd_export;
 
 #endif
