@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # cmake/embed.cmake: compile text files into the binary as C byte arrays, so the installed
 # binary needs no data directory (the files in the repository stay the source of truth).
 # Run as a build step: cmake -DOUT=file.c -DINPUTS="name=path|name=path" -P embed.cmake

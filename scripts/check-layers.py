@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
 """scripts/check-layers.py [SRC_ROOT]: check that every #include in src/ goes down the stages.
 
 The stages, their ranks and what each never includes are read from the table between

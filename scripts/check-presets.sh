@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # scripts/check-presets.sh: the real llama-bench runs every synth preset.
 # For each preset (all of them, including the multi-GB ones CI leaves out) and each type given
 # (default F16), synthesize it, run `llama-bench -p 16 -n 16 -r 1 -o json`, and check for a

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
 """scripts/check-tty.py [ROOT]: check that nothing in src/ prints around the one terminal path.
 
 Everything the tool prints to standard output or standard error goes through base/rl_text.h

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # scripts/deps.sh: install the Debian packages that building, testing and benchmarking
 # llama-roofline need. Idempotent: asks apt only for what is missing. Run as root (or via sudo).
 #   scripts/deps.sh            build + test dependencies

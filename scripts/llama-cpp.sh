@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # scripts/llama-cpp.sh: provide llama-bench, llama-quantize and llama-server (CPU build).
 #
 # Order of preference:

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # scripts/long-functions.sh [LIMIT] [N]: the N (default 15) longest functions in src/, longest
 # first, as "lines file:line name"; exits 1 when any is longer than LIMIT (default 120) lines.
 # A function is counted from its first signature line to its closing brace (the tree is

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
 """Write the GGUF test fixtures (python3 standard library only).
 
 tests/fixtures/gguf-bad/   small corrupt or hostile files, each under 4 KB, and EXPECTED:

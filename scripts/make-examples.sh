@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # scripts/make-examples.sh: regenerate the example bundles, examples/*/bundle.json, from the
 # published results in data/published/*/roofline.json with `llama-roofline import`, and every
 # example's report.html (also examples/synth-*/, measured here by `diagnose --synth`; their

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # scripts/mutants.sh: mutation testing of llama-roofline. Applies the deliberate single changes
 # listed in tests/mutants.txt one at a time to a COPY of the tree, rebuilds there and runs the
 # tests each mutant names; a mutant the tests do not notice is a hole in the suite.

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # scripts/quickstart.sh: the answer on a fresh Debian machine, in one command.
 # Installs missing packages, builds llama-roofline (its own tree, build/quickstart, no tests),
 # provides llama.cpp's llama-bench (scripts/llama-cpp.sh: the pinned build, cached under

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # scripts/test.sh: run every test of llama-roofline, as CI does.
 #   1. install missing Debian packages (scripts/deps.sh)
 #   2. provide the pinned llama.cpp tools (scripts/llama-cpp.sh, cached under ~/.cache)

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
 """scripts/vocab-table.py: measure real GGUF vocabularies for the read-ahead estimate's table of
 known vocabularies (src/model/gguf_vocab.c) (python3 standard library only).
 

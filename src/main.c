@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* main.c: program entry. Holds the single command table, handles --version, --help and
  * `help <verb>` (each command handles its own -h/--help), pins number formatting to the C
  * locale, installs the interrupt handler, and is the only place a status becomes an exit code

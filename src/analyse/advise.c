@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* advise.c: the advice rules over the matrix and over formats measured here. See advise.h. */
 #include "analyse/advise.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* advise.h: which quantization format for a core, from the format study's matrix
  * (advise_matrix.h) or from formats measured here with llama-bench (`advise --measure`).
  *

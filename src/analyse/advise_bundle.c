@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* advise_bundle.c: the measured advice of an `advise --measure` bundle (rl_advise_bundle in
  * advise.h): the bundle's depth-0 runs become matrix rows of one core ("this machine") and go
  * through the same rules as the study's matrix, one table per thread count. The predicted

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* advise_matrix.c: the strict reader of data/format_matrix.csv. See advise_matrix.h. */
 #include "analyse/advise_matrix.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* advise_matrix.h: the format study's measurements (data/format_matrix.csv), compiled into the
  * binary at build time (cmake/embed.cmake writes rl_asset_format_matrix_csv), read by a small
  * strict CSV reader.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* analysis.c: the decode roofline analysis (rules in analysis.h).
  *
  * Memory: rl_an_analyze allocates the result's arrays and strings (released by rl_an_free)

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* analysis.h: the decode roofline analysis, plain structs in and plain structs out.
  *
  * Pure arithmetic on numbers llama-bench already produced: no I/O, no timing, nothing run.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* analysis_bundle.c: the analysis of a bundle's own tree: its models, runs and ceiling read
  * into the analysis input, the result stored back as "analysis" and "warnings" (see
  * analysis_bundle.h). The only writer of a bundle's analysis section. */

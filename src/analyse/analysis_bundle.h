@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* analysis_bundle.h: the analysis of a result bundle, run on the bundle's own tree after
  * measuring (run, diagnose) or importing (import), and that of a client bundle's operating
  * points (client): the analyse stage's entry for commands.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* analysis_depth.c: the analysis's long-context fits (analysis.h rl_an_depth_fit): for each
  * model with long-context rows, its per-token time against depth (depth_fit.h) from those rows
  * and its depth-0 rate at the same threads, the cost of a KV byte, and the fit without the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* analysis_depth.h: the analysis's long-context fits, one per model with long-context rows
  * (analysis.h rl_an_depth_fit; the form is analyse/depth_fit.h). Called by rl_analyse after the
  * long-context rows; the JSON is analysis.depth_fits (docs/BUNDLE.md). */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* analysis_quiet.c: noise (CV and hyperfine's outlier rule) and disturbance (from the machine
  * state recorded beside each measurement) for the analysis; rules and thresholds in
  * analysis.h, owned here. */

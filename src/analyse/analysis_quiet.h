@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* analysis_quiet.h: the noise and disturbance rules of the analysis (thresholds and rules in
  * analysis.h), used by analysis.c only (the run analysis and the client one). Pure arithmetic on
  * the analysis input: no I/O.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* compare.c: the comparison itself: init and free, the environment and suite diff and
  * rl_cmp_run over every input. See compare.h; compare_load.c reads the inputs, compare_match.c
  * makes and matches rows, compare_stats.c tests and judges them, compare_json.c writes JSON. */

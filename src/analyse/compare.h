@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* compare.h: comparing result bundles (owner: compare; files compare.c the run and the
  * environment diff, compare_load.c the inputs, compare_match.c rows and matching,
  * compare_stats.c the Welch test and verdicts, compare_json.c JSON). Inputs are bundles, reports (a

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* compare_json.c: a comparison as JSON (compare.h). */
 #include "analyse/compare.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* compare_load.c: the comparison's inputs: bundles, reports and directories of them, and the
  * baseline (compare.h). The only file I/O of compare. */
 #include "analyse/compare.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* compare_match.c: rows and their matching across inputs (compare.h): a row per metric, subject
  * and setting, matched by group and key (model identity for models), and the row producers of
  * llama-bench, advice and client sections. */

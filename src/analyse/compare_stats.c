@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* compare_stats.c: the statistics of a comparison (compare.h): the Welch test, the verdict rule
  * and the counts and queries over judged rows. No I/O. */
 #include "analyse/compare.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* depth_fit.c: the per-token time against context depth (depth_fit.h). */
 #include "analyse/depth_fit.h"
 

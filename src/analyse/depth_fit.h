@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* depth_fit.h: how a model's decode slows as the context grows, fitted from its own runs at
  * two or more depths, and the rate it predicts at other depths (issue 22, part 3).
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* predict.c: one prediction (predict.h): a model's bytes per token at each depth divided by the
  * rate rl_pred_rate_for picks, and the caveats that apply. See predict.h for the method, the
  * interval and the caveats; predict_rate.c holds the arithmetic, predict_json.c the JSON. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* predict.h: what decode rate a model would reach on a measured machine, before running it.
  *
  * The method (seed 000): decode tok/s = BW_eff / bytes_per_token. BW_eff is the bundle's fit

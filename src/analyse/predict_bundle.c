@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* predict_bundle.c: diagnose --predict (predict.h): check the models load, add the
  * predictions to the bundle, rewrite it and record it as the last bundle. */
 #include "analyse/predict.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* predict_expect.c: the "what to expect" rows of a bundle (predict_expect.h). No I/O. */
 #include "analyse/predict_expect.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* predict_expect.h: the rows of the report's "what to expect" table, computed from a bundle:
  * for each measured model with a short-context decode, the decode rate predict would give it
  * beside the rate measured: a fitted model from the other fitted models only, leave-one-out

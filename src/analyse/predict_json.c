@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* predict_json.c: a bundle's fit and a prediction as JSON (predict.h). */
 #include "analyse/predict.h"
 

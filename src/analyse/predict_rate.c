@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* predict_rate.c: the pure arithmetic of predict (predict.h): tok/s from a bandwidth, bytes at a
  * context depth, the fitted models kept one by one, the same-format rule (rl_pred_rate_for) and
  * its leave-one-out (rl_pred_rate_without), and the fit read from a bundle's analysis. No I/O. */

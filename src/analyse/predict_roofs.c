@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* predict_roofs.c: predict's second model, both roofs (analyse/roofs.h): the bundle's
  * calibration set at the fitted models' thread count, a model's bytes by type through it, and
  * its JSON. The one-roof prediction (predict.c) stays beside it. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* roofs.c: the decode model with both roofs (roofs.h). */
 #include "analyse/roofs.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* roofs.h: the decode model with both roofs (issue 22, part 2): a model's per-token time from
  * the calibration of each ggml type it holds (bundle/calib.h), not from one bandwidth.
  *

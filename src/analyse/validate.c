@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* validate.c: the semantic checks of a bundle (validate.h lists them). Paths are built in
  * fixed buffers on the stack (a longer path is cut, never overrun); every problem is copied
  * into the caller's list. Nothing here changes the bundle. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* validate.h: semantic checks of a result bundle (docs/BUNDLE.md), beyond its JSON Schema.
  *
  * rl_validate walks a parsed bundle and lists every problem it finds, each with the JSON path

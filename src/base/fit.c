@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* fit.c: least squares through the origin for the decode roofline (see fit.h).
  *
  * Memory: nothing is allocated; the roofline form converts bytes to 1/bytes in a bounded

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* fit.h: least squares through the origin, the decode roofline tok/s = BW / bytes_per_token,
  * and the one straight-line fit with an intercept (rl_fit_line).
  *

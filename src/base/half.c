@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* half.c: binary16 and bfloat16 conversions (see half.h); the FP16 library's bit tricks, as
  * ggml uses them. */
 #include "base/half.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* half.h: IEEE 754 binary16 ("half", ggml's F16) and bfloat16 conversions, rounding to
  * nearest even, bit-exact with ggml's FP16 library tricks. Pure functions; nothing allocated. */
 #ifndef RL_HALF_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* proc.c: spawn children in their own process group, serve their pipes in one poll loop,
  * enforce timeouts and interrupts, reap. See proc.h for the contract and memory ownership.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* proc.h: run child programs and collect their output with timestamps (owner: the llama-bench
  * driver; reused by the streaming-client benchmark).
  *

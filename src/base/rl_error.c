@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* rl_error.c: fill error buffers and map statuses to exit codes. Allocates nothing. */
 #include "base/rl_error.h"
 

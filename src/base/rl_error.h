@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* rl_error.h: the status codes and error buffer every module returns through.
  *
  * A function that can fail returns an rl_status and, on failure, fills the caller's rl_error

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* rl_file.c: atomic writes, interrupt-aware write loops, regular-file reads, output locks and
  * the same-file check. See rl_file.h. */
 #include "base/rl_file.h"

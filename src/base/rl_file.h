@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* rl_file.h: files the tool writes and reads, done safely.
  *
  * Atomic writes: the data goes to a unique temporary file created with O_EXCL in the target's

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* rl_json.c: cJSON helpers (exact big integers, null-or-value, UTF-8 repair, typed reads,
  * atomic JSON files). See rl_json.h. */
 #include "base/rl_json.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* rl_json.h: the one set of cJSON helpers every module writes and reads JSON with.
  *
  * Writing: unknown values become JSON null or an explicit {"available": false, "reason": ...};

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* rl_opt.c: getopt_long with shared messages. See rl_opt.h. */
 #include "base/rl_opt.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* rl_opt.h: the one way a command reads its options: libc's getopt_long, with the messages
  * and the conventions every command shares (docs/CLI.md):
  *   --name VALUE and --name=VALUE, -x VALUE and -xVALUE; options and operands may be mixed;

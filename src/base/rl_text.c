@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* rl_text.c: locale-proof number formatting and terminal-safe strings. See rl_text.h. */
 #include "base/rl_text.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* rl_text.h: the one place numbers and untrusted strings become text for people.
  *
  * Numbers: every formatter here prints in the C locale whatever the process locale is (a

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* rl_url.c: credentials out of URLs (user information, secret query parameters). See
  * rl_url.h for the rules. */
 #include "base/rl_url.h"

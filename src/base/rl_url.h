@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* rl_url.h: the one redaction of credentials in URLs, for everything that prints or stores one
  * (messages, the header cache's files, bundles, reports).
  *

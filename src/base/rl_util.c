@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* rl_util.c: the number rule, option values, progress lines, checked allocation.
  * See rl_util.h for the rule and ownership. */
 #include "base/rl_util.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* rl_util.h: small helpers shared by every module: the one number rule, terminal progress,
  * checked allocation. Strings returned by rl_strdup/rl_asprintf are malloc'd and owned by
  * the caller.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* stats.c: sample summaries, percentiles and the Student t critical value (see stats.h).
  *
  * Memory: rl_stats_summarize allocates one sorted copy of the sample and frees it before

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* stats.h: summary statistics of a sample of doubles, and the Student t critical value.
  *
  * Pure arithmetic: no I/O, no timing. rl_stats_summarize copies the sample internally to sort

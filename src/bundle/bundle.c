@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* bundle.c: create, check, write and analyse result bundles. See bundle.h and docs/BUNDLE.md. */
 #include "bundle/bundle.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* bundle.h: the result bundle, the one JSON document every measurement writes and every later
  * part (report, compare, advice, the streaming client) reads. docs/BUNDLE.md describes it and
  * schema/bundle.schema.json checks it.

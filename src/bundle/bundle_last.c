@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* bundle_last.c: the last bundle diagnose wrote, recorded in rl_cache_root()/last-bundle
  * (bundle_last.h). */
 #include "bundle/bundle_last.h"

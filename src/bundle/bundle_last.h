@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* bundle_last.h: the last bundle `diagnose` wrote. diagnose records the absolute path of each
  * bundle it writes in rl_cache_root()/last-bundle (one line; $LLAMA_ROOFLINE_CACHE, else under
  * $HOME); predict without --bundle reads it.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* calib.c: the calibration's arithmetic, its section's JSON, its key and its cache (calib.h). */
 #include "bundle/calib.h"
 

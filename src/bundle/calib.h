@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* calib.h: the calibration section of a bundle (docs/BUNDLE.md `calibration`) and its cache
  * (owner: calibrate). What each ggml type's kernel does on this machine, from llama-bench runs
  * on the single-type models of model/calib_plan.h:

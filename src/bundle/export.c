@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* export.c: llama-bench's JSONL, CSV and SQLite formats from a bundle's records. See export.h.
  * Everything allocated here is freed before each function returns. */
 #include "bundle/export.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* export.h: a bundle's verbatim llama-bench records written in llama-bench's own output
  * formats, so llama.cpp's tooling (scripts/compare-llama-bench.py) reads them:
  *   JSONL   each record as llama-bench's -o jsonl wrote it (the stored object, one a line);

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* import.c: a roofline.json of the published llama-roofline, or raw llama-bench output, made
  * into a result bundle. See import.h for the rules and docs/BUNDLE.md for the result.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* import.h: results measured elsewhere turned into a result bundle (bundle.h), so the report,
  * compare and every other reader of bundles work on them too.
  *

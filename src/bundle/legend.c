@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* legend.c: the metric legend table (legend.h). Adding a metric to the bundle means adding its
  * row here; docs/BUNDLE.md's "Metrics" section is this table printed by `legend --markdown`. */
 #include "bundle/legend.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* legend.h: the metric legend, one static table of every metric a bundle can hold: where it
  * sits (a JSON path pattern, "[]" standing for every element of an array), its unit, its kind
  * (measured / proxy / derived / controlled, docs/BUNDLE.md) and a one-line definition.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* client_cmd.c: the streaming client's command driver (rl_client_cmd_run, client_driver.h).
  * Each request is `/bin/sh -c COMMAND` started through proc.h's asynchronous API with the
  * prompt on its stdin; every read of its stdout is one chunk, stamped by proc.h right after

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* client_count.c: token counts from a counter command and its calibration (client_count.h).
  * Ownership as in the header. */
 #include "client/client_count.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* client_count.h: token counts for the command driver from a counter command (seed 001: `fm
  * count-tokens`; here any `--count-tokens-cmd 'CMD'`), and the counter's calibration.
  *

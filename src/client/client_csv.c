@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* client_csv.c: per-request CSV from a bundle's client section (client_csv.h). */
 #include "client/client_csv.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* client_csv.h: the streaming client's per-request CSV, made from a bundle's client section
  * (so it works on a fresh run and on any saved bundle alike): one row per record of every
  * operating point, columns

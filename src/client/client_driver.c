@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* client_driver.c: the result type the streaming-client drivers share (client_driver.h).
  * Ownership: rl_client_result_new returns a result the caller frees with
  * rl_client_result_free; rl_client_result_add grows buffers the result owns. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* client_driver.h: the contract between the streaming-client scheduler (client_sched, which
  * decides what is sent when: warm-up, concurrency, request rate, ramp-up, retries) and the two
  * transports that send one request and timestamp what comes back: the command driver

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* client_fm.c: fm capability detection from help text (client_fm.h). */
 #include "client/client_fm.h"
 

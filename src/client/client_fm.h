@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* client_fm.h: capabilities of Apple's `fm` command line read from its help text (seed 001,
  * fm-bench's detection): the COMMANDS section of `fm --help` and the flags `fm respond --help`
  * documents. Used by `client --cmd 'fm respond ...'` (or --fm-help-cmd BIN) to record what the

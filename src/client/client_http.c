@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* client_http.c: the HTTP streaming driver (client_driver.h, client_http.h): POST one streaming
  * request per job to an OpenAI-compatible endpoint through libcurl's multi interface, read the
  * Server-Sent Events answer (client_sse.h) and timestamp every piece of answer text.

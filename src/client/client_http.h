@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* client_http.h: helpers of the HTTP streaming driver (client_http.c) that its callers need
  * besides rl_client_http_run (declared in client_driver.h with the driver contract).
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* client_metrics.c: seed 001's client-side metrics of one operating point (client_metrics.h).
  *
  * Per request (ok requests only; a failed one gives no latency or token sample):

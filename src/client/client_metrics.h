@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* client_metrics.h: seed 001's client-side metrics of one operating point, computed from the
  * timestamped results the drivers return (client_driver.h), and the bundle's "client" section
  * built from them (docs/BUNDLE.md). Pure arithmetic over its inputs: no I/O, no clock.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* client_prompts.c: built-in prompt profiles and JSON Lines prompt files (client_prompts.h).
  * The profile texts are this project's own. Ownership as in the header. */
 #include "client/client_prompts.h"

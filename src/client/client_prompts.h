@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* client_prompts.h: the streaming client's prompt sets: built-in profiles (written for this
  * tool: short-chat, long-generation, extraction, summarisation, code, and mixed = the first
  * prompt of each) and prompt files in JSON Lines.

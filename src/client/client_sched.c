@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* client_sched.c: the streaming-client scheduler of one operating point (client_sched.h).
  * Job indexes: 0..n_jobs-1 are the measured requests (prompt-major: index = prompt * runs +
  * run - 1), n_jobs.. are the warm-ups. Ownership as in the header. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* client_sched.h: the streaming-client scheduler: what is sent when at one operating point
  * (client_driver.h's next/done side). A plan says which prompts, how often, and how: warm-ups,
  * runs, concurrency (the driver's slot count), request rate with ramp-up, retries with

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* client_sse.c: the incremental event-stream parser (client_sse.h). Ownership: the parser's
  * buffers are its own, freed by rl_sse_free. */
 #include "client/client_sse.h"

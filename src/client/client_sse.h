@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* client_sse.h: an incremental parser for Server-Sent Events (text/event-stream), the framing
  * OpenAI-compatible servers stream their answers in. Bytes are fed as they arrive, split
  * anywhere; every complete event is handed to a callback.

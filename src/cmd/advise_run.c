@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* advise_run.c: the three things `llama-roofline advise` does once its options are parsed:
  * --plan (llama-quantize commands for an F16/BF16 source), the ranking from the built-in
  * matrix for the cores detected here (or --list-cores), and --measure (a sweep over the given

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* advise_run.h: what `llama-roofline advise` runs once cmd_advise.c has parsed its options
  * into rl_advise_opts: the --plan commands, the matrix ranking (or --list-cores) for the cores
  * detected here, or the --measure sweep and its advice (bundle, report and text).

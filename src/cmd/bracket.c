@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* bracket.c: short membw probes around the sweep and the drift rule. See bracket.h. */
 #include "cmd/bracket.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* bracket.h: the memory ceiling bracketed. The ceiling is measured once, before the sweep; a
  * machine that gets busier (or quieter) during a long llama-bench sweep moves it, and every
  * utilisation figure with it. So `run` and `diagnose` take short membw probes (one thread

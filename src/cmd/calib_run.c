@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* calib_run.c: a calibration measured (or reused from the cache) into a bundle's calibration
  * section: the models made, llama-bench run on each, the values derived, the cache updated.
  * See calib_run.h. Everything allocated here is freed before each function returns. */

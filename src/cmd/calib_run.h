@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* calib_run.h: a calibration measured into a bundle (owner: calibrate; used by `calibrate` and
  * `diagnose --calibrate`). For each thread count and each type asked for: the type is reused
  * from the cache when its key matches (bundle/calib.h: CPU, llama.cpp build, thread count; its

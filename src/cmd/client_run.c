@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* client_run.c: the measuring session of `llama-roofline client` (seed 001), behind
  * cmd_client.c's options. Loads the prompts, probes fm and calibrates the token counter when
  * asked, then measures each operating point through the command driver (client_cmd.c) or the

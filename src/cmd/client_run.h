@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* client_run.h: the measuring session of `llama-roofline client` (seed 001): the parsed
  * options in, a client bundle (and optionally a report, CSV, chunk times and a text summary)
  * out. cmd_client.c parses the flags into rl_client_opts and calls rl_client_run_session.

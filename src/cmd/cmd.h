@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* cmd.h: the shape of a subcommand. Each cmd_<verb>.c defines one rl_command and main.c lists
  * them all in its single command table. A command parses its own flags (argv[0] is the verb),
  * writes its primary output to stdout and diagnostics to stderr, and returns a status with the

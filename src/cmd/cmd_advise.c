@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* cmd_advise.c: `llama-roofline advise`: the usage text and the options, then one call into
  * advise_run.h: --plan, --measure, or the ranking from the study's matrix (--list-cores too).
  * Nothing is allocated here. */

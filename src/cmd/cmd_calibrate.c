@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* cmd_calibrate.c: `llama-roofline calibrate [GGUF|DIR...]`: each ggml type's kernel measured
  * on this machine (compute roof, streaming rate, fixed cost per token), cached and reused
  * (cmd/calib_run.h). The usage text, the options (rl_opt), the types asked for, the bundle

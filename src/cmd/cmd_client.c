@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* cmd_client.c: `llama-roofline client`: what a user of a streaming model sees (seed 001).
  * Options, usage text and one call to the measuring session (client_run.h), which loads the
  * prompts, measures each operating point, keeps the bundle and writes the outputs.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* cmd_compare.c: `llama-roofline compare`: options, the inputs (compare.h), the terminal table
  * or Markdown (compare_text.h) on stdout, the page (html_compare.h) with -o, and the exit code
  * rules of --strict and --fail-on-regression. Everything allocated is freed before run()

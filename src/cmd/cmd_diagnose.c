@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* cmd_diagnose.c: `llama-roofline diagnose [GGUF|DIR...]`: the zero-configuration answer.
  * The usage text and the options (rl_opt); the models (diagnose_models.h); then one sweep
  * (sweep.h) with the streamed bytes convention, the predictions asked for (predict.h) and the

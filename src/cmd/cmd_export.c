@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* cmd_export.c: `llama-roofline export BUNDLE... -f jsonl|csv|sqlite [-o FILE]`: the bundles'
  * verbatim llama-bench records in llama-bench's own formats (export.h), for llama.cpp's
  * scripts/compare-llama-bench.py and anything else that reads llama-bench output. Everything

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* cmd_import.c: `llama-roofline import FILE -o BUNDLE`: options, one call to the importer
  * (import.h), the atomic write of the bundle and the summary. Everything allocated here is
  * freed before run() returns. */

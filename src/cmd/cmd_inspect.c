@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* cmd_inspect.c: `llama-roofline inspect [--json] [--tensors] FILE|DIR...`: what a GGUF model
  * really holds, from its header alone. This file only reads the options, lists the models
  * (model_paths.h), loads each (gguf_model.h) and prints it (gguf_text.h, or gguf_json.h with

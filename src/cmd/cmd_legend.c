@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* cmd_legend.c: `llama-roofline legend [--json|--markdown]`: the metric legend (legend.h) as an
  * aligned text table, a JSON array of objects or a Markdown table (the one docs/BUNDLE.md
  * holds). The JSON tree and its text are freed before run() returns. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* cmd_membw.c: `llama-roofline membw`, the memory read-bandwidth ceiling (owner: membw).
  * Parses the flags, runs rl_membw_measure (or records a --peak-bw ceiling), prints a per-thread
  * table or the JSON object, and optionally writes the JSON to a file. Allocations are local and

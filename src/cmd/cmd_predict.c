@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* cmd_predict.c: `llama-roofline predict MODEL... [--bundle B]`: the decode rate a model would
  * reach on the machine a bundle measured, from the bundle's fit and the model's header (local,
  * by URL, or a synth preset planned in memory). This file reads the options, lists the

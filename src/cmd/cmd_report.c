@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* cmd_report.c: `llama-roofline report`: options, one bundle (or report) read with
  * rl_bundle_load, the outputs written through report.h. Everything allocated here is freed
  * before run() returns. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* cmd_run.c: `llama-roofline run`: options, one call to the sweep (sweep.h), the summary.
  * Everything allocated here is freed before run() returns. */
 #include <stdio.h>

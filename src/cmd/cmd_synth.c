@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* cmd_synth.c: `llama-roofline synth`: write a random-weight GGUF model with the exact tensor
  * table and metadata of a real model (or a tiny test model) that llama.cpp loads and runs.
  * Options (rl_opt), one plan (synth.h) written by rl_synth_write (synth_write.h), and the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* cmd_validate.c: `llama-roofline validate [--json] FILE...`: each file read with
  * rl_bundle_load (a bundle or a report) and checked by rl_validate, or, when it is none, read
  * as a membw result (membw --json, -o) and checked by rl_validate_membw (validate.h); one line

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* defaults.c: rl_defaults, the default settings of the measuring verbs built from the
  * macros of defaults.h (the only place the numbers are written), and the parser of the two
  * quiet-machine options every measuring command takes. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* defaults.h: the default settings of the measuring verbs, written once (llama-bench's
  * cmd_params_defaults habit). The parsers of run, diagnose, advise and client initialise their
  * options from rl_defaults, and their usage texts spell the same numbers through the macros

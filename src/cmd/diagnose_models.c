@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* diagnose_models.c: which models `llama-roofline diagnose` measures: the operands (files
  * and directories), else the usual places, else (or with --synth) the synth ladder, with
  * llama-bench and the output directory checked before the ladder is written. See

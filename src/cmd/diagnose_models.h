@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* diagnose_models.h: the models `llama-roofline diagnose` measures.
  *
  * With operands: each GGUF file named and the *.gguf files directly in each directory named

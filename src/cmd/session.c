@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* session.c: the end of a measuring session, one rule for every command. See session.h. */
 #include "cmd/session.h"
 

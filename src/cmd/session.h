@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* session.h: how a measuring command's session ends, in one place, in order: measure ->
  * analyse -> write the bundle -> report. `run`, `diagnose`, `client` and `advise --measure`
  * all finish through rl_session_end; the sweep's commands measure through rl_session_sweep.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* sweep.c: the ceiling and the llama-bench sweep, saved into a bundle as they happen; the
  * analysis is the command's next phase (cmd/session.h). See sweep.h. */
 #include "cmd/sweep.h"

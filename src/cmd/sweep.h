@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* sweep.h: the measurement behind `run`: the memory ceiling, then llama-bench over every model
  * x thread count x KV depth, each invocation's records saved into the bundle the moment they
  * arrive. Measurement and recording only: the analysis is the command's next phase

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* advise_synth.c: the format set `advise --measure --synth` measures: a synth F16 quantized by
  * the real llama-quantize, cached (see advise_synth.h). */
 #include <errno.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* advise_synth.h: the quantized format set `advise --measure --synth` measures.
  * A synthetic F16 of the preset (the synth ladder's F16 rung, CACHE/synth, reused when
  * unchanged), quantized by the real llama-quantize into each format, cached as

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* calib_models.c: make or reuse the calibration's single-type models (calib_models.h). */
 #include "measure/calib_models.h"
 

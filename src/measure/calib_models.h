@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* calib_models.h: the calibration's single-type models on disk (owner: calibrate).
  *
  * One model per (type, shape) of model/calib_plan.h, made once into a cache directory (the

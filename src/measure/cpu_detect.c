@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* cpu_detect.c: /proc/cpuinfo text to core designs and evidence levels. See cpu_detect.h. */
 #include "measure/cpu_detect.h"
 

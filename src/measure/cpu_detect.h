@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* cpu_detect.h: which CPU core designs this machine has, from /proc/cpuinfo text, mapped onto
  * the cores the format study measured (data/format_matrix.csv) with an evidence level each.
  *

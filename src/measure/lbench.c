@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* lbench.c: finding llama-bench, its command line, escaping its text, summarising its stderr and
  * reading its build from --version text. The output parser is in lbench_parse.c. See lbench.h
  * for ownership: paths and argv returned here are malloc'd and owned by the caller. */

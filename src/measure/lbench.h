@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* lbench.h: everything the llama-bench driver needs except running the child (owner: lbench).
  *
  * - Discovery (rl_lbench_find): --llama-bench PATH, then $LLAMA_BENCH, then PATH, then the

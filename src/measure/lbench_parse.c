@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* lbench_parse.c: llama-bench's -o json / -o jsonl output into checked records, whole or as a
  * stream. Every byte is untrusted: one record's text is bounded (RL_LBENCH_MAX_LINE) before
  * cJSON sees it, record and sample counts are bounded, and every field's type is checked.

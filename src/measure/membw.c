@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* membw.c: the read-bandwidth sweep (owner: membw): working-set rules, 2 MiB-aligned
  * allocation with fallback, pinned worker threads with per-thread first touch, barrier timing,
  * statistics and the JSON record. See membw.h for the method and ownership. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* membw.h: the memory read-bandwidth ceiling (owner: membw).
  *
  * rl_membw_measure sweeps thread counts; for each it maps a 2 MiB-aligned working set with

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* membw_kernels.c: SIMD variants of the membw streaming kernels and their run-time dispatch
  * (owner: membw). See membw_kernels.h for the contract. Each variant keeps eight independent
  * accumulators and issues 8 (AVX-512, SSE2, NEON, C) or 16 (AVX2) independent loads per

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* membw_kernels.h: the streaming kernels behind `membw` (owner: membw).
  *
  * Three read-only reductions (sum, xor, dot) and one copy, each in several instruction-set

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* membw_text.c: the membw result as text for people (owner: membw). Prints the per-thread
  * table of every kernel, the ceiling and what qualifies it. Numbers are formatted in the C
  * locale; nothing is allocated. */

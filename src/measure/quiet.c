@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* quiet.c: snapshots of the machine's counters, the interval between two, its JSON, the
  * bundle's summary and the wait for a quiet machine. See quiet.h. */
 #include "measure/quiet.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* quiet.h: the machine's state during a measurement (owner: measure/quiet).
  *
  * A snapshot (rl_quiet_take) reads the counters the kernel keeps: the "cpu" line of /proc/stat

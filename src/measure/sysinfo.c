@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* sysinfo.c: collect the machine description recorded next to every measurement (owner:
  * membw). Reads /proc and /sys (optionally below a test root), uname, sysconf and, on x86, the
  * hypervisor cpuid leaf. Every probe is optional; see sysinfo.h for ownership. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* sysinfo.h: what machine a measurement was taken on (owner: membw; reused by the bundle).
  *
  * rl_sysinfo_collect fills a plain struct from /proc, /sys, uname and sysconf and never fails:

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* calib_plan.c: the calibration's type table and the shapes of its models (calib_plan.h). */
 #include "model/calib_plan.h"
 

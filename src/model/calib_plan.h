@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* calib_plan.h: what `calibrate` measures, as data and pure arithmetic (owner: calibrate).
  *
  * The types: every ggml type of the pinned llama.cpp (ggml_types.h), in the order the

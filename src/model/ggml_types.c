@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* ggml_types.c: the ggml tensor type table and llama's file_type labels, transcribed from the
  * pinned llama.cpp (ggml/include/ggml.h enum ggml_type, ggml/src/ggml.c type_traits,
  * ggml/src/ggml-common.h block structs, include/llama.h enum llama_ftype and

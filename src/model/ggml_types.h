@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* ggml_types.h: the ggml tensor type table of the pinned llama.cpp (every id of its ggml_type
  * enum) and llama's file_type labels. Static data only; nothing is allocated. */
 #ifndef RL_GGML_TYPES_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* gguf.c: a defensive reader for the header, metadata and tensor table of GGUF v2/v3 files.
  *
  * The reader walks a FILE* (a real file with a large stdio buffer, a memory buffer through

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* gguf.h: read the header, metadata and tensor table of a GGUF file (versions 2 and 3,
  * little-endian), never the tensor data.
  *

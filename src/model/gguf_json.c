@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* gguf_json.c: the JSON object of one model for `inspect --json`. See gguf_json.h. Builds a
  * cJSON tree the caller owns; on any failed allocation the partial tree is deleted and NULL
  * returned. */

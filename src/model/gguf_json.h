@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* gguf_json.h: a model's facts as one JSON object, the element of `inspect --json`'s array
  * (docs/CLI.md). Sizes that cannot be known (a tensor type this build does not know) are
  * null, never guessed; integers above 2^53 (tensor offsets of huge files) are exact; a path

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* rl_gguf_model.c: model facts from GGUF headers: shapes, KV-cache bytes per token, resident and
  * streamed bytes, per-type totals and the composition of the repeating layers. Multi-part
  * files (-NNNNN-of-MMMMM.gguf) are read shard by shard and summed; metadata comes from the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* gguf_model.h: the facts of a model that the roofline needs, computed from its GGUF tensor
  * table and metadata (all shards of a multi-part file summed): architecture, shapes, KV-cache
  * bytes per token, and the two byte conventions of the method (seed 000 section 4):

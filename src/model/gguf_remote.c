@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* gguf_remote.c: GGUF headers over HTTP(S) range requests, with a header cache. See
  * gguf_remote.h for the rules (blocks, Range checks, limits, the cache).
  *

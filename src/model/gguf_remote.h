@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* gguf_remote.h: a GGUF model's header and tensor table read over HTTP(S) with range requests,
  * without downloading the model, and the one entry point (rl_gguf_model_open) for commands
  * that only need a model's header: a local path or a URL.

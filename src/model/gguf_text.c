@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* gguf_text.c: the `inspect` report for people and its pieces. See gguf_text.h. Every line is
  * formatted with rl_snprintf (C locale) into a stack buffer and written with fputs; strings
  * from the file or its name are escaped with rl_tty_escape first. Allocates nothing. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* gguf_text.h: a model's facts for people: the `inspect` report and the pieces it is made of,
  * which other reports (HTML) reuse.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* gguf_vocab.c: the table of known vocabularies (gguf_vocab.h), measured by
  * scripts/vocab-table.py from every models/ggml-vocab-*.gguf of the pinned llama.cpp source
  * (scripts/llama-cpp.sh, commit de3ff815ea7d); regenerate the rows with that script when the pin

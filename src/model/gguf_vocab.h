@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* gguf_vocab.h: the vocabularies the remote reader's read-ahead estimate knows (gguf.c,
  * "read-ahead estimate"): what llama.cpp's real vocabulary files hold after the first block a
  * remote read fetches, measured once so that a header whose tokenizer matches one is sized from

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* model_find.c: the default roots, the search below them, bytes over split parts and the
  * spread selection. See model_find.h. Temporary arrays are freed before each call returns. */
 #include "model/model_find.h"

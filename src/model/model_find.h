@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* model_find.h: models nobody named. `diagnose` without operands searches the usual places for
  * GGUF files and picks a few that span the size range, so one fit covers small to large.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* model_paths.c: expand files and directories into the list of model paths to read. See
  * model_paths.h. Directory listings are collected, sorted and then added; everything
  * allocated for a listing is freed before the call returns. */

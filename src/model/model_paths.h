@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* model_paths.h: which model files a command should read, from what the user named.
  *
  * A list of paths built operand by operand: a directory stands for the *.gguf regular files in

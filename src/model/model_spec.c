@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* model_spec.c: a model's header from a spec: "synth:PRESET:TYPE", a URL or a local path
  * (model_spec.h). */
 #include "model/model_spec.h"

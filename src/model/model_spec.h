@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* model_spec.h: a model's GGUF header from the way a user names it: "synth:PRESET:TYPE" (a
  * synth preset at a synth weight type, whose header is planned in memory, nothing written:
  * synth.h), a URL (gguf_remote.h) or a local path (gguf_model.h). predict and diagnose

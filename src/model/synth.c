@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* synth.c: presets, validation, the tensor table with its checked sizes, the SPM vocabulary and
  * the GGUF header of a synthetic model: the plan (see synth.h). The values are made in
  * synth_gen.c and the file is written by synth_write.c, which both depend on this, never the

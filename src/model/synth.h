@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* synth.h: random-weight GGUF models that the real llama.cpp loads and runs: the plan.
  *
  * A preset gives the exact tensor names, shapes and metadata of a real model's canonical GGUF

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* synth_gen.c: the tensor values of a synthetic model (see synth_gen.h): deterministic,
  * counter-based splitmix64 streams, so any chunking of a tensor gives the same bytes.
  * Depends on the plan (synth.h) only; nothing is allocated. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* synth_gen.h: the values of a synthetic model's tensors (see synth.h for the plan).
  *
  * Values are a pure function of (seed, tensor name, element index): a counter-based splitmix64

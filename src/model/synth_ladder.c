@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* synth_ladder.c: plan the ladder, keep the cached rungs that match their plan, check the free
  * space for the rest and write them. See synth_ladder.h. Plans and read buffers are freed
  * before the call returns; the paths go to the caller in rl_synth_ladder. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* synth_ladder.h: the synthetic models `diagnose` measures when there is no model to measure
  * (--synth, or nothing found anywhere): one model shape at three weight types, so the fit
  * spans a range of bytes per token, written once into the cache and reused by every later run.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* synth_write.c: the streaming GGUF writer of a synthetic model (see synth_write.h).
  *
  * The writer never holds the model in memory: a generator thread fills one of two fixed-size

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* synth_write.h: write a planned synthetic model (synth.h) to a file, a pipe or a device.
  *
  * The file is streamed chunk by chunk (bounded memory: two 8 MiB buffers) through rl_atomic_*

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* advise_text.c: the advice for people, as terminal text or Markdown (see advise.h). */
 #include <ctype.h>
 #include <math.h>

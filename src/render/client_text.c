@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* client_text.c: the words every medium says about a client bundle (headline, answer, key
  * figures, Markdown rows, terminal lines) and the bundle readers the HTML section shares
  * (client_text.h). Owner: render. Reads client.points[] as client/client_metrics.c writes it;

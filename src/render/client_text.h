@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* client_text.h: the words every medium (page, Markdown, terminal) says about a client-only
  * bundle: whether it is one, its headline and answer, its key figures, its Markdown rows and
  * its terminal lines (owner: render), and the bundle readers the HTML section (html_client.c)

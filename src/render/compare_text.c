@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* compare_text.c: the terminal table and the Markdown of a comparison. See compare_text.h. */
 #include "render/compare_text.h"
 

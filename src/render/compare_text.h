@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* compare_text.h: a comparison (compare.h) as text for people: the terminal table or Markdown
  * for issue comments (owner: compare). Both say the same things in the same order: the inputs
  * and the baseline, the test and its thresholds, the verdict counts, the warnings (environment

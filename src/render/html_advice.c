@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* html_advice.c: the measured-advice section of the report. See html_advice.h. */
 #include "render/html_advice.h"
 

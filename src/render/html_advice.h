@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* html_advice.h: the report's section for measured quantization advice (`advise --measure`
  * bundles, their "advice" section; docs/BUNDLE.md). One table per thread count, fastest format
  * first, with the decode rate and its 95% interval, the streamed bytes and GB/s, the share below

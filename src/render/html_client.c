@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* html_client.c: the report's streaming-client section (html_client.h); the client bundle's
  * words are in client_text.c. Reads client.points[] as src/client_metrics.c writes it; a hostile
  * bundle gives "n/a" cells, never a crash: every look-up is typed and every count capped. */

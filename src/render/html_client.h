@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* html_client.h: what a report says about a bundle's `client` section (docs/BUNDLE.md): the
  * HTML section (the driver and settings, a table per operating point with every metric's kind,
  * the TTFT/TPOT distributions and throughput/goodput charts with their data, every request),

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* html_compare.c: the comparison page, section by section, into templates/compare.xml. See
  * html_compare.h. Every string reaches the page as a text node or an attribute set through
  * libxml2 (html_doc.h). */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* html_compare.h: the comparison page (owner: compare), assembled from templates/compare.xml
  * with the report's machinery: libxml2 tree (html_doc.h), the report's stylesheet and
  * Content-Security-Policy (no script runs, nothing is loaded), charts as inline SVG

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* html_doc.c: libxml2 tree helpers for pages, safe text, the embedded JSON, serialization.
  * See html_doc.h. */
 #include "render/html_doc.h"

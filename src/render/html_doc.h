@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* html_doc.h: building an HTML page as a libxml2 tree, never as concatenated strings.
  *
  * Every string reaches the page as a text node (or an attribute value set through libxml2),

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* html_facts.c: the report's lower half as words and small tables (html_facts.h). The table
  * of presentation rules below is the one place a bundle key gets its label, unit and format on
  * the page; a key without a rule reads as its words and its unit suffix. */

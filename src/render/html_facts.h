@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* html_facts.h: the report's lower half (environment, llama.cpp build, settings, memory
  * ceiling, the imported source's own record) as words and small tables, never a JSON dump.
  * One table of presentation rules (html_facts.c: key -> label, unit, format, in the manner of

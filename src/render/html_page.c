@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* html_page.c: the HTML report, section by section, into the template. See html_page.h.
  * Every string reaches the page through html_doc.h's text nodes; the template's slots are
  * found by id. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* html_page.h: the HTML report of a bundle, assembled from templates/report.xml (compiled in,
  * report_assets.h) through libxml2's tree API.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* html_predict.c: the "what to expect" table of the report, formatted from the rows it is given
  * (nothing is computed here). See html_predict.h. */
 #include "render/html_predict.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* html_predict.h: the report's "what to expect" table: for each measured model the decode rate
  * the bundle's fit predicts (its bytes over the fitted bandwidth, the interval from the fitted
  * models' own effective bandwidths: predict.h) beside the rate measured, and each model given

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* html_svg.c: a chart's SVG imported into the page with its ids prefixed, and its figure.
  * See html_svg.h. */
 #include "render/html_svg.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* html_svg.h: one chart (chart.h) as a <figure> of the page.
  *
  * The chart's SVG is parsed with libxml2 (no network, no entity expansion; a DOCTYPE is

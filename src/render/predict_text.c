@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* predict_text.c: a prediction for people, as a terminal table or Markdown (predict_text.h).
  * It only reads the fit and the predictions. */
 #include "render/predict_text.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* predict_text.h: predictions (analyse/predict.h) for people: a terminal table or Markdown,
  * with the fit, where each bandwidth came from, and the caveats. Only reads what it is given;
  * writes to out. */

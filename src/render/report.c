@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* report.c: the report's entry points and the Markdown summary. See report.h. */
 #include "render/report.h"
 

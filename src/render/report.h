@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* report.h: a bundle's report for people: the self-contained HTML page (html_page.h) and a
  * short Markdown summary for places where HTML cannot go (the answer, the key figures, the
  * per-model table and the caveats that apply), written atomically.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* report_assets.h: the pages' templates and stylesheets, compiled into the binary at build
  * time (cmake/embed.cmake writes report_assets.c from templates/report.xml, styles/report.css,
  * templates/compare.xml and styles/compare.css), so an installed llama-roofline needs no data

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* report_text.c: the answer, the key figures and the caveats of a report. See report_text.h. */
 #include "render/report_text.h"
 

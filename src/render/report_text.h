@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* report_text.h: what a report says, whatever the medium (the HTML page, the Markdown
  * summary): the answer in one sentence, the key figures, and the methodology caveats that apply
  * to this bundle, each tied to the number it qualifies.

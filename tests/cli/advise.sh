@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # CLI: `advise`. --list-cores lists the three matrix cores with their scales, threads and rows;
 # --core gives one forced block with the pinned table; --cpuinfo with the saved texts
 # (tests/fixtures/cpuinfo) gives one block for a Raspberry Pi 5 (exact), two for an Alder Lake

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # CLI: the ceiling's bracket and the interrupted end, against the fake llama-bench
 # (tests/lib/fake-llama-bench). `run` of three models takes probes before, between and after
 # the sweep into membw.bracket (validated); --no-bracket and --peak-bw take none and say so.

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # CLI: `calibrate` with the fake llama-bench, whose decode-only runs take the time a machine of
 # known kernels would (FAKE_CALIB=BASE:LAYER:CACHE_GBS:STREAM_GBS:CACHE_BYTES, per token base
 # + layer x n_layer + bytes / rate): the calibration gives back exactly those kernels (compute

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # CLI: `client --cmd` against tests/lib/fake-stream (a scripted streaming program; see its
 # header). Checks specific values: request counts, per-request ttft/e2e bounds from the script,
 # token counts through a calibrated counter (the fake counter says words + 1, so the overhead 1

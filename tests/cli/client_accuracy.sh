@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # CLI: the command driver's timing accuracy (issue 10's acceptance): tests/lib/fake-stream
 # writes 12 chunks 20 ms apart (busy-waited to its schedule) and logs the CLOCK_MONOTONIC time
 # of every write; `client --chunks` exports every chunk's read time; tests/lib/client-accuracy.py

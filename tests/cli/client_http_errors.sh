@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # CLI: `client --url` names each way a server can fail, in one line naming the host (never the
 # URL's credentials), in the bundle's records and the summary's "first failure" line; nothing
 # succeeded, so exit 1. The servers are tests/lib/raw-http-server.py (one per mode).

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # CLI: the measured server is not "another process" (measure/quiet.h). `client --url` against
 # the scripted SSE server (tests/lib/sse-server, mode busy: it spins on a CPU until each chunk)
 # on 127.0.0.1 and on localhost finds it by its listening socket on the real /proc (the pid the

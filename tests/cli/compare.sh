@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # CLI: `compare`. The two published example bundles and the measured one give a page whose one
 # roofline holds 3 fitted lines (its data table has 3 "fit line" rows, one per input) and
 # that lists the environment differences (CPU, OS,

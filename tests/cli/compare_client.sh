@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # CLI: `compare` on the streaming client's and the measured advice's sections.
 #   - The client fixture (tests/fixtures/client/bundle.json) compared with itself: 12 sampled
 #     rows within noise, 6 one-value rows (throughput, requests/s, goodput) "one value: not

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # CLI: compare and a side measured disturbed (issue 18). Crafted from the synth-amd-epyc
 # example with python3: one run (Q8_0, 2 threads) slowed by 20% on a quiet machine ("slow"),
 # the same run slowed and marked disturbed by its "machine" object with the analysis' sentence

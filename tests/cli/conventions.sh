@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # CLI: the conventions of issue 19 (docs/CLI.md "One meaning per flag"): the flag table against
 # every command's --help; llama-bench's -p -n -r -d -ngl and the three ways to give -m; the
 # did-you-mean and ambiguity messages; -o of the wrong kind and llama-bench's format names;

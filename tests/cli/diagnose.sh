@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # CLI: `diagnose` against the fake llama-bench (tests/lib/fake-llama-bench), with HOME,
 # LLAMA_ROOFLINE_CACHE and the working directory in a scratch directory, so nothing touches
 # the real cache or the user's models. The synth ladder is the tiny preset

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # CLI: a measurement made while the machine is busy is marked, and gives no plain verdict.
 # The load is real and bounded: one busy loop per CPU that this script starts (each under
 # `timeout`, so none outlives it) and ends. llama-bench is the fake (tests/lib/fake-llama-bench,

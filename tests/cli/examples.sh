@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # CLI: the shipped examples. Each examples/*/bundle.json validates against the schema, is under
 # 1 MB, and renders to its committed examples/*/report.html byte for byte (golden test: same
 # bundle in, same report out; regenerate both with scripts/make-examples.sh); each report is

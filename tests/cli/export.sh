@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # CLI: `export`: a bundle's verbatim llama-bench records in llama-bench's JSONL, CSV and SQLite
 # formats; the values as llama-bench's own printers write them; the pinned llama.cpp's
 # scripts/compare-llama-bench.py reads each (Debian's python3 with python3-git and

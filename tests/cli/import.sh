@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # CLI: `import`. The shipped example bundles and bundles imported now (both published
 # roofline.json files, llama-bench -o json and -o jsonl) validate against
 # schema/bundle.schema.json (JSON Schema 2020-12, python3-jsonschema); hostile inputs

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # CLI: `inspect` on every corrupt fixture (exit 2, one stderr line naming the file and the
 # problem), on the valid fixtures (exact JSON numbers), --tensors, directories, missing files,
 # FIFOs, mixed good and bad arguments, option syntax, hostile names and metadata (nothing

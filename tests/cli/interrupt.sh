@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # CLI: Ctrl-C leaves no child behind. A stubborn child (a shell script that ignores SIGTERM and
 # SIGINT and starts a grandchild `sleep 300`, which inherits the ignoring) stands in for
 # llama-bench under `run` and for the command under `client --cmd`. One Ctrl-C, and two in

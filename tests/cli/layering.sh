@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # CLI: the stage layering of src/ (docs/ARCHITECTURE.md, scripts/check-layers.py). The tree as
 # it is passes; copies of it with one planted include each fail, naming file:line: an upward
 # include (base -> render), a sideways one (measure -> client), render including measure, an

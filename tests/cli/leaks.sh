@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # CLI: nothing leaked (issue 18, part 2).
 #   - Credentials in URLs (user:pass@ and signed query parameters, base/rl_url.h): given to
 #     predict, inspect, diagnose --predict and client --url, neither stderr nor stdout nor the

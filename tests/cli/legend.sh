@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # CLI: `legend`. docs/BUNDLE.md's Metrics section (between <!-- legend:begin --> and
 # <!-- legend:end -->) is byte for byte `legend --markdown`, so the docs cannot drift from
 # src/legend.c; `--json` parses, has every field, every kind is one of the four and every path

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # CLI: top-level flags, help, and the exit codes of bad invocations.
 #
 # Every check asserts the binary's own exit status (and then its text); none takes grep's status

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # CLI: `membw` (owner: membw). A quick measured run gives valid JSON with the required keys and
 # a positive ceiling; --peak-bw records a controlled ceiling; bad values exit 2 with one line on
 # stderr and nothing on stdout; an unwritable -o exits 4; Ctrl-C exits 130 keeping a partial

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # CLI: outputs never clobber inputs, never follow a symbolic link, and one output is written by
 # one process at a time (issue 18, "nothing lost").
 #  - An output that is an input (same path, a hard link, a path through a symlink) or another

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # CLI: `predict` and `diagnose --predict` (no llama.cpp: the fake llama-bench).
 #   - against the Raspberry Pi 5 example (fit 10.69 GB/s, resident bytes that were file sizes):
 #     synth:qwen2.5-0.5b:Q4_0 predicts exactly bw_bytes_s / file bytes, the interval from the

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # CLI: the machine's state during every measurement (measure/quiet, docs/BUNDLE.md "machine").
 # --wait-quiet and --retry-disturbed parse in run, diagnose, membw, advise --measure and
 # client, and a bad value (-1, "x", an exponent, above the maximum) is exit 2 with one line;

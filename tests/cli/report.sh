@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # CLI: `report`. A bundle and the report made from it give the same page byte for byte; the
 # page goes beside the input by default, to -o FILE or to stdout with -o -; --markdown and --png;
 # bad inputs (truncated JSON, a foreign JSON, an HTML page without an embedded bundle, a missing

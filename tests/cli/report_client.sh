@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # CLI: `report` of a client bundle (tests/fixtures/client/bundle.json, made by fixture.c through
 # rl_client_point_json). The page renders (exit 0), validates, reads back to the same bytes,
 # has the client section with specific values from the fixture (TTFT p50 190 ms at concurrency

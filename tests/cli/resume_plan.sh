@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # CLI: --resume and the options given with it (issue 18). `run --resume -o DIR -t 1,4` used to
 # take the bundle's settings silently. Now a setting option that differs from the bundle's
 # plan is exit 2 with one line naming the option, its value, the bundle's, and what to do; the

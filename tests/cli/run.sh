@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # CLI: `run` against a fake llama-bench (tests/lib/fake-llama-bench, which prints the real
 # pinned llama-bench's records and then crashes, hangs, floods, ... on request). Each fault is
 # recorded in its run with the reason and exit code; the bundle keeps every completed record;

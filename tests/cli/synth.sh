@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # CLI: `synth --list`, a tiny model written and re-read by inspect, determinism by seed, the
 # option syntax (rl_opt and the number rule), the size rules (sizes past 2^63 - 1 are bad input,
 # exit 2; a plan larger than the free space is refused before writing, exit 4), interrupts

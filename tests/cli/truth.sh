@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # CLI: exit codes, --resume and validate tell the truth (issue 18, "Deliver, part 2").
 #   exit codes: predict on a directory without models and advise --cpuinfo on an empty file
 #   exit 2 (were 0); "-0" is refused like "+0" (was 0 for --depth and --gpu-layers).

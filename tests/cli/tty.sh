@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # CLI: one terminal path (issue 18, "trust"): hostile text reaches no terminal raw. ESC, BEL,
 # CSI as 0x9b and as U+009B, NEL (U+0085), DEL and bytes that are not UTF-8 are planted in
 #   - a model file name and an output directory name (inspect, predict, synth, run, diagnose,

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # CLI: one terminal path (issue 18): nothing in src/ prints to stdout or stderr but through
 # base/rl_text.h (scripts/check-tty.py). The tree as it is passes; copies of it with one planted
 # print each fail, naming file:line: fprintf to stderr, printf, fputs to stdout, putchar, a

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # CLI: `validate`. Every shipped example bundle and report, every report fixture, and a bundle
 # and report written now by `run` (fake llama-bench) and `import` are valid (exit 0, one
 # "valid" line each); a bundle broken in two places exits 1 with one

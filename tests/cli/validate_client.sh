@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # CLI: `validate` on client bundles (docs/BUNDLE.md "client"). The client fixture is valid (exit
 # 0), against the JSON Schema too; one broken copy per check exits 1 with the problem's JSON
 # path: a summary whose mean disagrees with its samples, requests that do not add up, fewer

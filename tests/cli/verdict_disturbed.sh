@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # CLI: no plain verdict from a disturbed measurement (analysis.disturbance, docs/BUNDLE.md).
 # A run with the fake llama-bench, its runs given "machine" objects by hand (python3) and
 # re-analysed by `run --resume` (nothing left to measure): quiet objects (other processes 3%,

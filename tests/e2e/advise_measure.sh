@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # e2e: `advise --measure --synth` with the real llama-bench and llama-quantize (LLAMA_BIN_DIR;
 # exit 77 without it). The smallest preset that every format quantizes (tiny: 256-wide, so
 # k-quants need no substitution) is written as F16 and quantized to Q4_0 and Q8_0 (cached

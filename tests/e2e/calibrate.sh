@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # e2e: `calibrate` with the real llama-bench and llama-quantize (LLAMA_BIN_DIR; exit 77
 # without it) on three types at one thread count and a tiny shape (--llc-mib 1, -n 16 -r 2):
 # Q4_0 (synth writes it), Q4_K (llama-quantize --pure Q4_K_S from a synth F16) and IQ2_XXS

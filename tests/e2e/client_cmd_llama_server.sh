@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # e2e: `client --cmd` (the command driver) against a real model: llama-server (from
 # LLAMA_BIN_DIR) serves a `synth --preset tiny` model on 127.0.0.1 with --parallel 2, and
 # tests/lib/stream-completion.py is the streaming command (prompt on stdin, /completion with

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # End-to-end: the HTTP streaming driver against a real llama-server serving a synth model on
 # 127.0.0.1 with --parallel 2 and an API key.
 #   1. The driver alone (test_client_http --live, built beside llama-roofline): 4 chat requests

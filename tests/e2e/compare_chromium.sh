@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # e2e: comparison pages in real headless Chromium, driven by tests/lib/cdp-report.js as the
 # report's pages are (tests/e2e/report_chromium.sh): the three examples compared; the hostile
 # report fixture compared with the memory-bound one (its hostile strings show as text, one

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # End-to-end: `diagnose --synth --quick` against the real llama-bench on the real ladder
 # (qwen2.5-0.5b at Q4_0, Q8_0 and F16: 2.3 GB in ${LLAMA_ROOFLINE_CACHE:-~/.cache/llama-roofline}
 # /synth, written on the first run and reused after, as a user's first diagnose would). The

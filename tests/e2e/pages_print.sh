@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # e2e: the report and the comparison page keep every column, at 1280 px and on paper (issue 19).
 # Pages: the reports of the published i7-12700H example and of the memory-bound fixture; the
 # comparison of the synth example with two copies of it (decode 20% slower, and 10% faster with

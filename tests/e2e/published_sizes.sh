@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # End-to-end: a synth F16 qwen2.5-0.5b, quantized by the real llama-quantize into eight
 # formats, must reproduce the published streamed sizes (within 0.2%) and the published
 # composition (data/qwen2.5_format_composition.csv) in `inspect --json`.

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # e2e: GGUF headers over HTTP (gguf_remote.c) against real servers started here as this
 # script's own processes on 127.0.0.1 (never system services): Debian's lighttpd serving a
 # synth Qwen2.5-0.5B Q8_0 (673 MB; the cached one when present, else written here) and the

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # e2e: the report in real headless Chromium (Debian `chromium`), driven through the DevTools
 # protocol over a pipe by tests/lib/cdp-report.js (node, no npm package). For each report (the
 # fixtures; examples/*/bundle.json too, once they exist): zero console errors, zero network

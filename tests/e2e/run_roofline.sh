@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # End-to-end: `run` against the real llama-bench on a synth ladder (tiny at F16, Q8_0, Q4_0:
 # about 3.5x apart in bytes per token), two thread counts and two KV depths, quick ceiling.
 # The bundle validates against schema/bundle.schema.json (python3-jsonschema) and holds every

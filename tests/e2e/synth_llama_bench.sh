@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # End-to-end: synth models load and run in the real llama.cpp.
 #   1. llama-bench -p 16 -n 16 -r 1 -o json on tiny and tiny-moe at F16, Q8_0 and Q4_0 and on
 #      qwen2.5-0.5b at Q4_0: a prompt record and a decode record (n_gen 16) with avg_ts > 0,

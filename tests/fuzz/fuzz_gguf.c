@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* fuzz_gguf.c: libFuzzer target for the GGUF reader, the model facts built on it and the two
  * printers of `inspect` (gguf_json, gguf_text). Any input must give RL_OK or a one-line
  * RL_EINPUT message, never a crash, a leak or undefined behaviour; for an input that parses,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* fuzz_import.c: libFuzzer target for the importer (import.h) and the analysis it runs over the
  * bundle. Any input must give RL_OK or a one-line RL_EINPUT message naming the file, never a
  * crash, a leak or undefined behaviour; an imported bundle must print and parse back. Seeds:

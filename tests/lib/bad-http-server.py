@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
 """tests/lib/bad-http-server.py: misbehaving HTTP servers for tests/e2e/remote_headers.sh
 (python3 stdlib only). Usage: bad-http-server.py MODE PORTFILE
 

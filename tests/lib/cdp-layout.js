@@ -1,4 +1,5 @@
 #!/usr/bin/env node
+// SPDX-License-Identifier: MIT
 // tests/lib/cdp-layout.js: does every table of a page fit, on a 1280 px wide screen and on
 // paper? Opens each page in real headless Chromium over the DevTools protocol (spoken over
 // --remote-debugging-pipe as tests/lib/cdp-report.js does: no port, no WebSocket, no npm

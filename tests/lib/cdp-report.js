@@ -1,4 +1,5 @@
 #!/usr/bin/env node
+// SPDX-License-Identifier: MIT
 // tests/lib/cdp-report.js: open report pages in real headless Chromium and check them through
 // the DevTools protocol, spoken over --remote-debugging-pipe (file descriptors 3 and 4: no port,
 // no WebSocket, no npm package). Used by tests/e2e/report_chromium.sh.

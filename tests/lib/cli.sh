@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # tests/lib/cli.sh: helpers shared by the CLI test scripts (sourced, not run by ctest).
 # Each helper prints "ok   <what>" or "FAIL <what>: <why>" and counts failures in $fails;
 # a script ends with `finish`, which prints "<n> failed" and exits non-zero if any did.

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
 """tests/lib/client-accuracy.py: compare the chunk times `llama-roofline client --chunks FILE`
 recorded with the true write times tests/lib/fake-stream logged (FAKE_STREAM_LOG), for the
 command driver's accuracy test and bench/client-accuracy.

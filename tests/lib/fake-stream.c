@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* fake-stream.c: a scripted streaming program for the `client` command's tests and the
  * command-driver accuracy bench. It stands in for `fm respond`, `ollama run` or any command
  * that reads a prompt on stdin and streams an answer to stdout.

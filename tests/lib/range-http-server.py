@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
 """tests/lib/range-http-server.py: a small HTTP server for CLI tests of remote GGUF headers
 (python3 stdlib only). Usage: range-http-server.py ROOT PORTFILE [LOG [DELAY_MS]]
 

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
 """tests/lib/raw-http-server.py: servers that answer an HTTP request wrongly, for the failure
 messages of `client --url` (tests/cli/client_http_errors.sh). Python standard library only.
 Usage: raw-http-server.py MODE PORTFILE

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
 """tests/lib/stream-completion.py: a streaming command for `client --cmd` backed by a real
 llama-server (tests/e2e/client_cmd_llama_server.sh): reads the prompt on stdin, POSTs it to
 http://127.0.0.1:PORT/completion with "stream": true and writes each content piece to stdout as

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* gguf_testw.h: a test-only byte writer for building GGUF files in memory (little-endian
  * integers, length-prefixed strings) and, on top of it, a model builder (mbuild: metadata and
  * a tensor table, finished into a whole file with zeroed data). Included by the GGUF unit

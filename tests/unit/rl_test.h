@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* rl_test.h: helpers shared by the cmocka unit tests in tests/unit (owned by the tests).
  * Include after <cmocka.h>. */
 #ifndef RL_TEST_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* test_advise.c: the advice tables derived from the shipped matrix (data/format_matrix.csv,
  * embedded) for each of its cores, pinned to the expected values of llama-roofline.md section
  * 2.8 ("Re-derived advise tables"), plus the strict CSV reader's refusals and the measured

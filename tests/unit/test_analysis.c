@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* test_analysis.c: unit tests for analysis.c: the published fits reproduced from the published
  * runs, and every rule on hand-computed inputs. */
 #include <math.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* test_analysis_quiet.c: unit tests for analysis_quiet.c through the bundle analysis: the
  * noise rules (CV and hyperfine's outlier rule) and the disturbance summary read from
  * hand-made bundles whose measurements carry "machine" objects (docs/BUNDLE.md), each

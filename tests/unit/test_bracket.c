@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* test_bracket.c: unit tests for cmd/bracket.c (the drift rule, the bracket's summary) and
  * validate's check of membw.bracket. No timing: the probes are written by hand.
  *

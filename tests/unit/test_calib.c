@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* test_calib.c: unit tests of the calibration's pure parts: the type table and the shapes
  * (model/calib_plan.h), the arithmetic, the section, the key and the cache (bundle/calib.h),
  * and the models' names (measure/calib_models.h). Values are computed by hand in the comments. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* test_chart.c: unit tests for the charts (chart.h): every chart from a hand-made bundle with
  * known numbers parses as SVG with a <title> and <desc>, carries its text as real <text>
  * elements (no glyph outlines), has unique ids, and its table equals the input; hostile

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* test_client_count.c: unit tests for client_count.c: the calibration arithmetic
  * (hand-computed: counts 5, 6, 7 -> step 1, overhead 4, consistent; 5, 6, 8 -> inconsistent,
  * nothing subtracted), the strict count parser, counting through real /bin/sh commands, and

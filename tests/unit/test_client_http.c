@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* test_client_http.c: the HTTP streaming driver (client_http.c) against the scripted SSE
  * server tests/lib/sse-server, spawned once through proc.h (python3, stdlib only). A small
  * in-test scheduler hands out one job per prompt; each prompt is the server's script for that

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* test_client_metrics.c: unit tests for client_metrics.c with hand-computed values: results
  * are built by hand (chunk times in ns from a send at 0) and every number below was worked out
  * on paper from seed 001's rules (the comment beside each says how). */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* test_client_prompts.c: unit tests for client_prompts.c (profiles, JSON Lines prompt files and
  * their one-line errors naming the line) and client_fm.c (capabilities from fm's help text) and
  * client_csv.c (the per-request CSV: columns, empty cells, quoting, the formula guard).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* test_client_sched.c: unit tests for client_sched.c: arrival times under a request rate (with
  * and without ramp-up, hand-computed), the backoff sequence, and the scheduler driven by hand
  * (no processes, synthetic clock): warm-ups first and never measured, prompt-major order, a

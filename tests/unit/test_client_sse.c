@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* test_client_sse.c: unit tests for the incremental SSE parser (client_sse.c).
  *
  * The sample stream mixes LF, CRLF and lone CR line ends, comments, a multi-line data event,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* test_cmd_inspect.c: the inspect command's own option handling, called directly (main.c
  * still answers --help for it until its transitional block goes, so the CLI tests cannot
  * reach this): -h/--help anywhere print the usage and succeed, a value after -- is a file,

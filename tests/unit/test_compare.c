@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* test_compare.c: compare.h's arithmetic and matching, with hand-computed values.
  *   - Welch's t and df of two 5-sample sets: A = 10..14 (mean 12, variance 2.5), B = 12..20 step
  *     2 (mean 16, variance 10): se^2 = 2.5/5 + 10/5 = 2.5, t = 4 / sqrt(2.5) = 2.5298221281,

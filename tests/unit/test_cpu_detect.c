@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* test_cpu_detect.c: core detection from saved /proc/cpuinfo texts (tests/fixtures/cpuinfo,
  * written by hand from known facts): Raspberry Pi 5 (exact), an RK3588-style A55+A76 board
  * (same core design), an A720 (related: extrapolated), Neoverse-V2 and an AMD Zen 3 part

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* test_depth_fit.c: the per-token time against depth (analyse/depth_fit.h), by hand. */
 #include <math.h>
 #include <setjmp.h>

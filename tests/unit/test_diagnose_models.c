@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* test_diagnose_models.c: the models `diagnose` measures when none is named. The search
  * (model_find.c) on a temporary tree under $RL_TMP that it removes: the default roots and
  * $LLAMA_MODELS, the depth limit (two levels below a root found, three and four not),

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* test_export.c: unit tests for export.c: the CSV of hand-made records exactly as llama-bench's
  * csv printer writes it (quotes doubled, booleans 1/0, rates %f, whole numbers in digits, a
  * missing field an empty cell, sample arrays left out), the JSONL lines, the SQLite table and

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* test_fit.c: unit tests for fit.c, least squares through the origin over 1/bytes. */
 #include <math.h>
 #include <setjmp.h>

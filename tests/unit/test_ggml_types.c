@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* test_ggml_types.c: the ggml type table and llama file_type labels against the pinned
  * llama.cpp (ggml.h, ggml-common.h block sizes, llama.h llama_ftype). Nothing is allocated. */
 #include <setjmp.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* test_gguf.c: the GGUF reader on files built in memory by a small test-only writer: every
  * value type read back exactly, every validation error (one line, RL_EINPUT, naming the
  * file), truncation at every byte, and hostile counts that must fail before allocating.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* test_gguf_json.c: the JSON object of `inspect --json` (gguf_json.c) for a tiny model built
  * in memory, compared as whole text with values worked out by hand; exact integers above
  * 2^53; a path that is not UTF-8 repaired with U+FFFD; unknown sizes as null. Every tree and

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* test_gguf_model.c: model facts from synthetic GGUF headers built in memory by a test-only
  * writer: streamed bytes (tied, untied, MoE), composition, KV-cache bytes per token, labels,
  * per-type totals and multi-part files. Buffers and models are freed by each test. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* test_gguf_remote.c: unit tests for gguf_remote.c: URL recognition, the header cache key
  * (FNV-1a 64 reference values), the options and the refusal of URLs by commands that run
  * models, rl_gguf_read_stream (the reader source) on a stream that delivers one byte per read,

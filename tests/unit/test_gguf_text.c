@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* test_gguf_text.c: the `inspect` report for people (gguf_text.c), printed into a memory
  * stream for a tiny model built in memory: the whole report compared line by line with
  * values worked out by hand (also under a locale with a decimal comma), the label

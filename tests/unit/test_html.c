@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* test_html.c: the HTML report, parsed back with libxml2's HTML parser.
  *   - every chart figure: its inlined SVG parses as XML on its own, keeps its chart text as
  *     <text>, and its data table equals the chart's cols/cells exactly; every number in a table

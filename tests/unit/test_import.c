@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* test_import.c: unit tests for import.c (and the parts of bundle.c it relies on): the two
  * published roofline.json files imported and their fits reproduced from the bundle, the
  * shipped example bundles equal to what import makes now, llama-bench json/jsonl grouped into

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* test_lbench.c: unit tests for lbench.c and lbench_parse.c: discovery, the command line, the
  * output parser and feeder (real captured llama-bench output and hand-written cases), the stderr
  * summary and build identification. Fixtures: tests/fixtures/lbench/. */

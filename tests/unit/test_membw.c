@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* test_membw.c: unit tests for the membw kernels and rules (owner: membw). Every kernel in every
  * ISA variant this CPU supports must return the exact known result on known buffers, for
  * lengths that are and are not multiples of the vector block and for misaligned starts; the

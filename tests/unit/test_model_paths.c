@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* test_model_paths.c: expanding files and directories into model paths (model_paths.c):
  * sorted directory listings, only part 1 of a split model, hidden and non-regular entries
  * skipped, de-duplication by file identity and by split model, the depth of a directory

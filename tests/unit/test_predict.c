@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* test_predict.c: unit tests for predict.c: the arithmetic against hand-computed values, the
  * interval, KV bytes at depth, the fit read from a bundle, the per-format rate and its
  * leave-one-out (the report's measured rows), the caveats, synth models planned in memory and

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* test_proc.c: unit tests for proc.c with small /bin/sh children.
  *
  * Every test was seen failing once against a deliberately broken proc.c (the break is named

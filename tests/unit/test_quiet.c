@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* test_quiet.c: unit tests for the machine's state during a measurement (measure/quiet). A
  * fake /proc and /sys tree under RL_TMP is written before and after a made-up interval of
  * 10 s on 2 CPUs (the snapshots' clocks are set by hand, nothing is timed): a quiet interval

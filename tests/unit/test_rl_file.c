@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* test_rl_file.c: the output-safety helpers of base/rl_file.h: rl_same_file (device and inode,
  * hard links, symbolic links, other spellings, files not there yet, files in a directory not made
  * yet by spelling), rl_check_outputs (exact messages), rl_output_lock (taken, taken again, refused

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* test_rl_leaks.c: the helpers that keep secrets and raw bytes out of what the tool prints and
  * writes: rl_url_redact / rl_url_shown (base/rl_url.h), the rl_tty_* writers (rl_tty_printf,
  * rl_tty_write, rl_tty_safe, rl_tty_status) and rl_sh_quote (base/rl_text.h). Each expected string

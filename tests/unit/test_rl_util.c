@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* test_rl_util.c: unit tests for the shared helpers: rl_error.c, rl_util.c (the number rule and
  * option values), rl_text.c (formatters, terminal escaping, the locale), rl_file.c (atomic
  * writes, regular-file reads), rl_json.c and rl_opt.c (getopt's messages, the option loop).

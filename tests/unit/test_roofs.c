@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* test_roofs.c: the decode model with both roofs (analyse/roofs.h), by hand. */
 #include <math.h>
 #include <setjmp.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* test_stats.c: unit tests for stats.c: the t table and its computed continuation, percentiles,
  * median, and the small-sample rules. */
 #include <math.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* test_synth.c: unit tests of the synthetic GGUF writer (synth.h): the exact tensor tables of
  * every preset, a write -> read round trip through the project's GGUF reader (gguf.h,
  * rl_gguf_model.h) for every preset and weight type, determinism, the value ranges of every

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* test_sysinfo.c: unit tests for the environment record (owner: membw). A synthetic /proc and
  * /sys tree under RL_TMP checks every parsed field; a missing root checks that everything
  * degrades to unknown/null; the running system must at least give a CPU count. */

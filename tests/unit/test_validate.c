@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* test_validate.c: unit tests for validate.c. Every shipped example bundle and report fixture
  * is valid; then each kind of broken bundle is made by mutating a valid one here (the measured
  * synth-amd-epyc example: samples, records, a fit, a ceiling; the imported rpi5 example for

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* chart.h: the report's charts, drawn with cairo onto in-memory SVG surfaces (owner: chart).
  *
  * Layout (axes, ticks, scales, label placement) is computed apart from drawing (as rrdtool's

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* chart_client.c: the streaming client's charts, from a bundle's client.points[] (owner:
  * client-metrics; drawn with the chart module's layers, chart_int.h).
  *

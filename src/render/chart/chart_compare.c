@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* chart_compare.c: every input's roofline on one chart (owner: compare). See compare_chart.h.
  * Reads each bundle as chart_roofline.c does (hostile input: every number checked, at most
  * RL_CHART_MAX_SERIES inputs and RL_CHART_MAX_SERIES points per input drawn).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* chart_composition.c: what each file holds, share of bytes by ggml type (owner: chart).
  *
  * One horizontal stacked bar per model (gguf.types[]: type and bytes), 0-100% of its tensor

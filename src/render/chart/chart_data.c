@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* chart_data.c: what the charts read from a bundle, and the rl_chart they fill (owner: chart).
  *
  * A bundle may be hostile: every number is checked before it is scaled or printed

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* chart_draw.c: the chart canvas: cairo primitives and the text collector (owner: chart).
  *
  * Primitives are thin cairo wrappers (as rrdtool's rrd_gfx.c: each saves and restores the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* chart_int.h: the chart module's internals, shared by src/chart_*.c only (owner: chart).
  *
  * Four layers, as rrdtool keeps rrd_graph.c (layout) apart from rrd_gfx.c (drawing):

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* chart_kind.c: the one entry skeleton every chart runs (owner: chart).
  *
  * Each chart file describes itself in an rl_chart_kind (chart_int.h): its id and title, how to

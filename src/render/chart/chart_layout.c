@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* chart_layout.c: chart geometry without drawing: scales, readable ticks, boxes (owner: chart).
  *
  * Scales map data to pixels: linear (widened to whole tick steps of 1, 2 or 5 x 10^k, as

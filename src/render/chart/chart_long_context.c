@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* chart_long_context.c: decode with a filled KV cache, against the bytes-only prediction
  * (owner: chart).
  *

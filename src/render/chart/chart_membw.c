@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* chart_membw.c: the memory-bandwidth sweep behind the ceiling (owner: chart).
  *
  * x = threads, y = GB/s (1e9 bytes/s) from zero, one line per kernel (membw.runs[]: kernel,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* chart_roofline.c: the decode roofline, log-log (owner: chart).
  *
  * x = bytes per token (MB = 1e6 bytes: models[].bytes_per_token.value, else the analysis'

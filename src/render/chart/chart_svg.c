@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* chart_svg.c: rendering a chart's draw callback to an SVG document or a PNG file (owner: chart).
  *
  * SVG: cairo draws the geometry onto cairo_svg_surface_create_for_stream, whose bytes go into

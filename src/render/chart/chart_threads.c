@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* chart_threads.c: the thread sweep, decode and prefill side by side (owner: chart).
  *
  * x = threads, y = tok/s from zero, two panels because prefill runs 5-10x faster than decode

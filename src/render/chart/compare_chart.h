@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* compare_chart.h: the comparison's roofline, every input on one chart (owner: compare; drawn
  * by src/chart_compare.c with the chart module's internals, chart_int.h).
  *
