@@ -144,4 +144,4 @@ static rl_status run(int argc, char **argv, rl_error *err)
 }
 
 const rl_command rl_cmd_export = {
-    "export", "a bundle's llama-bench records as llama-bench's JSONL, CSV or SQLite", usage, run};
+    "export", "llama-bench records as its own JSONL, CSV or SQLite", usage, run};
