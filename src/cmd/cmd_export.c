@@ -143,5 +143,5 @@ static rl_status run(int argc, char **argv, rl_error *err)
     return st;
 }
 
-const rl_command rl_cmd_export = {
-    "export", "llama-bench records as its own JSONL, CSV or SQLite", usage, run};
+const rl_command rl_cmd_export = {"export", "llama-bench records as its own JSONL, CSV or SQLite",
+                                  usage, run};
