@@ -170,7 +170,8 @@ static const rl_legend_row rows[] = {
     {"client.points[].requests.success_rate", "success rate", "1", M, true,
      "Successful requests over measured requests."},
     {"client.points[].window", "measured window", "ms", M, true,
-     "First send to last end of the successful requests: the denominator of every rate below."},
+     "First send (a retried request's first attempt) to last end of the successful requests: the "
+     "denominator of every rate below."},
     {"client.points[].metrics.ttft", "TTFT", "ms", P, true,
      "Send to the first streamed chunk: a chunk may carry several tokens, so a proxy for time "
      "to first token."},

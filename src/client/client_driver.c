@@ -22,6 +22,11 @@ rl_client_result *rl_client_result_new(size_t job, unsigned attempt)
     return r;
 }
 
+int64_t rl_client_result_start_ns(const rl_client_result *r)
+{
+    return r->first_send_ns > 0 && r->first_send_ns < r->send_ns ? r->first_send_ns : r->send_ns;
+}
+
 void rl_client_result_free(rl_client_result *res)
 {
     if (!res)

@@ -52,6 +52,8 @@ typedef struct {
     bool timed_out;          /* stopped by the per-request timeout */
     char *error;             /* one line, why it failed (ok false), malloc'd or NULL */
     int64_t send_ns;         /* request written (command: spawn; HTTP: curl handle added) */
+    int64_t first_send_ns;   /* the first attempt's send_ns when this result is a retry (set by
+                                the scheduler), 0 otherwise: the request's real start */
     int64_t end_ns;          /* last byte or failure */
     rl_client_chunk *chunks; /* in arrival order, malloc'd; chunks with bytes == 0 (SSE
                                 keep-alives, role-only deltas) are not recorded */
@@ -126,6 +128,9 @@ rl_status rl_client_http_run(const rl_client_http_cfg *cfg, const rl_client_sche
 void rl_client_result_free(rl_client_result *res);
 /* A new zeroed result for job/attempt with every count at -1; NULL when out of memory. */
 rl_client_result *rl_client_result_new(size_t job, unsigned attempt);
+/* When the request really began: its first attempt's send (failed attempts and backoff are part
+ * of the time it took), send_ns when it was not retried. */
+int64_t rl_client_result_start_ns(const rl_client_result *r);
 /* Append a chunk (amortised growth) and, when text is given, its bytes to the kept output.
  * RL_EINTERNAL when out of memory. */
 rl_status rl_client_result_add(rl_client_result *res, int64_t t_ns, const char *text, size_t len,

@@ -14,7 +14,8 @@
  *   tpot_ms      generation / decode_tokens; decode_tok_s = decode_tokens / generation s.
  *   second_chunk the first gap between deliveries; chunk gaps all of them.
  *   prefill_tok_s prompt tokens / ttft s (proxy); output_tok_s output tokens / e2e s.
- * Per point: window = first send to last end of the ok requests; rps = ok / window;
+ * Per point: window = first send (a retried request's first attempt) to last end of the ok
+ * requests; rps = ok / window;
  * output and total token throughput over the window (every ok request must have its counts);
  * decode_throughput = sum decode tokens / sum generation time (token-weighted); goodput
  * against the SLOs (a failed request or an SLO metric it lacks is not good); repeatability
@@ -423,6 +424,8 @@ static cJSON *record(const rl_client_point *p, const rl_client_result *r, const 
     ok = ok && cJSON_AddBoolToObject(o, "timed_out", r->timed_out) &&
          cJSON_AddBoolToObject(o, "interrupted", r->interrupted) &&
          rl_json_add_num(o, "send_ms", (double)(r->send_ns - p->start_ns) / NS_PER_MS) &&
+         rl_json_add_num(o, "first_send_ms",
+                         (double)(rl_client_result_start_ns(r) - p->start_ns) / NS_PER_MS) &&
          rl_json_add_num(o, "elapsed_ms", q->elapsed_ms) &&
          add_num_or_null(o, "ttft_ms", q->ttft_ms) && add_num_or_null(o, "e2e_ms", q->e2e_ms) &&
          add_num_or_null(o, "generation_ms", q->gen_ms) &&
@@ -636,8 +639,9 @@ static bool point_validate(point_t *c)
         c->attempts += r->attempt ? r->attempt : 1;
         if (!r->ok)
             continue;
-        if (c->n_ok == 0 || r->send_ns < c->win_from)
-            c->win_from = r->send_ns;
+        int64_t start = rl_client_result_start_ns(r);
+        if (c->n_ok == 0 || start < c->win_from)
+            c->win_from = start;
         if (c->n_ok == 0 || r->end_ns > c->win_to)
             c->win_to = r->end_ns;
         c->n_ok++;
@@ -767,12 +771,14 @@ static bool point_header(point_t *c, cJSON *root)
     }
     if (ok && p->end_ns > p->start_ns)
         ok = add_window(root, "wall", p->start_ns, p->end_ns,
-                        "first send to last end of every measured request");
+                        "first send (a retried request's first attempt) to last end of every measured "
+                        "request");
     else if (ok)
         ok = rl_json_add_unavailable(root, "wall", "the scheduler gave no wall-clock span");
     if (ok && n_ok > 0 && c->win_to > c->win_from) {
         ok = add_window(root, "window", c->win_from, c->win_to,
-                        "first send to last end of the successful requests");
+                        "first send (a retried request's first attempt) to last end of the successful "
+                        "requests");
         c->win_s = (double)(c->win_to - c->win_from) / 1e9;
     } else if (ok) {
         ok = rl_json_add_unavailable(root, "window",

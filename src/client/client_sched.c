@@ -49,6 +49,7 @@ typedef struct {
     bool in_flight;
     bool retry_due; /* waiting for its backoff */
     int64_t due_ns;
+    int64_t first_send_ns; /* the first attempt's send, 0 before it ended */
 } job_state;
 
 struct rl_client_run {
@@ -213,6 +214,10 @@ static void sched_done(void *ctx, rl_client_result *res)
     }
     res->prompt = idx / p->runs;
     res->attempt = js->attempt;
+    if (js->first_send_ns == 0)
+        js->first_send_ns = res->send_ns;
+    else
+        res->first_send_ns = js->first_send_ns;
     if (!res->ok && js->attempt <= p->retry && !r->stopped) {
         int64_t end = res->end_ns ? res->end_ns : rl_proc_now_ns();
         js->due_ns = end + rl_client_backoff_ms(js->attempt) * NS_PER_MS;

@@ -152,8 +152,9 @@ static cJSON *point_json(client_ctx *c, rl_error *err)
     rl_client_result *const *res = rl_client_run_results(c->run, &n);
     int64_t start = 0, end = 0;
     for (size_t i = 0; i < n; i++) {
-        if (!start || res[i]->send_ns < start)
-            start = res[i]->send_ns;
+        int64_t from = rl_client_result_start_ns(res[i]);
+        if (!start || from < start)
+            start = from;
         if (res[i]->end_ns > end)
             end = res[i]->end_ns;
     }

@@ -139,6 +139,10 @@ ms=$((($(date +%s%N) - start) / 1000000))
 json_check "retry: 3 requests ok, each after 2 attempts, 6 attempts in all" "$work/retry.json" \
   '{k: v for k, v in j["client"]["points"][0]["requests"].items() if k in ("measured", "ok", "failed", "attempts")}=={"measured":3,"ok":3,"failed":0,"attempts":6} and all(r["attempts"]==2 and r["ok"] for r in j["client"]["points"][0]["records"])'
 [ "$ms" -ge 1500 ] && echo "ok   3 backoffs of 500 ms ($ms ms)" || fail "retry took $ms ms: no backoff?"
+# the failed attempts and their backoff are time the requests took: the window and the wall
+# start at the first attempt (>= 3 x 500 ms), and rps is over that window
+json_check "retry: window and wall from the first attempt, rps over it" "$work/retry.json" \
+  '(p:=j["client"]["points"][0]) and p["window"]["value"]>=1500 and p["wall"]["value"]>=1500 and abs(p["metrics"]["rps"]["value"]*p["window"]["value"]/1000-3)<1e-6 and all(r["first_send_ms"]<r["send_ms"]-490 for r in p["records"])'
 
 # ---- faults: the prompt "bad" misbehaves, "good" and the third survive
 fault() { # name, fake options, timeout, regex for the error

@@ -234,6 +234,26 @@ static void test_slo_misses(void **state)
     assert_int_equal(rl_client_slo_misses(&t, 1, 21, 1), RL_SLO_TPOT);
 }
 
+/* One request, one retry: the first attempt was sent at 0 ms and failed, the retry was sent
+ * at 549 ms (after its backoff) and ended at 616 ms. The request took 616 ms of real time:
+ * rps = 1 / 0.616 s = 1.623, not 1 / 0.067 s = 14.9 (the retry alone). */
+static void test_retry_window(void **state)
+{
+    (void)state;
+    double t[] = {560, 590, 610};
+    int tok[] = {1, 5, 5};
+    rl_client_result *r[] = {mk(0, 549, 616, t, tok, 3, 10, 11, NULL)};
+    r[0]->first_send_ns = 1; /* 1 ns: 0 would mean "never retried" */
+    r[0]->attempt = 2;
+    cJSON *j = point(r, 1, NULL, 1);
+    assert_near(num(j, "window.value"), 616 - 1e-6, 1e-9);
+    assert_near(num(j, "metrics.rps.value"), 1000.0 / (616 - 1e-6), 1e-9);
+    assert_near(num(j, "records.0.first_send_ms"), 1e-6, 1e-12);
+    assert_near(num(j, "records.0.send_ms"), 549, 1e-9);
+    assert_near(num(j, "records.0.e2e_ms"), 67, 1e-9); /* the latency is the final attempt's */
+    cJSON_Delete(j);
+}
+
 static void test_goodput(void **state)
 {
     (void)state;
@@ -571,7 +591,7 @@ int main(void)
         cmocka_unit_test(test_tpot),
         cmocka_unit_test(test_tpot_rules),
         cmocka_unit_test(test_slo_misses),
-        cmocka_unit_test(test_goodput),
+        cmocka_unit_test(test_goodput), cmocka_unit_test(test_retry_window),
         cmocka_unit_test(test_ci),
         cmocka_unit_test(test_one_sample),
         cmocka_unit_test(test_zero_ok),

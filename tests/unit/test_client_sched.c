@@ -135,6 +135,12 @@ static void test_warmup_order_retry(void **state)
     assert_int_equal(res[0]->prompt, 0);
     assert_int_equal(res[0]->attempt, 2); /* the retried success: one sample, 2 attempts */
     assert_true(res[0]->ok);
+    /* it began with its first attempt (sent at 19 ms), not its retry (599 ms) */
+    assert_true(res[0]->send_ns == 599 * MS);
+    assert_true(res[0]->first_send_ns == 19 * MS);
+    assert_true(rl_client_result_start_ns(res[0]) == 19 * MS);
+    assert_true(res[1]->first_send_ns == 0); /* never retried */
+    assert_true(rl_client_result_start_ns(res[1]) == res[1]->send_ns);
     assert_int_equal(rl_client_run_number(run, 0), 1);
     assert_int_equal(rl_client_run_number(run, 1), 2);
     assert_int_equal(res[2]->prompt, 1);
