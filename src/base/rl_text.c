@@ -472,3 +472,64 @@ int rl_nearest_word(const char *word, const char *const *cands, size_t n)
     }
     return at >= 0 && best <= limit && !tie ? at : -1;
 }
+
+/* ---- terminal control sequences out of program output (rl_term_strip_run) ----------- */
+
+enum { TS_TEXT = 0, TS_ESC, TS_NF, TS_CSI, TS_STRING, TS_STRING_ESC };
+
+/* One byte inside an OSC/DCS/SOS/PM/APC string: BEL or ESC \ end it; bounded. */
+static void term_string(rl_term_strip *st, unsigned char c)
+{
+    if (st->state == TS_STRING_ESC) {
+        st->state = c == '\\' ? TS_TEXT : TS_STRING;
+        if (st->state == TS_TEXT)
+            return;
+    }
+    if (c == 0x07)
+        st->state = TS_TEXT;
+    else if (c == 0x1b)
+        st->state = TS_STRING_ESC;
+    else if (++st->len > RL_TERM_STRING_MAX)
+        st->state = TS_TEXT;
+}
+
+size_t rl_term_strip_run(rl_term_strip *st, const char *in, size_t n, char *out)
+{
+    size_t o = 0;
+    for (size_t i = 0; i < n; i++) {
+        unsigned char c = (unsigned char)in[i];
+        switch (st->state) {
+        case TS_ESC:
+            st->len = 0;
+            st->state = c == '['                                                     ? TS_CSI
+                        : (c == ']' || c == 'P' || c == 'X' || c == '^' || c == '_') ? TS_STRING
+                        : c == 0x1b                                                  ? TS_ESC
+                        : (c >= 0x20 && c <= 0x2f)                                   ? TS_NF
+                                                                                     : TS_TEXT;
+            continue;
+        case TS_NF: /* ESC, intermediates (charset designations such as ESC ( B), a final */
+            if (c >= 0x20 && c <= 0x2f)
+                continue;
+            st->state = TS_TEXT;
+            if (c >= 0x30 && c <= 0x7e)
+                continue;
+            break;
+        case TS_CSI: /* parameters and intermediates go on; a final byte ends it; any other
+                        byte ends it too and is read as text again */
+            if (c >= 0x20 && c <= 0x3f)
+                continue;
+            st->state = TS_TEXT;
+            if (c >= 0x40 && c <= 0x7e)
+                continue;
+            break;
+        case TS_STRING:
+        case TS_STRING_ESC: term_string(st, c); continue;
+        default: break;
+        }
+        if (c == 0x1b)
+            st->state = TS_ESC;
+        else if (c != 0x07)
+            out[o++] = (char)c;
+    }
+    return o;
+}

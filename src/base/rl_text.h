@@ -92,6 +92,22 @@ void rl_tty_write(FILE *out, const char *s, size_t n, rl_tty_kind kind);
 /* s[0..n) as rl_tty_write writes it, into a new string (*len its length, without the NUL the
  * string ends with; caller frees); NULL when out of memory. */
 char *rl_tty_safe(const char *s, size_t n, rl_tty_kind kind, size_t *len);
+/* A program's terminal output as the text a reader sees: a streaming filter that drops
+ * ECMA-48 control sequences (CSI: ESC [ params intermediates final, e.g. colours and cursor
+ * moves; OSC: ESC ] ... ended by BEL or ESC \, e.g. titles and hyperlinks; DCS, SOS, PM and
+ * APC: ESC P / X / ^ / _ ... ended by ESC \; nF escapes such as ESC ( B;
+ * every other ESC x pair) and lone BEL bytes; all
+ * other bytes pass unchanged. A sequence split across calls is carried in the state (zeroed
+ * to start). A string sequence (OSC, DCS...) still open after RL_TERM_STRING_MAX bytes is
+ * given up: those bytes are dropped and the filter returns to text, so an unterminated
+ * sequence cannot swallow a whole answer. Writes at most n bytes to out (out may be in). */
+#define RL_TERM_STRING_MAX 4096
+typedef struct {
+    unsigned char state;
+    uint32_t len; /* bytes inside the current string sequence */
+} rl_term_strip;
+size_t rl_term_strip_run(rl_term_strip *st, const char *in, size_t n, char *out);
+
 /* The progress line on a terminal, rewritten in place: "\r", text escaped as RL_TTY_TEXT
  * (its newlines too), then erase-to-end-of-line (ESC [ K), the only control characters the
  * tool sends on purpose; rl_tty_status_clear erases it ("\r" ESC [ K). */

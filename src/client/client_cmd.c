@@ -41,6 +41,8 @@ typedef struct {
     int64_t start_ns;
     double timeout;
     bool oom;
+    char *vis; /* a read without its terminal control sequences (rl_term_strip_run) */
+    size_t vis_cap;
     const rl_client_sched *s;
     const char *argv[4];
     rl_proc_opts opts;
@@ -67,7 +69,18 @@ static void on_output(void *ud, int stream, const char *data, size_t n, double t
     int64_t t_ns = sl->start_ns + (int64_t)llround(t * 1e9);
     size_t before = sl->res->n_chunks;
     rl_error e;
-    if (rl_client_result_append(sl->res, t_ns, data, n, &e) != RL_OK)
+    if (n > sl->vis_cap) {
+        char *v = realloc(sl->vis, n);
+        if (v == NULL) {
+            sl->oom = true;
+            return;
+        }
+        sl->vis = v;
+        sl->vis_cap = n;
+    }
+    sl->res->raw_total += n;
+    size_t vis = rl_term_strip_run(&sl->res->term, data, n, sl->vis);
+    if (rl_client_result_append(sl->res, t_ns, sl->vis, vis, &e) != RL_OK)
         sl->oom = true;
     if (sl->s->progress && sl->res->n_chunks > before)
         sl->s->progress(sl->s->ctx, sl->res->job, &sl->res->chunks[sl->res->n_chunks - 1]);
@@ -144,7 +157,11 @@ static void settle(slot *sl, const rl_proc_result *pr)
 static rl_status prepare(const rl_client_cmd_cfg *cfg, const rl_client_sched *s, slot *sl,
                          const rl_client_job *job, rl_error *err)
 {
+    char *vis = sl->vis; /* the read buffer outlives the request: kept for the next one */
+    size_t vis_cap = sl->vis_cap;
     memset(sl, 0, sizeof *sl);
+    sl->vis = vis;
+    sl->vis_cap = vis_cap;
     sl->s = s;
     sl->timeout = job->timeout;
     sl->res = rl_client_result_new(job->index, 1);
@@ -395,6 +412,8 @@ rl_status rl_client_cmd_run(const rl_client_cmd_cfg *cfg, const rl_client_sched 
     stop_all(s, &sp, procs, th, &pending, &prio);
     pthread_mutex_destroy(&sp.mu);
     pthread_cond_destroy(&sp.cv);
+    for (size_t i = 0; i < n; i++)
+        free(sp.slots[i].vis);
     free(sp.slots);
     free(procs);
     return st;

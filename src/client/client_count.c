@@ -164,6 +164,8 @@ static rl_status count_corrected(rl_client_counter *c, const char *text, size_t 
                                  int64_t *out, rl_error *err)
 {
     char reason[400] = "";
+    while (correct && len > 0 && is_ws(text[len - 1]))
+        len--; /* an answer's closing newline is layout, not a token of it */
     rl_status st =
         rl_client_count(c->command, c->timeout, text, len, out, reason, sizeof reason, err);
     if (st != RL_OK)
@@ -177,45 +179,71 @@ static rl_status count_corrected(rl_client_counter *c, const char *text, size_t 
     return RL_OK;
 }
 
+/* A result's prompt count, from the per-prompt cache. */
+static rl_status settle_prompt(rl_client_counter *c, rl_client_result *r,
+                               const char *const *prompts, const size_t *prompt_lens, rl_error *err)
+{
+    if (r->prompt >= c->n_prompts || r->prompt_tokens >= 0)
+        return RL_OK;
+    int64_t *pc = &c->prompt_counts[r->prompt];
+    rl_status st = RL_OK;
+    if (*pc == -2)
+        st = count_corrected(c, prompts[r->prompt], prompt_lens[r->prompt], false, pc, err);
+    r->prompt_tokens = *pc;
+    if (*pc < 0)
+        r->count_failed |= RL_CLIENT_NOCOUNT_PROMPT;
+    return st;
+}
+
+/* The first delivery's tokens on its first chunk (its other chunks 0). An answer that came in
+ * one delivery is all first delivery: its output count, counted once. */
+static rl_status settle_first(rl_client_counter *c, rl_client_result *r, rl_error *err)
+{
+    uint64_t bytes = 0;
+    size_t k = rl_client_first_delivery(r, &bytes);
+    int64_t ft = -1;
+    rl_status st = RL_OK;
+    if (k >= r->n_chunks)
+        ft = r->output_tokens;
+    else if (bytes <= r->output_len)
+        st = count_corrected(c, r->output, (size_t)bytes, true, &ft, err);
+    if (ft < 0) {
+        r->count_failed |= RL_CLIENT_NOCOUNT_FIRST;
+        return st;
+    }
+    r->chunks[0].tokens = ft > INT32_MAX ? INT32_MAX : (int32_t)ft;
+    for (size_t j = 1; j < k && j < r->n_chunks; j++)
+        r->chunks[j].tokens = 0;
+    return st;
+}
+
 rl_status rl_client_counter_settle(rl_client_counter *c, rl_client_result *const *results, size_t n,
                                    const char *const *prompts, const size_t *prompt_lens,
                                    rl_error *err)
 {
-    if (!c->available)
-        return RL_OK;
     for (size_t i = 0; i < n; i++) {
         rl_client_result *r = results[i];
-        rl_status st = RL_OK;
-        if (r->prompt < c->n_prompts && r->prompt_tokens < 0) {
-            int64_t *pc = &c->prompt_counts[r->prompt];
-            if (*pc == -2)
-                st = count_corrected(c, prompts[r->prompt], prompt_lens[r->prompt], false, pc, err);
-            r->prompt_tokens = *pc;
+        if (!c->available) { /* the true reason for every count left unknown */
+            r->count_failed |= RL_CLIENT_NOCOUNT_CALIB;
+            continue;
         }
+        rl_status st = settle_prompt(c, r, prompts, prompt_lens, err);
         if (st == RL_OK && r->ok && r->output_tokens < 0) {
             if (r->output_total > r->output_len) {
                 note_failure(c, "an answer longer than the kept 1 MiB cannot be counted");
+                r->count_failed |= RL_CLIENT_NOCOUNT_LONG;
             } else {
                 st = count_corrected(c, r->output ? r->output : "", r->output_len, true,
                                      &r->output_tokens, err);
                 if (r->output_tokens >= 0)
                     r->token_source = "counter";
+                else
+                    r->count_failed |= RL_CLIENT_NOCOUNT_OUTPUT;
             }
         }
         if (st == RL_OK && r->ok && r->output_tokens >= 0 && r->n_chunks > 0 &&
-            r->chunks[0].tokens < 0) {
-            uint64_t bytes = 0;
-            size_t k = rl_client_first_delivery(r, &bytes);
-            if (k < r->n_chunks && bytes <= r->output_len) { /* >= 2 deliveries */
-                int64_t ft = -1;
-                st = count_corrected(c, r->output, (size_t)bytes, true, &ft, err);
-                if (ft >= 0) {
-                    r->chunks[0].tokens = ft > INT32_MAX ? INT32_MAX : (int32_t)ft;
-                    for (size_t j = 1; j < k; j++)
-                        r->chunks[j].tokens = 0;
-                }
-            }
-        }
+            r->chunks[0].tokens < 0)
+            st = settle_first(c, r, err);
         if (st != RL_OK)
             return st;
     }

@@ -30,11 +30,14 @@
 #include <stdint.h>
 
 #include "base/rl_error.h"
+#include "base/rl_text.h"
 
 /* One read of the response, timestamped on arrival. */
 typedef struct {
     int64_t t_ns;   /* CLOCK_MONOTONIC when the bytes were read */
-    uint32_t bytes; /* bytes of output text in this chunk (command: raw stdout bytes; HTTP: the
+    uint32_t bytes; /* bytes of output text in this chunk (command: the stdout bytes left after
+                       terminal control sequences are dropped, so a read of colour codes alone
+                       is no chunk; HTTP: the
                        UTF-8 bytes of the content deltas the read completed) */
     int32_t tokens; /* tokens the transport attributes to this chunk (HTTP per-delta counting),
                        -1 when unknown */
@@ -62,6 +65,12 @@ typedef struct {
     char *output; /* the answer text (first RL_CLIENT_OUTPUT_MAX bytes), malloc'd */
     size_t output_len;
     uint64_t output_total;    /* every byte of answer text, kept or not */
+    uint64_t raw_total;       /* command driver: every byte read from stdout, terminal control
+                                 sequences included (output_total is what is left without
+                                 them: rl_term_strip_run); HTTP: equal to output_total */
+    rl_term_strip term;       /* command driver: the filter's state across reads */
+    unsigned count_failed;    /* RL_CLIENT_NOCOUNT_* bits: why a counter left a count unknown
+                                 (client_count.c), so each missing value gives its true reason */
     int64_t prompt_tokens;    /* from the transport (HTTP usage) or -1 */
     int64_t output_tokens;    /* from the transport (HTTP usage, or the sum of per-delta counts
                                  when every chunk has one) or -1 */
@@ -73,6 +82,13 @@ typedef struct {
 } rl_client_result;
 
 #define RL_CLIENT_OUTPUT_MAX ((size_t)1 << 20) /* answer bytes kept per request */
+
+/* rl_client_result.count_failed: a counter was configured, and ... */
+#define RL_CLIENT_NOCOUNT_CALIB 1u  /* ... it failed its calibration: nothing was counted */
+#define RL_CLIENT_NOCOUNT_OUTPUT 2u /* ... it failed on the answer's text */
+#define RL_CLIENT_NOCOUNT_FIRST 4u  /* ... it failed on the first delivery's text */
+#define RL_CLIENT_NOCOUNT_PROMPT 8u /* ... it failed on the prompt */
+#define RL_CLIENT_NOCOUNT_LONG 16u  /* ... the answer exceeds RL_CLIENT_OUTPUT_MAX: not counted */
 
 /* What to send. */
 typedef struct {

@@ -120,6 +120,11 @@ enum {
     W_NO_PROMPT_TOKENS,
     W_ZERO_TTFT,
     W_ZERO_E2E,
+    W_COUNTER_CALIB,
+    W_COUNTER_OUTPUT,
+    W_COUNTER_FIRST,
+    W_COUNTER_PROMPT,
+    W_COUNTER_LONG,
     W_N
 };
 
@@ -136,7 +141,30 @@ static const char *const why_text[W_N] = {
     "prompt tokens unknown (no usage from the server and no counter command)",
     "TTFT is 0 ms",
     "E2E is 0 ms",
+    "the counter command (--count-tokens-cmd) failed its calibration, so nothing was counted",
+    "the counter command failed on the answer's text",
+    "the counter command failed on the first delivery's text",
+    "the counter command failed on the prompt",
+    "the answer is longer than the 1 MiB kept, so the counter could not count it",
 };
+
+/* The true reason a token count is missing: what the counter reported for this result
+ * (client_count.c), else that no source of counts existed. which: the W_NO_*_TOKENS code. */
+static int why_tokens(const rl_client_result *r, int which)
+{
+    unsigned f = r->count_failed;
+    if (f & RL_CLIENT_NOCOUNT_CALIB)
+        return W_COUNTER_CALIB;
+    if (which == W_NO_PROMPT_TOKENS)
+        return f & RL_CLIENT_NOCOUNT_PROMPT ? W_COUNTER_PROMPT : which;
+    if (f & RL_CLIENT_NOCOUNT_LONG)
+        return W_COUNTER_LONG;
+    if (f & RL_CLIENT_NOCOUNT_OUTPUT) /* the first delivery is counted only after the answer */
+        return W_COUNTER_OUTPUT;
+    if (which == W_NO_FIRST_TOKENS && (f & RL_CLIENT_NOCOUNT_FIRST))
+        return W_COUNTER_FIRST;
+    return which;
+}
 
 typedef struct {
     bool ok;
@@ -209,7 +237,7 @@ static void request(const rl_client_result *r, req_t *q, const rl_client_slo *sl
     q->e2e_ms = q->elapsed_ms < 0 ? 0 : q->elapsed_ms;
     rl_client_output_hash(r->output, r->output_len, r->output_total, q->hash);
     if (r->output_tokens < 0)
-        q->w_out_rate = W_NO_OUTPUT_TOKENS;
+        q->w_out_rate = why_tokens(r, W_NO_OUTPUT_TOKENS);
     else if (q->e2e_ms <= 0)
         q->w_out_rate = W_ZERO_E2E;
     else
@@ -221,7 +249,7 @@ static void request(const rl_client_result *r, req_t *q, const rl_client_slo *sl
         double ttft = (double)(r->chunks[0].t_ns - r->send_ns) / NS_PER_MS;
         q->ttft_ms = ttft < 0 ? 0 : ttft;
         if (r->prompt_tokens < 0)
-            q->w_prefill = W_NO_PROMPT_TOKENS;
+            q->w_prefill = why_tokens(r, W_NO_PROMPT_TOKENS);
         else if (q->ttft_ms <= 0)
             q->w_prefill = W_ZERO_TTFT;
         else
@@ -233,15 +261,15 @@ static void request(const rl_client_result *r, req_t *q, const rl_client_slo *sl
         for (size_t i = 0; i < nf && ft >= 0; i++)
             ft = r->chunks[i].tokens < 0 ? -1 : ft + r->chunks[i].tokens;
         q->first_tokens = ft;
-        q->w_first = ft < 0 ? W_NO_FIRST_TOKENS : W_NONE;
+        q->w_first = ft < 0 ? why_tokens(r, W_NO_FIRST_TOKENS) : W_NONE;
     }
 
     /* generation, TPOT and decode need >= 2 deliveries, counts and >= 2 decode tokens */
     if (q->deliveries >= 2) {
         if (r->output_tokens < 0)
-            q->w_tpot = W_NO_OUTPUT_TOKENS;
+            q->w_tpot = why_tokens(r, W_NO_OUTPUT_TOKENS);
         else if (q->first_tokens < 0)
-            q->w_tpot = W_NO_FIRST_TOKENS;
+            q->w_tpot = why_tokens(r, W_NO_FIRST_TOKENS);
         else {
             int64_t first = q->first_tokens < r->output_tokens ? q->first_tokens : r->output_tokens;
             int64_t dec = r->output_tokens - first;
@@ -433,6 +461,8 @@ static cJSON *record(const rl_client_point *p, const rl_client_result *r, const 
          rl_json_add_u64(o, "chunks", q->chunks) &&
          rl_json_add_u64(o, "deliveries", q->deliveries) &&
          rl_json_add_u64(o, "output_bytes", r->output_total) &&
+         rl_json_add_u64(o, "output_raw_bytes",
+                         r->raw_total > r->output_total ? r->raw_total : r->output_total) &&
          add_count_or_null(o, "prompt_tokens", r->prompt_tokens) &&
          add_count_or_null(o, "output_tokens", r->ok ? r->output_tokens : -1) &&
          add_count_or_null(o, "first_delivery_tokens", q->first_tokens) &&
@@ -693,14 +723,14 @@ static void point_samples(point_t *c, const rl_client_result *r, const req_t *x)
         c->sum_prompt += (double)r->prompt_tokens;
         c->prompt_known++;
     } else {
-        tally_add(&c->t_ptok, W_NO_PROMPT_TOKENS);
+        tally_add(&c->t_ptok, why_tokens(r, W_NO_PROMPT_TOKENS));
     }
     if (r->output_tokens >= 0) {
         a->otok[a->n_otok++] = (double)r->output_tokens;
         c->sum_out += (double)r->output_tokens;
         c->out_known++;
     } else {
-        tally_add(&c->t_otok, W_NO_OUTPUT_TOKENS);
+        tally_add(&c->t_otok, why_tokens(r, W_NO_OUTPUT_TOKENS));
     }
 }
 
@@ -770,15 +800,17 @@ static bool point_header(point_t *c, cJSON *root)
         ok = rl_json_add_unavailable(req, "success_rate", "no request was measured");
     }
     if (ok && p->end_ns > p->start_ns)
-        ok = add_window(root, "wall", p->start_ns, p->end_ns,
-                        "first send (a retried request's first attempt) to last end of every measured "
-                        "request");
+        ok = add_window(
+            root, "wall", p->start_ns, p->end_ns,
+            "first send (a retried request's first attempt) to last end of every measured "
+            "request");
     else if (ok)
         ok = rl_json_add_unavailable(root, "wall", "the scheduler gave no wall-clock span");
     if (ok && n_ok > 0 && c->win_to > c->win_from) {
-        ok = add_window(root, "window", c->win_from, c->win_to,
-                        "first send (a retried request's first attempt) to last end of the successful "
-                        "requests");
+        ok = add_window(
+            root, "window", c->win_from, c->win_to,
+            "first send (a retried request's first attempt) to last end of the successful "
+            "requests");
         c->win_s = (double)(c->win_to - c->win_from) / 1e9;
     } else if (ok) {
         ok = rl_json_add_unavailable(root, "window",

@@ -1004,6 +1004,55 @@ static void test_md_escape(void **state)
     free(t);
 }
 
+/* Strip s whole, or split at every position (the state carries a sequence across calls). */
+static void strip_check(const char *in, const char *want)
+{
+    size_t n = strlen(in);
+    char out[512];
+    rl_term_strip st = {0};
+    size_t o = rl_term_strip_run(&st, in, n, out);
+    out[o] = '\0';
+    assert_string_equal(out, want);
+    for (size_t cut = 1; cut < n; cut++) {
+        rl_term_strip s2 = {0};
+        size_t a = rl_term_strip_run(&s2, in, cut, out);
+        a += rl_term_strip_run(&s2, in + cut, n - cut, out + a);
+        out[a] = '\0';
+        if (strcmp(out, want) != 0)
+            fail_msg("split at %zu: '%s', want '%s'", cut, out, want);
+    }
+}
+
+static void test_term_strip(void **state)
+{
+    (void)state;
+    strip_check("\x1b[1;32mHello\x1b[0m world\n", "Hello world\n");    /* SGR colours */
+    strip_check("\x1b]0;title\x07text", "text");                       /* OSC, BEL */
+    strip_check("\x1b]8;;http://x\x1b\\link\x1b]8;;\x1b\\.", "link."); /* OSC 8, ST */
+    strip_check("a\x1b(Bb\x1b"
+                "7c\x1b[?25ld",
+                "abcd");                           /* nF, ESC 7, CSI ? */
+    strip_check("ding\x07" "dong", "dingdong");       /* lone BEL */
+    strip_check("\x1bPq#0;1\x1b\\after", "after"); /* DCS */
+    strip_check("x\x1b[31\nm", "x\nm");            /* a control byte ends a CSI and stays text */
+    strip_check("\xc3\xa9t\xc3\xa9 \x1b[2K\rok", "\xc3\xa9t\xc3\xa9 \rok"); /* UTF-8 kept */
+    /* an OSC never ended is given up after RL_TERM_STRING_MAX bytes: what follows is text */
+    static char big[RL_TERM_STRING_MAX + 64];
+    memcpy(big, "\x1b]", 2);
+    memset(big + 2, 'z', RL_TERM_STRING_MAX);
+    memcpy(big + 2 + RL_TERM_STRING_MAX, "tail", 5);
+    char out[sizeof big];
+    rl_term_strip st = {0};
+    size_t o = rl_term_strip_run(&st, big, strlen(big), out);
+    out[o] = '\0';
+    assert_string_equal(out, "ail"); /* the byte past the bound is dropped with the string */
+    /* in place */
+    char buf[] = "\x1b[7mX\x1b[m";
+    rl_term_strip s3 = {0};
+    assert_int_equal(rl_term_strip_run(&s3, buf, strlen(buf), buf), 1);
+    assert_int_equal(buf[0], 'X');
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -1035,6 +1084,7 @@ int main(void)
         cmocka_unit_test(test_json_oom_per_thread),
         cmocka_unit_test(test_md_escape),
         cmocka_unit_test(test_nearest),
+        cmocka_unit_test(test_term_strip),
         cmocka_unit_test(test_opt_messages),
         cmocka_unit_test(test_progress_fit),
     };
