@@ -164,6 +164,7 @@ rl_status rl_stats_summarize(const double *x, size_t n, rl_stats_summary *out, r
     out->p50 = rl_stats_percentile_sorted(s, n, 50.0);
     out->median = out->p50;
     out->p90 = rl_stats_percentile_sorted(s, n, 90.0);
+    out->p95 = rl_stats_percentile_sorted(s, n, 95.0);
     out->p99 = rl_stats_percentile_sorted(s, n, 99.0);
     free(s);
 
@@ -208,7 +209,7 @@ cJSON *rl_stats_to_json(const rl_stats_summary *s)
         cJSON_AddNumberToObject(o, "median", s->median) &&
         cJSON_AddNumberToObject(o, "min", s->min) && cJSON_AddNumberToObject(o, "max", s->max) &&
         cJSON_AddNumberToObject(o, "p50", s->p50) && cJSON_AddNumberToObject(o, "p90", s->p90) &&
-        cJSON_AddNumberToObject(o, "p99", s->p99);
+        cJSON_AddNumberToObject(o, "p95", s->p95) && cJSON_AddNumberToObject(o, "p99", s->p99);
     const char *one = "one sample cannot show spread";
     if (ok) {
         if (s->has_sd)

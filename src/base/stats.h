@@ -32,13 +32,14 @@
 
 typedef struct {
     size_t n;
-    bool has_center; /* n >= 1: mean, median, min, max, p50, p90, p99 */
+    bool has_center; /* n >= 1: mean, median, min, max, p50, p90, p95, p99 */
     double mean;
     double median;
     double min;
     double max;
     double p50;
     double p90;
+    double p95;
     double p99;
     bool has_sd; /* n >= 2 */
     double sd;

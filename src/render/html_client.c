@@ -64,7 +64,7 @@ static void td(rl_html *h, xmlNodePtr tr, const char *text)
     rl_html_el_text(h, tr, "td", "num", text);
 }
 
-/* "p50 / p90 / p99" of a distribution, or "n/a". */
+/* "p50 / p95 / p99" of a distribution, or "n/a". */
 static void cell_stats(rl_html *h, xmlNodePtr tr, const cJSON *m, const char *const *keys,
                        size_t nk)
 {
@@ -119,9 +119,9 @@ static void overview(rl_html *h, xmlNodePtr body, const cJSON *b, xmlNodePtr not
 {
     const char *cols[] = {"Concurrency",
                           "Requests ok / measured (attempts)",
-                          "TTFT p50 / p90 / p99 (ms)",
-                          "TPOT p50 / p90 (ms)",
-                          "E2E p50 / p99 (ms)",
+                          "TTFT p50 / p95 / p99 (ms)",
+                          "TPOT p50 / p95 (ms)",
+                          "E2E p50 / p95 / p99 (ms)",
                           "Requests/s",
                           "Goodput (req/s, good / requests)",
                           "Output tok/s",
@@ -130,7 +130,7 @@ static void overview(rl_html *h, xmlNodePtr body, const cJSON *b, xmlNodePtr not
     const char *kinds[] = {"controlled", "measured", "proxy",   "derived", "measured",
                            "measured",   "derived",  "derived", "derived", "derived"};
     xmlNodePtr tb = table(h, body, cols, kinds, sizeof cols / sizeof cols[0]);
-    const char *p3[] = {"p50", "p90", "p99"}, *p2[] = {"p50", "p90"}, *e2[] = {"p50", "p99"};
+    const char *p3[] = {"p50", "p95", "p99"}, *p2[] = {"p50", "p95"}, *e2[] = {"p50", "p95", "p99"};
     const cJSON *pt;
     size_t k = 0;
     cJSON_ArrayForEach(pt, rl_report_client_points(b))
@@ -148,7 +148,7 @@ static void overview(rl_html *h, xmlNodePtr body, const cJSON *b, xmlNodePtr not
         td(h, tr, a);
         cell_stats(h, tr, rl_json_get(m, "ttft"), p3, 3);
         cell_stats(h, tr, rl_json_get(m, "tpot"), p2, 2);
-        cell_stats(h, tr, rl_json_get(m, "e2e"), e2, 2);
+        cell_stats(h, tr, rl_json_get(m, "e2e"), e2, 3);
         cell_value(h, tr, rl_json_get(m, "rps"));
         if (rl_report_client_available(g)) {
             char x[32];
@@ -176,15 +176,15 @@ static void overview(rl_html *h, xmlNodePtr body, const cJSON *b, xmlNodePtr not
     }
 }
 
-/* Every metric of one point: kind, unit, n, p50/p90/p99, mean +- CI, or value, or reason. */
+/* Every metric of one point: kind, unit, n, p50/p90/p95/p99, mean +- CI, or value, or reason. */
 static void point_metrics(rl_html *h, xmlNodePtr parent, const cJSON *pt)
 {
     xmlNodePtr det = rl_html_el(h, parent, "details", "data");
     rl_html_el_textf(h, det, "summary", NULL, "Every metric at concurrency %.0f",
                      rl_report_client_conc(pt));
-    const char *cols[] = {"Metric", "Kind",   "Unit", "n",
-                          "p50",    "p90",    "p99",  "Mean \xC2\xB1 95% CI",
-                          "Value",  "Missing"};
+    const char *cols[] = {
+        "Metric", "Kind",   "Unit", "n", "p50", "p90", "p95", "p99", "Mean \xC2\xB1 95% CI",
+        "Value",  "Missing"};
     xmlNodePtr tb = table(h, det, cols, NULL, sizeof cols / sizeof cols[0]);
     const cJSON *ms = rl_json_get(pt, "metrics");
     for (size_t i = 0; i < sizeof metric_list / sizeof metric_list[0]; i++) {
@@ -197,7 +197,7 @@ static void point_metrics(rl_html *h, xmlNodePtr parent, const cJSON *pt)
             xmlNodePtr k = rl_html_el(h, tr, "td", NULL);
             badge(h, k, "unavailable");
             xmlNodePtr r = rl_html_el_text(h, tr, "td", "missing", str(m, "reason", "?"));
-            rl_html_attr(h, r, "colspan", "8");
+            rl_html_attr(h, r, "colspan", "9");
             continue;
         }
         badge(h, rl_html_el(h, tr, "td", NULL), str(m, "kind", "?"));
@@ -207,8 +207,8 @@ static void point_metrics(rl_html *h, xmlNodePtr parent, const cJSON *pt)
         if (s) {
             rl_snprintf(x, sizeof x, "%.0f", rl_json_num_or(s, "n", NAN));
             td(h, tr, x);
-            const char *ps[] = {"p50", "p90", "p99"};
-            for (int j = 0; j < 3; j++) {
+            const char *ps[] = {"p50", "p90", "p95", "p99"};
+            for (int j = 0; j < 4; j++) {
                 rl_report_client_num(rl_json_num_or(s, ps[j], NAN), x, sizeof x);
                 td(h, tr, x);
             }
@@ -226,7 +226,7 @@ static void point_metrics(rl_html *h, xmlNodePtr parent, const cJSON *pt)
             td(h, tr, x);
             td(h, tr, "");
         } else {
-            for (int j = 0; j < 5; j++)
+            for (int j = 0; j < 6; j++)
                 td(h, tr, "");
             cell_value(h, tr, m);
         }

@@ -88,6 +88,7 @@ static void test_summary_eight(void **state)
     assert_near(s.p50, 4.5, 1e-12);
     /* sorted 2 4 4 4 5 5 7 9: p90 at rank 6.3 -> 7 + 0.3 * 2; p99 at 6.93 -> 7 + 0.93 * 2 */
     assert_near(s.p90, 7.6, 1e-12);
+    assert_near(s.p95, 8.3, 1e-12); /* rank 6.65 -> 7 + 0.65 * 2 */
     assert_near(s.p99, 8.86, 1e-12);
     double half = 2.364624251593 * sqrt(32.0 / 7.0) / sqrt(8.0);
     assert_near(s.ci95_t, 2.364624251593, 1e-12);
