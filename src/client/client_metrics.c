@@ -934,7 +934,10 @@ static bool point_goodput(const point_t *c, cJSON *root)
     bool ok = rl_json_attach(root, "goodput", g) && cJSON_AddStringToObject(g, "kind", "derived") &&
               rl_json_attach(g, "slo", slo_json(c->slo)) && rl_json_add_u64(g, "requests", n) &&
               rl_json_add_u64(g, "good", n_good) &&
-              rl_json_add_num_or_null(g, "fraction", n ? (double)n_good / (double)n : 0, n > 0);
+              rl_json_add_num_or_null(g, "fraction", n ? (double)n_good / (double)n : 0, n > 0) &&
+              rl_json_add_u64(g, "ok", c->n_ok) &&
+              rl_json_add_num_or_null(g, "fraction_of_ok",
+                                      c->n_ok ? (double)n_good / (double)c->n_ok : 0, c->n_ok > 0);
     nb = ok ? cJSON_CreateObject() : NULL;
     ok = ok && rl_json_attach(g, "not_good", nb) &&
          rl_json_add_u64(nb, "failed", c->slo_fail_failed) &&

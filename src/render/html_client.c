@@ -123,7 +123,8 @@ static void overview(rl_html *h, xmlNodePtr body, const cJSON *b, xmlNodePtr not
                           "TPOT p50 / p95 (ms)",
                           "E2E p50 / p95 / p99 (ms)",
                           "Requests/s",
-                          "Goodput (req/s, good / requests)",
+                          "Goodput (req/s; good / all requests; good / successful, fm-bench's "
+                          "goodputRate)",
                           "Output tok/s",
                           "Decode tok/s (token-weighted)",
                           "Stability CV"};
@@ -153,8 +154,14 @@ static void overview(rl_html *h, xmlNodePtr body, const cJSON *b, xmlNodePtr not
         if (rl_report_client_available(g)) {
             char x[32];
             rl_report_client_num(rl_report_client_value(rl_json_get(g, "rps")), x, sizeof x);
-            rl_snprintf(a, sizeof a, "%s (%.0f / %.0f)", x, rl_json_num_or(g, "good", NAN),
-                        rl_json_num_or(g, "requests", NAN));
+            double ok_n = rl_json_num_or(g, "ok", NAN);
+            if (isfinite(ok_n))
+                rl_snprintf(a, sizeof a, "%s (%.0f / %.0f all; %.0f / %.0f ok)", x,
+                            rl_json_num_or(g, "good", NAN), rl_json_num_or(g, "requests", NAN),
+                            rl_json_num_or(g, "good", NAN), ok_n);
+            else /* a bundle from before fraction_of_ok */
+                rl_snprintf(a, sizeof a, "%s (%.0f / %.0f all)", x, rl_json_num_or(g, "good", NAN),
+                            rl_json_num_or(g, "requests", NAN));
             td(h, tr, a);
         } else {
             td(h, tr, "n/a");

@@ -271,7 +271,9 @@ static void test_goodput(void **state)
     cJSON *j = point(r, 4, &slo, 2);
     assert_int_equal((int)num(j, "goodput.good"), 1);
     assert_int_equal((int)num(j, "goodput.requests"), 4);
-    assert_near(num(j, "goodput.fraction"), 0.25, 1e-12);
+    assert_near(num(j, "goodput.fraction"), 0.25, 1e-12);  /* good / all requests */
+    assert_int_equal((int)num(j, "goodput.ok"), 3);
+    assert_near(num(j, "goodput.fraction_of_ok"), 1.0 / 3, 1e-12); /* good / successful */
     assert_int_equal((int)num(j, "goodput.not_good.failed"), 1);
     assert_int_equal((int)num(j, "goodput.not_good.ttft"), 1);
     assert_int_equal((int)num(j, "goodput.not_good.tpot"), 1);
