@@ -154,12 +154,12 @@ static rl_status list_options(rl_error *err)
     for (size_t i = 0; i < sizeof top / sizeof top[0]; i++)
         rl_tty_printf(stdout, "option llama-roofline %s none\n", top[i]);
     for (size_t i = 0; i < N_COMMANDS; i++) {
-        char name[64];
+        char name[64], help[] = "--help";
         rl_snprintf(name, sizeof name, "%s", commands[i]->name);
-        char *args[] = {name, NULL};
+        char *args[] = {name, help, NULL}; /* --help: a command that would not stop does nothing */
         rl_error ignored = {RL_OK, ""};
         rl_opt_capture_begin(); /* the command stops at its rl_opt_each, having read nothing */
-        (void)commands[i]->run(1, args, &ignored);
+        (void)commands[i]->run(2, args, &ignored);
         const char *shortopts;
         const struct option *longopts;
         if (!rl_opt_captured(&shortopts, &longopts))

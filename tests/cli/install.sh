@@ -60,7 +60,8 @@ else
     for o in $(shown <<<"$help"); do
       grep -qF -- "$(sed 's/-/\\-/g' <<<"$o")" "$page" || fail "$name.1: no $o"
     done
-    # SEE ALSO names every other page
+    # SEE ALSO names every other page, not itself
+    grep -qE "^\.BR $name \(1\)" "$page" && fail "$name.1: SEE ALSO names itself"
     for w in "" $verbs; do
       [ "$w" = "$v" ] && continue
       grep -qxE "^\.BR llama-roofline${w:+-$w} \(1\),?$" "$page" || fail "$name.1: SEE ALSO lacks llama-roofline${w:+-$w}(1)"
@@ -78,6 +79,9 @@ else
     text=$(MANPATH="$root/share/man" MANWIDTH=80 man llama-roofline-export 2>/dev/null | col -b)
     expect "man llama-roofline-export: the synopsis" "$text" '^ +llama-roofline export BUNDLE\|REPORT\.html\.\.\. -f FORMAT \[-o FILE\]$'
     expect "man llama-roofline-export: an option and its help" "$text" '^ +-f, --format FORMAT$'
+    text=$(MANPATH="$root/share/man" MANWIDTH=200 man llama-roofline-report 2>/dev/null | col -b | sed -n '/^SYNOPSIS/,/^DESCRIPTION/p')
+    expect "man llama-roofline-report: the usage's two lines are one synopsis" "$text" \
+      '^ +llama-roofline report BUNDLE\|REPORT\.html \[-o report\.html\] \[--markdown\[=FILE\]\] \[--png FILE\]$'
   fi
 fi
 
@@ -119,6 +123,16 @@ got=$(complete_bash "$bcomp" llama-roofline --v)
 # every command: -- offers exactly the long options of its own table (--list-options), which
 # hold every option its --help shows
 "$RL_BIN" --list-options >"$work/table"; check "--list-options" 0 $?
+[ "$(awk '$1 == "command" && $2 != "help" { print $2 }' "$work/table")" = "$verbs" ] &&
+  echo "ok   --list-options: the commands of --help, in its order" || fail "--list-options' commands: $(grep ^command "$work/table")"
+for v in $verbs; do
+  grep -qxF "command $v $("$RL_BIN" --help | sed -n "s/^  $v  *//p")" "$work/table" || fail "--list-options: $v's summary"
+  grep -qx "option $v --help none" "$work/table" && grep -qx "option $v -h none" "$work/table" || fail "--list-options: $v has no --help, -h"
+done
+grep -qx 'option run -ngl required' "$work/table" && grep -qx 'option run --reps required' "$work/table" &&
+  grep -qx 'option report --markdown optional' "$work/table" && grep -qx 'option inspect --json none' "$work/table" &&
+  ! grep -q '^option inspect -ngl' "$work/table" && echo "ok   --list-options: kinds, aliases, llama-bench's -ngl where it applies" ||
+  fail "--list-options: $(grep -E '^option (run|report|inspect) ' "$work/table" | head -50 | tr '\n' ';')"
 for v in $verbs; do
   table=$(awk -v c="$v" '$1 == "option" && $2 == c && $3 ~ /^--/ { print $3 }' "$work/table" | sort)
   shown=$("$RL_BIN" "$v" --help | shown)
