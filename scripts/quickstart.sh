@@ -14,7 +14,8 @@ cd "$(dirname "$0")/.."
 OUT=${OUT:-./out}
 bash scripts/deps.sh --main   # only what this needs; scripts/test.sh installs the test tools
 # its own build tree: scripts/test.sh configures build/release with the tests
-cmake -S . -B build/quickstart -DCMAKE_BUILD_TYPE=Release -DRL_TESTS=OFF >/dev/null
+# (no man pages: this tree is run, not installed; deps.sh --main brings no help2man)
+cmake -S . -B build/quickstart -DCMAKE_BUILD_TYPE=Release -DRL_TESTS=OFF -DRL_MAN=OFF >/dev/null
 cmake --build build/quickstart -j "$(nproc 2>/dev/null || echo 2)" >/dev/null
 BIN=build/quickstart/llama-roofline
 LLAMA_BIN_DIR=$(bash scripts/llama-cpp.sh | tail -n 1)

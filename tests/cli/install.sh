@@ -232,8 +232,8 @@ EOF
 : >"$work/zout"
 timeout 120 zsh -f "$work/drive.zsh" "$root/share/zsh/vendor-completions" "$work/hook.zsh" "$work/zout" \
   'llama-roofline rep' 'llama-roofline run --n-' 'llama-roofline help ex' "llama-roofline inspect $work/f/model-" \
-  "llama-roofline run -o $work/f/sub" 'llama-roofline synth --pre'
-check "zsh: an interactive zsh completed six lines" 0 $?
+  "llama-roofline run -o $work/f/sub" 'llama-roofline synth --pre' 'llama-roofline hel'
+check "zsh: an interactive zsh completed seven lines" 0 $?
 zgot() { awk -v l="--- $1" '$0 == l { on = 1; next } /^(---|===) / { on = 0 } on' "$work/zout" | sort -u; }
 [ "$(zgot 'llama-roofline rep')" = report ] && echo "ok   zsh: rep<TAB> is report" || fail "zsh: rep<TAB>: $(zgot 'llama-roofline rep')"
 got=$(zgot 'llama-roofline run --n-')
@@ -246,5 +246,6 @@ echo "ok   zsh: run --n-<TAB> offers --n-prompt, --n-gen, --n-depth"
   fail "zsh: inspect FILE<TAB>: $(zgot "llama-roofline inspect $work/f/model-")"
 [ "$(zgot "llama-roofline run -o $work/f/sub")" = "$(printf '%s\n' 'sub\ dir' subdir2)" ] && echo "ok   zsh: run -o DIR completes directories only" ||
   fail "zsh: run -o DIR<TAB>: $(zgot "llama-roofline run -o $work/f/sub")"
+[ "$(zgot 'llama-roofline hel')" = help ] && echo "ok   zsh: hel<TAB> is help" || fail "zsh: hel<TAB>: $(zgot 'llama-roofline hel')"
 [ "$(zgot 'llama-roofline synth --pre')" = --preset ] && echo "ok   zsh: synth --pre<TAB> is --preset" || fail "zsh: synth --pre<TAB>: $(zgot 'llama-roofline synth --pre')"
 finish
