@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: MIT
 # scripts/quickstart.sh: the answer on a fresh Debian machine, in one command.
-# Installs missing packages, builds llama-roofline (its own tree, build/quickstart, no tests),
-# provides llama.cpp's llama-bench (scripts/llama-cpp.sh: the pinned build, cached under
-# ~/.cache/llama-roofline; 5 to 15 minutes on 2 cores the first time), then runs
+# Installs missing packages (scripts/deps.sh --main: the build's, not the tests'), builds
+# llama-roofline (its own tree, build/quickstart, no tests), provides llama.cpp's llama-bench
+# (scripts/llama-cpp.sh: the pinned build, cached under ~/.cache/llama-roofline; 5 to 15
+# minutes on 2 cores the first time), then runs
 # `llama-roofline diagnose --synth`: synthetic Qwen2.5-0.5B models at Q4_0, Q8_0 and F16
 # (2.3 GB, written once into ~/.cache/llama-roofline/synth), the memory ceiling, llama-bench
 # over a thread sweep, the fit, and the verdict: what limits token generation here.
@@ -11,9 +12,10 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 OUT=${OUT:-./out}
-bash scripts/deps.sh
+bash scripts/deps.sh --main   # only what this needs; scripts/test.sh installs the test tools
 # its own build tree: scripts/test.sh configures build/release with the tests
-cmake -S . -B build/quickstart -DCMAKE_BUILD_TYPE=Release -DRL_TESTS=OFF >/dev/null
+# (no man pages: this tree is run, not installed; deps.sh --main brings no help2man)
+cmake -S . -B build/quickstart -DCMAKE_BUILD_TYPE=Release -DRL_TESTS=OFF -DRL_MAN=OFF >/dev/null
 cmake --build build/quickstart -j "$(nproc 2>/dev/null || echo 2)" >/dev/null
 BIN=build/quickstart/llama-roofline
 LLAMA_BIN_DIR=$(bash scripts/llama-cpp.sh | tail -n 1)

@@ -1,9 +1,11 @@
 /* SPDX-License-Identifier: MIT */
 /* main.c: program entry. Holds the single command table, handles --version, --help and
- * `help <verb>` (each command handles its own -h/--help), pins number formatting to the C
- * locale, installs the interrupt handler, and is the only place a status becomes an exit code
- * (docs/CLI.md). It alone checks standard output after a command (finish_stdout): a write
- * that failed there is exit 4 for every command, --help and --version included.
+ * `help <verb>` (each command handles its own -h/--help) and the hidden --list-options (the
+ * command and option tables the shell completions are generated from), pins number
+ * formatting to the C locale, installs the interrupt handler, and is the only place a status
+ * becomes an exit code (docs/CLI.md). It alone checks standard output after a command
+ * (finish_stdout): a write that failed there is exit 4 for every command, --help and --version
+ * included.
  *
  * Signals: the first SIGINT or SIGTERM only sets rl_interrupted (no SA_RESTART, so a blocked
  * read, write, poll or open returns EINTR and the loop around it checks the flag); commands
@@ -138,8 +140,37 @@ static void install_signals(void)
     sigaction(SIGTERM, &sa, NULL);
 }
 
-/* The verbs that are not commands: --version, --help and help [COMMAND]. true when argv[1] is
- * one of them, with *st its status. */
+/* The hidden --list-options: every command with its summary, then every spelling of every
+ * option each accepts (rl_opt_print_table), from the tables the commands parse with: the
+ * build generates the shell completions from it (cmake/completions.sh), so they cannot drift
+ * from the real options. Lines "command NAME SUMMARY" and "option VERB SPELLING ARG"; the
+ * top level's own are VERB llama-roofline, and `help` is a command that takes a command. */
+static rl_status list_options(rl_error *err)
+{
+    for (size_t i = 0; i < N_COMMANDS; i++)
+        rl_tty_printf(stdout, "command %s %s\n", commands[i]->name, commands[i]->summary);
+    rl_tty_printf(stdout, "command help more about one command\n");
+    static const char *const top[] = {"--help", "-h", "--version", "-V"};
+    for (size_t i = 0; i < sizeof top / sizeof top[0]; i++)
+        rl_tty_printf(stdout, "option llama-roofline %s none\n", top[i]);
+    for (size_t i = 0; i < N_COMMANDS; i++) {
+        char name[64], help[] = "--help";
+        rl_snprintf(name, sizeof name, "%s", commands[i]->name);
+        char *args[] = {name, help, NULL}; /* --help: a command that would not stop does nothing */
+        rl_error ignored = {RL_OK, ""};
+        rl_opt_capture_begin(); /* the command stops at its rl_opt_each, having read nothing */
+        (void)commands[i]->run(2, args, &ignored);
+        const char *shortopts;
+        const struct option *longopts;
+        if (!rl_opt_captured(&shortopts, &longopts))
+            return rl_fail(err, RL_EINTERNAL, "command %s read no option table", name);
+        rl_opt_print_table(stdout, name, shortopts, longopts);
+    }
+    return RL_OK;
+}
+
+/* The verbs that are not commands: --version, --help, help [COMMAND] and the hidden
+ * --list-options. true when argv[1] is one of them, with *st its status. */
 static bool builtin_verb(int argc, char **argv, rl_status *st, rl_error *err)
 {
     const char *verb = argv[1];
@@ -151,6 +182,10 @@ static bool builtin_verb(int argc, char **argv, rl_status *st, rl_error *err)
     if (strcmp(verb, "--help") == 0 || strcmp(verb, "-h") == 0 ||
         (strcmp(verb, "help") == 0 && argc < 3)) {
         print_help(stdout);
+        return true;
+    }
+    if (strcmp(verb, "--list-options") == 0) {
+        *st = list_options(err);
         return true;
     }
     if (strcmp(verb, "help") != 0)

@@ -193,9 +193,63 @@ void rl_opt_dash_aliases(int argc, char **argv, const char *shortopts,
     }
 }
 
+/* rl_opt_capture_begin's state: capturing, and the tables of the rl_opt_each that ran since */
+static struct {
+    bool on;
+    const char *shortopts;
+    const struct option *longopts;
+} capture;
+
+void rl_opt_capture_begin(void)
+{
+    capture.on = true;
+    capture.shortopts = NULL;
+    capture.longopts = NULL;
+}
+
+bool rl_opt_captured(const char **shortopts, const struct option **longopts)
+{
+    bool got = capture.on && capture.longopts;
+    *shortopts = got ? capture.shortopts : NULL;
+    *longopts = got ? capture.longopts : NULL;
+    capture.on = false;
+    return got;
+}
+
+static const char *arg_kind(int has_arg)
+{
+    return has_arg == required_argument   ? "required"
+           : has_arg == optional_argument ? "optional"
+                                          : "none";
+}
+
+void rl_opt_print_table(FILE *out, const char *verb, const char *shortopts,
+                        const struct option *longopts)
+{
+    for (const struct option *o = longopts; o && o->name; o++)
+        rl_tty_printf(out, "option %s --%s %s\n", verb, o->name, arg_kind(o->has_arg));
+    for (const char *p = shortopts; p && *p; p++) {
+        if (*p == ':')
+            continue;
+        int kind = p[1] != ':' ? no_argument : p[2] == ':' ? optional_argument : required_argument;
+        rl_tty_printf(out, "option %s -%c %s\n", verb, *p, arg_kind(kind));
+    }
+    for (size_t k = 0; k < N_DASH; k++) { /* as dash_long finds them */
+        const char *d = dash_aliases[k].dash, *l = dash_aliases[k].lopt;
+        const struct option *o = long_exact(longopts, l, strlen(l));
+        if (o && !(strlen(d) == 2 && strchr(shortopts, d[1])))
+            rl_tty_printf(out, "option %s %s %s\n", verb, d, arg_kind(o->has_arg));
+    }
+}
+
 rl_status rl_opt_each(int argc, char **argv, const char *shortopts, const struct option *longopts,
                       rl_opt_fn fn, void *ctx, bool *help, rl_error *err)
 {
+    if (capture.on) { /* --list-options: the tables, nothing read */
+        capture.shortopts = shortopts;
+        capture.longopts = longopts;
+        return rl_fail(err, RL_EINPUT, "options listed, none read");
+    }
     rl_opt_dash_aliases(argc, argv, shortopts, longopts);
     rl_opt_begin();
     for (int c; (c = rl_getopt(argc, argv, shortopts, longopts, err)) != -1;) {

@@ -13,6 +13,7 @@
 
 #include <getopt.h>
 #include <stdbool.h>
+#include <stdio.h>
 
 #include "base/rl_error.h"
 
@@ -49,5 +50,18 @@ typedef rl_status (*rl_opt_fn)(int c, const char *arg, void *ctx, rl_error *err)
  * the first operand (getopt_long has moved the operands to the end of argv). */
 rl_status rl_opt_each(int argc, char **argv, const char *shortopts, const struct option *longopts,
                       rl_opt_fn fn, void *ctx, bool *help, rl_error *err);
+
+/* The option tables, for the shell completions (main's hidden --list-options). After
+ * rl_opt_capture_begin the next rl_opt_each reads no option: it keeps its shortopts and
+ * longopts (a command's static tables) and returns RL_EINPUT with err saying so, which every
+ * command hands back before doing anything; rl_opt_captured then gives the tables (false when
+ * no rl_opt_each ran since, or it is not capturing any more) and ends the capture. */
+void rl_opt_capture_begin(void);
+bool rl_opt_captured(const char **shortopts, const struct option **longopts);
+/* One line per spelling a command accepts, "option VERB SPELLING ARG" with ARG none, required
+ * or optional: every long option (--name), every short one (-x) but the ':' flags, and the
+ * llama-bench dash names (-ngl) rl_opt_dash_aliases rewrites for this command. */
+void rl_opt_print_table(FILE *out, const char *verb, const char *shortopts,
+                        const struct option *longopts);
 
 #endif

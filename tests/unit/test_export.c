@@ -53,7 +53,9 @@ static void test_sqlite(void **state)
     cJSON *a = cJSON_Parse(rec_a), *b = cJSON_Parse(rec_b);
     cJSON_AddStringToObject(a, "odd\"name", "v"); /* a hostile field name: still a column */
     const cJSON *recs[] = {a, b};
-    char path[] = "/tmp/rl-test-export-XXXXXX";
+    char path[4096]; /* scratch under $RL_TMP (build/tmp), as every test's */
+    const char *tmp = getenv("RL_TMP");
+    snprintf(path, sizeof path, "%s/rl-test-export-XXXXXX", tmp && *tmp ? tmp : "/tmp");
     int fd = mkstemp(path);
     assert_true(fd >= 0);
     close(fd);

@@ -411,6 +411,73 @@ static void test_opt_each(void **state)
     assert_string_equal(argv6[optind], "-j");
 }
 
+/* The hidden --list-options: a capture reads no option and keeps the tables; the table
+ * printed names every spelling with its kind, a freshly added option among them, and the
+ * llama-bench dash names the command really accepts (not -n without --n-gen, not -p where the
+ * command has its own -p). */
+static void test_opt_capture(void **state)
+{
+    (void)state;
+    static const struct option lo[] = {{"fresh-flag", required_argument, NULL, 'f'},
+                                       {"json", no_argument, NULL, 'j'},
+                                       {"markdown", optional_argument, NULL, 'k'},
+                                       {"n-gpu-layers", required_argument, NULL, 'g'},
+                                       {"n-prompt", required_argument, NULL, 'P'},
+                                       {"help", no_argument, NULL, 'h'},
+                                       {NULL, 0, NULL, 0}};
+    const char *so = NULL;
+    const struct option *lp = NULL;
+    assert_false(rl_opt_captured(&so, &lp)); /* no capture begun */
+    rl_error e = {RL_OK, ""};
+    opt_log l = {"", 0};
+    bool help = false;
+    char a0[] = "verb", a1[] = "-ngl", a2[] = "3", a3[] = "--json";
+    char *argv1[] = {a0, a1, a2, a3, NULL};
+    rl_opt_capture_begin();
+    assert_false(rl_opt_captured(&so, &lp)); /* begun, but no rl_opt_each ran: and ended */
+    rl_opt_capture_begin();
+    assert_int_equal(rl_opt_each(4, argv1, "o:jx::h", lo, log_opt, &l, &help, &e), RL_EINPUT);
+    assert_int_equal(l.calls, 0);
+    assert_false(help);
+    assert_string_equal(argv1[1], "-ngl"); /* not even the dash names rewritten */
+    assert_true(rl_opt_captured(&so, &lp));
+    assert_ptr_equal(lp, lo);
+    assert_string_equal(so, "o:jx::h");
+    assert_false(rl_opt_captured(&so, &lp)); /* the capture has ended */
+    assert_null(lp);
+    assert_int_equal(rl_opt_each(4, argv1, "o:jx::h", lo, log_opt, &l, &help, &e), RL_OK);
+    assert_string_equal(l.log, "g:3;j:-;"); /* parsing as before */
+
+    char *text = NULL;
+    size_t len = 0;
+    FILE *out = open_memstream(&text, &len);
+    assert_non_null(out);
+    rl_opt_print_table(out, "verb", "o:jx::h", lo);
+    rl_opt_print_table(out, "own", "p:", lo); /* its own -p: no -p for --n-prompt */
+    fclose(out);
+    assert_string_equal(text, "option verb --fresh-flag required\n"
+                              "option verb --json none\n"
+                              "option verb --markdown optional\n"
+                              "option verb --n-gpu-layers required\n"
+                              "option verb --n-prompt required\n"
+                              "option verb --help none\n"
+                              "option verb -o required\n"
+                              "option verb -j none\n"
+                              "option verb -x optional\n"
+                              "option verb -h none\n"
+                              "option verb -ngl required\n"
+                              "option verb -p required\n"
+                              "option own --fresh-flag required\n"
+                              "option own --json none\n"
+                              "option own --markdown optional\n"
+                              "option own --n-gpu-layers required\n"
+                              "option own --n-prompt required\n"
+                              "option own --help none\n"
+                              "option own -p required\n"
+                              "option own -ngl required\n");
+    free(text);
+}
+
 static void test_calloc_overflow(void **state)
 {
     (void)state;
@@ -1066,6 +1133,7 @@ int main(void)
         cmocka_unit_test(test_opt_int_list),
         cmocka_unit_test(test_getopt),
         cmocka_unit_test(test_opt_each),
+        cmocka_unit_test(test_opt_capture),
         cmocka_unit_test(test_calloc_overflow),
         cmocka_unit_test(test_grow),
         cmocka_unit_test(test_write_file),
