@@ -42,6 +42,9 @@
 #define RL_IMPORT_FORMAT_ROOFLINE "llama-roofline roofline.json v1"
 #define RL_IMPORT_FORMAT_LBENCH_JSON "llama-bench json"
 #define RL_IMPORT_FORMAT_LBENCH_JSONL "llama-bench jsonl"
+#define RL_IMPORT_FORMAT_LBENCH_CSV "llama-bench csv"
+#define RL_IMPORT_FORMAT_LBENCH_SQL "llama-bench sql"
+#define RL_IMPORT_FORMAT_LBENCH_SQLITE "llama-bench sqlite"
 
 /* Where the published results come from (data/SOURCES.md), stored as source.attribution of
  * a bundle imported from a roofline.json. */
