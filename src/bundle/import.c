@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /* import.c: a roofline.json of the published llama-roofline, or raw llama-bench output, made
- * into a result bundle. See import.h for the rules and docs/BUNDLE.md for the result.
+ * into a result bundle; llama-bench's csv, sql and SQLite tables are read into its records by
+ * import_lbench.c and import_sql.c first. See import.h for the rules and docs/BUNDLE.md for
+ * the result.
  *
  * Every tree built here is attached to the bundle as soon as it is complete, so one
  * cJSON_Delete of the bundle releases everything on any failure path. */
