@@ -522,8 +522,8 @@ static void test_sql_refused(void **state)
 
 /* ---- SQLite database ----------------------------------------------------------------------- */
 
-/* Seen failing: with the header's page count unchecked (the database cut to its first page
- * then reaches SQLite, which reads the missing page as zeros and says something else). */
+/* Seen failing: with the header's page count checked a page short (the database cut to its
+ * first page then reaches SQLite, whose message is "database disk image is malformed"). */
 static void test_sqlite_refused(void **state)
 {
     (void)state;
