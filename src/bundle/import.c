@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /* import.c: a roofline.json of the published llama-roofline, or raw llama-bench output, made
- * into a result bundle. See import.h for the rules and docs/BUNDLE.md for the result.
+ * into a result bundle; llama-bench's csv, sql and SQLite tables are read into its records by
+ * import_lbench.c and import_sql.c first. See import.h for the rules and docs/BUNDLE.md for
+ * the result.
  *
  * Every tree built here is attached to the bundle as soon as it is complete, so one
  * cJSON_Delete of the bundle releases everything on any failure path. */
@@ -14,6 +16,7 @@
 #include <string.h>
 
 #include "bundle/bundle.h"
+#include "bundle/import_lbench.h"
 #include "measure/lbench.h"
 #include "base/rl_file.h"
 #include "base/rl_json.h"
@@ -27,7 +30,7 @@
 
 #define EXPECTED                                                                                   \
     "expected a llama-roofline roofline.json (schema_version 1) or llama-bench output (-o "        \
-    "json or -o jsonl)"
+    "json, jsonl, csv or sql, or an SQLite database of -o sql)"
 
 /* The input being imported: its name for messages and the first error. */
 typedef struct {
@@ -899,7 +902,7 @@ static rl_status lbench_models(imp *c, const rl_lbench_set *set, cJSON *b)
     return st;
 }
 
-static rl_status import_lbench(imp *c, const rl_lbench_set *set, cJSON *b)
+static rl_status import_lbench(imp *c, const rl_lbench_set *set, const char *format, cJSON *b)
 {
     if (set->truncated)
         return rl_fail(c->err, RL_EINPUT,
@@ -931,9 +934,7 @@ static rl_status import_lbench(imp *c, const rl_lbench_set *set, cJSON *b)
     cJSON *src = cJSON_CreateObject();
     bool ok = rl_json_attach(b, "source", src);
     ok = ok && cJSON_AddStringToObject(src, "kind", "imported");
-    ok = ok && cJSON_AddStringToObject(src, "format",
-                                       set->from_array ? RL_IMPORT_FORMAT_LBENCH_JSON
-                                                       : RL_IMPORT_FORMAT_LBENCH_JSONL);
+    ok = ok && cJSON_AddStringToObject(src, "format", format);
     ok = ok && rl_json_add_str(src, "file", base_name(c->file));
     ok = ok && rl_json_add_u64(src, "records", set->n_records);
     ok = ok && rl_json_add_u64(src, "skipped_lines", set->n_skipped_lines);
@@ -1031,6 +1032,42 @@ static const char *no_record_why(const rl_error *le, char *buf, size_t cap)
     return buf;
 }
 
+/* llama-bench's records, from its JSON (lk RL_IMPORT_LB_NONE) or from one of its tables, into
+ * the bundle. json_error: why the text was not one JSON document ("" when it was). */
+static rl_status import_records(imp *c, rl_import_lb_kind lk, const char *text, size_t len,
+                                char *json_error, size_t cap, cJSON *b)
+{
+    static const char *const formats[] = {
+        [RL_IMPORT_LB_CSV] = RL_IMPORT_FORMAT_LBENCH_CSV,
+        [RL_IMPORT_LB_SQL] = RL_IMPORT_FORMAT_LBENCH_SQL,
+        [RL_IMPORT_LB_SQLITE] = RL_IMPORT_FORMAT_LBENCH_SQLITE,
+    };
+    rl_lbench_set set;
+    rl_status st;
+    if (lk != RL_IMPORT_LB_NONE) {
+        st = rl_import_lbench_read(lk, text, len, c->file, &set, c->err);
+        if (st == RL_OK)
+            st = import_lbench(c, &set, formats[lk], b);
+        rl_lbench_set_free(&set);
+        return st;
+    }
+    rl_error le = {RL_OK, ""};
+    st = rl_lbench_parse(text, len, &set, &le);
+    /* RL_EINPUT: no record at all, or more than RL_LBENCH_MAX_RECORDS of them */
+    if (st == RL_EINPUT && strstr(le.msg, "more than"))
+        st = rl_fail(c->err, RL_EINPUT, "%s: %s", c->file, le.msg);
+    else if (st == RL_EINPUT)
+        st = not_importable(c, json_error[0] ? json_error : no_record_why(&le, json_error, cap));
+    else if (st != RL_OK)
+        *c->err = le;
+    if (st == RL_OK)
+        st = import_lbench(
+            c, &set, set.from_array ? RL_IMPORT_FORMAT_LBENCH_JSON : RL_IMPORT_FORMAT_LBENCH_JSONL,
+            b);
+    rl_lbench_set_free(&set);
+    return st;
+}
+
 rl_status rl_import_text(const char *text, size_t len, const char *file, const rl_import_opts *o,
                          cJSON **out, rl_error *err)
 {
@@ -1039,14 +1076,18 @@ rl_status rl_import_text(const char *text, size_t len, const char *file, const r
     if (len > RL_IMPORT_MAX_BYTES)
         return rl_fail(err, RL_EINPUT, "%s: %zu bytes is more than the %u import reads", file, len,
                        RL_IMPORT_MAX_BYTES);
-    if (len && memchr(text, '\0', len))
+    /* an SQLite database is binary; every other input is text */
+    rl_import_lb_kind lk = rl_import_lbench_sniff(text, len);
+    if (lk != RL_IMPORT_LB_SQLITE && len && memchr(text, '\0', len))
         return not_importable(&c, "it holds NUL bytes, so it is not text");
-    if (!rl_utf8_valid(text, len))
+    if (lk != RL_IMPORT_LB_SQLITE && !rl_utf8_valid(text, len))
         return not_importable(&c, "it is not UTF-8 text");
-    input_kind kind;
+    input_kind kind = KIND_LBENCH;
     cJSON *root = NULL;
-    char json_error[128];
-    rl_status st = detect(&c, text, len, &kind, &root, json_error, sizeof json_error);
+    char json_error[128] = "";
+    rl_status st = RL_OK;
+    if (lk == RL_IMPORT_LB_NONE)
+        st = detect(&c, text, len, &kind, &root, json_error, sizeof json_error);
     if (st != RL_OK)
         return st;
 
@@ -1056,24 +1097,10 @@ rl_status rl_import_text(const char *text, size_t len, const char *file, const r
         return rl_fail(err, RL_EINTERNAL, "out of memory");
     }
     const char *conv = "resident";
-    if (kind == KIND_ROOFLINE) {
+    if (kind == KIND_ROOFLINE)
         st = import_roofline(&c, root, b, &conv);
-    } else {
-        rl_lbench_set set;
-        rl_error le = {RL_OK, ""};
-        st = rl_lbench_parse(text, len, &set, &le);
-        /* RL_EINPUT: no record at all, or more than RL_LBENCH_MAX_RECORDS of them */
-        if (st == RL_EINPUT && strstr(le.msg, "more than"))
-            st = rl_fail(err, RL_EINPUT, "%s: %s", file, le.msg);
-        else if (st == RL_EINPUT)
-            st = not_importable(
-                &c, json_error[0] ? json_error : no_record_why(&le, json_error, sizeof json_error));
-        else if (st != RL_OK)
-            *err = le;
-        if (st == RL_OK)
-            st = import_lbench(&c, &set, b);
-        rl_lbench_set_free(&set);
-    }
+    else
+        st = import_records(&c, lk, text, len, json_error, sizeof json_error, b);
     cJSON_Delete(root);
     cJSON *src = cJSON_GetObjectItemCaseSensitive(b, "source");
     if (st == RL_OK && o->name && !rl_json_add_str(src, "name", o->name))

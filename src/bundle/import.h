@@ -2,7 +2,7 @@
 /* import.h: results measured elsewhere turned into a result bundle (bundle.h), so the report,
  * compare and every other reader of bundles work on them too.
  *
- * Two inputs, told apart by their content, never by the file name:
+ * Three kinds of input, told apart by their content, never by the file name:
  *   (a) the results JSON of the published llama-roofline (Python, "roofline.json",
  *       schema_version 1): its machine, ceiling, models and their runs. A run there keeps only
  *       the mean rate and its standard deviation, so the bundle's rates carry "mean" and "sd"
@@ -12,16 +12,25 @@
  *       records grouped by (model_filename, n_threads, n_depth) into one model per file and
  *       one run per group, each run keeping its records verbatim and its rates recomputed
  *       from samples_ns; no ceiling.
+ *   (c) llama-bench's tables (import_lbench.h): `-o csv` (a header row of its field names),
+ *       `-o sql` (the SQL text, run under an authorizer that allows only CREATE TABLE
+ *       llama_bench and INSERT INTO llama_bench) and an SQLite database holding its
+ *       llama_bench table (the 16-byte SQLite header; opened read-only from the bytes read).
+ *       Each row becomes the record `-o json` would have printed, typed as llama-bench types
+ *       each field, and from there on it is (b): the same grouping, rates and analysis. These
+ *       tables keep no samples, so a record's rate is its avg_ts, one sample.
  * Everything else is RL_EINPUT with one line naming the file and what was expected. Every
  * byte of the input is untrusted: the size, the number of models and of runs are bounded,
- * every value read is type- and range-checked (the message names the key), and the whole
- * file must be UTF-8 without NUL bytes. Keys the bundle has no place for are kept under
+ * every value read is type- and range-checked (the message names the key, or the line, row
+ * and column of a table), and the whole file must be UTF-8 without NUL bytes (an SQLite
+ * database aside). Keys the bundle has no place for are kept under
  * "imported" next to what was made of them (the source's top level under source.imported,
  * each model's object under models[].imported, each run's under runs[].imported).
  * docs/BUNDLE.md (imported bundles) and docs/CLI.md (`import`) describe the result.
  *
  * The analysis is then run over the bundle (rl_bundle_analyze) with the byte convention of
- * the source: resident for llama-bench output and for the published results.
+ * the source: resident for llama-bench output and for the published results. source.format
+ * names the input: one of the RL_IMPORT_FORMAT_* below.
  *
  * Ownership: the options are borrowed; *out is a new bundle the caller frees with
  * cJSON_Delete (NULL on failure). Nothing here prints or writes a file. */
@@ -42,6 +51,9 @@
 #define RL_IMPORT_FORMAT_ROOFLINE "llama-roofline roofline.json v1"
 #define RL_IMPORT_FORMAT_LBENCH_JSON "llama-bench json"
 #define RL_IMPORT_FORMAT_LBENCH_JSONL "llama-bench jsonl"
+#define RL_IMPORT_FORMAT_LBENCH_CSV "llama-bench csv"
+#define RL_IMPORT_FORMAT_LBENCH_SQL "llama-bench sql"
+#define RL_IMPORT_FORMAT_LBENCH_SQLITE "llama-bench sqlite"
 
 /* Where the published results come from (data/SOURCES.md), stored as source.attribution of
  * a bundle imported from a roofline.json. */

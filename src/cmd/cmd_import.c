@@ -22,12 +22,14 @@ static const char usage[] =
     "\n"
     "Turn results measured elsewhere into a llama-roofline bundle and analyse them: a\n"
     "roofline.json of the published llama-roofline (schema_version 1), or\n"
-    "llama-bench's own output (-o json or -o jsonl, any number of models, thread\n"
-    "counts and depths). The kind is told by the content, not by the file name. What\n"
-    "the input does not hold is marked unavailable, never made up: a roofline.json\n"
-    "keeps only each run's mean rate and standard deviation, so its rates have no\n"
-    "samples; raw llama-bench output has no memory ceiling, so utilisation and the\n"
-    "verdict are unavailable.\n"
+    "llama-bench's own output (-o json, jsonl, csv or sql, or an SQLite database of\n"
+    "-o sql; any number of models, thread counts and depths). The kind is told by the\n"
+    "content, not by the file name; SQL runs only its CREATE TABLE llama_bench and\n"
+    "INSERT INTO llama_bench statements, anything else is refused. What the input\n"
+    "does not hold is marked unavailable, never made up: a roofline.json keeps only\n"
+    "each run's mean rate and standard deviation, so its rates have no samples;\n"
+    "llama-bench's csv and sql keep only each test's mean (one sample); llama-bench\n"
+    "output has no memory ceiling, so utilisation and the verdict are unavailable.\n"
     "\n"
     "options:\n"
     "  -o, --output BUNDLE   where the bundle goes (required; written atomically)\n"
@@ -38,10 +40,13 @@ static const char usage[] =
     "  llama-roofline import roofline.json -o pi5/bundle.json --name 'Raspberry Pi 5'\n"
     "  llama-bench -m a.gguf -m b.gguf -t 1,4 -o jsonl >runs.jsonl\n"
     "  llama-roofline import runs.jsonl -o bundle.json\n"
+    "  llama-bench -m a.gguf -o sql | sqlite3 runs.db\n"
+    "  llama-roofline import runs.db -o bundle.json\n"
     "\n"
-    "exit codes: 0 imported; 2 bad input (not one of the two kinds, truncated, a\n"
-    "value of the wrong type or out of range, too large; the message names the file\n"
-    "and the key), a bad option; 4 the bundle cannot be written; 5 out of memory.\n";
+    "exit codes: 0 imported; 2 bad input (none of these kinds, truncated, a value of\n"
+    "the wrong type or out of range, SQL that is refused, too large; the message\n"
+    "names the file and the key, or the line, row and column), a bad option; 4 the\n"
+    "bundle cannot be written; 5 out of memory.\n";
 
 enum { OPT_NAME = 256 };
 

@@ -1,11 +1,14 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: MIT
 # CLI: `import`. The shipped example bundles and bundles imported now (both published
-# roofline.json files, llama-bench -o json and -o jsonl) validate against
-# schema/bundle.schema.json (JSON Schema 2020-12, python3-jsonschema); hostile inputs
-# (truncated, neither format, wrong types, 100k models) exit 2 with one line naming the file
-# and nothing on stdout; an unwritable output exits 4. Every check asserts the binary's own
-# exit status.
+# roofline.json files, llama-bench -o json, -o jsonl, -o csv, -o sql and an SQLite database of
+# -o sql) validate against schema/bundle.schema.json (JSON Schema 2020-12, python3-jsonschema);
+# the csv and sql of a real llama-bench run give the records its -oe jsonl gave, field by
+# field, whatever the file is named; a bundle exported to csv, sqlite and jsonl imports back to
+# the same runs; hostile inputs (truncated, neither format, wrong types, 100k models, a CSV
+# quote left open, SQL asking for ATTACH, an SQLite file without llama_bench or cut short) exit
+# 2 with one line naming the file and nothing on stdout; an unwritable output exits 4. Every
+# check asserts the binary's own exit status.
 # Checked to fail: with the imported-rate alternative removed from the schema's rate (every
 # roofline.json bundle fails validation), and with cmd_import returning RL_OK after an import
 # error (every bad input: exit 0).
@@ -82,7 +85,71 @@ check "import llama-bench -o json" 0 $?
 valid "json bundle validates" "$work/json.json"
 json_check "json: format" "$work/json.json" 'j["source"]["format"]=="llama-bench json"'
 
+# ---- llama-bench's csv, sql and SQLite database: the records its -oe jsonl gave, field by field
+same_records() { # description, bundle, twin bundle (from the run's -oe jsonl), format
+  json_check "$1" "$2" "$(cat <<PY
+(lambda t: j["source"]["format"]=="$4" and j["source"]["records"]==8
+ and [(r["threads"],r["depth"],len(r["records"])) for r in j["models"][0]["runs"]]==[(1,0,2),(1,32,2),(2,0,2),(2,32,2)]
+ and all(len(x)==41 and all(t_x.get(k)==v for k,v in x.items())
+         for r,tr in zip(j["models"][0]["runs"],t["models"][0]["runs"]) for x,t_x in zip(r["records"],tr["records"]))
+ and j["models"][0]["name"]=="lb-tiny.gguf")(json.load(open("$3")))
+PY
+)"
+}
+"$RL_BIN" import "$LB/real-csv-jsonl.txt" -o "$work/csv-twin.json" >/dev/null; check "import the csv run's -oe jsonl" 0 $?
+"$RL_BIN" import "$LB/real-sql-jsonl.txt" -o "$work/sql-twin.json" >/dev/null; check "import the sql run's -oe jsonl" 0 $?
+cp "$LB/real-csv.txt" "$work/csv-named.json" # the content decides, not the name
+"$RL_BIN" import "$work/csv-named.json" -o "$work/csv.json" >/dev/null; check "import llama-bench -o csv (named .json)" 0 $?
+valid "csv bundle validates" "$work/csv.json"
+same_records "csv: the jsonl twin's records and runs" "$work/csv.json" "$work/csv-twin.json" "llama-bench csv"
+json_check "csv: run 1's decode rate is its record's avg_ts" "$work/csv.json" 'j["models"][0]["runs"][0]["decode"]["stats"]["mean"]==1497.171632'
+cp "$LB/real-sql.txt" "$work/sql-named.csv"
+"$RL_BIN" import "$work/sql-named.csv" -o "$work/sql.json" >/dev/null; check "import llama-bench -o sql (named .csv)" 0 $?
+valid "sql bundle validates" "$work/sql.json"
+same_records "sql: the jsonl twin's records and runs" "$work/sql.json" "$work/sql-twin.json" "llama-bench sql"
+# the database compare-llama-bench.py reads: llama-bench -o sql | sqlite3 FILE
+if command -v sqlite3 >/dev/null; then
+  sqlite3 "$work/lb.db" <"$LB/real-sql.txt"
+else
+  /usr/bin/python3 -c 'import sqlite3,sys; c=sqlite3.connect(sys.argv[1]); c.executescript(open(sys.argv[2]).read()); c.commit()' "$work/lb.db" "$LB/real-sql.txt"
+fi
+"$RL_BIN" import "$work/lb.db" -o "$work/db.json" >/dev/null; check "import an SQLite database of -o sql" 0 $?
+valid "sqlite bundle validates" "$work/db.json"
+same_records "sqlite: the jsonl twin's records and runs" "$work/db.json" "$work/sql-twin.json" "llama-bench sqlite"
+# the round trip: export to each format, import back, the same runs
+for f in csv sqlite jsonl; do
+  "$RL_BIN" export "$work/sql-twin.json" -f $f -o "$work/rt.$f" 2>/dev/null; check "export -f $f" 0 $?
+  "$RL_BIN" import "$work/rt.$f" -o "$work/rt-$f.json" >/dev/null; check "import the exported $f" 0 $?
+  json_check "round trip through $f: the same runs, records and rates" "$work/rt-$f.json" "$(cat <<PY
+(lambda t: [(m["path"],[(r["threads"],r["depth"],[x["avg_ts"] for x in r["records"]]) for r in m["runs"]]) for m in j["models"]]
+ ==[(m["path"],[(r["threads"],r["depth"],[x["avg_ts"] for x in r["records"]]) for r in m["runs"]]) for m in t["models"]]
+ and ("$f"!="jsonl" or all(r["decode"]["samples"]==q["decode"]["samples"] for r,q in zip(j["models"][0]["runs"],t["models"][0]["runs"]))))(json.load(open("$work/sql-twin.json")))
+PY
+)"
+done
+
 # ---- hostile input: exit 2, one line naming the file, nothing written
+{ head -n 1 "$LB/real-csv.txt"; sed -n 2p "$LB/real-csv.txt" | sed 's/"$//'; } >"$work/open-quote.csv"
+bad "csv: a quote left open" 2 "^llama-roofline import: error: $work/open-quote.csv: line 2, column stddev_ts: a quoted field is not closed before the end of the text$" \
+  "$work/open-quote.csv" -o "$work/out.json"
+{ head -n 1 "$LB/real-csv.txt"; sed -n 2p "$LB/real-csv.txt" | sed 's/"3073024"/"3,073,024"/'; } >"$work/comma.csv"
+bad "csv: a number with commas" 2 "comma.csv: line 2 \(row 1\), column model_size is \"3,073,024\"; expected a whole number$" \
+  "$work/comma.csv" -o "$work/out.json"
+{ head -n 1 "$LB/real-csv.txt"; sed -n 2p "$LB/real-csv.txt" | sed 's/$/,"extra"/'; } >"$work/wide.csv"
+bad "csv: a row longer than the header" 2 "wide.csv: line 2 \(row 1\) has 42 fields; the header has 41$" "$work/wide.csv" -o "$work/out.json"
+{ printf "ATTACH DATABASE '%s' AS o;\n" "$work/lb.db"; cat "$LB/real-sql.txt"; } >"$work/attach.sql"
+bad "sql: ATTACH refused" 2 "attach.sql: SQL statement 1 \(line 1: .*\) asks for ATTACH .*lb.db, which import refuses: it runs only CREATE TABLE llama_bench and INSERT INTO llama_bench" \
+  "$work/attach.sql" -o "$work/out.json"
+{ cat "$LB/real-sql.txt"; echo "DROP TABLE llama_bench;"; } >"$work/drop.sql"
+bad "sql: DROP refused" 2 "drop.sql: SQL statement 10 \(line 53: \"DROP TABLE llama_bench;\"\) asks for DELETE FROM sqlite_master, which import refuses" \
+  "$work/drop.sql" -o "$work/out.json"
+/usr/bin/python3 -c 'import sqlite3,sys; c=sqlite3.connect(sys.argv[1]); c.execute("create table test_backend_ops (a)"); c.commit()' "$work/other.db"
+bad "sqlite: no llama_bench table" 2 "other.db: an SQLite database without a llama_bench table, the one .llama-bench -o sql \| sqlite3 FILE. makes; its tables: test_backend_ops$" \
+  "$work/other.db" -o "$work/out.json"
+head -c 4096 "$work/lb.db" >"$work/cut.db"
+bad "sqlite: cut short" 2 "cut.db: an SQLite database cut short: 4096 bytes where its header counts 2 pages of 4096 bytes$" \
+  "$work/cut.db" -o "$work/out.json"
+crafted "$work/open-quote.csv" "$work/comma.csv" "$work/wide.csv"
 head -c 20000 "$PUB/x86-i7-12700H/roofline.json" >"$work/truncated.json"
 bad "truncated JSON" 2 "^llama-roofline import: error: $work/truncated.json: not an importable file: expected a llama-roofline roofline.json .* not valid JSON" \
   "$work/truncated.json" -o "$work/out.json"
