@@ -12,6 +12,7 @@
  * and a text summary goes to stdout (first line DISTURBED when a point was disturbed).
  * Everything allocated here is freed before rl_client_run_session returns. */
 #include <errno.h>
+#include <math.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -33,6 +34,7 @@
 #include "client/client_sched.h"
 #include "base/proc.h"
 #include "render/report.h"
+#include "render/client_text.h"
 #include "render/report_text.h"
 #include "base/rl_file.h"
 #include "base/rl_json.h"
@@ -361,6 +363,16 @@ static void scrub_argv(cJSON *bundle, const rl_client_opts *a)
 }
 
 /* The client section without points; NULL when out of memory. */
+/* --tag and --note into the settings: "tags" (an array, empty without any), "note" (or null). */
+static bool add_labels(cJSON *set, const rl_client_opts *a)
+{
+    cJSON *tags = cJSON_CreateArray();
+    bool ok = rl_json_attach(set, "tags", tags);
+    for (int i = 0; ok && i < a->n_tags; i++)
+        ok = cJSON_AddItemToArray(tags, cJSON_CreateString(a->tags[i]));
+    return ok && rl_json_add_str_or_null(set, "note", a->note);
+}
+
 static cJSON *client_section(client_ctx *c, const rl_client_fm_caps *caps, const char *fm_bin)
 {
     rl_client_opts *a = c->a;
@@ -398,7 +410,7 @@ static cJSON *client_section(client_ctx *c, const rl_client_fm_caps *caps, const
     ok = ok && rl_json_add_num_or_null(set, "request_rate", a->rate, a->rate > 0) &&
          rl_json_add_num_or_null(set, "ramp_up_ms", a->ramp, a->ramp > 0) &&
          cJSON_AddBoolToObject(set, "fail_fast", a->fail_fast) &&
-         cJSON_AddBoolToObject(set, "capture_output", a->capture);
+         cJSON_AddBoolToObject(set, "capture_output", a->capture) && add_labels(set, a);
     if (ok) {
         cJSON_AddItemToObject(set, "prompts", pr);
         cJSON_AddItemToObject(set, "slo", slo);
@@ -573,25 +585,20 @@ static void print_summary(FILE *out, client_ctx *c, const char *bundle_path, con
                   : c->http ? "(URL not shown)"
                             : "(not shown)");
     free(shown);
+    for (int i = 0; i < c->a->n_tags; i++)
+        rl_tty_printf(out, "%s%s%s",
+                      i ? ", " : "  tags: ", rl_tty_escape(c->a->tags[i], safe, sizeof safe),
+                      i + 1 == c->a->n_tags ? "\n" : "");
+    if (c->a->note)
+        rl_tty_printf(out, "  note: %s\n", rl_tty_escape(c->a->note, safe, sizeof safe));
+    rl_report_client_table(out, c->bundle);
+    if (c->a->histogram)
+        rl_report_client_histogram(out, c->bundle);
     const cJSON *pt;
     cJSON_ArrayForEach(pt, c->points)
     {
-        const cJSON *req = cJSON_GetObjectItemCaseSensitive(pt, "requests");
-        uint64_t conc = 0, okn = 0, meas = 0, failed = 0;
+        uint64_t conc = 0;
         rl_json_get_u64(pt, "concurrency", &conc);
-        rl_json_get_u64(req, "ok", &okn);
-        rl_json_get_u64(req, "measured", &meas);
-        rl_json_get_u64(req, "failed", &failed);
-        char t1[32], t2[32], t3[32], t4[32];
-        rl_tty_printf(
-            out,
-            "  c=%llu: %llu/%llu ok, %llu failed; TTFT p50 %s ms, E2E p50 %s ms, TPOT p50 %s "
-            "ms, decode %s tok/s\n",
-            (unsigned long long)conc, (unsigned long long)okn, (unsigned long long)meas,
-            (unsigned long long)failed, p50_text(pt, "ttft", "stats", t1, sizeof t1),
-            p50_text(pt, "e2e", "stats", t2, sizeof t2),
-            p50_text(pt, "tpot", "stats", t3, sizeof t3),
-            p50_text(pt, "decode_throughput", NULL, t4, sizeof t4));
         /* the first failure's reason, escaped */
         const cJSON *r;
         cJSON_ArrayForEach(r, cJSON_GetObjectItemCaseSensitive(pt, "records"))
@@ -599,7 +606,8 @@ static void print_summary(FILE *out, client_ctx *c, const char *bundle_path, con
             bool ok = true;
             if (rl_json_get_bool(r, "ok", &ok) && !ok) {
                 const char *e = rl_json_get_str(r, "error");
-                rl_tty_printf(out, "    first failure: %s\n",
+                rl_tty_printf(out, "  concurrency %llu, first failure: %s\n",
+                              (unsigned long long)conc,
                               rl_tty_escape(e ? e : "?", safe, sizeof safe));
                 break;
             }
@@ -671,7 +679,18 @@ typedef struct {
     char fm_bin[512];
     char *fm_counter;
     bool stopped;
+    char gate[1024]; /* why the --fail-on-slo / --ci gate failed, "" when it passed */
 } session;
+
+/* The gate's flag as the user gave it: "--fail-on-slo 95" or "--ci". */
+static const char *gate_flag(const rl_client_opts *a, char *buf, size_t cap)
+{
+    if (a->fail_on_slo > 0)
+        rl_snprintf(buf, cap, "--fail-on-slo %g", a->fail_on_slo);
+    else
+        rl_snprintf(buf, cap, "--ci");
+    return buf;
+}
 
 /* --api-key-env: the key from the environment, which must be set. */
 static rl_status read_api_key(session *s, rl_error *err)
@@ -884,6 +903,55 @@ static rl_status measure_points(session *s, rl_error *err)
 /* The final bundle write: status set, writer thread drained and stopped, then written
  * synchronously; a failed write (or an earlier failed background write) replaces an OK or
  * interrupted st and its message in *saved. */
+/* The gate of --fail-on-slo PCT / --ci over the final points: its reasons into buf ("" when
+ * it passes) and client.gate {kind, fail_below_pct, failed, passed, reasons}. */
+static void gate_eval(client_ctx *c, char *buf, size_t cap)
+{
+    const rl_client_opts *a = c->a;
+    bool slo = a->slo.ttft_ms > 0 || a->slo.tpot_ms > 0 || a->slo.e2e_ms > 0;
+    double pct = a->fail_on_slo > 0 ? a->fail_on_slo : slo ? 100 : 0;
+    uint64_t failed = 0;
+    size_t len = 0;
+    cJSON *reasons = cJSON_CreateArray();
+    buf[0] = '\0';
+    const cJSON *pt;
+    cJSON_ArrayForEach(pt, c->points)
+    {
+        uint64_t f = 0;
+        rl_json_get_u64(rl_json_get(pt, "requests"), "failed", &f);
+        failed += f;
+    }
+    char r[160];
+    if (failed > 0) {
+        rl_snprintf(r, sizeof r, "%llu request%s failed", (unsigned long long)failed,
+                    failed == 1 ? "" : "s");
+        cJSON_AddItemToArray(reasons, cJSON_CreateString(r));
+        len += (size_t)rl_snprintf(buf + len, cap - len, "%s", r);
+    }
+    cJSON_ArrayForEach(pt, c->points)
+    {
+        const cJSON *g = rl_json_get(pt, "goodput");
+        double fr = rl_json_num_or(g, "fraction", NAN);
+        if (pct <= 0 || !isfinite(fr) || fr * 100 >= pct)
+            continue;
+        rl_snprintf(r, sizeof r, "concurrency %.0f: goodput %.3g%% < %.3g%%",
+                    rl_json_num_or(pt, "concurrency", NAN), fr * 100, pct);
+        cJSON_AddItemToArray(reasons, cJSON_CreateString(r));
+        if (len < cap)
+            len += (size_t)rl_snprintf(buf + len, cap - len, "%s%s", len ? "; " : "", r);
+    }
+    cJSON *gate = cJSON_CreateObject();
+    if (rl_json_attach(cJSON_GetObjectItemCaseSensitive(c->bundle, "client"), "gate", gate)) {
+        rl_json_add_str(gate, "kind", "derived");
+        rl_json_add_num_or_null(gate, "fail_below_pct", pct, pct > 0);
+        rl_json_add_u64(gate, "failed", failed);
+        cJSON_AddBoolToObject(gate, "passed", buf[0] == '\0');
+        rl_json_attach(gate, "reasons", reasons);
+    } else {
+        cJSON_Delete(reasons);
+    }
+}
+
 static rl_status write_final_bundle(session *s, rl_status st, rl_error *err, rl_error *saved)
 {
     client_ctx *c = &s->c;
@@ -899,6 +967,8 @@ static rl_status write_final_bundle(session *s, rl_status st, rl_error *err, rl_
         *err = ae;
         *saved = ae;
     }
+    if (c->a->fail_on_slo > 0 || c->a->ci)
+        gate_eval(c, s->gate, sizeof s->gate);
     const char *state = st == RL_EINTERRUPTED ? "interrupted"
                         : st != RL_OK         ? "failed"
                         : s->stopped          ? "failed"
@@ -975,6 +1045,19 @@ static rl_status finish(session *s, rl_status st, rl_error *err)
     else if (st == RL_OK && total_ok(c) == 0)
         st = rl_fail(err, RL_NOTHING,
                      "no request succeeded: see the errors in the summary and the bundle");
+    else if (st == RL_OK && (a->fail_on_slo > 0 || a->ci)) {
+        char flag[64];
+        const cJSON *bar =
+            rl_json_get(rl_json_get(rl_json_get(c->bundle, "client"), "gate"), "fail_below_pct");
+        if (s->gate[0])
+            st = rl_fail(err, RL_NOTHING, "SLO gate failed (%s): %s",
+                         gate_flag(a, flag, sizeof flag), s->gate);
+        else
+            rl_tty_printf(stderr, "SLO gate passed (%s): no request failed%s\n",
+                          gate_flag(a, flag, sizeof flag),
+                          cJSON_IsNumber(bar) ? ", goodput at or above the bar at every point"
+                                              : "");
+    }
     return st;
 }
 

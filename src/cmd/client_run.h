@@ -16,6 +16,9 @@
 #include "measure/quiet.h"
 
 #define RL_CLIENT_MAX_POINTS 64 /* operating points of one session (--sweep-concurrency) */
+#define RL_CLIENT_MAX_TAGS 32   /* --tag, repeated */
+#define RL_CLIENT_TAG_MAX 64    /* bytes of one tag */
+#define RL_CLIENT_NOTE_MAX 1024 /* bytes of --note */
 
 /* The options of `llama-roofline client`, as docs/CLI.md and its usage text describe them.
  * NULL strings and zero numbers mean "not given"; n_conc 0 means concurrency 1. */
@@ -27,7 +30,13 @@ typedef struct {
     rl_client_slo slo;
     int warmup, runs, retry, max_tokens;
     bool fail_fast, capture;
-    bool json_stdout; /* --json: the bundle on stdout in place of the summary */
+    bool json_stdout;                     /* --json: the bundle on stdout in place of the summary */
+    const char *tags[RL_CLIENT_MAX_TAGS]; /* --tag NAME, kept in client.settings.tags */
+    int n_tags;
+    const char *note;   /* --note TEXT, client.settings.note */
+    double fail_on_slo; /* --fail-on-slo PCT (--ci: 100): > 0 gates the exit status */
+    bool ci;            /* --ci: the gate, and failures alone without SLOs */
+    bool histogram;     /* --histogram: an E2E histogram per point in the summary */
     /* the machine's state during each point (measure/quiet.h) */
     const rl_quiet_limits *quiet; /* NULL: the defaults */
     double wait_quiet_s;          /* --wait-quiet: > 0 waits for a quiet machine first */
@@ -37,9 +46,11 @@ typedef struct {
 
 /* Measure every operating point of o and write its outputs; with o->from, measure nothing and
  * write o->csv from that bundle. Returns RL_OK when at least one request succeeded, RL_NOTHING
- * when none did or --fail-fast stopped the run, RL_EMISSING when the shell could not run the
- * command for any request, RL_EINTERRUPTED on Ctrl-C (the bundle keeps what was measured),
- * and the status of the first input, output or internal error otherwise. */
+ * when none did, --fail-fast stopped the run, or the gate failed (--fail-on-slo / --ci: a
+ * request failed, or a point's goodput is under the percentage; client.gate says why), RL_EMISSING
+ * when the shell could not run the command for any request, RL_EINTERRUPTED on Ctrl-C (the bundle
+ * keeps what was measured), and the status of the first input, output or internal error otherwise.
+ */
 rl_status rl_client_run_session(const rl_client_opts *o, rl_error *err);
 
 #endif

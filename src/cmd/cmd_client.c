@@ -75,6 +75,17 @@ static const char usage[] =
     "  --slo-ttft-ms MS, --slo-tpot-ms MS, --slo-e2e-ms MS\n"
     "                         service-level objectives for goodput (a request missing\n"
     "                         the metric is not good)\n"
+    "  --fail-on-slo PCT      a CI gate: exit 1 when any request failed or a point's\n"
+    "                         goodput (good / all requests) is under PCT %, 0.001 to\n"
+    "                         100; needs an SLO; the reasons on stderr and in the\n"
+    "                         bundle (client.gate)\n"
+    "  --ci                   fm-bench's gate: --fail-on-slo 100 with SLOs, else exit\n"
+    "                         1 when any request failed\n"
+    "labels:\n"
+    "  --tag NAME             a label kept in the bundle and shown in reports and\n"
+    "                         compare; repeatable, at most 32 of 64 bytes\n"
+    "  --note TEXT            a free-text note kept and shown the same way (1024\n"
+    "                         bytes at most)\n"
     RL_DEF_QUIET_HELP("       ", "    ", "                         ")
     RL_DEF_SERVER_PID_HELP("       ", "                         ")
     "output:\n"
@@ -85,6 +96,7 @@ static const char usage[] =
     "  --json                 print the bundle as JSON on stdout in place of the\n"
     "                         summary\n"
     "  --csv FILE             one row per request (\"-\": stdout)\n"
+    "  --histogram            add an E2E latency histogram per point to the summary\n"
     "  --chunks FILE          every chunk's CLOCK_MONOTONIC time, one JSON line per\n"
     "                         request\n"
     "  --from BUNDLE          measure nothing: read a client bundle and write --csv\n"
@@ -95,8 +107,8 @@ static const char usage[] =
     "TPOT, tok/s); LLAMA_ROOFLINE_PROGRESS=lines prints plain lines instead, =off\n"
     "nothing.\n"
     "\n"
-    "exit codes: 0 at least one request succeeded; 1 none did, or --fail-fast stopped\n"
-    "the run; 2 bad input (also an output that is an input or another output); 3 the\n"
+    "exit codes: 0 at least one request succeeded; 1 none did, --fail-fast stopped\n"
+    "the run, or the --fail-on-slo / --ci gate failed; 2 bad input (also an output that is an input or another output); 3 the\n"
     "command's program was not found for any request (shell status 127/126) or the\n"
     "HTTP driver is not built; 4 an output cannot be written (a symbolic link is\n"
     "never followed) or another llama-roofline is writing it; 5 internal error; 130\n"
@@ -132,7 +144,12 @@ enum {
     OPT_CSV,
     OPT_CHUNKS,
     OPT_FROM,
-    OPT_SERVER_PID
+    OPT_SERVER_PID,
+    OPT_FAIL_SLO,
+    OPT_CI,
+    OPT_TAG,
+    OPT_NOTE,
+    OPT_HISTOGRAM
 };
 
 static const struct option longopts[] = {
@@ -166,6 +183,11 @@ static const struct option longopts[] = {
     {"chunks", required_argument, NULL, OPT_CHUNKS},
     {"from", required_argument, NULL, OPT_FROM},
     {"server-pid", required_argument, NULL, OPT_SERVER_PID},
+    {"fail-on-slo", required_argument, NULL, OPT_FAIL_SLO},
+    {"ci", no_argument, NULL, OPT_CI},
+    {"tag", required_argument, NULL, OPT_TAG},
+    {"note", required_argument, NULL, OPT_NOTE},
+    {"histogram", no_argument, NULL, OPT_HISTOGRAM},
     RL_DEF_QUIET_LONGOPTS,
     {"help", no_argument, NULL, 'h'},
     {NULL, 0, NULL, 0},
@@ -177,6 +199,45 @@ typedef struct {
     bool have_conc;
     bool json_bare; /* --json without =FILE: stdout, or the old --json FILE with its operand */
 } client_parse;
+
+/* A label (--tag, --note): not empty, at most max bytes, UTF-8 without control characters. */
+static rl_status label_ok(const char *flag, const char *arg, size_t max, rl_error *err)
+{
+    size_t n = strlen(arg);
+    if (n == 0 || n > max)
+        return rl_fail(err, RL_EINPUT, "%s wants 1 to %zu bytes, got %zu", flag, max, n);
+    if (!rl_utf8_valid(arg, n))
+        return rl_fail(err, RL_EINPUT, "%s is not UTF-8 text", flag);
+    for (size_t i = 0; i < n; i++)
+        if ((unsigned char)arg[i] < 0x20 || arg[i] == 0x7f)
+            return rl_fail(err, RL_EINPUT, "%s holds a control character (byte %zu)", flag, i + 1);
+    return RL_OK;
+}
+
+/* The labels and the gate. */
+static rl_status on_label_opt(int c, const char *arg, rl_client_opts *a, rl_error *err)
+{
+    rl_status st = RL_OK;
+    switch (c) {
+    case OPT_FAIL_SLO:
+        st = rl_opt_double("--fail-on-slo", arg, 0.001, false, 100, &a->fail_on_slo, err);
+        break;
+    case OPT_CI: a->ci = true; break;
+    case OPT_TAG:
+        if (a->n_tags == RL_CLIENT_MAX_TAGS)
+            return rl_fail(err, RL_EINPUT, "at most %d --tag labels", RL_CLIENT_MAX_TAGS);
+        st = label_ok("--tag", arg, RL_CLIENT_TAG_MAX, err);
+        if (st == RL_OK)
+            a->tags[a->n_tags++] = arg;
+        break;
+    case OPT_NOTE:
+        st = label_ok("--note", arg, RL_CLIENT_NOTE_MAX, err);
+        a->note = arg;
+        break;
+    default: a->histogram = true; break;
+    }
+    return st;
+}
 
 static rl_status on_opt(int c, const char *arg, void *ctx, rl_error *err)
 {
@@ -257,6 +318,11 @@ static rl_status on_opt(int c, const char *arg, void *ctx, rl_error *err)
     case OPT_SERVER_PID:
         st = rl_opt_int("--server-pid", arg, 1, RL_DEF_MAX_SERVER_PID, &a->server_pid, err);
         break;
+    case OPT_FAIL_SLO:
+    case OPT_CI:
+    case OPT_TAG:
+    case OPT_NOTE:
+    case OPT_HISTOGRAM: st = on_label_opt(c, arg, a, err); break;
     default: st = rl_fail(err, RL_EINTERNAL, "option table out of step");
     }
     return st;
@@ -314,6 +380,12 @@ static rl_status parse(int argc, char **argv, rl_client_opts *a, bool *help, rl_
         if (ue != RL_OK)
             return ue;
     }
+    if (a->fail_on_slo > 0 && a->slo.ttft_ms <= 0 && a->slo.tpot_ms <= 0 && a->slo.e2e_ms <= 0)
+        return rl_fail(err, RL_EINPUT,
+                       "--fail-on-slo gates goodput: give an SLO (--slo-ttft-ms, --slo-tpot-ms "
+                       "or --slo-e2e-ms), or --ci to gate on failures alone");
+    if (a->fail_on_slo > 0 && a->ci)
+        return rl_fail(err, RL_EINPUT, "--fail-on-slo and --ci exclude each other: give one");
     if (a->ramp > 0 && a->rate <= 0)
         return rl_fail(err, RL_EINPUT, "--ramp-up-ms paces a request rate: give --request-rate");
     if (a->profile && a->prompts_file)

@@ -298,25 +298,104 @@ void rl_report_client_markdown(rl_sbuf *s, const cJSON *b, void (*esc)(rl_sbuf *
     }
 }
 
-void rl_report_client_print(FILE *out, const cJSON *b)
+/* The goodput cell: "75%" of all requests at the SLOs, "n/a" without SLOs. */
+static void goodput_cell(const cJSON *pt, char *buf, size_t cap)
 {
-    char line[1024], safe[1024];
-    rl_report_client_answer(b, line, sizeof line);
-    rl_tty_printf(out, "\nanswer: %s\n", rl_tty_escape(line, safe, sizeof safe));
-    rl_tty_printf(out, "\n  %11s %9s %12s %10s %10s %10s %10s\n", "concurrency", "ok/total",
-                  "TTFT p50 ms", "TPOT ms", "E2E ms", "req/s", "goodput/s");
+    const cJSON *g = rl_json_get(pt, "goodput");
+    double f = rl_report_client_available(g) ? rl_json_num_or(g, "fraction", NAN) : NAN;
+    if (isfinite(f))
+        rl_snprintf(buf, cap, "%.0f%%", f * 100);
+    else
+        rl_snprintf(buf, cap, "n/a");
+}
+
+void rl_report_client_table(FILE *out, const cJSON *b)
+{
+    rl_tty_printf(out, "\n  %5s %9s %5s %9s %9s %9s %9s %9s %10s %7s %8s\n", "conc", "ok/all",
+                  "fail", "TTFT p50", "TTFT p95", "E2E p50", "E2E p95", "TPOT p50", "decode t/s",
+                  "req/s", "goodput");
     const cJSON *pt;
     size_t k = 0;
     cJSON_ArrayForEach(pt, rl_report_client_points(b))
     {
         if (k++ == MAX_POINTS)
             break;
-        char c[5][32], okn[48];
-        summary_cells(pt, c);
-        rl_snprintf(okn, sizeof okn, "%.0f/%.0f",
-                    rl_json_num_or(rl_json_get(pt, "requests"), "ok", NAN),
-                    rl_json_num_or(rl_json_get(pt, "requests"), "measured", NAN));
-        rl_tty_printf(out, "  %11.0f %9s %12s %10s %10s %10s %10s\n", rl_report_client_conc(pt),
-                      okn, c[0], c[1], c[2], c[3], c[4]);
+        const cJSON *m = rl_json_get(pt, "metrics"), *rq = rl_json_get(pt, "requests");
+        char c[8][32], okn[48], gp[16];
+        const char *dist[][2] = {
+            {"ttft", "p50"}, {"ttft", "p95"}, {"e2e", "p50"}, {"e2e", "p95"}, {"tpot", "p50"}};
+        for (int i = 0; i < 5; i++)
+            rl_report_client_num(rl_report_client_stat(rl_json_get(m, dist[i][0]), dist[i][1]),
+                                 c[i], 32);
+        rl_report_client_num(rl_report_client_value(rl_json_get(m, "decode_throughput")), c[5], 32);
+        rl_report_client_num(rl_report_client_value(rl_json_get(m, "rps")), c[6], 32);
+        rl_snprintf(okn, sizeof okn, "%.0f/%.0f", rl_json_num_or(rq, "ok", NAN),
+                    rl_json_num_or(rq, "measured", NAN));
+        goodput_cell(pt, gp, sizeof gp);
+        rl_tty_printf(out, "  %5.0f %9s %5.0f %9s %9s %9s %9s %9s %10s %7s %8s\n",
+                      rl_report_client_conc(pt), okn, rl_json_num_or(rq, "failed", NAN), c[0], c[1],
+                      c[2], c[3], c[4], c[5], c[6], gp);
     }
+    rl_tty_printf(out, "  (times in ms; TTFT is a proxy: the first chunk; goodput: good / all "
+                       "requests at the SLOs)\n");
+}
+
+/* One point's E2E samples as text: up to 20 equal-width buckets from min to max. */
+static void histogram_point(FILE *out, const cJSON *pt)
+{
+    const cJSON *smp = rl_json_get(rl_json_get(rl_json_get(pt, "metrics"), "e2e"), "samples");
+    int n = cJSON_IsArray(smp) ? cJSON_GetArraySize(smp) : 0;
+    rl_tty_printf(out, "\n  E2E latency at concurrency %.0f", rl_report_client_conc(pt));
+    if (n <= 0) {
+        rl_tty_printf(out, ": no successful request\n");
+        return;
+    }
+    double lo = INFINITY, hi = -INFINITY;
+    const cJSON *x;
+    cJSON_ArrayForEach(x, smp)
+    {
+        lo = fmin(lo, x->valuedouble);
+        hi = fmax(hi, x->valuedouble);
+    }
+    size_t nb = (size_t)ceil(sqrt((double)n));
+    nb = hi > lo ? (nb < 1 ? 1 : nb > 20 ? 20 : nb) : 1;
+    size_t cnt[20] = {0}, top = 0;
+    cJSON_ArrayForEach(x, smp)
+    {
+        size_t i = hi > lo ? (size_t)((x->valuedouble - lo) / (hi - lo) * (double)nb) : 0;
+        cnt[i >= nb ? nb - 1 : i]++;
+    }
+    for (size_t i = 0; i < nb; i++)
+        top = cnt[i] > top ? cnt[i] : top;
+    rl_tty_printf(out, " (ms, %d request%s):\n", n, n == 1 ? "" : "s");
+    for (size_t i = 0; i < nb; i++) {
+        char a[32], z[32], bar[41];
+        double w = (hi - lo) / (double)nb;
+        rl_report_client_num(lo + w * (double)i, a, sizeof a);
+        rl_report_client_num(i + 1 == nb ? hi : lo + w * (double)(i + 1), z, sizeof z);
+        size_t len = top ? (cnt[i] * 40 + top - 1) / top : 0;
+        memset(bar, '#', len);
+        bar[len] = '\0';
+        rl_tty_printf(out, "  %9s - %-9s %-40s %zu\n", a, z, bar, cnt[i]);
+    }
+}
+
+void rl_report_client_histogram(FILE *out, const cJSON *b)
+{
+    const cJSON *pt;
+    size_t k = 0;
+    cJSON_ArrayForEach(pt, rl_report_client_points(b))
+    {
+        if (k++ == MAX_POINTS)
+            break;
+        histogram_point(out, pt);
+    }
+}
+
+void rl_report_client_print(FILE *out, const cJSON *b)
+{
+    char line[1024], safe[1024];
+    rl_report_client_answer(b, line, sizeof line);
+    rl_tty_printf(out, "\nanswer: %s\n", rl_tty_escape(line, safe, sizeof safe));
+    rl_report_client_table(out, b);
 }

@@ -55,7 +55,13 @@ void rl_report_client_answer(const cJSON *b, char *buf, size_t cap);
 size_t rl_report_client_figures(const cJSON *b, rl_report_figure *out);
 /* One Markdown table row per operating point (with its header), strings through esc. */
 void rl_report_client_markdown(rl_sbuf *s, const cJSON *b, void (*esc)(rl_sbuf *, const char *));
-/* The terminal summary: one line per operating point. */
+/* The terminal summary: the answer, then rl_report_client_table. */
 void rl_report_client_print(FILE *out, const cJSON *b);
+/* One row per operating point: concurrency, ok/all, failures, TTFT and E2E p50/p95, TPOT p50,
+ * decode tok/s (token-weighted), requests/s, goodput (good / all requests). */
+void rl_report_client_table(FILE *out, const cJSON *b);
+/* Per point, the E2E samples in up to 20 equal-width buckets (min to max; ceil(sqrt(n))
+ * of them), each a row "lo - hi  ####  count" with bars scaled to 40 characters. */
+void rl_report_client_histogram(FILE *out, const cJSON *b);
 
 #endif

@@ -304,6 +304,27 @@ static void point_records(rl_html *h, xmlNodePtr parent, const cJSON *pt)
     }
 }
 
+/* --tag and --note of the run (client.settings.tags, .note), when it had any. */
+static void labels(rl_html *h, xmlNodePtr dl, const cJSON *st)
+{
+    const cJSON *tags = rl_json_get(st, "tags"), *t;
+    if (cJSON_GetArraySize(tags) > 0) {
+        rl_html_el_text(h, dl, "dt", NULL, "Tags");
+        xmlNodePtr dd = rl_html_el(h, dl, "dd", NULL);
+        size_t k = 0;
+        cJSON_ArrayForEach(t, tags)
+        {
+            if (cJSON_IsString(t))
+                rl_html_textf(h, dd, "%s%s", k++ ? ", " : "", t->valuestring);
+        }
+    }
+    const char *note = rl_json_get_str(st, "note");
+    if (note) {
+        rl_html_el_text(h, dl, "dt", NULL, "Note");
+        rl_html_el_text(h, dl, "dd", NULL, note);
+    }
+}
+
 static void setup(rl_html *h, xmlNodePtr body, const cJSON *c)
 {
     xmlNodePtr dl = rl_html_el(h, body, "dl", "facts");
@@ -354,6 +375,23 @@ static void setup(rl_html *h, xmlNodePtr body, const cJSON *c)
     }
     if (!any)
         rl_html_text(h, dd, "none set, so no goodput");
+    labels(h, dl, st);
+    const cJSON *gate = rl_json_get(c, "gate");
+    if (cJSON_IsObject(gate)) {
+        rl_html_el_text(h, dl, "dt", NULL, "CI gate");
+        xmlNodePtr gd = rl_html_el(h, dl, "dd", NULL);
+        if (cJSON_IsTrue(rl_json_get(gate, "passed")))
+            rl_html_text(h, gd, "passed");
+        else
+            rl_html_text(h, gd, "failed:");
+        const cJSON *r;
+        size_t k = 0;
+        cJSON_ArrayForEach(r, rl_json_get(gate, "reasons"))
+        {
+            if (cJSON_IsString(r))
+                rl_html_textf(h, gd, "%s %s", k++ ? ";" : "", r->valuestring);
+        }
+    }
 }
 
 static rl_status charts(rl_html *h, xmlNodePtr body, const cJSON *b, rl_error *err)

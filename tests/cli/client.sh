@@ -97,7 +97,7 @@ for r in rs:
         two += 1
 assert two >= 3, rs
 PY
-expect "summary on stdout" "$(cat "$work/ok.out")" "c=1: 6/6 ok, 0 failed; TTFT p50 [0-9.]+ ms"
+expect "summary on stdout: the table row" "$(cat "$work/ok.out")" "^ +1 +6/6 +0 +[0-9.]+ "
 expect "summary names the bundle" "$(cat "$work/ok.out")" "wrote $work/ok/bundle.json"
 [ -s "$work/ok/report.html" ] && echo "ok   -o writes report.html" || fail "no report.html"
 

@@ -48,7 +48,7 @@ print("\n".join(sorted(set(r["error"] for r in j["client"]["points"][0]["records
     [ "$got" = "$want" ] && echo "ok   $name: the message" || fail "$name: got: $got"
   fi
   local first
-  first=$(sed -n 's/^    first failure: //p' "$work/$name.out")
+  first=$(sed -n 's/^  concurrency [0-9]*, first failure: //p' "$work/$name.out")
   [ "$first" = "$got" ] && echo "ok   $name: the summary says it" || fail "$name: summary: $first"
   grep -q "s3cr3t" "$work/$name.out" "$work/$name.err" "$work/$name.json" &&
     fail "$name: the password is shown" || echo "ok   $name: no credentials shown"
