@@ -1016,3 +1016,55 @@ cJSON *rl_client_point_json(const rl_client_point *p, const rl_client_slo *slo, 
         rl_fail(err, RL_EINTERNAL, "out of memory computing the client metrics");
     return root;
 }
+
+/* ---- the CI gate ---------------------------------------------------------------------- */
+
+/* One reason into the array and the joined line. */
+static void gate_reason(cJSON *reasons, char *buf, size_t cap, size_t *len, const char *r)
+{
+    cJSON_AddItemToArray(reasons, cJSON_CreateString(r));
+    if (*len < cap)
+        *len += (size_t)rl_snprintf(buf + *len, cap - *len, "%s%s", *len ? "; " : "", r);
+}
+
+cJSON *rl_client_gate_json(const cJSON *points, double pct, char *buf, size_t cap)
+{
+    uint64_t failed = 0;
+    size_t len = 0;
+    char r[160];
+    cJSON *gate = cJSON_CreateObject(), *reasons = cJSON_CreateArray();
+    buf[0] = '\0';
+    const cJSON *pt;
+    cJSON_ArrayForEach(pt, points)
+    {
+        uint64_t f = 0;
+        rl_json_get_u64(rl_json_get(pt, "requests"), "failed", &f);
+        failed += f;
+    }
+    if (failed > 0) {
+        rl_snprintf(r, sizeof r, "%llu request%s failed", (unsigned long long)failed,
+                    failed == 1 ? "" : "s");
+        gate_reason(reasons, buf, cap, &len, r);
+    }
+    cJSON_ArrayForEach(pt, points)
+    {
+        double fr = rl_json_num_or(rl_json_get(pt, "goodput"), "fraction", NAN);
+        if (pct <= 0 || !isfinite(fr) || fr * 100 >= pct)
+            continue;
+        rl_snprintf(r, sizeof r, "concurrency %.0f: goodput %.3g%% < %.3g%%",
+                    rl_json_num_or(pt, "concurrency", NAN), fr * 100, pct);
+        gate_reason(reasons, buf, cap, &len, r);
+    }
+    bool ok = gate && rl_json_add_str(gate, "kind", "derived") &&
+              rl_json_add_num_or_null(gate, "fail_below_pct", pct, pct > 0) &&
+              rl_json_add_u64(gate, "failed", failed) &&
+              cJSON_AddBoolToObject(gate, "passed", buf[0] == '\0');
+    if (!ok || !rl_json_attach(gate, "reasons", reasons)) { /* attach frees reasons */
+        if (!ok)
+            cJSON_Delete(reasons);
+        cJSON_Delete(gate);
+        rl_snprintf(buf, cap, "out of memory judging the gate");
+        return NULL;
+    }
+    return gate;
+}

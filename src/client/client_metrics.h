@@ -59,6 +59,13 @@ typedef struct {
  * normalised output hash); goodput against slo. NULL with err filled on failure. */
 cJSON *rl_client_point_json(const rl_client_point *p, const rl_client_slo *slo, rl_error *err);
 
+/* The CI gate (client --fail-on-slo PCT / --ci) over finished points (rl_client_point_json
+ * objects): it fails when any request failed, or, with pct > 0, when a point's goodput
+ * fraction (good / all requests) * 100 is under pct. Its reasons, "; "-joined, into buf (""
+ * when it passes); returns {kind: derived, fail_below_pct (null when pct <= 0), failed,
+ * passed, reasons: [...]}, NULL when out of memory (buf then says so). */
+cJSON *rl_client_gate_json(const cJSON *points, double pct, char *buf, size_t cap);
+
 /* Pooled chunk gaps kept as samples per operating point; beyond this the statistics still
  * cover every gap but "samples" is {"available": false, "reason"} (the bundle stays small). */
 #define RL_CLIENT_GAP_SAMPLES_MAX 100000

@@ -903,53 +903,16 @@ static rl_status measure_points(session *s, rl_error *err)
 /* The final bundle write: status set, writer thread drained and stopped, then written
  * synchronously; a failed write (or an earlier failed background write) replaces an OK or
  * interrupted st and its message in *saved. */
-/* The gate of --fail-on-slo PCT / --ci over the final points: its reasons into buf ("" when
- * it passes) and client.gate {kind, fail_below_pct, failed, passed, reasons}. */
+/* The gate of --fail-on-slo PCT / --ci over the final points (client_metrics.h): its reasons
+ * into buf ("" when it passes) and client.gate. */
 static void gate_eval(client_ctx *c, char *buf, size_t cap)
 {
     const rl_client_opts *a = c->a;
     bool slo = a->slo.ttft_ms > 0 || a->slo.tpot_ms > 0 || a->slo.e2e_ms > 0;
     double pct = a->fail_on_slo > 0 ? a->fail_on_slo : slo ? 100 : 0;
-    uint64_t failed = 0;
-    size_t len = 0;
-    cJSON *reasons = cJSON_CreateArray();
-    buf[0] = '\0';
-    const cJSON *pt;
-    cJSON_ArrayForEach(pt, c->points)
-    {
-        uint64_t f = 0;
-        rl_json_get_u64(rl_json_get(pt, "requests"), "failed", &f);
-        failed += f;
-    }
-    char r[160];
-    if (failed > 0) {
-        rl_snprintf(r, sizeof r, "%llu request%s failed", (unsigned long long)failed,
-                    failed == 1 ? "" : "s");
-        cJSON_AddItemToArray(reasons, cJSON_CreateString(r));
-        len += (size_t)rl_snprintf(buf + len, cap - len, "%s", r);
-    }
-    cJSON_ArrayForEach(pt, c->points)
-    {
-        const cJSON *g = rl_json_get(pt, "goodput");
-        double fr = rl_json_num_or(g, "fraction", NAN);
-        if (pct <= 0 || !isfinite(fr) || fr * 100 >= pct)
-            continue;
-        rl_snprintf(r, sizeof r, "concurrency %.0f: goodput %.3g%% < %.3g%%",
-                    rl_json_num_or(pt, "concurrency", NAN), fr * 100, pct);
-        cJSON_AddItemToArray(reasons, cJSON_CreateString(r));
-        if (len < cap)
-            len += (size_t)rl_snprintf(buf + len, cap - len, "%s%s", len ? "; " : "", r);
-    }
-    cJSON *gate = cJSON_CreateObject();
-    if (rl_json_attach(cJSON_GetObjectItemCaseSensitive(c->bundle, "client"), "gate", gate)) {
-        rl_json_add_str(gate, "kind", "derived");
-        rl_json_add_num_or_null(gate, "fail_below_pct", pct, pct > 0);
-        rl_json_add_u64(gate, "failed", failed);
-        cJSON_AddBoolToObject(gate, "passed", buf[0] == '\0');
-        rl_json_attach(gate, "reasons", reasons);
-    } else {
-        cJSON_Delete(reasons);
-    }
+    cJSON *gate = rl_client_gate_json(c->points, pct, buf, cap);
+    if (!rl_json_attach(cJSON_GetObjectItemCaseSensitive(c->bundle, "client"), "gate", gate))
+        rl_snprintf(buf, cap, "out of memory judging the gate");
 }
 
 static rl_status write_final_bundle(session *s, rl_status st, rl_error *err, rl_error *saved)

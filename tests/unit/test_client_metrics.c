@@ -16,6 +16,7 @@
 #include "rl_test.h"
 
 #include "client/client_metrics.h"
+#include "render/client_text.h"
 #include "render/html_client.h"
 #include "base/rl_json.h"
 
@@ -252,6 +253,36 @@ static void test_retry_window(void **state)
     assert_near(num(j, "records.0.send_ms"), 549, 1e-9);
     assert_near(num(j, "records.0.e2e_ms"), 67, 1e-9); /* the latency is the final attempt's */
     cJSON_Delete(j);
+}
+
+/* The CI gate on hand-made points: goodput 0.5 at concurrency 1, 1.0 at concurrency 2. */
+static void test_gate(void **state)
+{
+    (void)state;
+    cJSON *pts = cJSON_Parse("[{\"concurrency\": 1, \"requests\": {\"failed\": 0}, "
+                             "\"goodput\": {\"fraction\": 0.5}}, {\"concurrency\": 2, "
+                             "\"requests\": {\"failed\": 0}, \"goodput\": {\"fraction\": 1}}]");
+    assert_non_null(pts);
+    char buf[256];
+    cJSON *g = rl_client_gate_json(pts, 50, buf, sizeof buf); /* exactly at the bar: passes */
+    assert_non_null(g);
+    assert_string_equal(buf, "");
+    assert_true(cJSON_IsTrue(cJSON_GetObjectItem(g, "passed")));
+    cJSON_Delete(g);
+    g = rl_client_gate_json(pts, 50.5, buf, sizeof buf); /* just above: fails at c=1 only */
+    assert_string_equal(buf, "concurrency 1: goodput 50% < 50.5%");
+    assert_true(cJSON_IsFalse(cJSON_GetObjectItem(g, "passed")));
+    assert_int_equal(cJSON_GetArraySize(cJSON_GetObjectItem(g, "reasons")), 1);
+    cJSON_Delete(g);
+    cJSON_SetNumberValue(
+        cJSON_GetObjectItem(cJSON_GetObjectItem(cJSON_GetArrayItem(pts, 1), "requests"), "failed"),
+        1);
+    g = rl_client_gate_json(pts, 0, buf, sizeof buf); /* --ci without SLOs: failures only */
+    assert_string_equal(buf, "1 request failed");
+    assert_true(cJSON_IsNull(cJSON_GetObjectItem(g, "fail_below_pct")));
+    assert_int_equal((int)num(g, "failed"), 1);
+    cJSON_Delete(g);
+    cJSON_Delete(pts);
 }
 
 static void test_goodput(void **state)
@@ -565,10 +596,12 @@ static void test_fixture(void **state)
                      path);
         cJSON_Delete(f);
     }
-    /* the terminal summary of a client bundle: the answer, one line per point */
+    /* the terminal summary of a client bundle: the answer, one line per point; then the
+     * histogram: concurrency 1's E2E 496, 581, 503, 592 ms in ceil(sqrt(4)) = 2 buckets of 48 ms */
     FILE *f = tmpfile();
     assert_non_null(f);
     rl_report_client_print(f, b);
+    rl_report_client_histogram(f, b);
     char text[4096] = "";
     rewind(f);
     size_t got = fread(text, 1, sizeof text - 1, f);
@@ -577,6 +610,10 @@ static void test_fixture(void **state)
     assert_non_null(
         strstr(text, "answer: Streaming from http://127.0.0.1:8080/v1/chat/completions"));
     assert_non_null(strstr(text, "1 of 8 requests failed."));
+    assert_non_null(strstr(text,
+                           "  E2E latency at concurrency 1 (ms, 4 requests):\n"
+                           "        496 - 544       ######################################## 2\n"
+                           "        544 - 592       ######################################## 2\n"));
     /* conc 2: 3 of 4 ok, 1 failed, TTFT p50 268 p95 317, E2E p50 607 p95 809, TPOT p50 30.5,
      * decode 32.4 tok/s, 2.99 req/s, goodput 1 of 4 */
     assert_non_null(strstr(text, "      2       3/4     1       268       317       607       809  "
@@ -598,6 +635,7 @@ int main(void)
         cmocka_unit_test(test_slo_misses),
         cmocka_unit_test(test_goodput),
         cmocka_unit_test(test_retry_window),
+        cmocka_unit_test(test_gate),
         cmocka_unit_test(test_ci),
         cmocka_unit_test(test_one_sample),
         cmocka_unit_test(test_zero_ok),
