@@ -297,6 +297,10 @@ typedef struct {
  * records the leaders; out gets n results. Deterministic. */
 void rl_chart_pin_labels(rl_chart_canvas *cv, const rl_chart_pin *pins, size_t n, double size,
                          const char *cls, const rl_chart_rect *within, rl_chart_pinned *out);
+/* The labels placed again where placed says (an earlier rl_chart_pin_labels of the same pins
+ * on a canvas laid out the same way): the same texts and leaders, without the search. */
+void rl_chart_pin_replay(rl_chart_canvas *cv, const rl_chart_pin *pins, size_t n, double size,
+                         const char *cls, const rl_chart_pinned *placed, rl_chart_pinned *out);
 /* One label pinned to the first of n alternative points (the same text) with a free place,
  * taking the passes of rl_chart_pin_labels across all of them in turn; false, nothing placed,
  * when no place is free. */

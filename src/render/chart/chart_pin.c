@@ -712,6 +712,18 @@ void rl_chart_pin_labels(rl_chart_canvas *cv, const rl_chart_pin *pins, size_t n
         commit(cv, &pins[i], &best[i].c, size, cls, best[i].clear, &out[i]);
 }
 
+void rl_chart_pin_replay(rl_chart_canvas *cv, const rl_chart_pin *pins, size_t n, double size,
+                         const char *cls, const rl_chart_pinned *placed, rl_chart_pinned *out)
+{
+    if (n > RL_CHART_MAX_SERIES)
+        n = RL_CHART_MAX_SERIES;
+    for (size_t i = 0; i < n; i++) {
+        double w = rl_chart_text_width(cv, pins[i].text, size, pins[i].bold);
+        cand c = cand_at(&pins[i], w, size, placed[i].box.cx, placed[i].box.cy);
+        commit(cv, &pins[i], &c, size, cls, placed[i].clear, &out[i]);
+    }
+}
+
 bool rl_chart_pin_one(rl_chart_canvas *cv, const rl_chart_pin *alts, size_t n, double size,
                       const char *cls, const rl_chart_rect *within, rl_chart_pinned *out)
 {

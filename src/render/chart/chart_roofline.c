@@ -63,6 +63,9 @@ typedef struct {
     char head[320], sub[1536];
     double legend_flow_h;     /* the legend laid out in rows below the plot (measured) */
     rl_chart_roof_layout lay; /* what roof_draw placed */
+    bool pinned;              /* the points' labels placed once (in the plot pinned_in) */
+    rl_chart_rect pinned_in;
+    rl_chart_pinned pins[RL_CHART_MAX_SERIES];
 } roof;
 
 static void roof_free(void *data)
@@ -621,8 +624,16 @@ static void roof_draw(rl_chart_canvas *cv, void *ctx)
         lay->px[i] = px[i];
         lay->py[i] = py[i];
     }
+    /* placed once: the second drawing (the first decided the height) replays them */
     rl_chart_rect within = {plot.x + 2, plot.y + 2, plot.w - 4, plot.h - 4};
-    rl_chart_pin_labels(cv, pins, r->n, RL_CHART_FS_LABEL, "label", &within, lay->pins);
+    if (r->pinned && memcmp(&r->pinned_in, &plot, sizeof plot) == 0) {
+        rl_chart_pin_replay(cv, pins, r->n, RL_CHART_FS_LABEL, "label", r->pins, lay->pins);
+    } else {
+        rl_chart_pin_labels(cv, pins, r->n, RL_CHART_FS_LABEL, "label", &within, lay->pins);
+        memcpy(r->pins, lay->pins, sizeof r->pins);
+        r->pinned_in = plot;
+        r->pinned = true;
+    }
     lay->n_pts = r->n;
     for (size_t k = 0; k < nl; k++) {
         bw_label(cv, &xs, &ys, &plot, lines[k].bps, lines[k].text, lines[k].above_first);
