@@ -289,12 +289,14 @@ typedef struct {
 } rl_chart_pinned;
 #define RL_CHART_LEADER_GAP 8.0
 #define RL_CHART_LEADER_RGB RL_CHART_GREY
-/* Label the n points (at most RL_CHART_MAX_SERIES) in a fixed order, each inside within and
- * crossing no segment recorded so far (lines, axes, earlier leaders) and overlapping no text
- * or marker: first next to its point (right, left, above, below, the diagonals), for the
- * points where none is free further out on rings of 16 directions with a leader line that
- * crosses no label, marker or leader (nor line, where it can). Records the texts, draws and
- * records the leaders; out gets n results. Deterministic. */
+/* Label the n points (at most RL_CHART_MAX_SERIES), each inside within, touching no segment
+ * recorded so far (lines, axes, leaders) and overlapping no text or marker: next to its point
+ * (right, left, above, below, the diagonals) where that is free, else further out (rings of
+ * 24 directions, then a grid over within) joined to it by a leader line that crosses no text
+ * or marker (nor, where it can, a line or another leader); the cheapest place, clear false,
+ * when nothing is free. Crowded points first; tried again with the labels left without a
+ * free place first (chart_pin.c says how). Records the texts, draws and records the leaders;
+ * out gets n results. Deterministic. */
 void rl_chart_pin_labels(rl_chart_canvas *cv, const rl_chart_pin *pins, size_t n, double size,
                          const char *cls, const rl_chart_rect *within, rl_chart_pinned *out);
 /* The labels placed again where placed says (an earlier rl_chart_pin_labels of the same pins

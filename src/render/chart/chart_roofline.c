@@ -10,6 +10,13 @@
  * format; MoE points are diamonds, GPU-offloaded ones triangles (both: squares), and the label
  * says "MoE" / "GPU". With fewer than two points or no fit there is no fitted line, and the
  * description says why.
+ * Layout, in phases (roof_draw, as rrdtool's graph_paint): the frame (the PNG's title, axes),
+ * the lines, the markers, then what must avoid them all: the points' labels (chart_pin.c: next
+ * to the point, else out with a leader line), the lines' labels (along the line where that
+ * touches nothing, else level beside it), and the legend (only the encodings drawn) in a
+ * corner of the plot that covers nothing, else below the plot; the height is known after a
+ * first, dry layout (roof_height), whose label places the drawing replays. The PNG is titled
+ * with where it was measured (rl_chart_roof_title); the page's chart is not (the page is).
  * With a calibration (analyse/predict_expect.h, docs/METHOD.md "Two roofs"): each model's
  * two-roof prediction is a hollow marker of its shape and colour at its bytes, and the kernel
  * roof (calibration compute_roof.GBs: the rate its kernel consumes cache-resident weights) of
