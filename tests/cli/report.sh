@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: MIT
 # CLI: `report`. A bundle and the report made from it give the same page byte for byte; the
-# page goes beside the input by default, to -o FILE or to stdout with -o -; --markdown and --png;
+# page goes beside the input by default, to -o FILE or to stdout with -o -; --markdown and --png
+# (a whole PNG, as wide and high as the titled chart);
 # bad inputs (truncated JSON, a foreign JSON, an HTML page without an embedded bundle, a missing
 # file, no or two operands, an unknown option, -o naming the bundle) exit 2 with one line and
 # nothing on stdout; an output that cannot be written exits 4; `run` writes report.html beside
@@ -51,6 +52,23 @@ cmp -s "$work/s.md" <(printf '%s\n' "$md") && echo "ok   --markdown FILE: the sa
 check "--markdown=FILE --png FILE -o FILE" 0 $?
 cmp -s "$work/s.md" "$work/t.md" && echo "ok   --markdown=FILE" || fail "--markdown=FILE differs"
 [ "$(head -c 8 "$work/r.png" | od -An -tx1 | tr -d ' \n')" = 89504e470d0a1a0a ] && echo "ok   --png: a PNG" || fail "--png: not a PNG"
+# the PNG: a whole PNG (every chunk's CRC right, IEND last), 2 x 720 px wide, and as high as the
+# chart with its title band (2 x (440 + 40) px at least: the machine named above the plot)
+png=$(python3 - "$work/r.png" <<'PY'
+import struct, sys, zlib
+d = open(sys.argv[1], "rb").read()
+assert d[:8] == b"\x89PNG\r\n\x1a\n"
+i, kinds = 8, []
+while i < len(d):
+    n, = struct.unpack(">I", d[i:i + 4]); k = d[i + 4:i + 8]; body = d[i + 8:i + 8 + n]
+    assert struct.unpack(">I", d[i + 8 + n:i + 12 + n])[0] == zlib.crc32(k + body), k
+    kinds.append(k); i += 12 + n
+assert kinds[0] == b"IHDR" and kinds[-1] == b"IEND" and b"IDAT" in kinds
+w, h = struct.unpack(">II", d[16:24])
+print(w, h)
+PY
+)
+[ "${png% *}" = 1440 ] && [ "${png#* }" -ge 960 ] && echo "ok   --png: a whole PNG, 1440 x ${png#* }, titled" || fail "--png: not a whole titled PNG ($png)"
 cmp -s "$work/p.html" "$work/report.html" && echo "ok   -o with --markdown: the page too" || fail "-o page differs"
 expect "says what it wrote" "$(cat "$work/out")" "wrote $work/t.md"
 

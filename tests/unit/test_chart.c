@@ -782,6 +782,470 @@ static void test_png(void **state)
     cJSON_Delete(b);
 }
 
+/* ---- the roofline's layout: labels, leaders, legend, title ----------------------------------
+ * The checks here do their own geometry (points sampled every 0.25 px), not chart_layout.c's,
+ * so a broken intersection test there cannot also blind the test. */
+
+/* Is (x, y) in box b (rotation included)? */
+static bool in_box(const rl_chart_box *b, double x, double y)
+{
+    double dx = x - b->cx, dy = y - b->cy;
+    double u = dx * cos(b->angle) + dy * sin(b->angle);
+    double v = -dx * sin(b->angle) + dy * cos(b->angle);
+    return fabs(u) <= b->hw && fabs(v) <= b->hh;
+}
+
+/* Does the segment (x0, y0)-(x1, y1) touch b, its points 0.25 px apart? */
+static bool seg_touches(double x0, double y0, double x1, double y1, const rl_chart_box *b)
+{
+    double len = hypot(x1 - x0, y1 - y0);
+    size_t n = (size_t)ceil(len / 0.25) + 1;
+    for (size_t i = 0; i <= n; i++) {
+        double t = (double)i / (double)n;
+        if (in_box(b, x0 + t * (x1 - x0), y0 + t * (y1 - y0)))
+            return true;
+    }
+    return false;
+}
+
+/* A corner of b: k 0..3. */
+static void corner(const rl_chart_box *b, int k, double *x, double *y)
+{
+    double su = (k == 1 || k == 2) ? 1 : -1, sv = k >= 2 ? 1 : -1;
+    double c = cos(b->angle), sn = sin(b->angle);
+    *x = b->cx + su * b->hw * c - sv * b->hh * sn;
+    *y = b->cy + su * b->hw * sn + sv * b->hh * c;
+}
+
+/* Do two boxes overlap? An edge of one touches the other, or one holds the other's centre. */
+static bool boxes_touch(const rl_chart_box *a, const rl_chart_box *b)
+{
+    const rl_chart_box *ab[2] = {a, b};
+    for (int s = 0; s < 2; s++) {
+        if (in_box(ab[1 - s], ab[s]->cx, ab[s]->cy))
+            return true;
+        for (int k = 0; k < 4; k++) {
+            double x0, y0, x1, y1;
+            corner(ab[s], k, &x0, &y0);
+            corner(ab[s], (k + 1) % 4, &x1, &y1);
+            if (seg_touches(x0, y0, x1, y1, ab[1 - s]))
+                return true;
+        }
+    }
+    return false;
+}
+
+/* The distance from (x, y) to an unrotated box. */
+static double dist_to(const rl_chart_box *b, double x, double y)
+{
+    double dx = fmax(0, fabs(x - b->cx) - b->hw), dy = fmax(0, fabs(y - b->cy) - b->hh);
+    return hypot(dx, dy);
+}
+
+static rl_chart_box rect_box(const rl_chart_rect *r)
+{
+    return (rl_chart_box){r->x + r->w / 2, r->y + r->h / 2, r->w / 2, r->h / 2, 0, 0};
+}
+
+/* A bundle of MODELS[0] copies at the given bytes and rates (long names, or ones as short as
+ * most: "Qwen2.5-7B Q4_K_M"), with the fit and ceiling of make_bundle. */
+static cJSON *crowd_bundle(size_t n, const double *bytes, const double *tps, bool short_names)
+{
+    cJSON *b = make_bundle(NULL, 1, false);
+    cJSON *models = cJSON_GetObjectItem(b, "models");
+    cJSON *an = cJSON_GetObjectItem(b, "analysis");
+    cJSON *am = cJSON_GetObjectItem(an, "models");
+    cJSON *m0 = cJSON_DetachItemFromArray(models, 0), *a0 = cJSON_DetachItemFromArray(am, 0);
+    for (size_t i = 0; i < n; i++) {
+        char id[32], name[64];
+        snprintf(id, sizeof id, "c%zu", i);
+        if (short_names)
+            snprintf(name, sizeof name, "Qwen2.5-%zuB Q4_K_M.gguf", i);
+        else
+            snprintf(name, sizeof name, "crowd-model-%zu-instruct.gguf", i);
+        cJSON *m = cJSON_Duplicate(m0, true), *a = cJSON_Duplicate(a0, true);
+        cJSON_ReplaceItemInObject(m, "id", cJSON_CreateString(id));
+        cJSON_ReplaceItemInObject(m, "name", cJSON_CreateString(name));
+        cJSON_ReplaceItemInObject(cJSON_GetObjectItem(m, "bytes_per_token"), "value",
+                                  cJSON_CreateNumber(bytes[i]));
+        cJSON_ReplaceItemInObject(a, "id", cJSON_CreateString(id));
+        cJSON_ReplaceItemInObject(a, "name", cJSON_CreateString(name));
+        cJSON_ReplaceItemInObject(a, "bytes_per_token", cJSON_CreateNumber(bytes[i]));
+        cJSON_ReplaceItemInObject(cJSON_GetObjectItem(a, "operating_point"), "decode_tok_s",
+                                  cJSON_CreateNumber(tps[i]));
+        cJSON_AddItemToArray(models, m);
+        cJSON_AddItemToArray(am, a);
+    }
+    cJSON_Delete(m0);
+    cJSON_Delete(a0);
+    cJSON *fit = cJSON_GetObjectItem(an, "fit");
+    cJSON_DeleteItemFromObject(fit, "available");
+    cJSON_DeleteItemFromObject(fit, "reason");
+    cJSON_AddTrueToObject(fit, "available");
+    cJSON_AddNumberToObject(fit, "bw_bytes_s", FIT_BPS);
+    return b;
+}
+
+/* The crowd: five models at nearly one point on the fit line, four at another, a compute-bound
+ * one in the lower left corner (where the legend would go), the rest apart below the line: 15
+ * in all. */
+#define N_CROWD 15
+static const double CROWD_BYTES[N_CROWD] = {800e6,  803e6,  806e6,  798e6,  801e6,
+                                            1900e6, 1915e6, 1890e6, 1930e6, 525e6,
+                                            300e6,  3000e6, 5000e6, 1200e6, 260e6};
+static const double CROWD_TPS[N_CROWD] = {48,   47.9, 48.3, 47.6, 48.1, 21, 20.8, 21.3,
+                                          20.6, 55,   90,   10,   6,    25, 3.2};
+
+/* A calibration of Q4_K, Q6_K, F32 (and Q8_0) at 8 threads: every model of make_bundle gets a
+ * two-roof prediction, bound by Q4_K (alpha, gamma: kernel roof 60 GB/s) or Q8_0 (beta: 90). */
+static void add_calibration(cJSON *b)
+{
+    cJSON *m;
+    cJSON_ArrayForEach(m, cJSON_GetObjectItem(b, "models"))
+    {
+        cJSON *g = cJSON_GetObjectItem(m, "gguf");
+        double bytes =
+            cJSON_GetObjectItem(cJSON_GetObjectItem(m, "bytes_per_token"), "value")->valuedouble;
+        cJSON_AddTrueToObject(g, "sizes_known");
+        cJSON_AddTrueToObject(g, "tied_embeddings");
+        cJSON_AddNumberToObject(g, "streamed_bytes", bytes);
+        cJSON_AddNumberToObject(g, "n_layer", 24);
+    }
+    cJSON *an = cJSON_GetObjectItem(b, "analysis"), *fit = cJSON_GetObjectItem(an, "fit");
+    cJSON_ArrayForEach(m, cJSON_GetObjectItem(an, "models")) cJSON_AddTrueToObject(m, "ok");
+    cJSON_AddNumberToObject(fit, "n_points", cJSON_GetArraySize(cJSON_GetObjectItem(an, "models")));
+    cJSON_AddStringToObject(fit, "bytes_convention", "streamed");
+    static const char *const types[] = {"Q4_K", "Q6_K", "F32", "Q8_0"};
+    static const double gbs[] = {20, 25, 40, 30}, roof[] = {60, 70, 80, 90};
+    cJSON *cal = cJSON_AddObjectToObject(b, "calibration");
+    cJSON *set = cJSON_CreateObject();
+    cJSON_AddItemToArray(cJSON_AddArrayToObject(cal, "sets"), set);
+    cJSON_AddNumberToObject(set, "threads", 8);
+    cJSON *ts = cJSON_AddArrayToObject(set, "types");
+    for (int i = 0; i < 4; i++) {
+        char js[512];
+        snprintf(js, sizeof js,
+                 "{\"type\": \"%s\", \"compute_roof\": {\"GBs\": %g}, \"points\": [{\"role\": "
+                 "\"stream\", \"bytes_per_token\": {\"value\": 1e8}, \"rate\": "
+                 "{\"us_per_token\": %g}}]}",
+                 types[i], roof[i], 1e8 / (gbs[i] * 1e3));
+        cJSON_AddItemToArray(ts, cJSON_Parse(js));
+    }
+}
+
+static size_t count_leaders(const rl_chart_roof_layout *l)
+{
+    size_t n = 0;
+    for (size_t i = 0; i < l->n_pts; i++)
+        n += l->pins[i].leader;
+    return n;
+}
+
+/* Every promise of the layout: each point label inside the plot, touching no line (nor an
+ * axis), no marker, no other label (of a point or a line); a leader exactly when the label
+ * sits more than RL_CHART_LEADER_GAP px beyond its marker's edge, from that edge to the box,
+ * touching no other label and no marker but those on its point; the legend inside covers no
+ * point, label or line. */
+static void check_layout(const rl_chart_roof_layout *l)
+{
+    rl_chart_box all[RL_CHART_MAX_SERIES + RL_CHART_ROOF_LINES];
+    size_t n_all = 0;
+    const rl_chart_rect *p = &l->plot;
+    for (size_t i = 0; i < l->n_pts; i++) {
+        const rl_chart_pinned *pin = &l->pins[i];
+        const rl_chart_box *b = &pin->box;
+        assert_true(pin->clear);
+        assert_true(b->angle == 0);
+        assert_true(b->cx - b->hw > floor(p->x) + 0.5 && b->cx + b->hw < p->x + p->w);
+        assert_true(b->cy - b->hh > p->y && b->cy + b->hh < floor(p->y + p->h) + 0.5);
+        for (size_t k = 0; k < l->n_lines; k++)
+            assert_false(
+                seg_touches(l->lines[k].x0, l->lines[k].y0, l->lines[k].x1, l->lines[k].y1, b));
+        for (size_t k = 0; k < l->n_marks; k++)
+            assert_false(boxes_touch(b, &l->marks[k]));
+        double d = dist_to(b, l->px[i], l->py[i]);
+        assert_int_equal(pin->leader, d > 5 + RL_CHART_LEADER_GAP);
+        if (pin->leader) {
+            const rl_chart_seg *s = &pin->line;
+            assert_true(fabs(hypot(s->x0 - l->px[i], s->y0 - l->py[i]) - 6.5) < 1e-6);
+            assert_true(dist_to(b, s->x1, s->y1) < 1e-6);
+            assert_true(fabs(hypot(s->x1 - l->px[i], s->y1 - l->py[i]) - d) < 1e-6);
+            for (size_t k = 0; k < l->n_pts; k++)
+                if (k != i)
+                    assert_false(seg_touches(s->x0, s->y0, s->x1, s->y1, &l->pins[k].box));
+            for (size_t k = 0; k < l->n_marks; k++)
+                if (!in_box(&l->marks[k], l->px[i], l->py[i]))
+                    assert_false(seg_touches(s->x0, s->y0, s->x1, s->y1, &l->marks[k]));
+        }
+        all[n_all++] = *b;
+    }
+    for (size_t k = 0; k < l->n_lines; k++)
+        all[n_all++] = l->line_labels[k];
+    for (size_t i = 0; i < n_all; i++)
+        for (size_t k = 0; k < i; k++)
+            assert_false(boxes_touch(&all[i], &all[k]));
+    if (l->legend_inside) {
+        rl_chart_box g = rect_box(&l->legend);
+        for (size_t i = 0; i < n_all; i++)
+            assert_false(boxes_touch(&g, &all[i]));
+        for (size_t k = 0; k < l->n_marks; k++)
+            assert_false(boxes_touch(&g, &l->marks[k]));
+        for (size_t k = 0; k < l->n_lines; k++)
+            assert_false(
+                seg_touches(l->lines[k].x0, l->lines[k].y0, l->lines[k].x1, l->lines[k].y1, &g));
+    } else {
+        assert_true(l->legend.y >= p->y + p->h);
+    }
+}
+
+static void assert_keys(const rl_chart_roof_layout *l, const char *const *want, size_t n)
+{
+    assert_int_equal(l->n_keys, n);
+    for (size_t i = 0; i < n; i++)
+        assert_string_equal(l->keys[i], want[i]);
+}
+
+/* The crowd, with one roof and with two: every label free, several moved out with leaders. */
+static void test_roofline_crowd(void **state)
+{
+    (void)state;
+    for (int two = 0; two < 2; two++) {
+        cJSON *b = crowd_bundle(N_CROWD, CROWD_BYTES, CROWD_TPS, false);
+        if (two)
+            add_calibration(b);
+        rl_chart_roof_layout *l = malloc(sizeof *l);
+        assert_non_null(l);
+        rl_error e = {RL_OK, ""};
+        assert_int_equal(rl_chart_roofline_layout(b, false, l, &e), RL_OK);
+        assert_int_equal(l->n_pts, N_CROWD);
+        assert_int_equal(l->n_marks, two ? 2 * N_CROWD : N_CROWD);
+        assert_int_equal(l->n_lines, two ? 3 : 2); /* ceiling, fit (and the Q4_K roof) */
+        check_layout(l);
+        /* the clusters' labels cannot sit beside their points (nine of them, markers on top
+         * of each other): moved out with leaders; the lone compute-bound point's is beside it */
+        size_t leaders = count_leaders(l);
+        assert_true(leaders >= 9);
+        assert_true(leaders <= N_CROWD - 3);
+        assert_false(l->pins[14].leader);
+        /* the legend: not in the lower left corner, where the compute-bound point is (with one
+         * roof in the lower right one; with two, where the kernel roof passes, below) */
+        assert_int_equal(l->legend_inside, !two);
+        if (l->legend_inside)
+            assert_true(l->legend.x > l->px[14] + 100);
+        static const char *const one_keys[] = {"measured (colour: the model)",
+                                               "fit: effective bandwidth", "memory ceiling"};
+        static const char *const two_keys[] = {"measured (colour: the model)",
+                                               "two-roof prediction", "fit: effective bandwidth",
+                                               "memory ceiling", "kernel roof (calibration)"};
+        if (two)
+            assert_keys(l, two_keys, 5);
+        else
+            assert_keys(l, one_keys, 3);
+        /* the same bundle, the same layout */
+        rl_chart_roof_layout *l2 = malloc(sizeof *l2);
+        assert_non_null(l2);
+        assert_int_equal(rl_chart_roofline_layout(b, false, l2, &e), RL_OK);
+        assert_memory_equal(l->pins, l2->pins, sizeof l->pins);
+        free(l2);
+        free(l);
+        cJSON_Delete(b);
+    }
+}
+
+/* From 1 to 30 models along the band between the lines (a fixed pseudo-random scatter): every
+ * label free each time. */
+static void test_roofline_many_labels(void **state)
+{
+    (void)state;
+    double bytes[30], tps[30];
+    uint32_t seed = 12345;
+    for (size_t i = 0; i < 30; i++) {
+        seed = seed * 1664525u + 1013904223u;
+        double u = (seed >> 8) / 16777216.0;
+        seed = seed * 1664525u + 1013904223u;
+        double v = (seed >> 8) / 16777216.0;
+        bytes[i] = 250e6 * pow(30, u); /* 250 MB to 7.5 GB */
+        tps[i] = FIT_BPS / bytes[i] * (0.75 + 0.6 * v);
+    }
+    static const size_t counts[] = {1, 2, 5, 12, 20, 30};
+    for (size_t c = 0; c < sizeof counts / sizeof counts[0]; c++) {
+        cJSON *b = crowd_bundle(counts[c], bytes, tps, true);
+        rl_chart_roof_layout *l = malloc(sizeof *l);
+        assert_non_null(l);
+        rl_error e = {RL_OK, ""};
+        assert_int_equal(rl_chart_roofline_layout(b, false, l, &e), RL_OK);
+        assert_int_equal(l->n_pts, counts[c]);
+        check_layout(l);
+        free(l);
+        cJSON_Delete(b);
+    }
+}
+
+/* The legend lists exactly what this chart draws. */
+static void test_roofline_legend(void **state)
+{
+    (void)state;
+    rl_chart_roof_layout *l = malloc(sizeof *l);
+    assert_non_null(l);
+    rl_error e = {RL_OK, ""};
+    cJSON *b = make_bundle(NULL, N_MODELS, false); /* gamma is MoE: the shapes are explained */
+    assert_int_equal(rl_chart_roofline_layout(b, false, l, &e), RL_OK);
+    static const char *const moe[] = {"measured (colour: the model)", "dense", "MoE",
+                                      "fit: effective bandwidth", "memory ceiling"};
+    assert_keys(l, moe, 5);
+    check_layout(l);
+    add_calibration(b);
+    assert_int_equal(rl_chart_roofline_layout(b, false, l, &e), RL_OK);
+    static const char *const two[] = {"measured (colour: the model)",
+                                      "two-roof prediction",
+                                      "dense",
+                                      "MoE",
+                                      "fit: effective bandwidth",
+                                      "memory ceiling",
+                                      "kernel roof (calibration)"};
+    assert_keys(l, two, 7);
+    assert_int_equal(l->n_lines, 4); /* the ceiling, the fit, the Q4_K and Q8_0 roofs */
+    check_layout(l);
+    cJSON_Delete(b);
+    /* one model, no ceiling: no line, nothing but the point to explain */
+    b = make_bundle(NULL, 1, false);
+    cJSON_DeleteItemFromObject(cJSON_GetObjectItem(b, "analysis"), "ceiling");
+    assert_int_equal(rl_chart_roofline_layout(b, false, l, &e), RL_OK);
+    static const char *const alone[] = {"measured (colour: the model)"};
+    assert_keys(l, alone, 1);
+    assert_int_equal(l->n_lines, 0);
+    check_layout(l);
+    cJSON_Delete(b);
+    free(l);
+}
+
+/* The geometry of chart_layout.c at its edges. */
+static void test_chart_geometry(void **state)
+{
+    (void)state;
+    rl_chart_box b = rl_chart_box_rect(10, 10, 20, 10); /* x 10..30, y 10..20 */
+    rl_chart_seg through = {0, 15, 40, 15, RL_CHART_SEG_LINE};
+    rl_chart_seg above = {0, 9, 40, 9, RL_CHART_SEG_LINE};
+    rl_chart_seg inside = {12, 12, 14, 14, RL_CHART_SEG_LINE};
+    rl_chart_seg short_of = {0, 15, 9.5, 15, RL_CHART_SEG_LINE};
+    rl_chart_seg diag = {0, 0, 40, 40, RL_CHART_SEG_LINE};
+    rl_chart_seg corner_miss = {29, 0, 40, 11,
+                                RL_CHART_SEG_LINE}; /* x - y = 29: misses (30, 10)+ */
+    rl_chart_seg vertical = {20, 0, 20, 9.9, RL_CHART_SEG_LINE};
+    assert_true(rl_chart_seg_hits_box(&through, &b));
+    assert_false(rl_chart_seg_hits_box(&above, &b));
+    assert_true(rl_chart_seg_hits_box(&inside, &b));
+    assert_false(rl_chart_seg_hits_box(&short_of, &b));
+    assert_true(rl_chart_seg_hits_box(&diag, &b));
+    assert_false(rl_chart_seg_hits_box(&corner_miss, &b));
+    assert_false(rl_chart_seg_hits_box(&vertical, &b));
+    vertical.y1 = 10;
+    assert_true(rl_chart_seg_hits_box(&vertical, &b)); /* touching counts */
+    /* rotated 45 degrees about (20, 15): its corners reach 20 +- 7.5 sqrt 2 ... */
+    rl_chart_box r = {20, 15, 10, 1, M_PI / 4, 0};
+    rl_chart_seg across = {20, 0, 20, 30, RL_CHART_SEG_LINE};
+    rl_chart_seg along_far = {0, 15, 40, 55, RL_CHART_SEG_LINE}; /* parallel, 14 px off */
+    assert_true(rl_chart_seg_hits_box(&across, &r));
+    assert_false(rl_chart_seg_hits_box(&along_far, &r));
+    /* crossings: strict, touching ends are not */
+    rl_chart_seg a = {0, 0, 10, 10, RL_CHART_SEG_LEADER}, c = {0, 10, 10, 0, RL_CHART_SEG_LINE};
+    rl_chart_seg t = {10, 10, 20, 0, RL_CHART_SEG_LINE}, f = {0, 5, 4, 9, RL_CHART_SEG_LINE};
+    rl_chart_seg g = {6, 0, 6, 4, RL_CHART_SEG_LINE}; /* its line crosses a's, the segment not */
+    assert_true(rl_chart_segs_cross(&a, &c));
+    assert_false(rl_chart_segs_cross(&a, &t));
+    assert_false(rl_chart_segs_cross(&a, &f));
+    assert_false(rl_chart_segs_cross(&a, &g));
+    assert_false(rl_chart_segs_cross(&g, &a));
+    /* clipping to a rect; the nearest point of a box */
+    rl_chart_rect rc = {10, 10, 20, 10};
+    rl_chart_seg s = through;
+    assert_true(rl_chart_seg_clip(&s, &rc));
+    assert_close(s.x0, 10);
+    assert_close(s.x1, 30);
+    assert_close(s.y0, 15);
+    s = above;
+    assert_false(rl_chart_seg_clip(&s, &rc));
+    double qx, qy;
+    assert_close(rl_chart_box_dist(&b, 40, 25, &qx, &qy), hypot(10, 5));
+    assert_close(qx, 30);
+    assert_close(qy, 20);
+    assert_true(rl_chart_box_dist(&b, 15, 15, &qx, &qy) == 0);
+}
+
+/* The PNG's title: the machine from the bundle, cleaned; what is missing left out. */
+static void test_roofline_title(void **state)
+{
+    (void)state;
+    cJSON *b = make_bundle(NULL, N_MODELS, false);
+    char head[320], sub[1536];
+    rl_chart_roof_title(b, head, sizeof head, sub, sizeof sub); /* nothing known */
+    assert_string_equal(head, "Decode roofline");
+    assert_string_equal(sub, "");
+    cJSON *env = cJSON_AddObjectToObject(b, "environment");
+    cJSON_AddStringToObject(env, "os", "Linux");
+    cJSON_AddStringToObject(env, "arch", "x86_64");
+    cJSON_AddStringToObject(env, "cpu", "AMD EPYC 7B13 64-Core Processor");
+    cJSON_AddStringToObject(env, "product_name", "Google Compute Engine");
+    cJSON *lc = cJSON_AddObjectToObject(b, "llama_cpp");
+    cJSON_AddStringToObject(lc, "build_commit", "abc1234");
+    cJSON_AddNumberToObject(lc, "build_number", 4567);
+    rl_chart_roof_title(b, head, sizeof head, sub, sizeof sub);
+    assert_string_equal(head, "Decode roofline \xC2\xB7 AMD EPYC 7B13 64-Core Processor");
+    assert_string_equal(sub, "Google Compute Engine \xC2\xB7 Linux x86_64 \xC2\xB7 llama.cpp "
+                             "abc1234 (build 4567)");
+    cJSON *src = cJSON_AddObjectToObject(b, "source");
+    cJSON_AddStringToObject(src, "name", "lab box 3");
+    rl_chart_roof_title(b, head, sizeof head, sub, sizeof sub);
+    assert_string_equal(head, "Decode roofline \xC2\xB7 lab box 3");
+    assert_string_equal(sub, "AMD EPYC 7B13 64-Core Processor \xC2\xB7 Google Compute Engine "
+                             "\xC2\xB7 Linux x86_64 \xC2\xB7 llama.cpp abc1234 (build 4567)");
+    /* as drawn on the PNG's canvas (the SVG has none, its plot starts higher) */
+    rl_chart_roof_layout *l = malloc(sizeof *l);
+    assert_non_null(l);
+    rl_error e = {RL_OK, ""};
+    assert_int_equal(rl_chart_roofline_layout(b, true, l, &e), RL_OK);
+    assert_string_equal(l->head, head);
+    assert_string_equal(l->sub, sub);
+    double png_top = l->plot.y, png_h = l->h;
+    check_layout(l);
+    assert_int_equal(rl_chart_roofline_layout(b, false, l, &e), RL_OK);
+    assert_string_equal(l->head, "");
+    assert_string_equal(l->sub, "");
+    assert_close(png_top - l->plot.y, 40);
+    assert_close(png_h - l->h, 40);
+    /* no build number; control characters, runs of blanks, a bad byte; a name too long */
+    cJSON_DeleteItemFromObject(lc, "build_number");
+    cJSON_ReplaceItemInObject(src, "name", cJSON_CreateString("  lab\x1b[31m\tbox\n\n3 \x7f"));
+    cJSON_ReplaceItemInObject(env, "product_name",
+                              cJSON_CreateString("a\xC2\x85"
+                                                 "b\xC2\xA0"
+                                                 "c\xff"));
+    char longcpu[200];
+    memset(longcpu, 'W', sizeof longcpu - 1);
+    longcpu[sizeof longcpu - 1] = '\0';
+    cJSON_ReplaceItemInObject(env, "cpu", cJSON_CreateString(longcpu));
+    rl_chart_roof_title(b, head, sizeof head, sub, sizeof sub);
+    assert_string_equal(head, "Decode roofline \xC2\xB7 lab [31m box 3");
+    char want[512];
+    snprintf(want, sizeof want,
+             "%.60s\xE2\x80\xA6 \xC2\xB7 a b\xC2\xA0"
+             "c\xEF\xBF\xBD \xC2\xB7 Linux x86_64 "
+             "\xC2\xB7 llama.cpp abc1234",
+             longcpu);
+    assert_string_equal(sub, want);
+    /* drawn: cut to the width, whole characters, ending in the ellipsis */
+    assert_int_equal(rl_chart_roofline_layout(b, true, l, &e), RL_OK);
+    size_t n = strlen(l->sub);
+    assert_true(n > 3 && n < strlen(sub));
+    assert_memory_equal(l->sub + n - 3, "\xE2\x80\xA6", 3);
+    assert_memory_equal(l->sub, sub, n - 3);
+    assert_true(rl_utf8_valid(l->sub, n));
+    for (const char *q = l->head; *q; q++)
+        assert_true((unsigned char)*q >= 0x20 && *q != 0x7f);
+    free(l);
+    cJSON_Delete(b);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -799,6 +1263,11 @@ int main(void)
         cmocka_unit_test(test_png),
         cmocka_unit_test(test_roofline_two_models),
         cmocka_unit_test(test_sane_and_nice),
+        cmocka_unit_test(test_roofline_crowd),
+        cmocka_unit_test(test_roofline_many_labels),
+        cmocka_unit_test(test_roofline_legend),
+        cmocka_unit_test(test_chart_geometry),
+        cmocka_unit_test(test_roofline_title),
     };
     int rc = cmocka_run_group_tests(tests, NULL, NULL);
     xmlCleanupParser();

@@ -146,6 +146,48 @@ char *rl_chart_clean(const char *s, size_t max_chars)
     return o;
 }
 
+void rl_chart_clean_line(const char *s, char *buf, size_t cap, size_t max_chars)
+{
+    const unsigned char *p = (const unsigned char *)(s ? s : "");
+    size_t n = strnlen((const char *)p, max_chars * 4 + 4), i = 0, len = 0, chars = 0;
+    bool space = true; /* drop leading blanks */
+    if (cap == 0)
+        return;
+    while (i < n && len + 4 < cap) {
+        size_t k = rl_utf8_seq(p + i, n - i);
+        bool ctl = (k == 1 && (p[i] < 0x20 || p[i] == 0x7F)) ||
+                   (k == 2 && p[i] == 0xC2 && p[i + 1] < 0xA0); /* C0, DEL, C1 */
+        if (k == 1 && p[i] == ' ')
+            ctl = true;
+        if (ctl) {
+            if (!space && chars < max_chars)
+                buf[len++] = ' ', chars++;
+            space = true;
+            i += k;
+            continue;
+        }
+        if (chars == max_chars) {
+            memcpy(buf + len, "\xE2\x80\xA6", 3);
+            len += 3;
+            break;
+        }
+        if (k == 0 || !xml_char_ok(p + i, k)) { /* not UTF-8, U+FFFE, U+FFFF */
+            memcpy(buf + len, "\xEF\xBF\xBD", 3);
+            len += 3;
+            i += k ? k : 1;
+        } else {
+            memcpy(buf + len, p + i, k);
+            len += k;
+            i += k;
+        }
+        chars++;
+        space = false;
+    }
+    while (len > 0 && buf[len - 1] == ' ')
+        len--;
+    buf[len] = '\0';
+}
+
 char *rl_chart_model_label(const cJSON *model, const char *fallback)
 {
     const char *name = rl_json_get_str(model, "name");

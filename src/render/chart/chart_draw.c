@@ -11,10 +11,11 @@
  * size, weight, angle, class, string); the renderer (chart_svg.c) turns the records into SVG
  * <text> nodes, or draws them with cairo for a PNG. Every recorded text and marker marks its
  * box occupied, and rl_chart_place tries candidate spots until one is free, so labels avoid
- * each other where that is cheap.
+ * each other where that is cheap. Drawn lines are also kept exactly, as segments, for the
+ * labels pinned to points (chart_pin.c).
  *
- * Ownership: the canvas owns the recorded strings and the occupied list; out of memory sets
- * cv->failed (checked by the renderer) instead of failing each call. */
+ * Ownership: the canvas owns the recorded strings, the occupied and the segment lists; out of
+ * memory sets cv->failed (checked by the renderer) instead of failing each call. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -174,9 +175,40 @@ void rl_chart_occupy(rl_chart_canvas *cv, const rl_chart_box *b)
     cv->n_occ++;
 }
 
+#define SEGS_MAX 2048 /* beyond: placement only gets less careful */
+
+void rl_chart_add_seg(rl_chart_canvas *cv, const rl_chart_seg *s, const rl_chart_rect *within)
+{
+    rl_chart_seg c = *s;
+    if (!isfinite(c.x0) || !isfinite(c.y0) || !isfinite(c.x1) || !isfinite(c.y1) ||
+        (within && !rl_chart_seg_clip(&c, within)))
+        return;
+    if (cv->n_segs == cv->cap_segs) {
+        size_t cap = cv->cap_segs ? cv->cap_segs * 2 : 32;
+        if (cap > SEGS_MAX)
+            return;
+        rl_chart_seg *v = realloc(cv->segs, cap * sizeof *v);
+        if (!v) {
+            cv->failed = true;
+            return;
+        }
+        cv->segs = v;
+        cv->cap_segs = cap;
+    }
+    cv->segs[cv->n_segs++] = c;
+}
+
 void rl_chart_occupy_line(rl_chart_canvas *cv, double x0, double y0, double x1, double y1,
                           const rl_chart_rect *within)
 {
+    rl_chart_seg s = {x0, y0, x1, y1, RL_CHART_SEG_LINE};
+    rl_chart_occupy_seg(cv, &s, within);
+}
+
+void rl_chart_occupy_seg(rl_chart_canvas *cv, const rl_chart_seg *s, const rl_chart_rect *within)
+{
+    double x0 = s->x0, y0 = s->y0, x1 = s->x1, y1 = s->y1;
+    rl_chart_add_seg(cv, s, within);
     double len = hypot(x1 - x0, y1 - y0);
     if (!isfinite(len) || len < 1)
         return;
@@ -224,6 +256,15 @@ void rl_chart_text(rl_chart_canvas *cv, const char *s, double x, double y, doubl
     t->cls = cls;
     rl_chart_box b = box_of(x, y, t->w, size, a, angle);
     rl_chart_occupy(cv, &b);
+}
+
+bool rl_chart_last_text_box(const rl_chart_canvas *cv, rl_chart_box *b)
+{
+    if (cv->n_texts == 0)
+        return false;
+    const rl_chart_text_rec *t = &cv->texts[cv->n_texts - 1];
+    *b = box_of(t->x, t->y, t->w, t->size, t->anchor, t->angle);
+    return true;
 }
 
 static double spot_cost(const rl_chart_canvas *cv, const rl_chart_box *b,
@@ -332,6 +373,9 @@ void rl_chart_axis_x(rl_chart_canvas *cv, const rl_chart_scale *s, const rl_char
     }
     rl_chart_line(cv, plot->x, floor(base) + 0.5, plot->x + plot->w, floor(base) + 0.5,
                   RL_CHART_GREY, 1, false);
+    rl_chart_seg axis = {plot->x, floor(base) + 0.5, plot->x + plot->w, floor(base) + 0.5,
+                         RL_CHART_SEG_AXIS};
+    rl_chart_add_seg(cv, &axis, NULL);
     if (title)
         rl_chart_text(cv, title, plot->x + plot->w / 2, base + 22 + RL_CHART_FS_AXIS,
                       RL_CHART_FS_AXIS, false, RL_CHART_MIDDLE, 0, "axis");
@@ -357,6 +401,9 @@ void rl_chart_axis_y(rl_chart_canvas *cv, const rl_chart_scale *s, const rl_char
     }
     rl_chart_line(cv, floor(plot->x) + 0.5, plot->y, floor(plot->x) + 0.5, plot->y + plot->h,
                   RL_CHART_GREY, 1, false);
+    rl_chart_seg axis = {floor(plot->x) + 0.5, plot->y, floor(plot->x) + 0.5, plot->y + plot->h,
+                         RL_CHART_SEG_AXIS};
+    rl_chart_add_seg(cv, &axis, NULL);
     if (title) {
         double tx = plot->x - 10 - rl_chart_ticks_width(cv, t) - 6;
         rl_chart_text(cv, title, tx, plot->y + plot->h / 2, RL_CHART_FS_AXIS, false,

@@ -9,6 +9,8 @@
  *   chart_draw.c    the canvas: cairo primitives (lines, dashes, markers, bars), axes and
  *                   legends, and the text collector that measures strings with cairo (DejaVu
  *                   Sans) and records them for later
+ *   chart_pin.c     labels pinned to points: placed where they cross no drawn line, label or
+ *                   marker, next to the point or further out joined to it by a leader line
  *   chart_svg.c     rendering a draw callback to SVG (cairo never draws text there: the
  *                   collected strings become <text> nodes through libxml2) or to PNG (cairo
  *                   draws the collected strings itself)
@@ -80,6 +82,11 @@ bool rl_chart_analysis_point(const cJSON *bundle, const cJSON *am, size_t *index
  * characters XML 1.0 forbids (C0 controls, U+FFFE, U+FFFF) become U+FFFD, and more than
  * max_chars characters end in "…". NULL only when out of memory. */
 char *rl_chart_clean(const char *s, size_t max_chars);
+/* s (may be NULL: "") as one line of plain text into buf: control characters (C0, DEL, C1)
+ * and runs of spaces become one space, leading and trailing ones go; bytes that are not UTF-8
+ * and U+FFFE, U+FFFF become U+FFFD; more than max_chars characters end in "…". Never more
+ * than cap - 1 bytes. */
+void rl_chart_clean_line(const char *s, char *buf, size_t cap, size_t max_chars);
 /* A model's display name for labels: models[].name without ".gguf" (else the id), cleaned
  * and cut at RL_CHART_LABEL_CHARS. NULL only when out of memory. */
 char *rl_chart_model_label(const cJSON *model, const char *fallback);
@@ -114,6 +121,24 @@ typedef struct {
 bool rl_chart_box_overlap(const rl_chart_box *a, const rl_chart_box *b);
 bool rl_chart_box_inside(const rl_chart_box *b, const rl_chart_rect *r);
 rl_chart_box rl_chart_box_rect(double x, double y, double w, double h);
+
+/* A drawn straight line as an obstacle for labels: a data line (a roof, a bandwidth line), an
+ * axis, or a leader line joining a label to its point. */
+typedef enum { RL_CHART_SEG_LINE, RL_CHART_SEG_AXIS, RL_CHART_SEG_LEADER } rl_chart_seg_kind;
+typedef struct {
+    double x0, y0, x1, y1;
+    rl_chart_seg_kind kind;
+} rl_chart_seg;
+
+/* Does segment s touch box b (its closed area, rotation included)? */
+bool rl_chart_seg_hits_box(const rl_chart_seg *s, const rl_chart_box *b);
+/* Do segments a and b cross (each has the other's ends strictly on both sides; touching ends
+ * and collinear overlap are not crossings)? */
+bool rl_chart_segs_cross(const rl_chart_seg *a, const rl_chart_seg *b);
+/* s cut to the part inside r; false when nothing of it is inside. */
+bool rl_chart_seg_clip(rl_chart_seg *s, const rl_chart_rect *r);
+/* The distance from (x, y) to box b (0 inside it) and the point of b nearest (x, y). */
+double rl_chart_box_dist(const rl_chart_box *b, double x, double y, double *qx, double *qy);
 
 typedef enum { RL_CHART_LIN, RL_CHART_LOG, RL_CHART_DEPTH } rl_chart_scale_kind;
 
@@ -179,6 +204,8 @@ typedef struct {
     size_t n_texts, cap_texts;
     rl_chart_box *occupied; /* texts and markers placed so far, for label placement */
     size_t n_occ, cap_occ;
+    rl_chart_seg *segs; /* lines, axes and leaders drawn so far, exactly (rl_chart_pin_labels) */
+    size_t n_segs, cap_segs;
     bool failed; /* out of memory while recording */
 } rl_chart_canvas;
 
@@ -212,9 +239,17 @@ rl_chart_box rl_chart_text_box(rl_chart_canvas *cv, const char *s, double x, dou
 void rl_chart_text(rl_chart_canvas *cv, const char *s, double x, double y, double size, bool bold,
                    rl_chart_anchor a, double angle, const char *cls);
 void rl_chart_occupy(rl_chart_canvas *cv, const rl_chart_box *b);
-/* Mark a drawn line occupied (as a chain of thin boxes; only the part inside within). */
+/* Mark a drawn line occupied (as a chain of thin boxes; only the part inside within), and
+ * record it as a segment of kind RL_CHART_SEG_LINE. */
 void rl_chart_occupy_line(rl_chart_canvas *cv, double x0, double y0, double x1, double y1,
                           const rl_chart_rect *within);
+/* The same for a segment of any kind. */
+void rl_chart_occupy_seg(rl_chart_canvas *cv, const rl_chart_seg *s, const rl_chart_rect *within);
+/* Record a segment only (cut to within when set): seen by rl_chart_pin_labels, not by the
+ * costs of rl_chart_place. The axes record theirs. */
+void rl_chart_add_seg(rl_chart_canvas *cv, const rl_chart_seg *s, const rl_chart_rect *within);
+/* The box of the text recorded last; false when there is none. */
+bool rl_chart_last_text_box(const rl_chart_canvas *cv, rl_chart_box *b);
 /* True when b lies inside within and overlaps nothing occupied. */
 bool rl_chart_is_free(const rl_chart_canvas *cv, const rl_chart_box *b,
                       const rl_chart_rect *within);
@@ -235,7 +270,55 @@ int rl_chart_place(rl_chart_canvas *cv, const char *s, double size, bool bold, c
 #define RL_CHART_SPOTS_AROUND 16
 size_t rl_chart_spots_around(double x, double y, double d, double size, rl_chart_spot *out);
 
-/* Axes: grid lines across the plot, tick labels outside it, the axis title centred. */
+/* ---- chart_pin.c: labels pinned to points ------------------------------------------------ */
+
+/* A point to label: its text (bold or not), its centre and its marker's radius. */
+typedef struct {
+    const char *text;
+    double x, y, r;
+    bool bold;
+} rl_chart_pin;
+/* Where its label went: box (angle 0); leader true when the label sits further than
+ * RL_CHART_LEADER_GAP px beyond the marker's edge, joined to it by line (from the marker's
+ * edge to the box's nearest point); clear false when no place crossed nothing and the
+ * cheapest was taken. */
+typedef struct {
+    rl_chart_box box;
+    bool leader, clear;
+    rl_chart_seg line;
+} rl_chart_pinned;
+#define RL_CHART_LEADER_GAP 8.0
+#define RL_CHART_LEADER_RGB RL_CHART_GREY
+/* Label the n points (at most RL_CHART_MAX_SERIES), each inside within, touching no segment
+ * recorded so far (lines, axes, leaders) and overlapping no text or marker: next to its point
+ * (right, left, above, below, the diagonals) where that is free, else further out (rings of
+ * 24 directions, then a grid over within) joined to it by a leader line that crosses no text
+ * or marker (nor, where it can, a line or another leader); the cheapest place, clear false,
+ * when nothing is free. Crowded points first; tried again with the labels left without a
+ * free place first (chart_pin.c says how). Records the texts, draws and records the leaders;
+ * out gets n results. Deterministic. */
+void rl_chart_pin_labels(rl_chart_canvas *cv, const rl_chart_pin *pins, size_t n, double size,
+                         const char *cls, const rl_chart_rect *within, rl_chart_pinned *out);
+/* The labels placed again where placed says (an earlier rl_chart_pin_labels of the same pins
+ * on a canvas laid out the same way): the same texts and leaders, without the search. */
+void rl_chart_pin_replay(rl_chart_canvas *cv, const rl_chart_pin *pins, size_t n, double size,
+                         const char *cls, const rl_chart_pinned *placed, rl_chart_pinned *out);
+/* One label pinned to the first of n alternative points (the same text) with a free place,
+ * taking the passes of rl_chart_pin_labels across all of them in turn; false, nothing placed,
+ * when no place is free. */
+bool rl_chart_pin_one(rl_chart_canvas *cv, const rl_chart_pin *alts, size_t n, double size,
+                      const char *cls, const rl_chart_rect *within, rl_chart_pinned *out);
+/* What box b touches: each recorded segment within margin px of it costs RL_CHART_COST_LINE,
+ * each text or marker it overlaps RL_CHART_COST_SOLID (the thin boxes of lines are not
+ * counted: the segments stand for them exactly); stop: return at the first. */
+double rl_chart_box_cost(const rl_chart_canvas *cv, const rl_chart_box *b, double margin,
+                         bool stop);
+/* True when b keeps the pinned labels' air (1.5 px) from every recorded segment and overlaps
+ * no text or marker: what a free place for a pinned label is, without the plot bounds. */
+bool rl_chart_box_clear(const rl_chart_canvas *cv, const rl_chart_box *b);
+
+/* Axes: grid lines across the plot, tick labels outside it, the axis title centred; the axis
+ * line is recorded as a segment (RL_CHART_SEG_AXIS). */
 void rl_chart_axis_x(rl_chart_canvas *cv, const rl_chart_scale *s, const rl_chart_ticks *t,
                      const rl_chart_rect *plot, const char *title);
 void rl_chart_axis_y(rl_chart_canvas *cv, const rl_chart_scale *s, const rl_chart_ticks *t,
@@ -276,6 +359,9 @@ rl_status rl_chart_render_svg(rl_chart *c, double w, double h, rl_chart_draw_fn 
 /* Run fn on a throwaway canvas (measuring only, nothing kept) and return what it returns: for
  * layout that must be known before the surface is made, e.g. the height of a legend. */
 double rl_chart_measure(double (*fn)(rl_chart_canvas *cv, void *ctx), void *ctx);
+/* Run draw on a throwaway canvas w x h (an image surface of 1 x 1: nothing kept), for layout
+ * decided by drawing, e.g. whether a legend fits inside the plot. */
+void rl_chart_dry_run(double w, double h, rl_chart_draw_fn draw, void *ctx);
 /* Draw onto a white image surface at scale 2 with cairo drawing the texts, and write the PNG
  * to path (rl_write_file). */
 rl_status rl_chart_render_png(const char *path, double w, double h, rl_chart_draw_fn draw,
@@ -294,6 +380,37 @@ typedef struct {
 } rl_chart_extent;
 rl_chart_extent rl_chart_extent_empty(void);
 void rl_chart_extent_add(rl_chart_extent *b, double x, double y);
+
+/* The decode roofline as laid out (chart_roofline.c), for tests: what each phase placed. */
+#define RL_CHART_ROOF_LINES 6 /* the ceiling, the fit, up to 4 kernel roofs */
+#define RL_CHART_ROOF_KEYS 10
+typedef struct {
+    double w, h; /* the canvas */
+    rl_chart_rect plot;
+    size_t n_pts; /* points, in analysis.models[] order */
+    double px[RL_CHART_MAX_SERIES], py[RL_CHART_MAX_SERIES]; /* their centres */
+    rl_chart_pinned pins[RL_CHART_MAX_SERIES];               /* their labels */
+    rl_chart_box marks[2 * RL_CHART_MAX_SERIES]; /* markers: filled and hollow, as occupied */
+    size_t n_marks;
+    rl_chart_seg lines[RL_CHART_ROOF_LINES];       /* ceiling, fit, kernel roofs: in the plot */
+    rl_chart_box line_labels[RL_CHART_ROOF_LINES]; /* their labels, in the same order */
+    size_t n_lines;
+    const char *keys[RL_CHART_ROOF_KEYS]; /* the legend's entries (static text) */
+    size_t n_keys;
+    rl_chart_rect legend;      /* its box */
+    bool legend_inside;        /* in a corner of the plot; else in rows below it */
+    char head[320], sub[1536]; /* the title lines as drawn: the PNG's only ("" in the SVG) */
+} rl_chart_roof_layout;
+/* The roofline of bundle laid out as rl_chart_roofline (png false) or rl_chart_roofline_png
+ * (png true) draws it; nothing rendered. Statuses as rl_chart_roofline. */
+rl_status rl_chart_roofline_layout(const cJSON *bundle, bool png, rl_chart_roof_layout *out,
+                                   rl_error *err);
+/* The PNG's title lines from the bundle, each part cleaned (rl_chart_clean_line, at most 60
+ * characters) and left out when missing or empty or said already: head "Decode roofline ·
+ * <source.name, else environment.cpu>"; sub, joined by " · ", environment.cpu,
+ * environment.product_name, "<os> <arch>", "llama.cpp <build_commit> (build <build_number>)";
+ * "" when none. */
+void rl_chart_roof_title(const cJSON *bundle, char *head, size_t hcap, char *sub, size_t scap);
 
 /* ---- chart_kind.c: the entry skeleton every chart shares ----------------------------------- */
 

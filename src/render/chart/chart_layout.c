@@ -8,7 +8,9 @@
  * numbers in the C locale ("0.5", "1500", "20k"); units go in the axis title.
  *
  * Boxes are oriented rectangles so rotated labels (along a roofline diagonal) can be tested
- * for overlap exactly (separating axis test). Nothing here allocates. */
+ * for overlap exactly (separating axis test); segments (drawn lines) are tested against boxes
+ * exactly (Liang-Barsky clipping in the box's frame) and against each other (orientation
+ * signs). Nothing here allocates. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -27,7 +29,7 @@ rl_chart_box rl_chart_box_rect(double x, double y, double w, double h)
 /* Half the extent of box b projected on the unit axis (ux, uy). */
 static double project(const rl_chart_box *b, double ux, double uy)
 {
-    double c = cos(b->angle), s = sin(b->angle);
+    double c = b->angle == 0 ? 1 : cos(b->angle), s = b->angle == 0 ? 0 : sin(b->angle);
     return b->hw * fabs(c * ux + s * uy) + b->hh * fabs(-s * ux + c * uy);
 }
 
@@ -36,7 +38,8 @@ bool rl_chart_box_overlap(const rl_chart_box *a, const rl_chart_box *b)
     const rl_chart_box *bx[2] = {a, b};
     double dx = b->cx - a->cx, dy = b->cy - a->cy;
     for (int i = 0; i < 2; i++) {
-        double c = cos(bx[i]->angle), s = sin(bx[i]->angle);
+        double c = bx[i]->angle == 0 ? 1 : cos(bx[i]->angle);
+        double s = bx[i]->angle == 0 ? 0 : sin(bx[i]->angle);
         double axes[2][2] = {{c, s}, {-s, c}};
         for (int k = 0; k < 2; k++) {
             double ux = axes[k][0], uy = axes[k][1];
@@ -52,6 +55,97 @@ bool rl_chart_box_inside(const rl_chart_box *b, const rl_chart_rect *r)
     double ex = project(b, 1, 0), ey = project(b, 0, 1);
     return b->cx - ex >= r->x && b->cx + ex <= r->x + r->w && b->cy - ey >= r->y &&
            b->cy + ey <= r->y + r->h;
+}
+
+/* ---- segments --------------------------------------------------------------------------- */
+
+/* Liang-Barsky: the part t0..t1 (within 0..1) of (x, y) + t (dx, dy) inside [xl, xh] x [yl, yh];
+ * false when none. Touching the border counts as inside. */
+static bool clip_t(double x, double y, double dx, double dy, const double lim[4], double *t0,
+                   double *t1)
+{
+    const double p[4] = {-dx, dx, -dy, dy};
+    const double q[4] = {x - lim[0], lim[1] - x, y - lim[2], lim[3] - y};
+    *t0 = 0;
+    *t1 = 1;
+    for (int i = 0; i < 4; i++) {
+        if (p[i] == 0) {
+            if (q[i] < 0)
+                return false; /* parallel to this border and outside it */
+            continue;
+        }
+        double t = q[i] / p[i];
+        if (p[i] < 0) {
+            if (t > *t1)
+                return false;
+            if (t > *t0)
+                *t0 = t;
+        } else {
+            if (t < *t0)
+                return false;
+            if (t < *t1)
+                *t1 = t;
+        }
+    }
+    return *t0 <= *t1;
+}
+
+bool rl_chart_seg_hits_box(const rl_chart_seg *s, const rl_chart_box *b)
+{
+    /* in the box's own frame the box is [-hw, hw] x [-hh, hh] */
+    double c = b->angle == 0 ? 1 : cos(b->angle), sn = b->angle == 0 ? 0 : sin(b->angle);
+    double ax = s->x0 - b->cx, ay = s->y0 - b->cy, bx = s->x1 - b->cx, by = s->y1 - b->cy;
+    double u0 = ax * c + ay * sn, v0 = -ax * sn + ay * c;
+    double u1 = bx * c + by * sn, v1 = -bx * sn + by * c;
+    const double lim[4] = {-b->hw, b->hw, -b->hh, b->hh};
+    double t0, t1;
+    return clip_t(u0, v0, u1 - u0, v1 - v0, lim, &t0, &t1);
+}
+
+bool rl_chart_seg_clip(rl_chart_seg *s, const rl_chart_rect *r)
+{
+    double dx = s->x1 - s->x0, dy = s->y1 - s->y0, t0, t1;
+    const double lim[4] = {r->x, r->x + r->w, r->y, r->y + r->h};
+    if (!clip_t(s->x0, s->y0, dx, dy, lim, &t0, &t1))
+        return false;
+    double x0 = s->x0;
+    double y0 = s->y0;
+    s->x0 = x0 + t0 * dx;
+    s->y0 = y0 + t0 * dy;
+    s->x1 = x0 + t1 * dx;
+    s->y1 = y0 + t1 * dy;
+    return true;
+}
+
+/* Which side of the line a -> b the point c is on (the cross product's sign and size). */
+static double orient(double ax, double ay, double bx, double by, double cx, double cy)
+{
+    return (bx - ax) * (cy - ay) - (by - ay) * (cx - ax);
+}
+
+static bool apart(double d1, double d2)
+{
+    return (d1 > 0 && d2 < 0) || (d1 < 0 && d2 > 0);
+}
+
+bool rl_chart_segs_cross(const rl_chart_seg *a, const rl_chart_seg *b)
+{
+    double d1 = orient(b->x0, b->y0, b->x1, b->y1, a->x0, a->y0);
+    double d2 = orient(b->x0, b->y0, b->x1, b->y1, a->x1, a->y1);
+    double d3 = orient(a->x0, a->y0, a->x1, a->y1, b->x0, b->y0);
+    double d4 = orient(a->x0, a->y0, a->x1, a->y1, b->x1, b->y1);
+    return apart(d1, d2) && apart(d3, d4);
+}
+
+double rl_chart_box_dist(const rl_chart_box *b, double x, double y, double *qx, double *qy)
+{
+    double c = b->angle == 0 ? 1 : cos(b->angle), sn = b->angle == 0 ? 0 : sin(b->angle);
+    double dx = x - b->cx, dy = y - b->cy;
+    double u = dx * c + dy * sn, v = -dx * sn + dy * c;
+    double cu = fmax(-b->hw, fmin(b->hw, u)), cv = fmax(-b->hh, fmin(b->hh, v));
+    *qx = b->cx + cu * c - cv * sn;
+    *qy = b->cy + cu * sn + cv * c;
+    return hypot(u - cu, v - cv);
 }
 
 /* ---- scales ----------------------------------------------------------------------------- */

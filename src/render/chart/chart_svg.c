@@ -87,6 +87,7 @@ static void canvas_close(rl_chart_canvas *cv)
         free(cv->texts[i].s);
     free(cv->texts);
     free(cv->occupied);
+    free(cv->segs);
     if (cv->mcr)
         cairo_destroy(cv->mcr);
     memset(cv, 0, sizeof *cv);
@@ -420,6 +421,18 @@ double rl_chart_measure(double (*fn)(rl_chart_canvas *cv, void *ctx), void *ctx)
     canvas_close(&cv);
     cairo_destroy(cr);
     return isfinite(v) ? v : 0;
+}
+
+void rl_chart_dry_run(double w, double h, rl_chart_draw_fn draw, void *ctx)
+{
+    cairo_surface_t *s = cairo_image_surface_create(CAIRO_FORMAT_ARGB32, 1, 1);
+    cairo_t *cr = cairo_create(s);
+    cairo_surface_destroy(s);
+    rl_chart_canvas cv;
+    if (canvas_open(&cv, cr, w, h))
+        draw(&cv, ctx);
+    canvas_close(&cv);
+    cairo_destroy(cr);
 }
 
 /* ---- PNG -------------------------------------------------------------------------------- */
