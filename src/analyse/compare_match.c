@@ -457,6 +457,12 @@ rl_status rl_cmp_rows_client(rl_cmp *c, size_t input, const cJSON *bundle, rl_er
     {
         double conc = NAN, rate = NAN;
         rl_json_get_num(pt, "concurrency", &conc);
+        /* a run over several models (client --model A,B): each point names its model, which
+         * is part of what a row is */
+        const char *pmodel = rl_json_get_str(pt, "model");
+        char pident[1100], psubject[300];
+        rl_snprintf(pident, sizeof pident, "%s|model=%.190s", ident, pmodel ? pmodel : "");
+        rl_snprintf(psubject, sizeof psubject, "%.280s", pmodel ? pmodel : subject);
         rl_json_get_num(pt, "request_rate", &rate);
         char s_conc[32], s_rate[32];
         rl_snprintf(s_conc, sizeof s_conc, isfinite(conc) ? "%.0f" : "?", conc);
@@ -469,12 +475,12 @@ rl_status rl_cmp_rows_client(rl_cmp *c, size_t input, const cJSON *bundle, rl_er
             const cJSON *o = strcmp(cm->name, "goodput.rps") == 0
                                  ? rl_json_get(rl_json_get(pt, "goodput"), "rps")
                                  : rl_json_get(rl_json_get(pt, "metrics"), cm->name);
-            char key[1024];
-            rl_snprintf(key, sizeof key, "%s|%s|c=%s|r=%s|p=%s|%016llx", cm->name, ident, s_conc,
-                        s_rate, prompts, (unsigned long long)h);
+            char key[1500];
+            rl_snprintf(key, sizeof key, "%s|%s|c=%s|r=%s|p=%s|%016llx", cm->name,
+                        pmodel ? pident : ident, s_conc, s_rate, prompts, (unsigned long long)h);
             rl_cmp_row_spec spec = {.group = RL_CMP_GROUP_CLIENT,
                                     .key = key,
-                                    .subject = subject,
+                                    .subject = psubject,
                                     .metric = cm->label,
                                     .unit = cm->unit,
                                     .kind = kind_of(o, cm->kind),

@@ -144,6 +144,10 @@ typedef struct {
     bool have_machine;         /* machine holds the point's interval (set once measured) */
     rl_quiet_interval machine; /* the machine's state while the point's requests ran */
     cJSON *attempts;           /* --retry-disturbed: the point's earlier tries, or NULL */
+    char *models[RL_CLIENT_MAX_MODELS]; /* --model A,B: one set of points each (0: none) */
+    size_t n_models;
+    const char *model_now; /* the model of the point being measured, NULL without --model */
+    char *cmd_now;         /* --cmd with {model} replaced by model_now, shell-quoted */
 } client_ctx;
 
 /* The JSON of the current point from the results so far; NULL when out of memory. */
@@ -173,6 +177,10 @@ static cJSON *point_json(client_ctx *c, rl_error *err)
     p.warmup = (size_t)c->a->warmup;
     cJSON *j = rl_client_point_json(&p, &c->a->slo, err);
     /* how the reading thread ran while it stamped chunks (proc.h); the machine's state */
+    if (j && c->model_now && !rl_json_add_str(j, "model", c->model_now)) {
+        cJSON_Delete(j);
+        return NULL;
+    }
     if (j && (!cJSON_AddStringToObject(j, "reader_priority", rl_proc_reader_priority_note()) ||
               (c->have_machine && !rl_json_attach(j, "machine", rl_quiet_to_json(&c->machine))) ||
               (c->attempts && !rl_json_attach(j, "attempts", cJSON_Duplicate(c->attempts, 1))))) {
@@ -388,9 +396,15 @@ static cJSON *client_section(client_ctx *c, const rl_client_fm_caps *caps, const
         ok = rl_json_add_str(drv, "type", "http") &&
              rl_json_add_str(drv, "url", shown ? shown : "(not a valid URL)") &&
              rl_json_add_str(drv, "api", a->api ? a->api : "chat") &&
-             rl_json_add_str_or_null(drv, "model", a->model) &&
+             rl_json_add_str_or_null(drv, "model", c->n_models == 1 ? c->models[0] : NULL) &&
              (!a->key_env || rl_json_add_str(drv, "api_key_env", a->key_env));
         free(shown);
+    }
+    if (ok && c->n_models > 0) { /* --model A,B: each point names its own */
+        cJSON *ms = cJSON_CreateArray();
+        ok = rl_json_attach(drv, "models", ms);
+        for (size_t i = 0; ok && i < c->n_models; i++)
+            ok = cJSON_AddItemToArray(ms, cJSON_CreateString(c->models[i]));
     }
     for (int i = 0; ok && i < a->n_conc; i++)
         ok = cJSON_AddItemToArray(conc, cJSON_CreateNumber(a->conc[i]));
@@ -522,12 +536,12 @@ static rl_status measure_point(client_ctx *c, const char *api_key, rl_error *err
     point_line(c, false);
     rl_client_sched s = rl_client_run_sched(c->run);
     if (!c->http) {
-        rl_client_cmd_cfg cfg = {c->a->cmd, c->concurrency};
+        rl_client_cmd_cfg cfg = {c->cmd_now ? c->cmd_now : c->a->cmd, c->concurrency};
         st = rl_client_cmd_run(&cfg, &s, err);
     } else {
         rl_client_http_cfg cfg = {0};
         cfg.url = c->a->url;
-        cfg.model = c->a->model;
+        cfg.model = c->model_now;
         cfg.api_key = api_key;
         cfg.api = c->a->api && strcmp(c->a->api, "completions") == 0 ? RL_CLIENT_API_COMPLETIONS
                                                                      : RL_CLIENT_API_CHAT;
@@ -871,6 +885,55 @@ static rl_status measure_point_retried(client_ctx *c, const char *api_key, rl_er
 }
 
 /* The operating points, one per --concurrency value, until one fails or --fail-fast stops. */
+/* --cmd for the current model: every {model} replaced by the model name, shell-quoted. */
+static rl_status model_command(client_ctx *c, rl_error *err)
+{
+    free(c->cmd_now);
+    c->cmd_now = NULL;
+    if (c->http || !c->model_now)
+        return RL_OK;
+    rl_sbuf b = {0};
+    const char *p = c->a->cmd, *hit;
+    while ((hit = strstr(p, "{model}")) != NULL) {
+        rl_sbuf_put(&b, p, (size_t)(hit - p));
+        rl_sh_quote(&b, c->model_now);
+        p = hit + strlen("{model}");
+    }
+    rl_sbuf_put(&b, p, strlen(p));
+    c->cmd_now = rl_sbuf_take(&b);
+    return c->cmd_now ? RL_OK : rl_fail(err, RL_EINTERNAL, "out of memory building the command");
+}
+
+/* --model A,B,...: the names, each non-empty, at most RL_CLIENT_MAX_MODELS, no repeats. */
+static rl_status split_models(client_ctx *c, rl_error *err)
+{
+    const char *p = c->a->model;
+    if (!p)
+        return RL_OK;
+    for (;;) {
+        size_t n = strcspn(p, ",");
+        if (n == 0)
+            return rl_fail(err, RL_EINPUT, "--model: an empty name in '%s'", c->a->model);
+        if (c->n_models == RL_CLIENT_MAX_MODELS)
+            return rl_fail(err, RL_EINPUT, "--model: at most %d models", RL_CLIENT_MAX_MODELS);
+        char *m = strndup(p, n);
+        if (!m)
+            return rl_fail(err, RL_EINTERNAL, "out of memory");
+        for (size_t i = 0; i < c->n_models; i++)
+            if (strcmp(c->models[i], m) == 0) {
+                char safe[128];
+                rl_fail(err, RL_EINPUT, "--model names '%s' twice",
+                        rl_tty_escape(m, safe, sizeof safe));
+                free(m);
+                return RL_EINPUT;
+            }
+        c->models[c->n_models++] = m;
+        if (p[n] == '\0')
+            return RL_OK;
+        p += n + 1;
+    }
+}
+
 static rl_status measure_points(session *s, rl_error *err)
 {
     client_ctx *c = &s->c;
@@ -888,14 +951,19 @@ static rl_status measure_points(session *s, rl_error *err)
     c->plan.ramp_up_ms = a->ramp;
     c->plan.fail_fast = a->fail_fast;
     rl_status st = RL_OK;
-    for (int i = 0; st == RL_OK && i < a->n_conc && !s->stopped; i++) {
-        c->concurrency = (size_t)a->conc[i];
-        c->plan.concurrency = c->concurrency;
-        c->point = (size_t)i;
-        st = measure_point_retried(c, s->api_key, err);
-        s->stopped = rl_client_run_stopped(c->run);
-        rl_client_run_free(c->run);
-        c->run = NULL;
+    size_t nm = c->n_models ? c->n_models : 1;
+    for (size_t m = 0; st == RL_OK && m < nm && !s->stopped; m++) {
+        c->model_now = c->n_models ? c->models[m] : NULL;
+        st = model_command(c, err);
+        for (int i = 0; st == RL_OK && i < a->n_conc && !s->stopped; i++) {
+            c->concurrency = (size_t)a->conc[i];
+            c->plan.concurrency = c->concurrency;
+            c->point = m * (size_t)a->n_conc + (size_t)i;
+            st = measure_point_retried(c, s->api_key, err);
+            s->stopped = rl_client_run_stopped(c->run);
+            rl_client_run_free(c->run);
+            c->run = NULL;
+        }
     }
     return st;
 }
@@ -1036,6 +1104,9 @@ static void free_session(session *s)
         rl_client_counter_free(&c->counter);
     free(s->fm_counter);
     cJSON_Delete(c->bundle);
+    for (size_t i = 0; i < c->n_models; i++)
+        free(c->models[i]);
+    free(c->cmd_now);
     rl_client_prompts_free(&c->prompts);
     free(s->bundle_path);
     free(s->page);
@@ -1055,11 +1126,15 @@ rl_status rl_client_run_session(const rl_client_opts *o, rl_error *err)
     s.c.http = a.url != NULL;
     rl_status st = read_api_key(&s, err);
     if (st == RL_OK)
+        st = split_models(&s.c, err);
+    if (st == RL_OK)
         st = check_server_pid(&a, err);
     if (st == RL_OK)
         st = load_prompts(&s, err);
-    if (st != RL_OK)
+    if (st != RL_OK) {
+        free_session(&s);
         return st;
+    }
     st = open_outputs(&s, err);
     if (st == RL_OK)
         st = probe_fm(&s, err);

@@ -17,6 +17,7 @@
 
 #define RL_CLIENT_MAX_POINTS 64 /* operating points of one session (--sweep-concurrency) */
 #define RL_CLIENT_MAX_TAGS 32   /* --tag, repeated */
+#define RL_CLIENT_MAX_MODELS 16 /* --model A,B,...: one set of points each */
 #define RL_CLIENT_TAG_MAX 64    /* bytes of one tag */
 #define RL_CLIENT_NOTE_MAX 1024 /* bytes of --note */
 

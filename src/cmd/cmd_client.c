@@ -33,7 +33,9 @@ static const char usage[] =
     "                         (`fm respond`, `ollama run M`)\n"
     "  --url URL              an OpenAI-compatible streaming endpoint (SSE), e.g.\n"
     "                         http://127.0.0.1:8080/v1/chat/completions\n"
-    "  --model NAME           \"model\" of the HTTP request (default: left out)\n"
+    "  --model NAME[,NAME...] \"model\" of the HTTP request (default: left out); with\n"
+    "                         --cmd, what replaces {model} in COMMAND; several: one\n"
+    "                         set of operating points per model, at most 16\n"
     "  --api chat|completions the HTTP API (default chat)\n"
     "  --api-key-env NAME     send the key in environment variable NAME as a Bearer\n"
     "                         token (never written anywhere)\n"
@@ -368,9 +370,14 @@ static rl_status parse(int argc, char **argv, rl_client_opts *a, bool *help, rl_
         return rl_fail(err, RL_EINPUT,
                        a->cmd ? "--cmd and --url exclude each other: give one"
                               : "nothing to measure: give --cmd 'COMMAND' or --url URL");
-    if (a->cmd && (a->model || a->api || a->key_env || a->max_tokens))
+    bool templ = a->cmd && strstr(a->cmd, "{model}") != NULL;
+    if (a->cmd && (a->api || a->key_env || a->max_tokens))
+        return rl_fail(err, RL_EINPUT, "--api, --api-key-env and --max-tokens are for --url only");
+    if (a->cmd && a->model && !templ)
         return rl_fail(err, RL_EINPUT,
-                       "--model, --api, --api-key-env and --max-tokens are for --url only");
+                       "--model with --cmd needs {model} in the command, where each name goes");
+    if (templ && !a->model)
+        return rl_fail(err, RL_EINPUT, "the command holds {model}: give --model NAME[,NAME...]");
     if (a->url && a->fm_help)
         return rl_fail(err, RL_EINPUT, "--fm-help-cmd is for --cmd only");
     if (a->url) { /* a bad URL is said before anything starts, the live line included */

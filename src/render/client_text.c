@@ -311,10 +311,15 @@ static void goodput_cell(const cJSON *pt, char *buf, size_t cap)
 
 void rl_report_client_table(FILE *out, const cJSON *b)
 {
-    rl_tty_printf(out, "\n  %5s %9s %5s %9s %9s %9s %9s %9s %10s %7s %8s\n", "conc", "ok/all",
-                  "fail", "TTFT p50", "TTFT p95", "E2E p50", "E2E p95", "TPOT p50", "decode t/s",
-                  "req/s", "goodput");
     const cJSON *pt;
+    bool models = false; /* client --model A,B: a model column first */
+    cJSON_ArrayForEach(pt, rl_report_client_points(b)) models =
+        models || rl_json_get_str(pt, "model") != NULL;
+    if (models)
+        rl_tty_printf(out, "\n  %-16s", "model");
+    rl_tty_printf(out, "%s  %5s %9s %5s %9s %9s %9s %9s %9s %10s %7s %8s\n", models ? "" : "\n",
+                  "conc", "ok/all", "fail", "TTFT p50", "TTFT p95", "E2E p50", "E2E p95",
+                  "TPOT p50", "decode t/s", "req/s", "goodput");
     size_t k = 0;
     cJSON_ArrayForEach(pt, rl_report_client_points(b))
     {
@@ -332,6 +337,11 @@ void rl_report_client_table(FILE *out, const cJSON *b)
         rl_snprintf(okn, sizeof okn, "%.0f/%.0f", rl_json_num_or(rq, "ok", NAN),
                     rl_json_num_or(rq, "measured", NAN));
         goodput_cell(pt, gp, sizeof gp);
+        if (models) {
+            char safe[64];
+            const char *mn = rl_json_get_str(pt, "model");
+            rl_tty_printf(out, "  %-16.16s", rl_tty_escape(mn ? mn : "-", safe, sizeof safe));
+        }
         rl_tty_printf(out, "  %5.0f %9s %5.0f %9s %9s %9s %9s %9s %10s %7s %8s\n",
                       rl_report_client_conc(pt), okn, rl_json_num_or(rq, "failed", NAN), c[0], c[1],
                       c[2], c[3], c[4], c[5], c[6], gp);

@@ -142,7 +142,9 @@ static void overview(rl_html *h, xmlNodePtr body, const cJSON *b, xmlNodePtr not
                     *g = rl_json_get(pt, "goodput");
         xmlNodePtr tr = rl_html_el(h, tb, "tr", NULL);
         char a[96];
-        rl_snprintf(a, sizeof a, "%.0f", rl_report_client_conc(pt));
+        const char *mn = rl_json_get_str(pt, "model"); /* client --model A,B */
+        rl_snprintf(a, sizeof a, "%s%s%.0f", mn ? mn : "", mn ? ", " : "",
+                    rl_report_client_conc(pt));
         rl_html_el_text(h, tr, "td", NULL, a);
         rl_snprintf(a, sizeof a, "%.0f / %.0f (%.0f)", rl_json_num_or(rq, "ok", NAN),
                     rl_json_num_or(rq, "measured", NAN), rl_json_num_or(rq, "attempts", NAN));

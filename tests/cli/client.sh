@@ -43,7 +43,7 @@ bad "--sweep-concurrency 1,,2" 2 "sweep-concurrency" --cmd true --sweep-concurre
 bad "--ramp-up-ms without a rate" 2 "give --request-rate" --cmd true --ramp-up-ms 100
 bad "unknown profile" 2 "unknown profile 'nope'" --cmd true --profile nope -o "$work/x"
 bad "an operand" 2 "client takes no operand 'extra'" --cmd true extra
-bad "--model with --cmd" 2 "are for --url only" --cmd true --model m
+bad "--model with --cmd without {model}" 2 "--model with --cmd needs {model} in the command" --cmd true --model m
 bad "--timeout 0" 2 "timeout" --cmd true --timeout 0
 printf '{"id": "a", "prompt": "x"}\n{"id": "a", "prompt": "y"}\n' >"$work/dup.jsonl"
 bad "duplicate prompt id names the line" 2 "dup.jsonl:2: the id 'a' is used twice" --cmd true --prompts "$work/dup.jsonl" -o "$work/x"

@@ -1,0 +1,48 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
+# CLI: several models in one client run. `--model A,B` with a {model} placeholder in --cmd (each
+# name shell-quoted into the command) gives one set of operating points per model, each point
+# naming its model; the summary has a model column; compare matches rows per model (alpha's
+# rows against alpha's, never beta's). Bad input: exit 2, one line.
+set -u
+: "${RL_BIN:?}" "${RL_SRC:?}" "${RL_TMP:?}"
+work="$RL_TMP/cli-client-models.$$"
+mkdir -p "$work"
+trap 'rm -rf "$work"' EXIT
+. "$RL_SRC/tests/lib/cli.sh"
+CMD=client
+FAKE="$(dirname "$RL_BIN")/fake-stream"
+export LLAMA_ROOFLINE_PROGRESS=off
+# the fake's first chunk is the model's name: the answer says which command ran
+for i in 1 2; do
+  "$RL_BIN" client --cmd "$FAKE 10 {model} 30 ' two words'" --model "alpha,b'eta" \
+    --sweep-concurrency 1,2 --runs 1 --warmup 0 --capture-output --bundle "$work/m$i.json" \
+    >"$work/out$i" 2>"$work/err$i"
+  check "two models, run $i: exit 0" 0 $? || cat "$work/err$i"
+done
+json_check "4 points: alpha at 1 and 2, then b'eta at 1 and 2" "$work/m1.json" \
+  '[(p["model"],p["concurrency"]) for p in j["client"]["points"]]==[("alpha",1),("alpha",2),("b'"'"'eta",1),("b'"'"'eta",2)]'
+json_check "each model's command ran (its name, quoted, is the answer's first chunk)" "$work/m1.json" \
+  'all(r["output"]==p["model"]+" two words" for p in j["client"]["points"] for r in p["records"])'
+json_check "the driver lists the models" "$work/m1.json" \
+  'j["client"]["driver"]["models"]==["alpha","b'"'"'eta"] and "{model}" in j["client"]["driver"]["command"]'
+expect "summary: a model column" "$(cat "$work/out1")" "^  model +conc +ok/all"
+expect "summary: alpha's row" "$(cat "$work/out1")" "^  alpha +1 +3/3 +0 "
+out=$("$RL_BIN" validate "$work/m1.json" 2>&1); check "validate ($out)" 0 $?
+"$RL_BIN" compare "$work/m1.json" "$work/m2.json" --json >"$work/cmp.json" 2>"$work/cmp.err"
+check "compare of two runs: exit 0" 0 $? || cat "$work/cmp.err"
+python3 - "$work/cmp.json" >"$work/cmp.txt" 2>&1 <<'PY'
+import json, sys
+j = json.load(open(sys.argv[1]))
+rows = [r for r in j.get("rows", []) if r.get("group") == "client"] if isinstance(j, dict) else []
+subjects = sorted({r.get("subject") for r in rows})
+assert subjects == ["alpha", "b'eta"], subjects
+# each row is matched in both inputs: no model's row stands alone
+assert all(len([v for v in r.get("values", r.get("inputs", [])) if v is not None]) >= 2 for r in rows), rows[:2]
+print(len(rows))
+PY
+check "compare: rows per model, each matched in both runs ($(tail -c 300 "$work/cmp.txt"))" 0 $?
+bad "{model} without --model" 2 "the command holds \{model\}: give --model" --cmd "echo {model}"
+bad "an empty model name" 2 "--model: an empty name in 'a,,b'" --cmd "echo {model}" --model a,,b
+bad "a model twice" 2 "--model names 'a' twice" --cmd "echo {model}" --model a,b,a
+finish
