@@ -307,7 +307,7 @@ static void point_records(rl_html *h, xmlNodePtr parent, const cJSON *pt)
 }
 
 /* --tag and --note of the run (client.settings.tags, .note), when it had any. */
-static void labels(rl_html *h, xmlNodePtr dl, const cJSON *st)
+void rl_html_client_labels(rl_html *h, xmlNodePtr dl, const cJSON *st)
 {
     const cJSON *tags = rl_json_get(st, "tags"), *t;
     if (cJSON_GetArraySize(tags) > 0) {
@@ -377,7 +377,7 @@ static void setup(rl_html *h, xmlNodePtr body, const cJSON *c)
     }
     if (!any)
         rl_html_text(h, dd, "none set, so no goodput");
-    labels(h, dl, st);
+    rl_html_client_labels(h, dl, st);
     const cJSON *gate = rl_json_get(c, "gate");
     if (cJSON_IsObject(gate)) {
         rl_html_el_text(h, dl, "dt", NULL, "CI gate");

@@ -32,4 +32,8 @@
  * roofline sections. RL_EINTERNAL when a chart fails to render or out of memory. */
 rl_status rl_html_client(rl_html *h, xmlNodePtr root, const cJSON *b, rl_error *err);
 
+/* The "Tags" and "Note" rows of a client run (client.settings tags / note: --tag, --note) into
+ * a definition list, when it had any; the comparison page shows them per input too. */
+void rl_html_client_labels(rl_html *h, xmlNodePtr dl, const cJSON *settings);
+
 #endif

@@ -2,6 +2,7 @@
 /* html_compare.c: the comparison page, section by section, into templates/compare.xml. See
  * html_compare.h. Every string reaches the page as a text node or an attribute set through
  * libxml2 (html_doc.h). */
+#include "render/html_client.h"
 #include "render/html_compare.h"
 
 #include <math.h>
@@ -554,6 +555,7 @@ static void inputs(cpage *p)
                              type ? type : "?", what ? what : "?", model ? ", model " : "",
                              model ? model : "",
                              cJSON_GetArraySize(rl_json_get(rl_json_get(b, "client"), "points")));
+            rl_html_client_labels(&p->h, dl, rl_json_get(rl_json_get(b, "client"), "settings"));
         }
         if (!rl_json_get(b, "models"))
             continue;

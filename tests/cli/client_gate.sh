@@ -54,6 +54,10 @@ sum=$(grep -E '^ +[0-9.]+ - [0-9.]+ +#* +[0-9]+$' "$work/out" | awk '{s+=$NF} EN
 [ "$sum" = 6 ] && echo "ok   histogram: the buckets hold the 6 requests" || fail "histogram holds $sum"
 page=$(cat "$work/lab/report.html")
 expect "report shows the tags and note" "$page" "nightly, gpu box"
+"$RL_BIN" compare "$work/lab/bundle.json" "$work/pass.json" -o "$work/cmp.html" >/dev/null 2>&1
+check "compare of a labelled run: exit 0" 0 $?
+expect "compare shows the tags" "$(cat "$work/cmp.html")" "<dd>nightly, gpu box</dd>"
+expect "compare shows the note" "$(cat "$work/cmp.html")" "<dd>after the kernel update</dd>"
 # bad input: exit 2, one line
 bad "--fail-on-slo without an SLO" 2 "^llama-roofline client: error: --fail-on-slo gates goodput: give an SLO" --cmd true --fail-on-slo 90
 bad "--fail-on-slo 0" 2 "fail-on-slo" --cmd true --slo-ttft-ms 5 --fail-on-slo 0
