@@ -487,11 +487,12 @@ rl_status rl_cmp_rows_client(rl_cmp *c, size_t input, const cJSON *bundle, rl_er
                                     .higher_is_better = cm->higher_is_better,
                                     .single = cm->single,
                                     .disturbed = disturbed(pt),
-                                    .n_keys = 4,
+                                    .n_keys = pmodel ? 5 : 4,
                                     .keys = {{"driver", where},
                                              {"concurrency", s_conc},
                                              {"request rate", s_rate},
-                                             {"prompts", prompts}}};
+                                             {"prompts", prompts},
+                                             {"model", pmodel ? pmodel : ""}}};
             rl_status st = client_add(c, input, &spec, o, err);
             if (st != RL_OK)
                 return st;

@@ -34,14 +34,18 @@ check "compare of two runs: exit 0" 0 $? || cat "$work/cmp.err"
 python3 - "$work/cmp.json" >"$work/cmp.txt" 2>&1 <<'PY'
 import json, sys
 j = json.load(open(sys.argv[1]))
-rows = [r for r in j.get("rows", []) if r.get("group") == "client"] if isinstance(j, dict) else []
-subjects = sorted({r.get("subject") for r in rows})
+rows = [r for r in j["rows"] if r["group"] == "Streaming client"]
+subjects = sorted({r["subject"] for r in rows})
 assert subjects == ["alpha", "b'eta"], subjects
-# each row is matched in both inputs: no model's row stands alone
-assert all(len([v for v in r.get("values", r.get("inputs", [])) if v is not None]) >= 2 for r in rows), rows[:2]
-print(len(rows))
+per = {s: [r for r in rows if r["subject"] == s] for s in subjects}
+assert len(per["alpha"]) == len(per["b'eta"]) > 0, {s: len(v) for s, v in per.items()}
+assert all(r["keys"]["model"] == r["subject"] for r in rows), rows[0]["keys"]
+# each row holds one model's requests from each run: 3 prompts x 1 run, never 6
+assert all(len(r["cells"]) == 2 and all(c.get("n") in (None, 1, 3) for c in r["cells"]) for r in rows), rows[0]
+print(len(rows), "rows")
 PY
-check "compare: rows per model, each matched in both runs ($(tail -c 300 "$work/cmp.txt"))" 0 $?
+rc=$?
+check "compare: rows per model, each matched in both runs ($(tail -c 300 "$work/cmp.txt"))" 0 $rc
 bad "{model} without --model" 2 "the command holds \{model\}: give --model" --cmd "echo {model}"
 bad "an empty model name" 2 "--model: an empty name in 'a,,b'" --cmd "echo {model}" --model a,,b
 bad "a model twice" 2 "--model names 'a' twice" --cmd "echo {model}" --model a,b,a
