@@ -5,6 +5,7 @@
 #include <ctype.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "base/proc.h"
 #include "base/rl_json.h"
@@ -247,4 +248,99 @@ cJSON *rl_client_fm_json(const rl_client_fm_caps *c, const char *bin)
     cJSON_Delete(f);
     cJSON_Delete(w);
     return NULL;
+}
+
+/* ---- the model listing ---------------------------------------------------------------- */
+
+/* The mark a listing line starts with: 1 available, 0 unavailable, -1 none; *len its bytes. */
+static int model_mark(const unsigned char *s, size_t *len)
+{
+    *len = 3;
+    if (s[0] == 0xe2 && s[1] == 0x9c && (s[2] == 0x93 || s[2] == 0x94))
+        return 1;
+    if (s[0] == 0xe2 && s[1] == 0x9c && (s[2] == 0x97 || s[2] == 0x98))
+        return 0;
+    *len = 2;
+    if (s[0] == 0xc3 && s[1] == 0x97)
+        return 0;
+    return -1;
+}
+
+static bool model_name_char(char c, bool first)
+{
+    return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') ||
+           (!first && (c == '.' || c == '_' || c == ':' || c == '/' || c == '-'));
+}
+
+/* One line (NUL-terminated, ANSI already dropped) into *m; false when it is no model line. */
+static bool model_line(const char *line, rl_client_fm_model *m)
+{
+    const char *p = line;
+    while (*p == ' ' || *p == '\t')
+        p++;
+    if (strncasecmp(p, "warning:", 8) == 0)
+        return false;
+    size_t ml;
+    int mark = model_mark((const unsigned char *)p, &ml);
+    if (mark < 0 || (p[ml] != ' ' && p[ml] != '\t'))
+        return false;
+    p += ml;
+    while (*p == ' ' || *p == '\t')
+        p++;
+    size_t n = 0;
+    while (model_name_char(p[n], n == 0))
+        n++;
+    if (n == 0 || n >= sizeof m->name)
+        return false;
+    memset(m, 0, sizeof *m);
+    memcpy(m->name, p, n);
+    m->available = mark == 1;
+    p += n;
+    while (*p == ' ' || *p == '\t')
+        p++;
+    size_t rest = strlen(p);
+    while (rest > 0 && (p[rest - 1] == ' ' || p[rest - 1] == '\t' || p[rest - 1] == '\r'))
+        rest--;
+    if (rest == 0)
+        return true;
+    if (p[0] != '(' || p[rest - 1] != ')')
+        return false;
+    rl_snprintf(m->note, sizeof m->note, "%.*s", (int)(rest - 2), p + 1);
+    return true;
+}
+
+size_t rl_client_fm_parse_models(const char *text, rl_client_fm_model *out, size_t cap)
+{
+    size_t n = 0, len = text ? strlen(text) : 0;
+    char *clean = malloc(len + 1);
+    if (!clean)
+        return 0;
+    rl_term_strip st = {0};
+    clean[rl_term_strip_run(&st, text ? text : "", len, clean)] = '\0';
+    for (char *line = clean; line && *line && n < cap;) {
+        char *nl = strchr(line, '\n');
+        if (nl)
+            *nl = '\0';
+        if (model_line(line, &out[n]))
+            n++;
+        line = nl ? nl + 1 : NULL;
+    }
+    free(clean);
+    return n;
+}
+
+rl_status rl_client_fm_models(const char *bin, const char *list_command, double timeout,
+                              rl_client_fm_model *out, size_t cap, size_t *n, char *why,
+                              size_t why_cap, rl_error *err)
+{
+    bool intr = false;
+    why[0] = '\0';
+    char *text = run_help(bin, list_command, timeout, &intr, why, why_cap);
+    *n = text ? rl_client_fm_parse_models(text, out, cap) : 0;
+    free(text);
+    if (intr)
+        return rl_fail(err, RL_EINTERRUPTED, "interrupted while reading fm's model list");
+    if (*n == 0 && !why[0])
+        rl_snprintf(why, why_cap, "%s %s listed no model", bin, list_command);
+    return RL_OK;
 }

@@ -43,6 +43,25 @@ bool rl_client_fm_detect(const char *command, char *bin, size_t cap);
 /* Run `BIN --help` and `BIN respond --help` (each bounded by timeout s) and parse them. A probe
  * that cannot run leaves ok false with the reason in error (RL_OK); RL_EINTERRUPTED on Ctrl-C. */
 rl_status rl_client_fm_probe(const char *bin, double timeout, rl_client_fm_caps *c, rl_error *err);
+/* One model of `fm models` (27.2+) or `fm available` (27.0), as fm-bench reads it: each line,
+ * after ANSI sequences are dropped and lines starting "warning:" skipped, that is a mark
+ * (available: U+2713 or U+2714; unavailable: U+2717, U+2718 or U+00D7), spaces, a name
+ * [A-Za-z0-9][A-Za-z0-9._:/-]*, and optionally "(text)": the identity of an available model,
+ * the reason of an unavailable one (kept whole). */
+#define RL_CLIENT_FM_MAX_MODELS 64
+typedef struct {
+    char name[64];
+    bool available;
+    char note[256]; /* identity or reason, "" when none was given */
+} rl_client_fm_model;
+/* Parse a listing; returns how many models were read (at most cap). */
+size_t rl_client_fm_parse_models(const char *text, rl_client_fm_model *out, size_t cap);
+/* Run `BIN LIST_COMMAND` (bounded by timeout s) and parse it: RL_OK with *n models, or *n 0 and
+ * why filled when it could not run or listed nothing; RL_EINTERRUPTED on Ctrl-C. */
+rl_status rl_client_fm_models(const char *bin, const char *list_command, double timeout,
+                              rl_client_fm_model *out, size_t cap, size_t *n, char *why,
+                              size_t why_cap, rl_error *err);
+
 /* {"source": "help text", "program": bin, "ok", "commands": [...], "features": {...},
  * "warnings": [...]}; NULL when out of memory. */
 cJSON *rl_client_fm_json(const rl_client_fm_caps *c, const char *bin);

@@ -148,6 +148,7 @@ typedef struct {
     size_t n_models;
     const char *model_now; /* the model of the point being measured, NULL without --model */
     char *cmd_now;         /* --cmd with {model} replaced by model_now, shell-quoted */
+    cJSON *fm_models;      /* fm's availability of the requested models, or NULL */
 } client_ctx;
 
 /* The JSON of the current point from the results so far; NULL when out of memory. */
@@ -435,6 +436,10 @@ static cJSON *client_section(client_ctx *c, const rl_client_fm_caps *caps, const
         drv = NULL;
     }
     ok = ok && rl_json_attach(cl, "tokens", rl_client_tokens_json(NULL, "none"));
+    if (ok && c->fm_models) {
+        ok = rl_json_attach(cl, "fm_models", c->fm_models);
+        c->fm_models = NULL; /* the bundle's now */
+    }
     if (ok && caps)
         ok = rl_json_attach(cl, "capabilities", rl_client_fm_json(caps, fm_bin));
     if (ok) {
@@ -797,6 +802,62 @@ static rl_status open_outputs(session *s, rl_error *err)
 }
 
 /* fm's capabilities and the token counter. */
+/* fm's own view of the requested models (`fm models`, or `fm available` on 27.0): an
+ * unavailable or unlisted one is skipped with fm's reason, kept in client.fm_models; none
+ * usable is bad input. A listing that cannot be read skips nothing (the requests will tell). */
+static rl_status fm_availability(session *s, rl_error *err)
+{
+    client_ctx *c = &s->c;
+    rl_client_fm_model list[RL_CLIENT_FM_MAX_MODELS];
+    size_t n = 0;
+    char why[256];
+    rl_status st = rl_client_fm_models(s->fm_bin, s->caps.model_list_command, 15, list,
+                                       RL_CLIENT_FM_MAX_MODELS, &n, why, sizeof why, err);
+    if (st != RL_OK)
+        return st;
+    c->fm_models = cJSON_CreateArray();
+    if (!c->fm_models)
+        return rl_fail(err, RL_EINTERNAL, "out of memory");
+    char skipped[1024] = "";
+    size_t kept = 0, slen = 0;
+    for (size_t i = 0; i < c->n_models; i++) {
+        const rl_client_fm_model *m = NULL;
+        for (size_t k = 0; k < n && !m; k++)
+            m = strcmp(list[k].name, c->models[i]) == 0 ? &list[k] : NULL;
+        const char *reason = n == 0          ? NULL
+                             : !m            ? "not listed by fm"
+                             : !m->available ? (m->note[0] ? m->note : "unavailable")
+                                             : NULL;
+        cJSON *o = cJSON_CreateObject();
+        cJSON_AddItemToArray(c->fm_models, o);
+        rl_json_add_str(o, "name", c->models[i]);
+        cJSON_AddBoolToObject(o, "available", m ? m->available : n == 0);
+        rl_json_add_str_or_null(o, m && m->available ? "identity" : "reason",
+                                m && m->available ? (m->note[0] ? m->note : NULL)
+                                : reason          ? reason
+                                                  : why);
+        cJSON_AddBoolToObject(o, "skipped", reason != NULL);
+        if (!reason) {
+            c->models[kept++] = c->models[i];
+            continue;
+        }
+        char safe[300];
+        slen += (size_t)rl_snprintf(
+            skipped + slen, slen < sizeof skipped ? sizeof skipped - slen : 0, "%s%s: %s",
+            slen ? "; " : "", c->models[i], rl_tty_escape(reason, safe, sizeof safe));
+        if (slen >= sizeof skipped)
+            slen = sizeof skipped - 1;
+        free(c->models[i]);
+    }
+    c->n_models = kept;
+    if (kept == 0)
+        return rl_fail(err, RL_EINPUT, "no requested model is usable right now (%s): see `%s %s`",
+                       skipped, s->fm_bin, s->caps.model_list_command);
+    if (skipped[0])
+        rl_tty_printf(stderr, "client: skipped, as fm reports them: %s\n", skipped);
+    return RL_OK;
+}
+
 static rl_status probe_fm(session *s, rl_error *err)
 {
     client_ctx *c = &s->c;
@@ -810,6 +871,8 @@ static rl_status probe_fm(session *s, rl_error *err)
             a->count_cmd = s->fm_counter =
                 rl_asprintf("%s %s --quiet", s->fm_bin, s->caps.token_count_command);
     }
+    if (st == RL_OK && s->have_caps && s->caps.model_list_command && c->n_models > 0)
+        st = fm_availability(s, err);
     if (st == RL_OK && a->count_cmd) {
         rl_progress("client: calibrating the token counter");
         st = rl_client_counter_init(&c->counter, a->count_cmd, a->timeout, c->prompts.n, err);
@@ -1107,6 +1170,7 @@ static void free_session(session *s)
     for (size_t i = 0; i < c->n_models; i++)
         free(c->models[i]);
     free(c->cmd_now);
+    cJSON_Delete(c->fm_models);
     rl_client_prompts_free(&c->prompts);
     free(s->bundle_path);
     free(s->page);

@@ -46,6 +46,17 @@ print(len(rows), "rows")
 PY
 rc=$?
 check "compare: rows per model, each matched in both runs ($(tail -c 300 "$work/cmp.txt"))" 0 $rc
+# fm: `fm models` says which are usable; pcc (unavailable, with fm's reason) and nope (not
+# listed) are skipped and kept with their reasons, system is measured
+ln -s "$FAKE" "$work/fm"
+"$RL_BIN" client --cmd "$work/fm respond --model {model}" --model system,pcc,nope --runs 1 \
+  --warmup 0 --bundle "$work/fm.json" >"$work/fm.out" 2>"$work/fm.err"
+check "fm models: exit 0" 0 $? || cat "$work/fm.err"
+json_check "fm models: only system measured" "$work/fm.json" '[p["model"] for p in j["client"]["points"]]==["system"]'
+json_check "fm models: availability kept with fm's identity and reasons" "$work/fm.json" \
+  'j["client"]["fm_models"]==[{"name":"system","available":True,"identity":"AFM 3 Core","skipped":False},{"name":"pcc","available":False,"reason":"Private Cloud Compute is not enabled. Please use the Terminal app.","skipped":True},{"name":"nope","available":False,"reason":"not listed by fm","skipped":True}]'
+expect "fm models: the skipped ones said on stderr" "$(cat "$work/fm.err")" "^client: skipped, as fm reports them: pcc: Private Cloud Compute is not enabled\. Please use the Terminal app\.; nope: not listed by fm$"
+bad "fm: no requested model usable" 2 "no requested model is usable right now \(pcc: Private Cloud" --cmd "$work/fm respond --model {model}" --model pcc
 bad "{model} without --model" 2 "the command holds \{model\}: give --model" --cmd "echo {model}"
 bad "an empty model name" 2 "--model: an empty name in 'a,,b'" --cmd "echo {model}" --model a,,b
 bad "a model twice" 2 "--model names 'a' twice" --cmd "echo {model}" --model a,b,a

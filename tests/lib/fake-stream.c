@@ -28,7 +28,9 @@
  *   --fault-key K     apply --exit, --hang, --never-exit, --flood and --garbage only when the
  *                     prompt's first word is K (other prompts just get the script)
  * Invoked as `fm` (a symlink): `fm --help` and `fm respond --help` print a help text shaped
- * like Apple's fm, `fm count-tokens` counts as --count, `fm respond` streams a default script.
+ * like Apple's fm, `fm count-tokens` counts as --count, `fm models` lists `system` available
+ * and `pcc` unavailable with a reason (a warning line and colour codes around them, as fm 27.2
+ * prints them), `fm respond` streams a default script (its options ignored).
  * Exit status 2 on a bad command line. */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -223,6 +225,14 @@ int main(int argc, char **argv)
         start_ns = now_ns();
         if (argc >= 2 && strcmp(argv[1], "count-tokens") == 0)
             return do_count(prompt, 1);
+        if (argc >= 2 && strcmp(argv[1], "models") == 0) { /* as fm 27.2 lists them */
+            fputs("warning: \xe2\x9c\x97 ignored (a warning line)\n"
+                  "\xe2\x9c\x93 system (AFM 3 Core)\n"
+                  "\x1b[31m\xe2\x9c\x97\x1b[0m pcc (Private Cloud Compute is not enabled. Please "
+                  "use the Terminal app.)\n",
+                  stdout);
+            return 0;
+        }
         if (argc >= 2 && strcmp(argv[1], "respond") == 0) {
             static const char *parts[] = {"The on-device model ", "replies ", "with a ",
                                           "deterministic ",       "answer.",  "\n"};
