@@ -53,4 +53,29 @@ static inline void rl_test_put(const char *root, const char *rel, const char *te
     fclose(f);
 }
 
+#ifdef RL_TEST_JSON /* cJSON lookups that fail the test on a missing key or a wrong type */
+#include <cjson/cJSON.h>
+static inline const cJSON *rl_test_key(const cJSON *o, const char *k)
+{
+    const cJSON *it = cJSON_GetObjectItemCaseSensitive(o, k);
+    if (!it)
+        fail_msg("no key %s", k);
+    return it;
+}
+
+static inline double rl_test_num(const cJSON *o, const char *k)
+{
+    const cJSON *it = rl_test_key(o, k);
+    assert_true(cJSON_IsNumber(it));
+    return it->valuedouble;
+}
+
+static inline const char *rl_test_str(const cJSON *o, const char *k)
+{
+    const cJSON *it = rl_test_key(o, k);
+    assert_true(cJSON_IsString(it));
+    return it->valuestring;
+}
+#endif
+
 #endif

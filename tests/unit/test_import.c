@@ -17,6 +17,7 @@
 
 #include <cmocka.h>
 
+#define RL_TEST_JSON
 #include "rl_test.h"
 
 #include "analyse/analysis_bundle.h"
@@ -114,28 +115,6 @@ static void refused_str(const char *text, const char *fragment)
     refused(text, strlen(text), fragment);
 }
 
-static const cJSON *get(const cJSON *o, const char *k)
-{
-    const cJSON *it = cJSON_GetObjectItemCaseSensitive(o, k);
-    if (!it)
-        fail_msg("no key %s", k);
-    return it;
-}
-
-static double num(const cJSON *o, const char *k)
-{
-    const cJSON *it = get(o, k);
-    assert_true(cJSON_IsNumber(it));
-    return it->valuedouble;
-}
-
-static const char *str(const cJSON *o, const char *k)
-{
-    const cJSON *it = get(o, k);
-    assert_true(cJSON_IsString(it));
-    return it->valuestring;
-}
-
 static bool is_unavailable(const cJSON *o)
 {
     const cJSON *a = cJSON_GetObjectItemCaseSensitive(o, "available");
@@ -150,19 +129,19 @@ static void check_rate(const cJSON *r)
     assert_true(cJSON_IsObject(r));
     if (is_unavailable(r))
         return;
-    assert_string_equal(str(r, "kind"), "measured");
-    assert_string_equal(str(r, "unit"), "tok/s");
-    const cJSON *s = get(r, "samples");
+    assert_string_equal(rl_test_str(r, "kind"), "measured");
+    assert_string_equal(rl_test_str(r, "unit"), "tok/s");
+    const cJSON *s = rl_test_key(r, "samples");
     if (cJSON_IsArray(s)) {
         assert_true(cJSON_GetArraySize(s) >= 1);
         const cJSON *x;
         cJSON_ArrayForEach(x, s) assert_true(cJSON_IsNumber(x) && x->valuedouble > 0);
-        assert_true(cJSON_IsObject(get(r, "stats")));
+        assert_true(cJSON_IsObject(rl_test_key(r, "stats")));
     } else {
         /* imported: the mean without samples */
         assert_true(is_unavailable(s));
-        assert_true(num(r, "mean") > 0);
-        const cJSON *sd = get(r, "sd");
+        assert_true(rl_test_num(r, "mean") > 0);
+        const cJSON *sd = rl_test_key(r, "sd");
         assert_true((cJSON_IsNumber(sd) && sd->valuedouble >= 0) || is_unavailable(sd));
     }
 }
@@ -172,56 +151,56 @@ static void check_structure(const cJSON *b)
     static const char *const top[] = {"schema",      "schema_version", "tool",  "command",
                                       "created_utc", "updated_utc",    "status"};
     for (size_t i = 0; i < sizeof top / sizeof top[0]; i++)
-        get(b, top[i]);
-    assert_string_equal(str(b, "schema"), "llama-roofline-bundle");
-    assert_int_equal((int)num(b, "schema_version"), 2);
-    assert_string_equal(str(b, "command"), "import");
-    assert_string_equal(str(get(b, "tool"), "name"), "llama-roofline");
-    assert_string_equal(str(get(b, "status"), "state"), "complete");
-    const cJSON *src = get(b, "source");
-    assert_string_equal(str(src, "kind"), "imported");
-    str(src, "format");
-    str(src, "file");
-    const cJSON *mb = get(b, "membw");
-    assert_true(is_unavailable(mb) ||
-                (cJSON_IsString(get(mb, "kind")) && cJSON_IsNumber(get(mb, "peak_read_GBs"))));
-    assert_string_equal(str(get(b, "settings"), "kind"), "controlled");
+        rl_test_key(b, top[i]);
+    assert_string_equal(rl_test_str(b, "schema"), "llama-roofline-bundle");
+    assert_int_equal((int)rl_test_num(b, "schema_version"), 2);
+    assert_string_equal(rl_test_str(b, "command"), "import");
+    assert_string_equal(rl_test_str(rl_test_key(b, "tool"), "name"), "llama-roofline");
+    assert_string_equal(rl_test_str(rl_test_key(b, "status"), "state"), "complete");
+    const cJSON *src = rl_test_key(b, "source");
+    assert_string_equal(rl_test_str(src, "kind"), "imported");
+    rl_test_str(src, "format");
+    rl_test_str(src, "file");
+    const cJSON *mb = rl_test_key(b, "membw");
+    assert_true(is_unavailable(mb) || (cJSON_IsString(rl_test_key(mb, "kind")) &&
+                                       cJSON_IsNumber(rl_test_key(mb, "peak_read_GBs"))));
+    assert_string_equal(rl_test_str(rl_test_key(b, "settings"), "kind"), "controlled");
     const cJSON *m;
-    cJSON_ArrayForEach(m, get(b, "models"))
+    cJSON_ArrayForEach(m, rl_test_key(b, "models"))
     {
-        str(m, "id");
-        str(m, "name");
-        const cJSON *bpt = get(m, "bytes_per_token");
-        assert_true(num(bpt, "value") > 0);
-        str(bpt, "convention");
-        str(bpt, "source");
-        str(bpt, "kind");
+        rl_test_str(m, "id");
+        rl_test_str(m, "name");
+        const cJSON *bpt = rl_test_key(m, "bytes_per_token");
+        assert_true(rl_test_num(bpt, "value") > 0);
+        rl_test_str(bpt, "convention");
+        rl_test_str(bpt, "source");
+        rl_test_str(bpt, "kind");
         const cJSON *r;
-        cJSON_ArrayForEach(r, get(m, "runs"))
+        cJSON_ArrayForEach(r, rl_test_key(m, "runs"))
         {
-            assert_true(num(r, "threads") >= 1);
-            assert_true(num(r, "depth") >= 0);
-            assert_string_equal(str(r, "status"), "ok");
-            assert_true(cJSON_IsArray(get(r, "records")));
-            check_rate(get(r, "decode"));
-            check_rate(get(r, "prefill"));
+            assert_true(rl_test_num(r, "threads") >= 1);
+            assert_true(rl_test_num(r, "depth") >= 0);
+            assert_string_equal(rl_test_str(r, "status"), "ok");
+            assert_true(cJSON_IsArray(rl_test_key(r, "records")));
+            check_rate(rl_test_key(r, "decode"));
+            check_rate(rl_test_key(r, "prefill"));
         }
     }
-    const cJSON *an = get(b, "analysis");
-    assert_string_equal(str(an, "kind"), "derived");
-    get(an, "fit");
-    assert_true(cJSON_IsArray(get(b, "warnings")));
+    const cJSON *an = rl_test_key(b, "analysis");
+    assert_string_equal(rl_test_str(an, "kind"), "derived");
+    rl_test_key(an, "fit");
+    assert_true(cJSON_IsArray(rl_test_key(b, "warnings")));
 }
 
 /* ---- the published results -------------------------------------------------------------- */
 
 static void assert_fit(const cJSON *b, double bw, double r2, int n)
 {
-    const cJSON *fit = get(get(b, "analysis"), "fit");
-    assert_true(cJSON_IsTrue(get(fit, "available")));
-    assert_int_equal((int)num(fit, "n_points"), n);
-    assert_near(num(fit, "bw_GBs"), bw, 0.005);
-    assert_near(num(fit, "r2"), r2, 0.00005);
+    const cJSON *fit = rl_test_key(rl_test_key(b, "analysis"), "fit");
+    assert_true(cJSON_IsTrue(rl_test_key(fit, "available")));
+    assert_int_equal((int)rl_test_num(fit, "n_points"), n);
+    assert_near(rl_test_num(fit, "bw_GBs"), bw, 0.005);
+    assert_near(rl_test_num(fit, "r2"), r2, 0.00005);
 }
 
 /* Seen failing: with bundle.c's samples_of not falling back to the rate's mean (no decode
@@ -232,34 +211,35 @@ static void test_published_rpi5(void **state)
     cJSON *b = import_plain("data/published/rpi5-cortex-a76/roofline.json");
     check_structure(b);
     assert_fit(b, 10.69, 0.9800, 7);
-    const cJSON *src = get(b, "source");
-    assert_string_equal(str(src, "format"), RL_IMPORT_FORMAT_ROOFLINE);
-    assert_string_equal(str(src, "file"), "roofline.json");
-    assert_non_null(strstr(str(src, "attribution"), "doi:10.5281/zenodo.21842493"));
-    assert_non_null(strstr(str(src, "attribution"), "MIT"));
+    const cJSON *src = rl_test_key(b, "source");
+    assert_string_equal(rl_test_str(src, "format"), RL_IMPORT_FORMAT_ROOFLINE);
+    assert_string_equal(rl_test_str(src, "file"), "roofline.json");
+    assert_non_null(strstr(rl_test_str(src, "attribution"), "doi:10.5281/zenodo.21842493"));
+    assert_non_null(strstr(rl_test_str(src, "attribution"), "MIT"));
     /* the ceiling was supplied: controlled, and the analysis uses it */
-    assert_string_equal(str(get(b, "membw"), "kind"), "controlled");
-    assert_near(num(get(b, "membw"), "peak_read_GBs"), 13.98, 0);
-    const cJSON *an = get(b, "analysis");
-    assert_string_equal(str(get(an, "verdict"), "label"), "memory-bound");
+    assert_string_equal(rl_test_str(rl_test_key(b, "membw"), "kind"), "controlled");
+    assert_near(rl_test_num(rl_test_key(b, "membw"), "peak_read_GBs"), 13.98, 0);
+    const cJSON *an = rl_test_key(b, "analysis");
+    assert_string_equal(rl_test_str(rl_test_key(an, "verdict"), "label"), "memory-bound");
     /* bytes as the file used them (the file size) and no invented samples */
-    const cJSON *m0 = cJSON_GetArrayItem(get(b, "models"), 0);
-    assert_near(num(get(m0, "bytes_per_token"), "value"), 397808192, 0);
-    assert_string_equal(str(get(m0, "bytes_per_token"), "convention"), "resident");
-    const cJSON *r0 = cJSON_GetArrayItem(get(m0, "runs"), 0);
-    const cJSON *dec = get(r0, "decode");
-    assert_near(num(dec, "mean"), 16.90055, 0);
-    assert_true(is_unavailable(get(dec, "samples")));
-    assert_true(is_unavailable(get(dec, "sd"))); /* this file has no standard deviations */
-    assert_int_equal(cJSON_GetArraySize(get(r0, "records")), 0);
-    assert_near(num(get(r0, "imported"), "decode_ts"), 16.90055, 0);
+    const cJSON *m0 = cJSON_GetArrayItem(rl_test_key(b, "models"), 0);
+    assert_near(rl_test_num(rl_test_key(m0, "bytes_per_token"), "value"), 397808192, 0);
+    assert_string_equal(rl_test_str(rl_test_key(m0, "bytes_per_token"), "convention"), "resident");
+    const cJSON *r0 = cJSON_GetArrayItem(rl_test_key(m0, "runs"), 0);
+    const cJSON *dec = rl_test_key(r0, "decode");
+    assert_near(rl_test_num(dec, "mean"), 16.90055, 0);
+    assert_true(is_unavailable(rl_test_key(dec, "samples")));
+    assert_true(is_unavailable(rl_test_key(dec, "sd"))); /* this file has no standard deviations */
+    assert_int_equal(cJSON_GetArraySize(rl_test_key(r0, "records")), 0);
+    assert_near(rl_test_num(rl_test_key(r0, "imported"), "decode_ts"), 16.90055, 0);
     /* what the file does not state is unavailable, what it states is kept */
-    assert_true(is_unavailable(get(get(m0, "gguf"), "architecture")));
-    assert_true(is_unavailable(get(get(m0, "gguf"), "kv_bytes_per_token")));
-    assert_string_equal(str(get(m0, "gguf"), "label"), "Q4_K_M");
-    assert_string_equal(str(get(b, "environment"), "arch"), "aarch64");
-    assert_true(cJSON_IsNull(get(get(b, "environment"), "governor")));
-    assert_non_null(strstr(str(get(get(src, "imported"), "analysis"), "verdict"), "memory"));
+    assert_true(is_unavailable(rl_test_key(rl_test_key(m0, "gguf"), "architecture")));
+    assert_true(is_unavailable(rl_test_key(rl_test_key(m0, "gguf"), "kv_bytes_per_token")));
+    assert_string_equal(rl_test_str(rl_test_key(m0, "gguf"), "label"), "Q4_K_M");
+    assert_string_equal(rl_test_str(rl_test_key(b, "environment"), "arch"), "aarch64");
+    assert_true(cJSON_IsNull(rl_test_key(rl_test_key(b, "environment"), "governor")));
+    assert_non_null(strstr(
+        rl_test_str(rl_test_key(rl_test_key(src, "imported"), "analysis"), "verdict"), "memory"));
     cJSON_Delete(b);
 }
 
@@ -270,30 +250,31 @@ static void test_published_x86(void **state)
     cJSON *b = import_plain("data/published/x86-i7-12700H/roofline.json");
     check_structure(b);
     assert_fit(b, 37.65, 0.9874, 7);
-    const cJSON *fit = get(get(b, "analysis"), "fit");
-    assert_near(num(fit, "bw_GBs"), 37.650056492450815, 1e-12);
-    const cJSON *mb = get(b, "membw");
-    assert_string_equal(str(mb, "kind"), "measured");
-    assert_near(num(mb, "peak_read_GBs"), 53.94467702067344, 0);
-    assert_near(num(mb, "working_set_bytes"), 512.0 * 1048576, 0);
-    assert_true(is_unavailable(get(mb, "runs"))); /* only best values: no repetitions */
-    const cJSON *m0 = cJSON_GetArrayItem(get(b, "models"), 0);
-    assert_string_equal(str(m0, "name"), "llama1b-q4km");
-    assert_near(num(get(m0, "bytes_per_token"), "value"), 799862912, 0); /* model_size */
-    assert_near(num(get(m0, "gguf"), "file_bytes"), 807694464, 0);
-    const cJSON *r2 = cJSON_GetArrayItem(get(m0, "runs"), 2);
-    assert_near(num(r2, "threads"), 8, 0);
-    assert_near(num(get(r2, "decode"), "mean"), 47.369745, 0);
-    assert_near(num(get(r2, "decode"), "sd"), 0.466564, 0);
-    assert_string_equal(cJSON_GetArrayItem(get(r2, "argv"), 0)->valuestring,
+    const cJSON *fit = rl_test_key(rl_test_key(b, "analysis"), "fit");
+    assert_near(rl_test_num(fit, "bw_GBs"), 37.650056492450815, 1e-12);
+    const cJSON *mb = rl_test_key(b, "membw");
+    assert_string_equal(rl_test_str(mb, "kind"), "measured");
+    assert_near(rl_test_num(mb, "peak_read_GBs"), 53.94467702067344, 0);
+    assert_near(rl_test_num(mb, "working_set_bytes"), 512.0 * 1048576, 0);
+    assert_true(is_unavailable(rl_test_key(mb, "runs"))); /* only best values: no repetitions */
+    const cJSON *m0 = cJSON_GetArrayItem(rl_test_key(b, "models"), 0);
+    assert_string_equal(rl_test_str(m0, "name"), "llama1b-q4km");
+    assert_near(rl_test_num(rl_test_key(m0, "bytes_per_token"), "value"), 799862912,
+                0); /* model_size */
+    assert_near(rl_test_num(rl_test_key(m0, "gguf"), "file_bytes"), 807694464, 0);
+    const cJSON *r2 = cJSON_GetArrayItem(rl_test_key(m0, "runs"), 2);
+    assert_near(rl_test_num(r2, "threads"), 8, 0);
+    assert_near(rl_test_num(rl_test_key(r2, "decode"), "mean"), 47.369745, 0);
+    assert_near(rl_test_num(rl_test_key(r2, "decode"), "sd"), 0.466564, 0);
+    assert_string_equal(cJSON_GetArrayItem(rl_test_key(r2, "argv"), 0)->valuestring,
                         "C:\\llmpc\\bin\\llama-bench.exe");
     const cJSON *am;
-    cJSON_ArrayForEach(am, get(get(b, "analysis"), "models"))
+    cJSON_ArrayForEach(am, rl_test_key(rl_test_key(b, "analysis"), "models"))
     {
-        if (strcmp(str(am, "name"), "qwen7b-q4km") == 0)
-            assert_near(num(get(am, "operating_point"), "threads"), 20, 0);
+        if (strcmp(rl_test_str(am, "name"), "qwen7b-q4km") == 0)
+            assert_near(rl_test_num(rl_test_key(am, "operating_point"), "threads"), 20, 0);
     }
-    assert_string_equal(str(get(b, "llama_cpp"), "build_commit"), "0e4a03622");
+    assert_string_equal(rl_test_str(rl_test_key(b, "llama_cpp"), "build_commit"), "0e4a03622");
     cJSON_Delete(b);
 }
 
@@ -343,7 +324,8 @@ static void test_fit_35_73(void **state)
     if (import_text(text, n, "paper12.json", &o, &b, &e) != RL_OK)
         fail_msg("%s", e.msg);
     assert_fit(b, 35.73, 0.9801, 7);
-    assert_near(num(get(get(b, "analysis"), "fit"), "bw_GBs"), 35.726443236517696, 1e-9);
+    assert_near(rl_test_num(rl_test_key(rl_test_key(b, "analysis"), "fit"), "bw_GBs"),
+                35.726443236517696, 1e-9);
     cJSON_Delete(b);
 }
 
@@ -433,30 +415,35 @@ static void test_lbench_outputs(void **state)
     (void)state;
     cJSON *b = import_plain("tests/fixtures/lbench/real-jsonl.txt");
     check_structure(b);
-    assert_string_equal(str(get(b, "source"), "format"), RL_IMPORT_FORMAT_LBENCH_JSONL);
-    assert_true(is_unavailable(get(b, "membw")));
-    assert_non_null(strstr(str(get(b, "membw"), "reason"), "imported llama-bench output"));
-    const cJSON *models = get(b, "models");
+    assert_string_equal(rl_test_str(rl_test_key(b, "source"), "format"),
+                        RL_IMPORT_FORMAT_LBENCH_JSONL);
+    assert_true(is_unavailable(rl_test_key(b, "membw")));
+    assert_non_null(
+        strstr(rl_test_str(rl_test_key(b, "membw"), "reason"), "imported llama-bench output"));
+    const cJSON *models = rl_test_key(b, "models");
     assert_int_equal(cJSON_GetArraySize(models), 1);
     const cJSON *m = cJSON_GetArrayItem(models, 0);
-    assert_string_equal(str(m, "path"), "/tmp/lb-tiny.gguf");
-    assert_string_equal(str(m, "name"), "lb-tiny.gguf");
-    assert_string_equal(str(get(m, "bytes_per_token"), "source"), "llama-bench model_size");
-    assert_near(num(get(m, "bytes_per_token"), "value"), 3073024, 0);
-    const cJSON *r = cJSON_GetArrayItem(get(m, "runs"), 0);
-    assert_int_equal(cJSON_GetArraySize(get(m, "runs")), 1);
-    assert_int_equal(cJSON_GetArraySize(get(r, "records")), 2);
+    assert_string_equal(rl_test_str(m, "path"), "/tmp/lb-tiny.gguf");
+    assert_string_equal(rl_test_str(m, "name"), "lb-tiny.gguf");
+    assert_string_equal(rl_test_str(rl_test_key(m, "bytes_per_token"), "source"),
+                        "llama-bench model_size");
+    assert_near(rl_test_num(rl_test_key(m, "bytes_per_token"), "value"), 3073024, 0);
+    const cJSON *r = cJSON_GetArrayItem(rl_test_key(m, "runs"), 0);
+    assert_int_equal(cJSON_GetArraySize(rl_test_key(m, "runs")), 1);
+    assert_int_equal(cJSON_GetArraySize(rl_test_key(r, "records")), 2);
     /* samples recomputed from samples_ns: (n_prompt + n_gen) * 1e9 / ns */
-    const cJSON *rec = cJSON_GetArrayItem(get(r, "records"), 1);
-    double ns = cJSON_GetArrayItem(get(rec, "samples_ns"), 0)->valuedouble;
-    double tokens = num(rec, "n_prompt") + num(rec, "n_gen");
-    assert_near(cJSON_GetArrayItem(get(get(r, "decode"), "samples"), 0)->valuedouble,
-                tokens * 1e9 / ns, 1e-9);
+    const cJSON *rec = cJSON_GetArrayItem(rl_test_key(r, "records"), 1);
+    double ns = cJSON_GetArrayItem(rl_test_key(rec, "samples_ns"), 0)->valuedouble;
+    double tokens = rl_test_num(rec, "n_prompt") + rl_test_num(rec, "n_gen");
+    assert_near(
+        cJSON_GetArrayItem(rl_test_key(rl_test_key(r, "decode"), "samples"), 0)->valuedouble,
+        tokens * 1e9 / ns, 1e-9);
     cJSON_Delete(b);
 
     b = import_plain("tests/fixtures/lbench/real-json.txt");
     check_structure(b);
-    assert_string_equal(str(get(b, "source"), "format"), RL_IMPORT_FORMAT_LBENCH_JSON);
+    assert_string_equal(rl_test_str(rl_test_key(b, "source"), "format"),
+                        RL_IMPORT_FORMAT_LBENCH_JSON);
     cJSON_Delete(b);
 
     /* several models, thread counts and depths in one JSONL: one model per file, one run
@@ -493,28 +480,29 @@ static void test_lbench_outputs(void **state)
     if (import_text(text, n, "mixed.jsonl", &o, &b, &e) != RL_OK)
         fail_msg("%s", e.msg);
     check_structure(b);
-    assert_string_equal(str(get(b, "source"), "name"), "mixed");
-    models = get(b, "models");
+    assert_string_equal(rl_test_str(rl_test_key(b, "source"), "name"), "mixed");
+    models = rl_test_key(b, "models");
     assert_int_equal(cJSON_GetArraySize(models), 2);
     cJSON_ArrayForEach(m, models)
     {
-        assert_int_equal(cJSON_GetArraySize(get(m, "runs")), 4);
-        cJSON_ArrayForEach(r, get(m, "runs"))
+        assert_int_equal(cJSON_GetArraySize(rl_test_key(m, "runs")), 4);
+        cJSON_ArrayForEach(r, rl_test_key(m, "runs"))
         {
-            assert_int_equal(cJSON_GetArraySize(get(r, "records")), 2);
+            assert_int_equal(cJSON_GetArraySize(rl_test_key(r, "records")), 2);
             const cJSON *x;
-            cJSON_ArrayForEach(x, get(r, "records"))
+            cJSON_ArrayForEach(x, rl_test_key(r, "records"))
             {
-                assert_near(num(x, "n_threads"), num(r, "threads"), 0);
-                assert_near(num(x, "n_depth"), num(r, "depth"), 0);
-                assert_string_equal(str(x, "model_filename"), str(m, "path"));
+                assert_near(rl_test_num(x, "n_threads"), rl_test_num(r, "threads"), 0);
+                assert_near(rl_test_num(x, "n_depth"), rl_test_num(r, "depth"), 0);
+                assert_string_equal(rl_test_str(x, "model_filename"), rl_test_str(m, "path"));
             }
         }
     }
-    const cJSON *s = get(b, "settings");
-    assert_int_equal(cJSON_GetArraySize(get(s, "threads")), 2);
-    assert_int_equal(cJSON_GetArraySize(get(s, "depths")), 2);
-    assert_true(cJSON_IsTrue(get(get(get(b, "analysis"), "fit"), "available")));
+    const cJSON *s = rl_test_key(b, "settings");
+    assert_int_equal(cJSON_GetArraySize(rl_test_key(s, "threads")), 2);
+    assert_int_equal(cJSON_GetArraySize(rl_test_key(s, "depths")), 2);
+    assert_true(
+        cJSON_IsTrue(rl_test_key(rl_test_key(rl_test_key(b, "analysis"), "fit"), "available")));
     cJSON_Delete(b);
     for (size_t i = 0; i < nr; i++)
         cJSON_Delete(recs[i]);
@@ -541,10 +529,10 @@ static void test_conventions(void **state)
     cJSON *b = NULL;
     if (import_text(streamed, strlen(streamed), "d.json", &o, &b, &e) != RL_OK)
         fail_msg("%s", e.msg);
-    const cJSON *an = get(b, "analysis");
-    assert_string_equal(str(an, "bytes_convention"), "streamed");
-    assert_near(num(get(an, "fit"), "bw_GBs"), 12.0, 1e-9);
-    assert_true(is_unavailable(get(b, "membw")));
+    const cJSON *an = rl_test_key(b, "analysis");
+    assert_string_equal(rl_test_str(an, "bytes_convention"), "streamed");
+    assert_near(rl_test_num(rl_test_key(an, "fit"), "bw_GBs"), 12.0, 1e-9);
+    assert_true(is_unavailable(rl_test_key(b, "membw")));
     cJSON_Delete(b);
     refused_str("{\"schema_version\": 1, \"analysis\": {\"models\": ["
                 "{\"name\": \"a\", \"bytes_per_token\": 4, \"bytes_source\": \"streamed\"},"

@@ -22,6 +22,7 @@
 #include <cmocka.h>
 #include <sqlite3.h>
 
+#define RL_TEST_JSON
 #include "rl_test.h"
 
 #include "analyse/analysis_bundle.h"
@@ -86,31 +87,10 @@ static void refused_str(const char *text, const char *file, const char *fragment
     refused(text, strlen(text), file, fragment);
 }
 
-static const cJSON *get(const cJSON *o, const char *k)
-{
-    const cJSON *it = cJSON_GetObjectItemCaseSensitive(o, k);
-    if (!it)
-        fail_msg("no key %s", k);
-    return it;
-}
-
-static double num(const cJSON *o, const char *k)
-{
-    const cJSON *it = get(o, k);
-    assert_true(cJSON_IsNumber(it));
-    return it->valuedouble;
-}
-
-static const char *str(const cJSON *o, const char *k)
-{
-    const cJSON *it = get(o, k);
-    assert_true(cJSON_IsString(it));
-    return it->valuestring;
-}
-
 static const cJSON *run_at(const cJSON *b, int model, int run)
 {
-    return cJSON_GetArrayItem(get(cJSON_GetArrayItem(get(b, "models"), model), "runs"), run);
+    return cJSON_GetArrayItem(
+        rl_test_key(cJSON_GetArrayItem(rl_test_key(b, "models"), model), "runs"), run);
 }
 
 /* An SQLite database file of the SQL text, made by SQLite itself (as `sqlite3 FILE <SQL`),
@@ -186,62 +166,64 @@ static void test_csv(void **state)
 {
     (void)state;
     cJSON *b = imported(hand_csv, strlen(hand_csv), "dir/hand.csv");
-    const cJSON *src = get(b, "source");
-    assert_string_equal(str(src, "format"), RL_IMPORT_FORMAT_LBENCH_CSV);
-    assert_string_equal(str(src, "file"), "hand.csv");
-    assert_int_equal((int)num(src, "records"), 4);
-    const cJSON *models = get(b, "models");
+    const cJSON *src = rl_test_key(b, "source");
+    assert_string_equal(rl_test_str(src, "format"), RL_IMPORT_FORMAT_LBENCH_CSV);
+    assert_string_equal(rl_test_str(src, "file"), "hand.csv");
+    assert_int_equal((int)rl_test_num(src, "records"), 4);
+    const cJSON *models = rl_test_key(b, "models");
     assert_int_equal(cJSON_GetArraySize(models), 2);
     const cJSON *a = cJSON_GetArrayItem(models, 0), *m2 = cJSON_GetArrayItem(models, 1);
-    assert_string_equal(str(a, "path"), "/m/a \"x\".gguf");
-    assert_string_equal(str(a, "name"), "a \"x\".gguf");
-    assert_string_equal(str(m2, "name"), "b.gguf");
-    assert_near(num(get(a, "bytes_per_token"), "value"), 1000000, 0);
-    assert_int_equal(cJSON_GetArraySize(get(a, "runs")), 2);
+    assert_string_equal(rl_test_str(a, "path"), "/m/a \"x\".gguf");
+    assert_string_equal(rl_test_str(a, "name"), "a \"x\".gguf");
+    assert_string_equal(rl_test_str(m2, "name"), "b.gguf");
+    assert_near(rl_test_num(rl_test_key(a, "bytes_per_token"), "value"), 1000000, 0);
+    assert_int_equal(cJSON_GetArraySize(rl_test_key(a, "runs")), 2);
     /* the run at 4 threads, depth 0: a decode record with two samples and a prefill one */
     const cJSON *r = run_at(b, 0, 0);
-    assert_near(num(r, "threads"), 4, 0);
-    assert_near(num(r, "depth"), 0, 0);
-    assert_string_equal(str(r, "status"), "ok");
-    const cJSON *recs = get(r, "records");
+    assert_near(rl_test_num(r, "threads"), 4, 0);
+    assert_near(rl_test_num(r, "depth"), 0, 0);
+    assert_string_equal(rl_test_str(r, "status"), "ok");
+    const cJSON *recs = rl_test_key(r, "records");
     assert_int_equal(cJSON_GetArraySize(recs), 2);
-    const cJSON *d = get(get(r, "decode"), "samples");
+    const cJSON *d = rl_test_key(rl_test_key(r, "decode"), "samples");
     assert_int_equal(cJSON_GetArraySize(d), 2);
     assert_near(cJSON_GetArrayItem(d, 0)->valuedouble, 16.0, 1e-12); /* 16 tokens in 1 s */
     assert_near(cJSON_GetArrayItem(d, 1)->valuedouble, 8.0, 1e-12);
-    const cJSON *p = get(get(r, "prefill"), "samples");
+    const cJSON *p = rl_test_key(rl_test_key(r, "prefill"), "samples");
     assert_int_equal(cJSON_GetArraySize(p), 2);
     assert_near(cJSON_GetArrayItem(p, 0)->valuedouble, 100.0, 1e-12);
     /* the record as llama-bench's JSON types it */
     const cJSON *x = cJSON_GetArrayItem(recs, 0);
-    assert_true(cJSON_IsTrue(get(x, "cpu_strict")));
-    assert_near(num(x, "flash_attn"), -1, 0);
-    assert_near(num(x, "n_gpu_layers"), -1, 0);
-    assert_near(num(x, "avg_ts"), 12.0, 0);
-    assert_near(num(x, "model_n_params"), 500000, 0);
-    assert_string_equal(str(x, "gpu_info"), "");
-    assert_string_equal(str(x, "build_commit"), "ab12");
-    const cJSON *ns = get(x, "samples_ns"), *ts = get(x, "samples_ts");
+    assert_true(cJSON_IsTrue(rl_test_key(x, "cpu_strict")));
+    assert_near(rl_test_num(x, "flash_attn"), -1, 0);
+    assert_near(rl_test_num(x, "n_gpu_layers"), -1, 0);
+    assert_near(rl_test_num(x, "avg_ts"), 12.0, 0);
+    assert_near(rl_test_num(x, "model_n_params"), 500000, 0);
+    assert_string_equal(rl_test_str(x, "gpu_info"), "");
+    assert_string_equal(rl_test_str(x, "build_commit"), "ab12");
+    const cJSON *ns = rl_test_key(x, "samples_ns"), *ts = rl_test_key(x, "samples_ts");
     assert_int_equal(cJSON_GetArraySize(ns), 2);
     assert_near(cJSON_GetArrayItem(ns, 1)->valuedouble, 2e9, 0);
     assert_near(cJSON_GetArrayItem(ts, 0)->valuedouble, 15.5, 0);
     assert_near(cJSON_GetArrayItem(ts, 1)->valuedouble, 8, 0);
-    assert_true(cJSON_IsFalse(get(cJSON_GetArrayItem(recs, 1), "cpu_strict")));
+    assert_true(cJSON_IsFalse(rl_test_key(cJSON_GetArrayItem(recs, 1), "cpu_strict")));
     /* depth 32: one decode sample of 16 tokens in 2 s */
     r = run_at(b, 0, 1);
-    assert_near(num(r, "depth"), 32, 0);
-    assert_near(cJSON_GetArrayItem(get(get(r, "decode"), "samples"), 0)->valuedouble, 8.0, 1e-12);
-    assert_null(cJSON_GetObjectItemCaseSensitive(cJSON_GetArrayItem(get(r, "records"), 0),
+    assert_near(rl_test_num(r, "depth"), 32, 0);
+    assert_near(
+        cJSON_GetArrayItem(rl_test_key(rl_test_key(r, "decode"), "samples"), 0)->valuedouble, 8.0,
+        1e-12);
+    assert_null(cJSON_GetObjectItemCaseSensitive(cJSON_GetArrayItem(rl_test_key(r, "records"), 0),
                                                  "samples_ts")); /* an empty cell: no field */
     /* the other model: no samples, so its avg_ts is the one sample; an empty flash_attn and
      * model_n_params are left out */
     r = run_at(b, 1, 0);
-    assert_near(num(r, "threads"), 2, 0);
-    assert_near(num(get(get(r, "decode"), "stats"), "mean"), 6.25, 0);
-    x = cJSON_GetArrayItem(get(r, "records"), 0);
+    assert_near(rl_test_num(r, "threads"), 2, 0);
+    assert_near(rl_test_num(rl_test_key(rl_test_key(r, "decode"), "stats"), "mean"), 6.25, 0);
+    x = cJSON_GetArrayItem(rl_test_key(r, "records"), 0);
     assert_null(cJSON_GetObjectItemCaseSensitive(x, "flash_attn"));
     assert_null(cJSON_GetObjectItemCaseSensitive(x, "model_n_params"));
-    assert_true(cJSON_IsTrue(get(x, "cpu_strict")));
+    assert_true(cJSON_IsTrue(rl_test_key(x, "cpu_strict")));
     cJSON_Delete(b);
 
     /* outputs appended: the repeated header is skipped and counted */
@@ -250,9 +232,10 @@ static void test_csv(void **state)
                         "n_prompt,n_gen,model_filename,model_size,n_threads,avg_ts\n"
                         "0,16,/m/c.gguf,100,2,7.5\n";
     b = imported(twice, strlen(twice), "twice.csv");
-    assert_int_equal((int)num(get(b, "source"), "records"), 2);
-    assert_int_equal((int)num(get(b, "source"), "skipped_lines"), 1);
-    assert_near(num(get(get(run_at(b, 0, 1), "decode"), "stats"), "mean"), 7.5, 0);
+    assert_int_equal((int)rl_test_num(rl_test_key(b, "source"), "records"), 2);
+    assert_int_equal((int)rl_test_num(rl_test_key(b, "source"), "skipped_lines"), 1);
+    assert_near(rl_test_num(rl_test_key(rl_test_key(run_at(b, 0, 1), "decode"), "stats"), "mean"),
+                7.5, 0);
     cJSON_Delete(b);
 }
 
@@ -324,7 +307,8 @@ static void test_csv_refused(void **state)
     cJSON *b = import_bytes(big, n + (size_t)snprintf(big + n, cap - n, "\"\n"), "s.csv", &e);
     if (!b)
         fail_msg("%s", e.msg); /* 10000 samples: accepted */
-    assert_int_equal(cJSON_GetArraySize(get(get(run_at(b, 0, 0), "decode"), "samples")), 10000);
+    assert_int_equal(
+        cJSON_GetArraySize(rl_test_key(rl_test_key(run_at(b, 0, 0), "decode"), "samples")), 10000);
     cJSON_Delete(b);
     n += (size_t)snprintf(big + n, cap - n, " 1000\"\n");
     refused(big, n, "s.csv", "s.csv: line 2 (row 1), column samples_ns is \"1000 1000 1000");
@@ -347,7 +331,7 @@ static void test_csv_refused(void **state)
     b = import_bytes(big, n, "long.csv", &e);
     if (!b)
         fail_msg("%s", e.msg);
-    assert_int_equal((int)num(get(b, "source"), "records"), RL_LBENCH_MAX_RECORDS);
+    assert_int_equal((int)rl_test_num(rl_test_key(b, "source"), "records"), RL_LBENCH_MAX_RECORDS);
     cJSON_Delete(b);
     free(big);
 }
@@ -362,18 +346,19 @@ static void same_as_jsonl(const cJSON *b, const char *jsonl_rel, const char *for
     char *jl = read_src(jsonl_rel, &len);
     cJSON *j = imported(jl, len, "twin.jsonl");
     free(jl);
-    assert_string_equal(str(get(b, "source"), "format"), format);
-    assert_int_equal((int)num(get(b, "source"), "records"), 8);
-    assert_int_equal(cJSON_GetArraySize(get(b, "models")), 1);
-    assert_string_equal(str(cJSON_GetArrayItem(get(b, "models"), 0), "path"), "/tmp/lb-tiny.gguf");
+    assert_string_equal(rl_test_str(rl_test_key(b, "source"), "format"), format);
+    assert_int_equal((int)rl_test_num(rl_test_key(b, "source"), "records"), 8);
+    assert_int_equal(cJSON_GetArraySize(rl_test_key(b, "models")), 1);
+    assert_string_equal(rl_test_str(cJSON_GetArrayItem(rl_test_key(b, "models"), 0), "path"),
+                        "/tmp/lb-tiny.gguf");
     static const int want[][2] = {{1, 0}, {1, 32}, {2, 0}, {2, 32}};
     for (int k = 0; k < 4; k++) {
         const cJSON *r = run_at(b, 0, k), *rj = run_at(j, 0, k);
-        assert_near(num(r, "threads"), want[k][0], 0);
-        assert_near(num(r, "depth"), want[k][1], 0);
-        assert_near(num(rj, "threads"), want[k][0], 0);
-        assert_near(num(rj, "depth"), want[k][1], 0);
-        const cJSON *recs = get(r, "records"), *recsj = get(rj, "records");
+        assert_near(rl_test_num(r, "threads"), want[k][0], 0);
+        assert_near(rl_test_num(r, "depth"), want[k][1], 0);
+        assert_near(rl_test_num(rj, "threads"), want[k][0], 0);
+        assert_near(rl_test_num(rj, "depth"), want[k][1], 0);
+        const cJSON *recs = rl_test_key(r, "records"), *recsj = rl_test_key(rj, "records");
         assert_int_equal(cJSON_GetArraySize(recs), 2);
         for (int i = 0; i < 2; i++) {
             const cJSON *x = cJSON_GetArrayItem(recs, i), *xj = cJSON_GetArrayItem(recsj, i), *f;
@@ -388,12 +373,12 @@ static void same_as_jsonl(const cJSON *b, const char *jsonl_rel, const char *for
             assert_int_equal(fields, 41); /* llama-bench's get_fields of the pinned build */
         }
         /* one sample per record, its avg_ts: the mean of the JSONL run's records' means */
-        const cJSON *dj = get(get(rj, "decode"), "stats");
-        assert_near(num(get(get(r, "decode"), "stats"), "mean"),
-                    num(cJSON_GetArrayItem(recsj, 1), "avg_ts"), 1e-9);
-        assert_true(num(dj, "n") == 2);
+        const cJSON *dj = rl_test_key(rl_test_key(rj, "decode"), "stats");
+        assert_near(rl_test_num(rl_test_key(rl_test_key(r, "decode"), "stats"), "mean"),
+                    rl_test_num(cJSON_GetArrayItem(recsj, 1), "avg_ts"), 1e-9);
+        assert_true(rl_test_num(dj, "n") == 2);
     }
-    assert_near(num(get(get(run_at(b, 0, 0), "decode"), "stats"), "mean"),
+    assert_near(rl_test_num(rl_test_key(rl_test_key(run_at(b, 0, 0), "decode"), "stats"), "mean"),
                 strcmp(format, RL_IMPORT_FORMAT_LBENCH_CSV) == 0 ? 1497.171632 : 1981.125037, 0);
     cJSON_Delete(j);
 }
@@ -440,10 +425,12 @@ static void test_sql_refused(void **state)
 {
     (void)state;
     cJSON *b = imported(CREATE INSERT INSERT, strlen(CREATE INSERT INSERT), "ok.sql");
-    assert_string_equal(str(get(b, "source"), "format"), RL_IMPORT_FORMAT_LBENCH_SQL);
-    assert_int_equal(cJSON_GetArraySize(get(run_at(b, 0, 0), "records")), 2);
-    assert_near(num(get(get(run_at(b, 0, 0), "decode"), "stats"), "mean"), 12.5, 0);
-    assert_near(num(run_at(b, 0, 0), "threads"), 4, 0);
+    assert_string_equal(rl_test_str(rl_test_key(b, "source"), "format"),
+                        RL_IMPORT_FORMAT_LBENCH_SQL);
+    assert_int_equal(cJSON_GetArraySize(rl_test_key(run_at(b, 0, 0), "records")), 2);
+    assert_near(rl_test_num(rl_test_key(rl_test_key(run_at(b, 0, 0), "decode"), "stats"), "mean"),
+                12.5, 0);
+    assert_near(rl_test_num(run_at(b, 0, 0), "threads"), 4, 0);
     cJSON_Delete(b);
 
     static const char *const tail = ", which import refuses: it runs only CREATE TABLE "
@@ -530,8 +517,10 @@ static void test_sqlite_refused(void **state)
     size_t len;
     char *db = sqlite_of(CREATE INSERT, &len);
     cJSON *b = imported(db, len, "ok.sqlite");
-    assert_string_equal(str(get(b, "source"), "format"), RL_IMPORT_FORMAT_LBENCH_SQLITE);
-    assert_near(num(get(get(run_at(b, 0, 0), "decode"), "stats"), "mean"), 12.5, 0);
+    assert_string_equal(rl_test_str(rl_test_key(b, "source"), "format"),
+                        RL_IMPORT_FORMAT_LBENCH_SQLITE);
+    assert_near(rl_test_num(rl_test_key(rl_test_key(run_at(b, 0, 0), "decode"), "stats"), "mean"),
+                12.5, 0);
     cJSON_Delete(b);
     assert_int_equal(len, 8192); /* the schema's page and the table's */
     refused(db, len - 4096, "cut.sqlite",
@@ -590,7 +579,8 @@ static void test_sqlite_refused(void **state)
     db = sqlite_of("PRAGMA journal_mode = WAL; " CREATE INSERT, &len);
     assert_int_equal(db[18], 2);
     b = imported(db, len, "wal.sqlite");
-    assert_near(num(get(get(run_at(b, 0, 0), "decode"), "stats"), "mean"), 12.5, 0);
+    assert_near(rl_test_num(rl_test_key(rl_test_key(run_at(b, 0, 0), "decode"), "stats"), "mean"),
+                12.5, 0);
     cJSON_Delete(b);
     free(db);
 }
@@ -601,23 +591,24 @@ static void test_sqlite_refused(void **state)
  * samples is set (JSONL keeps them; CSV and SQLite, as llama-bench's, have none). */
 static void same_runs(const cJSON *orig, const cJSON *b, bool samples)
 {
-    const cJSON *ma = get(orig, "models"), *mb = get(b, "models");
+    const cJSON *ma = rl_test_key(orig, "models"), *mb = rl_test_key(b, "models");
     assert_int_equal(cJSON_GetArraySize(ma), cJSON_GetArraySize(mb));
     for (int k = 0; k < cJSON_GetArraySize(ma); k++) {
         const cJSON *a = cJSON_GetArrayItem(ma, k), *m = cJSON_GetArrayItem(mb, k);
-        assert_string_equal(str(a, "path"), str(m, "path"));
-        assert_int_equal(cJSON_GetArraySize(get(a, "runs")), cJSON_GetArraySize(get(m, "runs")));
-        for (int i = 0; i < cJSON_GetArraySize(get(a, "runs")); i++) {
+        assert_string_equal(rl_test_str(a, "path"), rl_test_str(m, "path"));
+        assert_int_equal(cJSON_GetArraySize(rl_test_key(a, "runs")),
+                         cJSON_GetArraySize(rl_test_key(m, "runs")));
+        for (int i = 0; i < cJSON_GetArraySize(rl_test_key(a, "runs")); i++) {
             const cJSON *ra = run_at(orig, k, i), *rb = run_at(b, k, i);
-            assert_near(num(ra, "threads"), num(rb, "threads"), 0);
-            assert_near(num(ra, "depth"), num(rb, "depth"), 0);
-            const cJSON *xa = get(ra, "records"), *xb = get(rb, "records");
+            assert_near(rl_test_num(ra, "threads"), rl_test_num(rb, "threads"), 0);
+            assert_near(rl_test_num(ra, "depth"), rl_test_num(rb, "depth"), 0);
+            const cJSON *xa = rl_test_key(ra, "records"), *xb = rl_test_key(rb, "records");
             assert_int_equal(cJSON_GetArraySize(xa), cJSON_GetArraySize(xb));
             for (int j = 0; j < cJSON_GetArraySize(xa); j++)
-                assert_near(num(cJSON_GetArrayItem(xa, j), "avg_ts"),
-                            num(cJSON_GetArrayItem(xb, j), "avg_ts"), 5e-7);
-            const cJSON *sa = get(get(ra, "decode"), "samples");
-            const cJSON *sb = get(get(rb, "decode"), "samples");
+                assert_near(rl_test_num(cJSON_GetArrayItem(xa, j), "avg_ts"),
+                            rl_test_num(cJSON_GetArrayItem(xb, j), "avg_ts"), 5e-7);
+            const cJSON *sa = rl_test_key(rl_test_key(ra, "decode"), "samples");
+            const cJSON *sb = rl_test_key(rl_test_key(rb, "decode"), "samples");
             if (samples)
                 assert_true(cJSON_Compare(sa, sb, 1));
             else
@@ -647,7 +638,7 @@ static void test_round_trip(void **state)
         assert_int_equal(rl_export_text(recs, n, f ? RL_EXPORT_CSV : RL_EXPORT_JSONL, &out, &e),
                          RL_OK);
         cJSON *b = imported(out.p, out.len, f ? "back.csv" : "back.jsonl");
-        assert_string_equal(str(get(b, "source"), "format"),
+        assert_string_equal(rl_test_str(rl_test_key(b, "source"), "format"),
                             f ? RL_IMPORT_FORMAT_LBENCH_CSV : RL_IMPORT_FORMAT_LBENCH_JSONL);
         same_runs(orig, b, f == 0);
         cJSON_Delete(b);
@@ -660,7 +651,8 @@ static void test_round_trip(void **state)
     assert_int_equal(rl_file_read_all(path, 64u << 20, &db, &len, &e), RL_OK);
     unlink(path);
     cJSON *b = imported(db, len, "back.sqlite");
-    assert_string_equal(str(get(b, "source"), "format"), RL_IMPORT_FORMAT_LBENCH_SQLITE);
+    assert_string_equal(rl_test_str(rl_test_key(b, "source"), "format"),
+                        RL_IMPORT_FORMAT_LBENCH_SQLITE);
     same_runs(orig, b, false);
     cJSON_Delete(b);
     free(db);
