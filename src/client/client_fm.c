@@ -5,7 +5,6 @@
 #include <ctype.h>
 #include <stdlib.h>
 #include <string.h>
-#include <strings.h>
 
 #include "base/proc.h"
 #include "base/rl_json.h"
@@ -272,14 +271,13 @@ static bool model_name_char(char c, bool first)
            (!first && (c == '.' || c == '_' || c == ':' || c == '/' || c == '-'));
 }
 
-/* One line (NUL-terminated, ANSI already dropped) into *m; false when it is no model line. */
+/* One line (NUL-terminated, ANSI already dropped) into *m; false when it is no model line (a
+ * "warning:" line never starts with a mark, so fm-bench's dropping of them is implied). */
 static bool model_line(const char *line, rl_client_fm_model *m)
 {
     const char *p = line;
     while (*p == ' ' || *p == '\t')
         p++;
-    if (strncasecmp(p, "warning:", 8) == 0)
-        return false;
     size_t ml;
     int mark = model_mark((const unsigned char *)p, &ml);
     if (mark < 0 || (p[ml] != ' ' && p[ml] != '\t'))
