@@ -17,6 +17,7 @@
 #include "bundle/legend.h"
 #include "analyse/depth_fit.h"
 #include "analyse/predict.h"
+#include "analyse/roofs.h"
 #include "base/rl_json.h"
 #include "base/rl_util.h"
 #include "base/stats.h"
@@ -1027,6 +1028,90 @@ static void check_client(const cJSON *c, probs *p)
     }
 }
 
+/* A prediction's two_roof (roofs.h), recomputed as far as it carries its inputs: its types'
+ * times add up with the fixed cost to tau_us, tok_s is 1e6 / tau_us, kernels_GBs the bytes over
+ * their time, the binding type the one taking the most time; and each type's time is its bytes
+ * x the bundle's calibration's time per byte at its threads for a model of all those bytes (a
+ * type without a calibration: the calibrated type holding the most bytes). The fixed cost
+ * depends on the model's layers, which a prediction does not keep: only its sum is checked. */
+static const rl_roof_type *roof_type_named(const rl_pred_fit *f, const char *type)
+{
+    for (size_t i = 0; type && i < f->n_roof_types; i++)
+        if (strcmp(f->roof_types[i].type, type) == 0)
+            return &f->roof_types[i];
+    return NULL;
+}
+
+static void check_two_roof(const cJSON *b, const cJSON *two, const char *mp, probs *p)
+{
+    char tp[VPATH], buf[VPATH];
+    key_path(tp, mp, "two_roof");
+    double tau, tok, fixed, gbs, threads;
+    const cJSON *types = rl_json_get(two, "types");
+    if (!rl_json_get_num(two, "tau_us", &tau) || !rl_json_get_num(two, "tok_s", &tok) ||
+        !rl_json_get_num(two, "fixed_us", &fixed) || !rl_json_get_num(two, "kernels_GBs", &gbs) ||
+        !rl_json_get_num(two, "threads", &threads) || !cJSON_IsArray(types)) {
+        add(p, tp, "needs tau_us, tok_s, fixed_us, kernels_GBs, threads and types");
+        return;
+    }
+    double sum_us = 0, sum_bytes = 0, top = -1, largest = 0;
+    const char *binding = NULL, *big = NULL;
+    const cJSON *t;
+    cJSON_ArrayForEach(t, types)
+    {
+        double by = rl_json_num_or(t, "bytes", NAN), us = rl_json_num_or(t, "us", NAN);
+        sum_us += us;
+        sum_bytes += by > 0 ? by : 0;
+        if (us > top) {
+            top = us;
+            binding = rl_json_get_str(t, "type");
+        }
+        if (cJSON_IsTrue(rl_json_get(t, "calibrated")) && by > largest) {
+            largest = by;
+            big = rl_json_get_str(t, "type");
+        }
+    }
+    if (!rel_close(tau, fixed + sum_us, 1e-9))
+        add(p, key_path(buf, tp, "tau_us"), "is not fixed_us + the types' us (%.17g)",
+            fixed + sum_us);
+    if (!(tau > 0) || !rel_close(tok, 1e6 / tau, 1e-9))
+        add(p, key_path(buf, tp, "tok_s"), "is not 1e6 / tau_us");
+    if (sum_us > 0 && !rel_close(gbs, 1e-3 * sum_bytes / sum_us, 1e-9))
+        add(p, key_path(buf, tp, "kernels_GBs"), "is not the bytes over their time (%.17g)",
+            1e-3 * sum_bytes / sum_us);
+    const char *bind = rl_json_get_str(two, "binding");
+    if (!bind || !binding || strcmp(bind, binding) != 0)
+        add(p, key_path(buf, tp, "binding"), "is not the type taking the most time (%s)",
+            binding ? binding : "none");
+    static rl_pred_fit f; /* large */
+    memset(&f, 0, sizeof f);
+    f.threads[0] = (int)threads;
+    f.n_threads = 1;
+    rl_pred_roofs_from_bundle(b, &f);
+    if (f.roof_threads != (int)threads || f.n_roof_types == 0) {
+        add(p, tp, "the bundle has no calibration at %.0f threads to have made it", threads);
+        return;
+    }
+    size_t i = 0;
+    cJSON_ArrayForEach(t, types)
+    {
+        const char *name = rl_json_get_str(t, "type");
+        const rl_roof_type *rt = roof_type_named(&f, name);
+        bool cal = cJSON_IsTrue(rl_json_get(t, "calibrated"));
+        if (cal != (rt != NULL))
+            add(p, key_path(buf, tp, "types"), "%s is %scalibrated in the bundle",
+                name ? name : "?", rt ? "" : "not ");
+        const rl_roof_type *use = rt ? rt : roof_type_named(&f, big);
+        double want =
+            use ? rl_json_num_or(t, "bytes", NAN) * rl_roof_us_per_byte(use, sum_bytes) : NAN;
+        if (use && !rel_close(rl_json_num_or(t, "us", NAN), want, 1e-9))
+            add(p, key_path(buf, tp, "types"),
+                "[%zu] (%s): us is not its bytes x the calibration's time per byte (%.17g)", i,
+                name ? name : "?", want);
+        i++;
+    }
+}
+
 /* bundle.predictions (diagnose --predict, predict.h): its fit is the analysis's; each model's
  * rate is the fit's (source "fit") or its own (source "format", from the fitted models of its
  * label), recomputed from the analysis as predict does (rl_pred_rate_for), with
@@ -1087,6 +1172,9 @@ static void check_predictions(const cJSON *b, probs *p)
             }
             rate = rb->valuedouble;
         }
+        const cJSON *two = rl_json_get(m, "two_roof");
+        if (cJSON_IsObject(two) && !unavailable(two))
+            check_two_roof(b, two, mp, p);
         size_t k = 0;
         const cJSON *pts = rl_json_get(m, "points");
         for (const cJSON *pt = cJSON_IsArray(pts) ? pts->child : NULL; pt; pt = pt->next, k++) {

@@ -93,7 +93,8 @@ json_check "the deep model is small's at 16 layers; stream is over 8 x the 2 MiB
 json_check "key, method, settings, status, machine state" "$B" \
   'j["command"]=="calibrate" and j["status"]["state"]=="complete" and j["calibration"]["key"]["llama_cpp_build"]=="de3ff81" and j["calibration"]["key"]["cpu"]==j["environment"]["cpu"] and j["calibration"]["method"]["llc_bytes"]==2**21 and j["calibration"]["method"]["llc_source"]=="--llc-mib" and j["calibration"]["method"]["runs_planned"]==16 and j["settings"]["threads"]==[1,2] and j["environment"]["machine_state"]["measurements"]==16'
 out=$("$RL_BIN" validate "$B" 2>&1); check "the bundle validates ($out)" 0 $?
-schema "$B"; check "the bundle validates against the schema ($(tail -c 300 "$work/schema.txt"))" 0 $?
+schema "$B"; rc=$?
+check "the bundle validates against the schema ($(tail -c 300 "$work/schema.txt"))" 0 $rc
 n=$(ls "$LLAMA_ROOFLINE_CACHE/calibration-models" | grep -c '\.gguf$')
 [ "$n" = 8 ] && echo "ok   8 models cached" || fail "$n models cached"
 n=$(ls "$LLAMA_ROOFLINE_CACHE/calibration" | grep -cE '^[0-9a-f]{16}-t[12]\.json$')
@@ -352,7 +353,35 @@ expect "diagnose says it attached the cached one" "$(cat "$work/dg2.err")" "diag
 json_check "diagnose: the cached calibration attached" "$work/dg2/bundle.json" \
   'all(t["source"]=="cache" for t in j["calibration"]["sets"][0]["types"]) and {"BF16","Q8_0","Q4_0"} <= {t["type"] for t in j["calibration"]["sets"][0]["types"]}'
 out=$("$RL_BIN" validate "$work/dg2/bundle.json" 2>&1); check "attached bundle validates ($out)" 0 $?
-schema "$work/dg2/bundle.json"; check "attached bundle: schema ($(tail -c 300 "$work/schema.txt"))" 0 $?
+schema "$work/dg2/bundle.json"; rc=$?
+check "attached bundle: schema ($(tail -c 300 "$work/schema.txt"))" 0 $rc
+# diagnose --predict with the attached calibration: the prediction's two roofs are in the
+# bundle, and validate recomputes them (a type's time changed by 1% is named)
+"$RL_BIN" diagnose --llama-bench "$FAKE" --peak-bw 40 -t 1 -o "$work/dg3" --predict "$work/a.gguf" \
+  "$work/a.gguf" "$work/c.gguf" >/dev/null 2>"$work/dg3.err"
+check "diagnose --predict with a calibration" 0 $?
+json_check "the bundle's prediction has its two roofs" "$work/dg3/bundle.json" \
+  'j["predictions"]["models"][0]["two_roof"]["available"] is True and len(j["predictions"]["models"][0]["two_roof"]["types"])>=1'
+out=$("$RL_BIN" validate "$work/dg3/bundle.json" 2>&1); check "it validates ($out)" 0 $?
+python3 - "$work/dg3/bundle.json" "$work/dg3-bad.json" "$work/dg3-bad2.json" <<'PY'
+import json, sys, copy
+b = json.load(open(sys.argv[1]))
+t = b["predictions"]["models"][0]["two_roof"]
+bad = copy.deepcopy(b)
+x = bad["predictions"]["models"][0]["two_roof"]
+x["types"][0]["us"] *= 1.01          # one type's time, and the sums that follow it
+x["tau_us"] = x["fixed_us"] + sum(y["us"] for y in x["types"])
+x["tok_s"] = 1e6 / x["tau_us"]
+x["kernels_GBs"] = 1e-3 * sum(y["bytes"] for y in x["types"]) / sum(y["us"] for y in x["types"])
+json.dump(bad, open(sys.argv[2], "w"))
+bad2 = copy.deepcopy(b)
+bad2["predictions"]["models"][0]["two_roof"]["tok_s"] *= 1.001
+json.dump(bad2, open(sys.argv[3], "w"))
+PY
+out=$("$RL_BIN" validate "$work/dg3-bad.json" 2>&1); check "validate: a type's time not the calibration's" 1 $?
+expect "validate names it" "$out" "predictions\.models\[0\]\.two_roof\.types: \[0\] \([A-Z0-9_]+\): us is not its bytes x the calibration's time per byte"
+out=$("$RL_BIN" validate "$work/dg3-bad2.json" 2>&1); check "validate: tok_s not 1e6 / tau_us" 1 $?
+expect "validate names tok_s" "$out" "predictions\.models\[0\]\.two_roof\.tok_s: is not 1e6 / tau_us"
 # a cache file whose values another build derived (here: off by 10%): a reused or attached type's
 # values are derived again from its points, so what is written still validates
 for f in "$LLAMA_ROOFLINE_CACHE"/calibration/*-t1.json; do

@@ -70,7 +70,8 @@ python3 - "$RL_SRC/schema/bundle.schema.json" "$B" >"$work/schema.txt" 2>&1 <<'P
 import json, sys, jsonschema
 jsonschema.Draft202012Validator(json.load(open(sys.argv[1]))).validate(json.load(open(sys.argv[2])))
 PY
-check "run bundle validates against the schema ($(tail -c 300 "$work/schema.txt"))" 0 $?
+rc=$?
+check "run bundle validates against the schema ($(tail -c 300 "$work/schema.txt"))" 0 $rc
 
 # ---- validate refuses a machine object out of range
 python3 - "$B" "$work/badm.json" <<'PY'
