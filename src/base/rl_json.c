@@ -239,6 +239,16 @@ const cJSON *rl_json_available(const cJSON *o, const char *key)
     return cJSON_IsObject(it) && rl_json_get_bool(it, "available", &a) && a ? it : NULL;
 }
 
+rl_status rl_json_to_stdout(const cJSON *item, rl_error *err)
+{
+    char *text = item ? rl_json_print(item) : NULL;
+    if (!text)
+        return rl_fail(err, RL_EINTERNAL, "out of memory printing the JSON");
+    rl_tty_write(stdout, text, strlen(text), RL_TTY_JSON);
+    free(text);
+    return RL_OK;
+}
+
 char *rl_json_print(const cJSON *item)
 {
     char *text = cJSON_Print(item);

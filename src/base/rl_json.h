@@ -77,6 +77,10 @@ size_t rl_json_extent(const char *t, size_t len, size_t max_commas, size_t *comm
 
 /* Pretty-printed text with a final newline (caller frees); NULL when out of memory. */
 char *rl_json_print(const cJSON *item);
+/* The one way a command's --json result reaches stdout: rl_json_print's text (one trailing
+ * newline) written as RL_TTY_JSON. RL_EINTERNAL naming the lack of memory when it cannot be
+ * printed; a failed write is main.c's one stdout check. */
+rl_status rl_json_to_stdout(const cJSON *item, rl_error *err);
 /* Write item to path atomically (rl_file.h); RL_EOUTPUT naming path on failure. */
 rl_status rl_json_write_file(const char *path, const cJSON *item, rl_error *err);
 /* Parse len bytes of JSON text holding exactly one value (whitespace around it allowed);

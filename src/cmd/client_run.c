@@ -583,12 +583,11 @@ static rl_status measure_point(client_ctx *c, const char *api_key, rl_error *err
 /* --json: the bundle on stdout; st, or an out-of-memory failure in saved. */
 static rl_status print_bundle(const cJSON *bundle, rl_status st, rl_error *saved)
 {
-    char *text = rl_json_print(bundle);
-    if (!text)
-        return st == RL_OK ? rl_fail(saved, RL_EINTERNAL, "out of memory printing the bundle") : st;
-    rl_tty_write(stdout, text, strlen(text), RL_TTY_JSON);
-    rl_tty_puts(stdout, "\n");
-    free(text);
+    rl_error e;
+    if (rl_json_to_stdout(bundle, &e) != RL_OK && st == RL_OK) {
+        *saved = e;
+        return e.status;
+    }
     return st;
 }
 

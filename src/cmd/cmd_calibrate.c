@@ -360,14 +360,9 @@ static rl_status open_output(const char *dir, char **path, rl_error *err)
 static void report(const cal_args *a, const cJSON *b, const char *path, const rl_calib_stats *s)
 {
     const cJSON *cal = rl_json_get(b, "calibration");
-    char *text = a->json && cal ? rl_json_print(cal) : NULL;
-    if (text) {
-        rl_tty_write(stdout, text, strlen(text), RL_TTY_JSON);
-        rl_tty_puts(stdout, "\n");
-        free(text);
-    } else {
+    rl_error e;
+    if (!a->json || !cal || rl_json_to_stdout(cal, &e) != RL_OK)
         rl_calib_print(stdout, cal);
-    }
     char safe[4096];
     rl_tty_printf(
         stderr,

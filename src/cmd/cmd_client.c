@@ -110,8 +110,9 @@ static const char usage[] =
     "nothing.\n"
     "\n"
     "exit codes: 0 at least one request succeeded; 1 none did, --fail-fast stopped\n"
-    "the run, or the --fail-on-slo / --ci gate failed; 2 bad input (also an output that is an input or another output); 3 the\n"
-    "command's program was not found for any request (shell status 127/126) or the\n"
+    "the run, or the --fail-on-slo / --ci gate failed; 2 bad input (also an output\n"
+    "that is an input or another output); 3 the command's program was not found for\n"
+    "any request (shell status 127/126) or the\n"
     "HTTP driver is not built; 4 an output cannot be written (a symbolic link is\n"
     "never followed) or another llama-roofline is writing it; 5 internal error; 130\n"
     "interrupted (the bundle keeps every finished request).\n";

@@ -196,16 +196,12 @@ static rl_status run(int argc, char **argv, rl_error *err)
     rl_model_paths_free(&paths);
 
     if (json) {
-        char *text = rl_json_print(arr);
-        cJSON_Delete(arr);
-        if (text) {
-            rl_tty_write(stdout, text, strlen(text), RL_TTY_JSON);
-            free(text);
-        } else {
-            rl_error e = {RL_OK, ""};
-            worst = worse(worst, rl_fail(&e, RL_EINTERNAL, "out of memory"));
+        rl_error e = {RL_OK, ""};
+        if (rl_json_to_stdout(arr, &e) != RL_OK) {
+            worst = worse(worst, e.status);
             note_failure(&pending, &e);
         }
+        cJSON_Delete(arr);
     }
     fflush(stdout); /* the reports before the failures; a failed write: main.c's one check */
     if (interrupted) {

@@ -94,13 +94,9 @@ static rl_status print_json(rl_error *err)
              cJSON_AddBoolToObject(o, "optional", r->optional) &&
              rl_json_add_str(o, "definition", r->definition);
     }
-    char *text = ok ? rl_json_print(arr) : NULL;
+    rl_status st = ok ? rl_json_to_stdout(arr, err) : rl_fail(err, RL_EINTERNAL, "out of memory");
     cJSON_Delete(arr);
-    if (!text)
-        return rl_fail(err, RL_EINTERNAL, "out of memory");
-    rl_tty_write(stdout, text, strlen(text), RL_TTY_JSON);
-    free(text);
-    return RL_OK;
+    return st;
 }
 
 /* ctx is the format: 0 (text), OPT_JSON or OPT_MARKDOWN. */

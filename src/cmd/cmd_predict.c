@@ -218,12 +218,10 @@ static rl_status output(const pred_args *a, const rl_pred_fit *f, const char *bu
             if (!ok)
                 cJSON_Delete(x);
         }
-        char *text = ok ? rl_json_print(o) : NULL;
+        rl_status st = ok ? rl_json_to_stdout(o, err) : rl_fail(err, RL_EINTERNAL, "out of memory");
         cJSON_Delete(o);
-        if (!text)
-            return rl_fail(err, RL_EINTERNAL, "out of memory");
-        rl_tty_write(stdout, text, strlen(text), RL_TTY_JSON);
-        free(text);
+        if (st != RL_OK)
+            return st;
     } else if (a->markdown) {
         rl_prediction_markdown(stdout, f, bundle, p, n);
     } else {

@@ -139,13 +139,7 @@ static rl_status on_opt(int c, const char *arg, void *ctx, rl_error *err)
 /* --json's array on stdout. */
 static rl_status print_json(const cJSON *arr, rl_error *err)
 {
-    char *text = rl_json_print(arr);
-    if (!text)
-        return rl_fail(err, RL_EINTERNAL, "out of memory");
-    rl_tty_write(stdout, text, strlen(text), RL_TTY_JSON);
-    rl_tty_puts(stdout, "\n");
-    free(text);
-    return RL_OK;
+    return rl_json_to_stdout(arr, err);
 }
 
 static rl_status run(int argc, char **argv, rl_error *err)

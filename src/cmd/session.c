@@ -185,13 +185,8 @@ rl_status rl_session_write_html(const cJSON *bundle, const char *path, rl_error 
 /* The bundle as JSON on stdout (--json). */
 static rl_status print_json(const cJSON *bundle)
 {
-    char *text = rl_json_print(bundle);
-    if (!text)
-        return RL_EINTERNAL;
-    rl_tty_write(stdout, text, strlen(text), RL_TTY_JSON);
-    rl_tty_puts(stdout, "\n");
-    free(text);
-    return RL_OK;
+    rl_error e;
+    return rl_json_to_stdout(bundle, &e);
 }
 
 rl_status rl_session_end(rl_session_end_opts *e, const cJSON *bundle, rl_status st, rl_error *err)
