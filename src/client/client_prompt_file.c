@@ -182,13 +182,11 @@ static rl_status parse_line(const char *safe, size_t lineno, const char *line, s
         cJSON_Delete(o); /* text after the object: a second object on the line is not dropped */
         o = NULL;
     }
-    if (!o || !cJSON_IsObject(o)) {
-        cJSON_Delete(o);
+    if (!o)
         return rl_fail(err, RL_EINPUT,
                        "%s: not a JSON object: give {\"id\": ..., \"prompt\": ...} per line",
                        where);
-    }
-    char def_id[32];
+    char def_id[32]; /* add_item says when it is JSON but no object */
     rl_snprintf(def_id, sizeof def_id, "line-%zu", lineno);
     rl_status st = add_item(where, o, false, def_id, p, err);
     cJSON_Delete(o);

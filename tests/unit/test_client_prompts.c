@@ -184,6 +184,7 @@ static void test_jsonl(void **state)
         {"f.jsonl", "{\"prompt\": \"x\", \"max_tokens\": 0}\n", 0,
          "f.jsonl:1: \"max_tokens\" must be"},
         {"f.jsonl", "{\"prompt\": \"x\"}\n[1]\n", 0, "f.jsonl:2: not a JSON object"},
+        {"f.jsonl", "{\"prompt\": \"x\"}\n\"a string\"\n", 0, "f.jsonl:2: not a JSON object"},
         {"f.jsonl", "{\"id\": \"x\"}\n", 0,
          "f.jsonl:1: \"prompt\" (or \"text\") is missing or not a string"},
         {"f.jsonl", "{\"prompt\": 3, \"text\": \"x\"}\n", 0,
@@ -509,6 +510,17 @@ static void test_inline(void **state)
     assert_string_equal(
         err.msg, "--prompt 1: its id 'custom-3' is already a prompt file's: rename that one");
     assert_int_equal(p.n, 2);
+    rl_client_prompts_free(&p);
+    const char *one = "{\"prompt\": \"b\"}\n";
+    parse_ok("f.jsonl", one, strlen(one), &p);
+    const char *half[] = {"fine", "\xff"}; /* the first is taken back when the second fails */
+    assert_int_equal(rl_client_prompts_add_inline(&p, half, 2, &err), RL_EINPUT);
+    assert_string_equal(err.msg, "--prompt 2: the prompt is not valid UTF-8");
+    assert_int_equal(p.n, 1);
+    assert_int_equal(p.n_inline, 0);
+    assert_int_equal(rl_client_prompts_add_inline(&p, half, 1, &err), RL_OK);
+    assert_int_equal(p.n, 2);
+    assert_string_equal(p.ids[1], "custom-2");
     const char *badtexts[][2] = {{"ok", " \t\n"}, {"ok", "\xff"}};
     const char *badmsg[] = {"--prompt 2: the prompt is empty",
                             "--prompt 2: the prompt is not valid UTF-8"};
