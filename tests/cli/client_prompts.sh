@@ -4,8 +4,9 @@
 # repeated (ids custom-1, custom-2, sent in that order), prompt files told by their content and
 # never their extension (a JSON array in a .txt file, text lines in a .json file, paragraphs),
 # a file's prompts before the --prompt ones (custom-<k> numbered on), fm-bench's profile names
-# accepted and recorded beside ours (settings.prompts.requested), every bundle valid against
-# validate and the JSON Schema; the errors exit 2 with exactly one line on stderr.
+# accepted and recorded beside ours (settings.prompts.requested) and said on the report's
+# Prompts line, every bundle valid against validate and the JSON Schema; the errors exit 2
+# with exactly one line on stderr.
 # Checked to fail: with --prompt parsed as an abbreviation of --prompts (no such file), and
 # with the inline ids numbered from 1 after a file (custom-1 in place of custom-4).
 set -u
@@ -70,6 +71,8 @@ json_check "lines: ids line-1 line-3 line-5, then custom-4 custom-5" "$B" \
 json_check "lines: settings.prompts file+inline" "$B" \
   'j["client"]["settings"]["prompts"]=={"source":"file+inline","name":"'"$work/lines.json"'","n":5,"format":"lines","inline":2}'
 schema_ok "lines: the bundle against the schema" "$B"
+grep -qF "<dd>5 from file+inline $work/lines.json (lines), then 2 from --prompt</dd>" "$work/lines/report.html" &&
+  echo "ok   lines: the report says file, format and --prompt" || fail "lines: report: $(grep -A1 'Prompts</dt>' "$work/lines/report.html")"
 
 # ---- paragraphs: blank lines part blocks, one of several lines
 printf 'Summarise this:\nthe cat sat\non the mat.\n\nName three colours.\n' >"$work/paras.md"
@@ -87,6 +90,8 @@ B="$work/interactive/bundle.json"
 json_check "interactive: short-chat's 3 prompts, requested interactive" "$B" \
   'j["client"]["settings"]["prompts"]=={"source":"profile","name":"short-chat","n":3,"requested":"interactive"} and [p["id"] for p in j["client"]["prompts"]]==["short-chat-1","short-chat-2","short-chat-3"] and j["client"]["points"][0]["requests"]["measured"]==3'
 schema_ok "interactive: the bundle against the schema" "$B"
+grep -qF "<dd>3 from profile short-chat, for fm-bench's profile interactive</dd>" "$work/interactive/report.html" &&
+  echo "ok   interactive: the report names both profiles" || fail "interactive: report: $(grep -A1 'Prompts</dt>' "$work/interactive/report.html")"
 "$RL_BIN" client --cmd "$FAKE 5 'one two'" "${once[@]}" --profile quick \
   --bundle "$work/quick.json" >"$work/out" 2>"$work/err"
 check "--profile quick" 0 $? || cat "$work/err"
