@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: MIT */
-/* client_prompts.c: built-in prompt profiles and JSON Lines prompt files (client_prompts.h).
- * The profile texts are this project's own. Ownership as in the header. */
+/* client_prompts.c: the prompt list (client_prompts.h): built-in profiles and fm-bench's names
+ * for them, the --prompt texts, the order of file, inline and profile prompts, and the bundle's
+ * view of the list. The files' formats are read in client_prompt_file.c. The profile texts are
+ * this project's own. Ownership as in the header. */
 #include "client/client_prompts.h"
 
 #include <stdlib.h>
@@ -70,6 +72,24 @@ const char *const rl_client_profile_names[] = {
 static const builtin *const profile_sets[] = {short_chat, long_generation, extraction,
                                               summarisation, code};
 
+/* fm-bench's names, by what each measures: quick is a one-prompt smoke test; interactive asks
+ * tiny chat questions (TTFT); throughput, reasoning and creative ask for the longest answers
+ * (decode rate); coding is code; standard (its default: a short answer, a JSON extraction, a
+ * medium generation), client (MLPerf Client's chat, content generation, extraction,
+ * summarisation and code) and stress (five varied short tasks) are mixes. */
+const rl_client_profile_alias rl_client_fm_bench_profiles[] = {
+    {"quick", "short-chat", 1},
+    {"standard", "mixed", 0},
+    {"interactive", "short-chat", 0},
+    {"throughput", "long-generation", 0},
+    {"client", "mixed", 0},
+    {"stress", "mixed", 0},
+    {"reasoning", "long-generation", 0},
+    {"coding", "code", 0},
+    {"creative", "long-generation", 0},
+    {NULL, NULL, 0},
+};
+
 void rl_client_prompts_free(rl_client_prompts *p)
 {
     if (!p)
@@ -84,20 +104,39 @@ void rl_client_prompts_free(rl_client_prompts *p)
     free(p->max_tokens);
     free(p->source);
     free(p->name);
+    free(p->requested);
     memset(p, 0, sizeof *p);
 }
 
-static bool alloc_arrays(rl_client_prompts *p, size_t cap)
+/* Room for at least one more prompt. */
+static bool reserve(rl_client_prompts *p)
 {
-    p->ids = rl_calloc(cap, sizeof *p->ids);
-    p->texts = rl_calloc(cap, sizeof *p->texts);
-    p->lens = rl_calloc(cap, sizeof *p->lens);
-    p->max_tokens = rl_calloc(cap, sizeof *p->max_tokens);
-    return p->ids && p->texts && p->lens && p->max_tokens;
+    if (p->n < p->cap)
+        return true;
+    size_t cap = p->cap ? p->cap * 2 : 16;
+    char **ids = realloc(p->ids, cap * sizeof *ids);
+    if (ids)
+        p->ids = ids;
+    char **texts = realloc(p->texts, cap * sizeof *texts);
+    if (texts)
+        p->texts = texts;
+    size_t *lens = realloc(p->lens, cap * sizeof *lens);
+    if (lens)
+        p->lens = lens;
+    int *mt = realloc(p->max_tokens, cap * sizeof *mt);
+    if (mt)
+        p->max_tokens = mt;
+    if (!ids || !texts || !lens || !mt)
+        return false;
+    p->cap = cap;
+    return true;
 }
 
-static bool add(rl_client_prompts *p, const char *id, const char *text, size_t len, int max_tokens)
+bool rl_client_prompts_add(rl_client_prompts *p, const char *id, const char *text, size_t len,
+                           int max_tokens)
 {
+    if (!reserve(p))
+        return false;
     char *t = malloc(len + 1);
     char *i = rl_strdup(id);
     if (!t || !i) {
@@ -115,31 +154,82 @@ static bool add(rl_client_prompts *p, const char *id, const char *text, size_t l
     return true;
 }
 
+bool rl_client_prompts_has_id(const rl_client_prompts *p, const char *id)
+{
+    for (size_t i = 0; i < p->n; i++)
+        if (strcmp(p->ids[i], id) == 0)
+            return true;
+    return false;
+}
+
+/* "a, b or c" from a NULL-terminated list (or the names of the aliases) into buf. */
+static const char *join_names(const char *const *names, const rl_client_profile_alias *al,
+                              char *buf, size_t cap)
+{
+    size_t n = 0;
+    while (names ? names[n] != NULL : al[n].name != NULL)
+        n++;
+    size_t at = 0;
+    buf[0] = '\0';
+    for (size_t i = 0; i < n && at < cap; i++) {
+        const char *sep = i == 0 ? "" : i + 1 == n ? " or " : ", ";
+        int w = rl_snprintf(buf + at, cap - at, "%s%s", sep, names ? names[i] : al[i].name);
+        at += w > 0 ? (size_t)w : 0;
+    }
+    return buf;
+}
+
+/* The built-in profile a name means: its index in profile_sets (or the count: mixed), how
+ * many of its prompts (0: all) and the fm-bench name asked for (NULL: ours). false when
+ * unknown. */
+static bool resolve_profile(const char *name, size_t *set, size_t *first, const char **requested)
+{
+    *first = 0;
+    *requested = NULL;
+    for (const rl_client_profile_alias *a = rl_client_fm_bench_profiles; a->name; a++)
+        if (strcmp(a->name, name) == 0) {
+            *requested = a->name;
+            *first = a->first;
+            name = a->profile;
+            break;
+        }
+    for (*set = 0; rl_client_profile_names[*set]; (*set)++)
+        if (strcmp(rl_client_profile_names[*set], name) == 0)
+            return true;
+    return false;
+}
+
 rl_status rl_client_prompts_profile(const char *name, rl_client_prompts *p, rl_error *err)
 {
     memset(p, 0, sizeof *p);
-    size_t k = 0;
-    while (rl_client_profile_names[k] && strcmp(rl_client_profile_names[k], name) != 0)
-        k++;
-    if (!rl_client_profile_names[k]) {
-        char safe[128];
+    size_t k, first;
+    const char *requested;
+    if (!resolve_profile(name, &k, &first, &requested)) {
+        char safe[128], ours[256], theirs[256];
         return rl_fail(err, RL_EINPUT,
-                       "--profile: unknown profile '%s': give short-chat, long-generation, "
-                       "extraction, summarisation, code or mixed",
-                       rl_tty_escape(name, safe, sizeof safe));
+                       "--profile: unknown profile '%s': give %s, or one of fm-bench's %s "
+                       "(mapped onto ours: docs/CLI.md)",
+                       rl_tty_escape(name, safe, sizeof safe),
+                       join_names(rl_client_profile_names, NULL, ours, sizeof ours),
+                       join_names(NULL, rl_client_fm_bench_profiles, theirs, sizeof theirs));
     }
-    bool mixed = strcmp(name, "mixed") == 0;
-    bool ok = alloc_arrays(p, 16);
-    for (size_t s = 0; ok && s < sizeof profile_sets / sizeof *profile_sets; s++) {
+    size_t n_sets = sizeof profile_sets / sizeof *profile_sets;
+    bool mixed = k == n_sets; /* the last name, after the sets */
+    bool ok = true;
+    for (size_t s = 0; ok && s < n_sets; s++) {
         if (!mixed && s != k)
             continue;
         for (const builtin *b = profile_sets[s]; ok && b->id; b++) {
-            ok = add(p, b->id, b->text, strlen(b->text), 0);
+            if (first && p->n >= first)
+                break;
+            ok = rl_client_prompts_add(p, b->id, b->text, strlen(b->text), 0);
             if (mixed)
                 break;
         }
     }
-    ok = ok && (p->source = rl_strdup("profile")) && (p->name = rl_strdup(name));
+    ok = ok && (p->source = rl_strdup("profile")) &&
+         (p->name = rl_strdup(rl_client_profile_names[k])) &&
+         (!requested || (p->requested = rl_strdup(requested)));
     if (!ok) {
         rl_client_prompts_free(p);
         return rl_fail(err, RL_EINTERNAL, "out of memory loading the prompt profile");
@@ -147,138 +237,89 @@ rl_status rl_client_prompts_profile(const char *name, rl_client_prompts *p, rl_e
     return RL_OK;
 }
 
-static bool blank(const char *s, size_t n)
+static bool is_space(char c)
 {
-    for (size_t i = 0; i < n; i++)
-        if (s[i] != ' ' && s[i] != '\t' && s[i] != '\r' && s[i] != '\n')
-            return false;
-    return true;
+    return c == ' ' || c == '\t' || c == '\r' || c == '\n';
 }
 
-/* One line of a prompt file; line is NUL-terminated (n bytes, no newline). */
-static rl_status parse_line(const char *name, size_t lineno, const char *line, size_t n,
-                            rl_client_prompts *p, rl_error *err)
+rl_status rl_client_prompts_add_inline(rl_client_prompts *p, const char *const *texts, size_t n,
+                                       rl_error *err)
 {
-    char safe[256];
-    rl_tty_escape(name, safe, sizeof safe);
-    if (p->n >= RL_CLIENT_PROMPTS_MAX)
-        return rl_fail(err, RL_EINPUT, "%s:%zu: more than %d prompts: split the file", safe, lineno,
-                       RL_CLIENT_PROMPTS_MAX);
-    bool oom = false;
-    const char *end = NULL;
-    cJSON *o = rl_json_parse_raw(line, n, &end, &oom);
-    if (oom)
-        return rl_fail(err, RL_EINTERNAL, "%s:%zu: out of memory reading the prompt", safe, lineno);
-    if (o && end && (size_t)(end - line) <= n && !blank(end, n - (size_t)(end - line))) {
-        cJSON_Delete(o); /* text after the object: a second object on the line is not dropped */
-        o = NULL;
-    }
-    if (!o || !cJSON_IsObject(o)) {
-        cJSON_Delete(o);
-        return rl_fail(err, RL_EINPUT,
-                       "%s:%zu: not a JSON object: give {\"id\": ..., \"prompt\": ...} per line",
-                       safe, lineno);
-    }
+    size_t n0 = p->n;
     rl_status st = RL_OK;
-    const cJSON *pr = cJSON_GetObjectItemCaseSensitive(o, "prompt");
-    const cJSON *id = cJSON_GetObjectItemCaseSensitive(o, "id");
-    const cJSON *mt = cJSON_GetObjectItemCaseSensitive(o, "max_tokens");
-    char idbuf[32];
-    int max_tokens = 0;
-    size_t plen = cJSON_IsString(pr) ? strlen(pr->valuestring) : 0;
-    if (!cJSON_IsString(pr))
-        st = rl_fail(err, RL_EINPUT, "%s:%zu: \"prompt\" is missing or not a string", safe, lineno);
-    else if (plen > RL_CLIENT_PROMPT_BYTES_MAX)
-        st = rl_fail(err, RL_EINPUT, "%s:%zu: the prompt is longer than 1 MiB", safe, lineno);
-    else if (blank(pr->valuestring, plen))
-        st = rl_fail(err, RL_EINPUT, "%s:%zu: the prompt is empty", safe, lineno);
-    else if (!rl_utf8_valid(pr->valuestring, plen))
-        st = rl_fail(err, RL_EINPUT, "%s:%zu: the prompt is not valid UTF-8", safe, lineno);
-    else if (id && (!cJSON_IsString(id) || !id->valuestring[0] || strlen(id->valuestring) > 128 ||
-                    !rl_utf8_valid(id->valuestring, strlen(id->valuestring))))
-        st = rl_fail(err, RL_EINPUT,
-                     "%s:%zu: \"id\" must be a non-empty UTF-8 string of at most "
-                     "128 bytes",
-                     safe, lineno);
-    else if (mt && (!cJSON_IsNumber(mt) || mt->valuedouble != (double)(int)mt->valuedouble ||
-                    mt->valuedouble < 1 || mt->valuedouble > 1000000))
-        st = rl_fail(err, RL_EINPUT,
-                     "%s:%zu: \"max_tokens\" must be a whole number from 1 to "
-                     "1000000",
-                     safe, lineno);
-    if (st == RL_OK) {
-        if (mt)
-            max_tokens = (int)mt->valuedouble;
-        const char *ids = id ? id->valuestring : idbuf;
-        if (!id)
-            rl_snprintf(idbuf, sizeof idbuf, "line-%zu", lineno);
-        for (size_t i = 0; i < p->n && st == RL_OK; i++)
-            if (strcmp(p->ids[i], ids) == 0) {
-                char sid[300];
-                st = rl_fail(err, RL_EINPUT,
-                             "%s:%zu: the id '%s' is used twice: ids must be "
-                             "unique",
-                             safe, lineno, rl_tty_escape(ids, sid, sizeof sid));
-            }
-        if (st == RL_OK && !add(p, ids, pr->valuestring, plen, max_tokens))
-            st = rl_fail(err, RL_EINTERNAL, "out of memory reading %s", safe);
+    for (size_t j = 0; j < n && st == RL_OK; j++) {
+        const char *t = texts[j];
+        size_t len = strlen(t);
+        while (len > 0 && is_space(*t)) {
+            t++;
+            len--;
+        }
+        while (len > 0 && is_space(t[len - 1]))
+            len--;
+        char id[32];
+        rl_snprintf(id, sizeof id, "custom-%zu", p->n + 1);
+        if (p->n >= RL_CLIENT_PROMPTS_MAX)
+            st = rl_fail(err, RL_EINPUT, "--prompt %zu: more than %d prompts in all", j + 1,
+                         RL_CLIENT_PROMPTS_MAX);
+        else if (len == 0)
+            st = rl_fail(err, RL_EINPUT, "--prompt %zu: the prompt is empty", j + 1);
+        else if (len > RL_CLIENT_PROMPT_BYTES_MAX)
+            st = rl_fail(err, RL_EINPUT, "--prompt %zu: the prompt is longer than 1 MiB", j + 1);
+        else if (!rl_utf8_valid(t, len))
+            st = rl_fail(err, RL_EINPUT, "--prompt %zu: the prompt is not valid UTF-8", j + 1);
+        else if (rl_client_prompts_has_id(p, id))
+            st = rl_fail(err, RL_EINPUT,
+                         "--prompt %zu: its id '%s' is already a prompt file's: rename that one",
+                         j + 1, id);
+        else if (!rl_client_prompts_add(p, id, t, len, 0))
+            st = rl_fail(err, RL_EINTERNAL, "out of memory keeping the --prompt texts");
     }
-    cJSON_Delete(o);
+    if (st != RL_OK)
+        while (p->n > n0) {
+            p->n--;
+            free(p->ids[p->n]);
+            free(p->texts[p->n]);
+        }
+    else
+        p->n_inline += n;
     return st;
 }
 
-rl_status rl_client_prompts_parse(const char *name, const char *text, size_t len,
-                                  rl_client_prompts *p, rl_error *err)
+/* source and name of a list of file and inline prompts; false when out of memory. */
+static bool name_list(rl_client_prompts *p, const char *file)
+{
+    const char *source = !file ? "inline" : p->n_inline ? "file+inline" : "file";
+    free(p->source);
+    p->source = rl_strdup(source);
+    if (!file) {
+        free(p->name);
+        p->name = rl_strdup("--prompt");
+    }
+    return p->source && p->name;
+}
+
+rl_status rl_client_prompts_load(const rl_client_prompt_spec *s, rl_client_prompts *p,
+                                 rl_error *err)
 {
     memset(p, 0, sizeof *p);
-    char safe[256];
-    rl_tty_escape(name, safe, sizeof safe);
-    size_t lines = 0;
-    for (size_t i = 0; i < len; i++)
-        lines += text[i] == '\n';
-    lines++;
-    if (lines > RL_CLIENT_PROMPTS_MAX * 4)
-        lines = RL_CLIENT_PROMPTS_MAX + 1;
-    if (!alloc_arrays(p, lines < RL_CLIENT_PROMPTS_MAX ? lines : RL_CLIENT_PROMPTS_MAX))
-        return rl_fail(err, RL_EINTERNAL, "out of memory reading %s", safe);
-    rl_status st = RL_OK;
-    size_t lineno = 0;
-    for (size_t a = 0; a < len && st == RL_OK;) {
-        const char *nl = memchr(text + a, '\n', len - a);
-        size_t e = nl ? (size_t)(nl - text) : len;
-        lineno++;
-        if (!blank(text + a, e - a)) {
-            char *line = malloc(e - a + 1);
-            if (!line) {
-                st = rl_fail(err, RL_EINTERNAL, "out of memory reading %s", safe);
-                break;
-            }
-            memcpy(line, text + a, e - a);
-            line[e - a] = '\0';
-            st = parse_line(name, lineno, line, e - a, p, err);
-            free(line);
-        }
-        a = e + 1;
-    }
-    if (st == RL_OK && p->n == 0)
-        st = rl_fail(err, RL_EINPUT, "%s holds no prompt: give one JSON object per line", safe);
-    if (st == RL_OK && (!(p->source = rl_strdup("file")) || !(p->name = rl_strdup(name))))
-        st = rl_fail(err, RL_EINTERNAL, "out of memory reading %s", safe);
+    if (s->profile && s->file)
+        return rl_fail(err, RL_EINPUT, "--profile and --prompts exclude each other");
+    if (s->profile && s->n_texts)
+        return rl_fail(err, RL_EINPUT,
+                       "--profile and --prompt exclude each other: a profile is used only when "
+                       "no prompt is given");
+    if (s->n_texts > RL_CLIENT_INLINE_MAX)
+        return rl_fail(err, RL_EINPUT, "--prompt: more than %d: put them in a file (--prompts)",
+                       RL_CLIENT_INLINE_MAX);
+    if (!s->file && s->n_texts == 0)
+        return rl_client_prompts_profile(s->profile ? s->profile : "short-chat", p, err);
+    rl_status st = s->file ? rl_client_prompts_file(s->file, p, err) : RL_OK;
+    if (st == RL_OK)
+        st = rl_client_prompts_add_inline(p, s->texts, s->n_texts, err);
+    if (st == RL_OK && !name_list(p, s->file))
+        st = rl_fail(err, RL_EINTERNAL, "out of memory keeping the prompts");
     if (st != RL_OK)
         rl_client_prompts_free(p);
-    return st;
-}
-
-rl_status rl_client_prompts_file(const char *path, rl_client_prompts *p, rl_error *err)
-{
-    memset(p, 0, sizeof *p);
-    char *data = NULL;
-    size_t len = 0;
-    rl_status st = rl_file_read_all(path, RL_CLIENT_PROMPT_FILE_MAX, &data, &len, err);
-    if (st != RL_OK)
-        return rl_prefix(err, "--prompts");
-    st = rl_client_prompts_parse(path, data, len, p, err);
-    free(data);
     return st;
 }
 
@@ -310,4 +351,13 @@ cJSON *rl_client_prompts_json(const rl_client_prompts *p)
         return NULL;
     }
     return a;
+}
+
+bool rl_client_prompts_settings(cJSON *o, const rl_client_prompts *p)
+{
+    return rl_json_add_str(o, "source", p->source) && rl_json_add_str(o, "name", p->name) &&
+           rl_json_add_u64(o, "n", p->n) &&
+           (!p->requested || rl_json_add_str(o, "requested", p->requested)) &&
+           (!p->format || rl_json_add_str(o, "format", p->format)) &&
+           (!p->n_inline || rl_json_add_u64(o, "inline", p->n_inline));
 }

@@ -409,8 +409,7 @@ static cJSON *client_section(client_ctx *c, const rl_client_fm_caps *caps, const
     }
     for (int i = 0; ok && i < a->n_conc; i++)
         ok = cJSON_AddItemToArray(conc, cJSON_CreateNumber(a->conc[i]));
-    ok = ok && rl_json_add_str(pr, "source", c->prompts.source) &&
-         rl_json_add_str(pr, "name", c->prompts.name) && rl_json_add_u64(pr, "n", c->prompts.n);
+    ok = ok && rl_client_prompts_settings(pr, &c->prompts);
     ok = ok && rl_json_add_num_or_null(slo, "ttft_ms", a->slo.ttft_ms, a->slo.ttft_ms > 0) &&
          rl_json_add_num_or_null(slo, "tpot_ms", a->slo.tpot_ms, a->slo.tpot_ms > 0) &&
          rl_json_add_num_or_null(slo, "e2e_ms", a->slo.e2e_ms, a->slo.e2e_ms > 0);
@@ -749,11 +748,8 @@ static rl_status load_prompts(session *s, rl_error *err)
 {
     client_ctx *c = &s->c;
     const rl_client_opts *a = c->a;
-    rl_status st;
-    if (a->prompts_file)
-        st = rl_client_prompts_file(a->prompts_file, &c->prompts, err);
-    else
-        st = rl_client_prompts_profile(a->profile ? a->profile : "short-chat", &c->prompts, err);
+    rl_client_prompt_spec spec = {a->prompts_file, a->prompt, (size_t)a->n_prompt, a->profile};
+    rl_status st = rl_client_prompts_load(&spec, &c->prompts, err);
     if (st != RL_OK)
         return st;
     if (c->prompts.n * (size_t)a->runs > MAX_REQUESTS) {

@@ -12,6 +12,7 @@
 #include <stdbool.h>
 
 #include "client/client_metrics.h"
+#include "client/client_prompts.h"
 #include "base/rl_error.h"
 #include "measure/quiet.h"
 
@@ -43,6 +44,8 @@ typedef struct {
     double wait_quiet_s;          /* --wait-quiet: > 0 waits for a quiet machine first */
     int retry_disturbed;          /* --retry-disturbed: re-measurements of a disturbed point */
     int server_pid; /* --server-pid: the measured server's process (0: looked up, see below) */
+    const char *prompt[RL_CLIENT_INLINE_MAX]; /* --prompt TEXT, in the order given */
+    int n_prompt;
 } rl_client_opts;
 
 /* Measure every operating point of o and write its outputs; with o->from, measure nothing and

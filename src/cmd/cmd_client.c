@@ -51,11 +51,19 @@ static const char usage[] =
     "                         `BIN respond --help` (automatic when COMMAND starts\n"
     "                         with fm); its count-tokens is the counter unless\n"
     "                         --count-tokens-cmd is given\n"
-    "prompts:\n"
+    "prompts (a file's first, then each --prompt; a profile only when neither):\n"
     "  --profile NAME         short-chat (default), long-generation, extraction,\n"
-    "                         summarisation, code, or mixed (one of each)\n"
-    "  --prompts FILE.jsonl   one {\"id\": ..., \"prompt\": ..., \"max_tokens\": ...} per\n"
-    "                         line\n"
+    "                         summarisation, code, or mixed (one of each); fm-bench's\n"
+    "                         quick, standard, interactive, throughput, client,\n"
+    "                         stress, reasoning, coding, creative are mapped onto\n"
+    "                         these (docs/CLI.md)\n"
+    "  --prompts FILE         read by its content: a JSON array of strings or\n"
+    "                         {\"id\", \"prompt\", \"max_tokens\"} (or {\"prompts\": [...]}),\n"
+    "                         JSON Lines (one such object a line), or text: a prompt\n"
+    "                         a line, or a paragraph when blank lines part\n"
+    "                         multi-line blocks\n"
+    "  --prompt TEXT          a prompt (id custom-K, K its place in the list);\n"
+    "                         repeatable, at most " RL_DEF_STR(RL_CLIENT_INLINE_MAX) "\n"
     "operating points:\n"
     "  --concurrency N        requests in flight, 1 to 1024 (default " RL_DEF_STR(RL_DEF_CLIENT_CONCURRENCY) ")\n"
     "  --sweep-concurrency L  one operating point per value, e.g. 1,2,4 (sorted,\n"
@@ -152,7 +160,8 @@ enum {
     OPT_CI,
     OPT_TAG,
     OPT_NOTE,
-    OPT_HISTOGRAM
+    OPT_HISTOGRAM,
+    OPT_PROMPT
 };
 
 static const struct option longopts[] = {
@@ -193,6 +202,7 @@ static const struct option longopts[] = {
     {"histogram", no_argument, NULL, OPT_HISTOGRAM},
     RL_DEF_QUIET_LONGOPTS,
     {"help", no_argument, NULL, 'h'},
+    {"prompt", required_argument, NULL, OPT_PROMPT},
     {NULL, 0, NULL, 0},
 };
 
@@ -326,6 +336,12 @@ static rl_status on_opt(int c, const char *arg, void *ctx, rl_error *err)
     case OPT_TAG:
     case OPT_NOTE:
     case OPT_HISTOGRAM: st = on_label_opt(c, arg, a, err); break;
+    case OPT_PROMPT: /* the texts are checked where they are loaded (client_prompts.h) */
+        if (a->n_prompt >= RL_CLIENT_INLINE_MAX)
+            return rl_fail(err, RL_EINPUT, "--prompt: more than %d: put them in a file (--prompts)",
+                           RL_CLIENT_INLINE_MAX);
+        a->prompt[a->n_prompt++] = arg;
+        break;
     default: st = rl_fail(err, RL_EINTERNAL, "option table out of step");
     }
     return st;

@@ -358,8 +358,17 @@ static void setup(rl_html *h, xmlNodePtr body, const cJSON *c)
                      rl_json_num_or(st, "retry", NAN), rl_json_num_or(st, "timeout_s", NAN));
     const cJSON *pr = rl_json_get(st, "prompts");
     rl_html_el_text(h, dl, "dt", NULL, "Prompts");
-    rl_html_el_textf(h, dl, "dd", NULL, "%.0f from %s %s", rl_json_num_or(pr, "n", NAN),
-                     str(pr, "source", "?"), str(pr, "name", ""));
+    const char *req = rl_json_get_str(pr, "requested"), *fmt = rl_json_get_str(pr, "format");
+    double n_inline = rl_json_num_or(pr, "inline", NAN);
+    xmlNodePtr pdd = rl_html_el(h, dl, "dd", NULL);
+    rl_html_textf(h, pdd, "%.0f from %s %s", rl_json_num_or(pr, "n", NAN), str(pr, "source", "?"),
+                  str(pr, "name", ""));
+    if (fmt) /* the file's format, read from its content */
+        rl_html_textf(h, pdd, " (%s)", fmt);
+    if (req)
+        rl_html_textf(h, pdd, ", for fm-bench's profile %s", req);
+    if (isfinite(n_inline) && fmt)
+        rl_html_textf(h, pdd, ", then %.0f from --prompt", n_inline);
     const cJSON *slo = rl_json_get(st, "slo");
     rl_html_el_text(h, dl, "dt", NULL, "SLOs (goodput)");
     xmlNodePtr dd = rl_html_el(h, dl, "dd", NULL);

@@ -63,7 +63,7 @@ B="$work/ok/bundle.json"
 json_check "clean: command bundle, one point, 6 measured, 6 ok, 0 failed, 6 attempts" "$B" \
   'j["command"]=="client" and j["status"]["state"]=="complete" and len(j["client"]["points"])==1 and {k: v for k, v in j["client"]["points"][0]["requests"].items() if k in ("measured", "ok", "failed", "attempts")}=={"measured":6,"ok":6,"failed":0,"attempts":6}'
 json_check "clean: driver and settings" "$B" \
-  'j["client"]["driver"]["type"]=="command" and j["client"]["settings"]["kind"]=="controlled" and j["client"]["settings"]["warmup"]==1 and j["client"]["settings"]["runs"]==2 and j["client"]["settings"]["concurrency"]==[1] and j["client"]["settings"]["prompts"]=={"source":"file","name":"'"$work/p.jsonl"'","n":3}'
+  'j["client"]["driver"]["type"]=="command" and j["client"]["settings"]["kind"]=="controlled" and j["client"]["settings"]["warmup"]==1 and j["client"]["settings"]["runs"]==2 and j["client"]["settings"]["concurrency"]==[1] and j["client"]["settings"]["prompts"]=={"source":"file","name":"'"$work/p.jsonl"'","n":3,"format":"jsonl"}'
 json_check "clean: prompts with ids, chars, max_tokens" "$B" \
   '[p["id"] for p in j["client"]["prompts"]]==["good","bad","line-4"] and j["client"]["prompts"][0]["chars"]==14 and j["client"]["prompts"][1]["max_tokens"]==7'
 json_check "clean: ttft >= 40 ms and e2e >= 120 ms, both under 5 s" "$B" \
