@@ -16,14 +16,15 @@ static void test_models(void **state)
 {
     (void)state;
     rl_client_fm_model m[8];
-    const char *text = "Models on this Mac:\n"
-                       "warning: \xe2\x9c\x97 shadow (a warning is no model)\n"
-                       "  \xe2\x9c\x93 system (AFM 3 Core Advanced)\n"
-                       "\x1b[31m\xe2\x9c\x98\x1b[0m pcc (Not enabled. Please use the Terminal app.)\n"
-                       "\xc3\x97 legacy.v2:b/c\n"
-                       "\xe2\x9c\x94 bare\r\n"
-                       "\xe2\x9c\x93 (no name)\n"
-                       "\xe2\x9c\x93 trailing junk here\n";
+    const char *text =
+        "Models on this Mac:\n"
+        "warning: \xe2\x9c\x97 shadow (a warning is no model)\n"
+        "  \xe2\x9c\x93 system (AFM 3 Core Advanced)\n"
+        "\x1b[31m\xe2\x9c\x98\x1b[0m pcc (Not enabled. Please use the Terminal app.)\n"
+        "\xc3\x97 legacy.v2:b/c\n"
+        "\xe2\x9c\x94 bare\r\n"
+        "\xe2\x9c\x93 (no name)\n"
+        "\xe2\x9c\x93 trailing junk here\n";
     size_t n = rl_client_fm_parse_models(text, m, 8);
     assert_int_equal(n, 4);
     assert_string_equal(m[0].name, "system");

@@ -1098,8 +1098,10 @@ static void test_term_strip(void **state)
     strip_check("\x1b]8;;http://x\x1b\\link\x1b]8;;\x1b\\.", "link."); /* OSC 8, ST */
     strip_check("a\x1b(Bb\x1b"
                 "7c\x1b[?25ld",
-                "abcd");                           /* nF, ESC 7, CSI ? */
-    strip_check("ding\x07" "dong", "dingdong");       /* lone BEL */
+                "abcd"); /* nF, ESC 7, CSI ? */
+    strip_check("ding\x07"
+                "dong",
+                "dingdong");                       /* lone BEL */
     strip_check("\x1bPq#0;1\x1b\\after", "after"); /* DCS */
     strip_check("x\x1b[31\nm", "x\nm");            /* a control byte ends a CSI and stays text */
     strip_check("\xc3\xa9t\xc3\xa9 \x1b[2K\rok", "\xc3\xa9t\xc3\xa9 \rok"); /* UTF-8 kept */
