@@ -105,10 +105,10 @@ static int authorize(void *ctx, int action, const char *a1, const char *a2, cons
     if (!ok && !a->denied[0]) {
         const char *what = action == SQLITE_FUNCTION ? a2 : a1;
         char esc[200] = "";
-        if (what)
-            rl_lbench_escape(what, strlen(what), 48, esc, sizeof esc);
-        rl_snprintf(a->denied, sizeof a->denied, "%s%s%s%s", action_name(action), what ? " " : "",
-                    esc, inner ? " (inside a trigger or view)" : "");
+        size_t len = what ? strlen(what) : 0;
+        bool cut = what && rl_lbench_escape(what, len, 48, esc, sizeof esc) < len;
+        rl_snprintf(a->denied, sizeof a->denied, "%s%s%s%s%s", action_name(action), what ? " " : "",
+                    esc, cut ? "..." : "", inner ? " (inside a trigger or view)" : "");
     }
     return ok ? SQLITE_OK : SQLITE_DENY;
 }

@@ -137,9 +137,13 @@ bad "csv: a number with commas" 2 "comma.csv: line 2 \(row 1\), column model_siz
   "$work/comma.csv" -o "$work/out.json"
 { head -n 1 "$LB/real-csv.txt"; sed -n 2p "$LB/real-csv.txt" | sed 's/$/,"extra"/'; } >"$work/wide.csv"
 bad "csv: a row longer than the header" 2 "wide.csv: line 2 \(row 1\) has 42 fields; the header has 41$" "$work/wide.csv" -o "$work/out.json"
-{ printf "ATTACH DATABASE '%s' AS o;\n" "$work/lb.db"; cat "$LB/real-sql.txt"; } >"$work/attach.sql"
-bad "sql: ATTACH refused" 2 "attach.sql: SQL statement 1 \(line 1: .*\) asks for ATTACH .*lb.db, which import refuses: it runs only CREATE TABLE llama_bench and INSERT INTO llama_bench" \
+{ echo "ATTACH DATABASE 'lb.db' AS o;"; cat "$LB/real-sql.txt"; } >"$work/attach.sql"
+bad "sql: ATTACH refused" 2 "attach.sql: SQL statement 1 \(line 1: \"ATTACH DATABASE 'lb.db' AS o;\"\) asks for ATTACH lb.db, which import refuses: it runs only CREATE TABLE llama_bench and INSERT INTO llama_bench" \
   "$work/attach.sql" -o "$work/out.json"
+long=$(printf 'd%.0s' $(seq 60))
+{ echo "ATTACH DATABASE '$long.db' AS o;"; cat "$LB/real-sql.txt"; } >"$work/attach-long.sql"
+bad "sql: ATTACH of a long name, cut with an ellipsis" 2 "attach-long.sql: SQL statement 1 \(line 1: .*\) asks for ATTACH d{48}\.\.\., which import refuses" \
+  "$work/attach-long.sql" -o "$work/out.json"
 { cat "$LB/real-sql.txt"; echo "DROP TABLE llama_bench;"; } >"$work/drop.sql"
 bad "sql: DROP refused" 2 "drop.sql: SQL statement 10 \(line 53: \"DROP TABLE llama_bench;\"\) asks for DELETE FROM sqlite_master, which import refuses" \
   "$work/drop.sql" -o "$work/out.json"
