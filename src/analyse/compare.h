@@ -270,17 +270,55 @@ bool rl_cmp_listed(const rl_cmp *c, size_t r, size_t i, bool all, size_t *hidden
 /* Whether key column k of group's rows holds more than one value (the table shows it). */
 bool rl_cmp_key_varies(const rl_cmp *c, const char *group, const char *name);
 
-/* The comparison as JSON for the page's embedded data: {"schema": "llama-roofline-compare",
- * "schema_version": 1, "test": {name, alpha, min_effect_pct}, "baseline": N (from 1),
- * "inputs": [{label, path, disturbed, disturbance (when disturbed and known), bundle
- * (with_bundles) or summary}], "rows": [{group, subject, metric, unit, kind (when known),
- * one_value (true for a point metric), keys: {name: value}, cells: [{mean, sd, n, ci95_low,
- * ci95_high, samples, disturbed (its own measurement), verdict, verdict_note and
- * disturbed_inputs (suspect: the numbers, from 1, of the side or sides measured disturbed),
- * ratio, delta, change_pct, t, df, p} or {present: false}]}], "facts": [{label, section, suite,
- * differs, values}]}. A summary is the
- * bundle's tool, command, created_utc, source, environment, settings, llama_cpp and analysis fit,
- * ceiling, utilisation, verdict. NULL when out of memory. */
-cJSON *rl_cmp_to_json(const rl_cmp *c, bool with_bundles);
+/* Inputs from which the page and the text summarise each row across the inputs
+ * (rl_cmp_row_summary) and each fact by its distinct values (rl_cmp_fact_values) instead of
+ * one line per input: a fleet of 1,000 stays readable. */
+#define RL_CMP_SUMMARY_MIN 100
+
+/* One row read across the inputs (the baseline left out): how many cells got each verdict,
+ * how many of them are suspect (measured disturbed), the smallest, median and largest ratio to
+ * the baseline over the cells that have one (NAN when none), and the inputs with the best and
+ * the worst ratio for the metric (the largest for a rate, the smallest for a latency; the
+ * earliest input on a tie; SIZE_MAX when no cell has a ratio). False when out of memory. */
+typedef struct {
+    size_t faster, slower, noise, untested, missing, suspect;
+    size_t with_ratio;
+    double ratio_min, ratio_median, ratio_max;
+    size_t best, worst;
+} rl_cmp_row_sum;
+bool rl_cmp_row_summary(const rl_cmp *c, size_t r, rl_cmp_row_sum *s);
+
+/* The distinct values of fact f over the inputs, the most common first (ties: the one seen
+ * first), at most cap of them into out (the strings are the fact's own), how many there are
+ * in all into *n_distinct. False when out of memory. */
+typedef struct {
+    const char *value;
+    size_t count;
+    size_t first; /* the first input (from 0) with this value */
+} rl_cmp_value_count;
+bool rl_cmp_fact_values(const rl_cmp *c, size_t f, rl_cmp_value_count *out, size_t cap,
+                        size_t *n_out, size_t *n_distinct);
+
+/* The comparison as JSON: {"schema": "llama-roofline-compare", "schema_version": 1, "form",
+ * "test": {name, alpha, min_effect_pct}, "baseline": N (from 1), "inputs": [{label, path,
+ * disturbed, disturbance (when disturbed and known), bundle (form "bundles") or summary}],
+ * "rows": [{group, subject, metric, unit, kind (when known), one_value (true for a point
+ * metric), keys: {name: value}, cells: [{mean, sd, n, ci95_low, ci95_high, samples, disturbed
+ * (its own measurement), verdict, verdict_note and disturbed_inputs (suspect: the numbers,
+ * from 1, of the side or sides measured disturbed), ratio, delta, change_pct, t, df, p} or
+ * {present: false}]}], "facts": [{label, section, suite, differs, values}]}. A summary is the
+ * bundle's tool, command, created_utc, source, environment, settings, llama_cpp and analysis
+ * fit, ceiling, utilisation, verdict.
+ * The "fleet" form (a page of hundreds of inputs) says what it "omitted": an input's summary
+ * is its tool, command, created_utc, cpu and analysis fit, ceiling, verdict; a row has a
+ * "summary" (rl_cmp_row_summary: faster, slower, noise, untested, missing, suspect,
+ * with_ratio, and with a ratio ratio_min, ratio_median, ratio_max, best_input, worst_input from
+ * 1) in place of its cells; a fact has "distinct" and "values_top" (at most
+ * RL_CMP_FLEET_TOP_VALUES of {value, count, first_input}) in place of its values.
+ * NULL when out of memory. */
+typedef enum { RL_CMP_JSON_SUMMARY, RL_CMP_JSON_BUNDLES, RL_CMP_JSON_FLEET } rl_cmp_json_form;
+#define RL_CMP_FLEET_TOP_VALUES 5
+const char *rl_cmp_json_form_name(rl_cmp_json_form form);
+cJSON *rl_cmp_to_json(const rl_cmp *c, rl_cmp_json_form form);
 
 #endif

@@ -117,7 +117,7 @@ static rl_status print_result(const rl_cmp *c, const opts *o, rl_error *err)
 {
     char *text = NULL;
     if (o->json) {
-        cJSON *j = rl_cmp_to_json(c, false);
+        cJSON *j = rl_cmp_to_json(c, RL_CMP_JSON_SUMMARY);
         text = j ? rl_json_print(j) : NULL;
         cJSON_Delete(j);
     } else {

@@ -413,6 +413,91 @@ static void group_table(rl_sbuf *b, const rl_cmp *c, const char *group, bool mar
     table_free(&t);
 }
 
+/* ---- fleets: one line per row across the inputs ----------------------------------------- */
+
+static void ratio_cell(table *t, double v)
+{
+    char a[32] = "";
+    if (isfinite(v))
+        rl_snprintf(a, sizeof a, "x%.3f", v);
+    cell(t, a);
+}
+
+static void count_cell(table *t, size_t n)
+{
+    char a[32];
+    rl_snprintf(a, sizeof a, "%zu", n);
+    cell(t, a);
+}
+
+static void input_cell(table *t, size_t i)
+{
+    char a[32] = "";
+    if (i != SIZE_MAX)
+        rl_snprintf(a, sizeof a, "[%zu]", i + 1);
+    cell(t, a);
+}
+
+static void summary_row(table *t, const rl_cmp *c, size_t r, const bool *keyshow)
+{
+    const rl_cmp_row *row = &c->rows[r];
+    rl_cmp_row_sum s;
+    if (!rl_cmp_row_summary(c, r, &s)) {
+        t->oom = true;
+        return;
+    }
+    char a[160];
+    rl_cmp_fmt_metric(row, a, sizeof a);
+    cell(t, a);
+    cell(t, row->subject);
+    for (size_t k = 0; k < row->n_keys; k++)
+        if (keyshow[k])
+            cell(t, row->key_values[k]);
+    count_cell(t, s.faster);
+    count_cell(t, s.slower);
+    count_cell(t, s.noise);
+    count_cell(t, s.untested + s.missing);
+    count_cell(t, s.suspect);
+    ratio_cell(t, s.ratio_min);
+    ratio_cell(t, s.ratio_median);
+    ratio_cell(t, s.ratio_max);
+    input_cell(t, s.best);
+    input_cell(t, s.worst);
+}
+
+/* A group's rows summarised across the inputs (RL_CMP_SUMMARY_MIN inputs or more). */
+static void group_summary(rl_sbuf *b, const rl_cmp *c, const char *group, bool markdown, bool all)
+{
+    const rl_cmp_row *first = rl_cmp_group_first(c, group);
+    if (!first)
+        return;
+    bool keyshow[RL_CMP_MAX_KEYS];
+    table t = {0};
+    cell(&t, "metric");
+    cell(&t, strcmp(group, RL_CMP_GROUP_CLIENT) == 0 ? "model or command" : "model");
+    for (size_t k = 0; k < first->n_keys; k++) {
+        keyshow[k] = all || rl_cmp_key_varies(c, group, first->key_names[k]);
+        if (keyshow[k])
+            cell(&t, first->key_names[k]);
+    }
+    static const char *const heads[] = {"faster",    "slower",    "noise",     "untested",
+                                        "disturbed", "ratio min", "ratio med", "ratio max",
+                                        "best",      "worst"};
+    for (size_t k = 0; k < sizeof heads / sizeof heads[0]; k++)
+        cell(&t, heads[k]);
+    t.n_cols = t.n;
+    for (size_t r = 0; r < c->n_rows && !t.oom; r++)
+        if (strcmp(c->rows[r].group, group) == 0)
+            summary_row(&t, c, r, keyshow);
+    if (t.oom)
+        b->oom = true;
+    else {
+        rl_sbuf_printf(b, markdown ? "\n**%s**\n\n" : "\n%s:\n", group);
+        table_render(b, &t, markdown, "  ");
+    }
+    table_free(&t);
+}
+
 char *rl_cmp_text(const rl_cmp *c, bool markdown, bool all_columns)
 {
     rl_sbuf b = {0};
@@ -422,7 +507,9 @@ char *rl_cmp_text(const rl_cmp *c, bool markdown, bool all_columns)
     line(&b, markdown, markdown ? "### " : "", buf);
     if (markdown)
         rl_sbuf_put(&b, "\n", 1);
-    for (size_t i = 0; i < c->n_inputs; i++) {
+    bool summary = c->n_inputs >= RL_CMP_SUMMARY_MIN;
+    size_t listed = summary ? RL_CMP_TEXT_INPUTS_LISTED : c->n_inputs;
+    for (size_t i = 0; i < c->n_inputs && i < listed; i++) {
         const char *cpu = NULL;
         const cJSON *env = cJSON_GetObjectItemCaseSensitive(c->inputs[i].bundle, "environment");
         const cJSON *cv = cJSON_GetObjectItemCaseSensitive(env, "cpu");
@@ -431,6 +518,15 @@ char *rl_cmp_text(const rl_cmp *c, bool markdown, bool all_columns)
         rl_snprintf(buf, sizeof buf, "[%zu] %s: %s%s%s%s", i + 1, c->inputs[i].label,
                     c->inputs[i].path, cpu ? " (" : "", cpu ? cpu : "", cpu ? ")" : "");
         line(&b, markdown, markdown ? "- " : "  ", buf);
+    }
+    if (summary) {
+        rl_snprintf(buf, sizeof buf,
+                    "... and %zu more inputs. From %d inputs each row is summarised across "
+                    "them (the baseline left out): verdict counts, the ratio to the baseline "
+                    "(smallest, median, largest), the best and worst input; compare --json lists "
+                    "every input and cell.",
+                    c->n_inputs - listed, RL_CMP_SUMMARY_MIN);
+        line(&b, markdown, markdown ? "\n" : "  ", buf);
     }
     rl_cmp_test_sentence(c, buf, sizeof buf);
     rl_sbuf_put(&b, "\n", 1);
@@ -453,7 +549,9 @@ char *rl_cmp_text(const rl_cmp *c, bool markdown, bool all_columns)
     /* one table per group, in order of first appearance */
     size_t hidden = 0;
     for (size_t r = 0; r < c->n_rows; r++)
-        if (rl_cmp_group_starts(c, r))
+        if (rl_cmp_group_starts(c, r) && summary)
+            group_summary(&b, c, c->rows[r].group, markdown, all_columns);
+        else if (rl_cmp_group_starts(c, r))
             group_table(&b, c, c->rows[r].group, markdown, all_columns, &hidden);
     if (c->n_rows == 0)
         rl_sbuf_printf(&b, "\nNo rows: no input has a measured rate.\n");

@@ -19,6 +19,9 @@
 
 #include "analyse/compare.h"
 
+/* From RL_CMP_SUMMARY_MIN inputs the text lists the first RL_CMP_TEXT_INPUTS_LISTED inputs and
+ * one line per row across the inputs (rl_cmp_row_summary) instead of one per cell. */
+#define RL_CMP_TEXT_INPUTS_LISTED 10
 char *rl_cmp_text(const rl_cmp *c, bool markdown, bool all_columns);
 
 /* "96.74 ± 2.98" (mean and CI half-width), "16.49 (sd 5.92)", "5.25 (mean only)", a point

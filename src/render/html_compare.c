@@ -4,6 +4,7 @@
  * libxml2 (html_doc.h). */
 #include "render/html_client.h"
 #include "render/html_compare.h"
+#include "render/html_compare_fleet.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -52,30 +53,6 @@ static void drop(xmlNodePtr n)
         xmlUnlinkNode(n);
         xmlFreeNode(n);
     }
-}
-
-static xmlNodePtr thead(cpage *p, xmlNodePtr parent, const char *const *cols, size_t n,
-                        size_t n_num_from)
-{
-    xmlNodePtr wrap = rl_html_el(&p->h, parent, "div", "table-wrap");
-    xmlNodePtr t = rl_html_el(&p->h, wrap, "table", NULL);
-    xmlNodePtr tr = rl_html_el(&p->h, rl_html_el(&p->h, t, "thead", NULL), "tr", NULL);
-    for (size_t i = 0; i < n; i++) {
-        xmlNodePtr th = rl_html_el_text(&p->h, tr, "th", i >= n_num_from ? "num" : NULL, cols[i]);
-        rl_html_attr(&p->h, th, "scope", "col");
-    }
-    return rl_html_el(&p->h, t, "tbody", NULL);
-}
-
-static void input_link(cpage *p, xmlNodePtr parent, size_t i)
-{
-    char href[32], text[32];
-    rl_snprintf(href, sizeof href, "#input-%zu", i + 1);
-    rl_snprintf(text, sizeof text, "[%zu] ", i + 1);
-    xmlNodePtr a = rl_html_el(&p->h, parent, "a", NULL);
-    rl_html_attr(&p->h, a, "href", href);
-    rl_html_text(&p->h, a, text);
-    rl_html_text(&p->h, a, p->c->inputs[i].label);
 }
 
 /* ---- top --------------------------------------------------------------------------------- */
@@ -130,14 +107,6 @@ static int cmp_fleet(const void *a, const void *b)
     return x->i < y->i ? -1 : x->i > y->i;
 }
 
-static void input_figures(const cJSON *b, double *bw, double *ceil)
-{
-    const cJSON *an = rl_json_get(b, "analysis");
-    const cJSON *fit = rl_json_available(an, "fit");
-    *bw = fit ? rl_json_num_or(fit, "bw_GBs", NAN) : NAN;
-    *ceil = rl_json_num_or(rl_json_get(an, "ceiling"), "GBs", NAN);
-}
-
 static void fleet(cpage *p)
 {
     const rl_cmp *c = p->c;
@@ -152,7 +121,7 @@ static void fleet(cpage *p)
     }
     for (size_t i = 0; i < c->n_inputs; i++) {
         rows[i].i = i;
-        input_figures(c->inputs[i].bundle, &rows[i].bw, &rows[i].ceil);
+        rl_html_cmp_input_figures(c->inputs[i].bundle, &rows[i].bw, &rows[i].ceil);
         rows[i].pct = 100 * rows[i].bw / rows[i].ceil;
     }
     qsort(rows, c->n_inputs, sizeof *rows, cmp_fleet);
@@ -166,13 +135,13 @@ static void fleet(cpage *p)
                          no_fit, c->n_inputs);
     const char *cols[] = {"Rank",           "Input",          "CPU",
                           "Effective GB/s", "Ceiling (GB/s)", "Share of ceiling"};
-    xmlNodePtr tb = thead(p, slot(p, "fleet-table"), cols, 6, 3);
+    xmlNodePtr tb = rl_html_cmp_table(&p->h, slot(p, "fleet-table"), cols, 6, 3);
     for (size_t r = 0; r < c->n_inputs; r++) {
         const cJSON *b = c->inputs[rows[r].i].bundle;
         char a[48];
         xmlNodePtr tr = rl_html_el(&p->h, tb, "tr", NULL);
         rl_html_el_textf(&p->h, tr, "td", NULL, "%zu", r + 1);
-        input_link(p, rl_html_el(&p->h, tr, "td", NULL), rows[r].i);
+        rl_html_cmp_input_link(&p->h, rl_html_el(&p->h, tr, "td", NULL), p->c, rows[r].i);
         const char *cpu = rl_json_get_str(rl_json_get(b, "environment"), "cpu");
         rl_html_el_text(&p->h, tr, "td", NULL, cpu ? cpu : "unknown");
         rl_report_fmt_num(rows[r].bw, a, sizeof a);
@@ -415,7 +384,7 @@ static void group_table(cpage *p, xmlNodePtr host, const char *group, size_t *hi
             const rl_cmp_cell *x = &row->cells[i], *b = &row->cells[c->baseline];
             char a[160];
             if (!tb)
-                tb = thead(p, host, cols, nc, num_from + 2);
+                tb = rl_html_cmp_table(&p->h, host, cols, nc, num_from + 2);
             xmlNodePtr tr = rl_html_el(&p->h, tb, "tr", NULL);
             rl_html_attr(&p->h, tr, "data-verdict", rl_cmp_verdict_word(x->verdict));
             if (x->suspect)
@@ -429,7 +398,7 @@ static void group_table(cpage *p, xmlNodePtr host, const char *group, size_t *hi
                 if (show[k])
                     rl_html_el_text(&p->h, tr, "td", "num",
                                     k < row->n_keys ? row->key_values[k] : "");
-            input_link(p, rl_html_el(&p->h, tr, "td", NULL), i);
+            rl_html_cmp_input_link(&p->h, rl_html_el(&p->h, tr, "td", NULL), p->c, i);
             rl_cmp_fmt_verdict(x, a, sizeof a);
             rl_html_el_text(&p->h, tr, "td", verdict_class(x->verdict), a);
             rl_cmp_fmt_ratio(x, a, sizeof a);
@@ -455,6 +424,10 @@ static void verdicts(cpage *p)
 {
     const rl_cmp *c = p->c;
     xmlNodePtr host = slot(p, "verdict-tables");
+    if (c->n_inputs >= RL_CMP_SUMMARY_MIN) {
+        rl_html_cmp_fleet_verdicts(&p->h, host, c, p->all);
+        return;
+    }
     size_t hidden = 0;
     for (size_t r = 0; r < c->n_rows; r++)
         if (rl_cmp_group_starts(c, r))
@@ -474,6 +447,10 @@ static void environment(cpage *p)
 {
     const rl_cmp *c = p->c;
     xmlNodePtr host = slot(p, "environment-table");
+    if (c->n_inputs >= RL_CMP_SUMMARY_MIN) {
+        rl_html_cmp_fleet_environment(&p->h, host, c, p->all);
+        return;
+    }
     size_t nc = c->n_inputs + 1;
     const char **cols = rl_calloc(nc, sizeof *cols);
     char **heads = rl_calloc(nc, sizeof *heads);
@@ -496,7 +473,7 @@ static void environment(cpage *p)
         if (!fa->differs && !p->all)
             continue;
         if (!tb)
-            tb = thead(p, host, cols, nc, nc);
+            tb = rl_html_cmp_table(&p->h, host, cols, nc, nc);
         xmlNodePtr tr = rl_html_el(&p->h, tb, "tr", fa->differs ? "differs" : NULL);
         xmlNodePtr th = rl_html_el_text(&p->h, tr, "th", NULL, fa->label);
         rl_html_attr(&p->h, th, "scope", "row");
@@ -522,6 +499,10 @@ static void inputs(cpage *p)
 {
     const rl_cmp *c = p->c;
     xmlNodePtr host = slot(p, "input-list");
+    if (c->n_inputs >= RL_CMP_SUMMARY_MIN) {
+        rl_html_cmp_fleet_inputs(&p->h, host, c);
+        return;
+    }
     for (size_t i = 0; i < c->n_inputs; i++) {
         const cJSON *b = c->inputs[i].bundle;
         char id[32], a[64], g[64];
@@ -560,7 +541,7 @@ static void inputs(cpage *p)
         if (!rl_json_get(b, "models"))
             continue;
         double bw, ceil;
-        input_figures(b, &bw, &ceil);
+        rl_html_cmp_input_figures(b, &bw, &ceil);
         rl_report_fmt_num(bw, a, sizeof a);
         rl_report_fmt_num(ceil, g, sizeof g);
         rl_html_el_text(&p->h, dl, "dt", NULL, "Effective bandwidth (fit) / ceiling");
@@ -578,7 +559,7 @@ static void inputs(cpage *p)
             if (!op)
                 continue;
             if (!tb)
-                tb = thead(p, sec, cols, 5, 2);
+                tb = rl_html_cmp_table(&p->h, sec, cols, 5, 2);
             xmlNodePtr tr = rl_html_el(&p->h, tb, "tr", NULL);
             const char *nm = rl_json_get_str(am, "name"), *mid0 = rl_json_get_str(am, "id");
             rl_html_el_text(&p->h, tr, "td", NULL, nm ? nm : "?");
@@ -623,7 +604,10 @@ static rl_status fill(cpage *p, rl_error *err)
     set_text(p, "footer",
              "Made by llama-roofline " RL_VERSION ". The page runs no script and loads nothing "
              "from the network.");
-    cJSON *j = rl_cmp_to_json(p->c, p->c->n_inputs < RL_CMP_FLEET_MIN);
+    size_t n = p->c->n_inputs;
+    cJSON *j = rl_cmp_to_json(p->c, n < RL_CMP_FLEET_MIN     ? RL_CMP_JSON_BUNDLES
+                                    : n < RL_CMP_SUMMARY_MIN ? RL_CMP_JSON_SUMMARY
+                                                             : RL_CMP_JSON_FLEET);
     if (!j || !rl_html_repair_json(j)) {
         cJSON_Delete(j);
         return rl_fail(err, RL_EINTERNAL, "compare: out of memory");

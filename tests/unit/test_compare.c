@@ -235,6 +235,84 @@ static void test_matching(void **state)
     rl_cmp_free(&c);
 }
 
+/* A fleet read row by row (rl_cmp_row_summary) and fact by fact (rl_cmp_fact_values): inputs
+ * scaled 1 (baseline), 0.8, 1.25, 1.0 and 1.1, and one with another tensor size (missing from
+ * the row). Ratios 0.8, 1.25, 1.0, 1.1: min 0.8, median (1.0 + 1.1) / 2 = 1.05, max 1.25; best
+ * [3] (1.25, a rate), worst [2]; 2 faster (1.25 and 1.1: 10% is over the 2% effect), 1 slower,
+ * 1 within noise (identical samples), 1 missing. The CPU fact "a" x3, "b" x2, "c" x1: three
+ * distinct values, "a" first (its first input 0), cut to two by cap. */
+static void test_fleet_summary(void **state)
+{
+    (void)state;
+    rl_cmp c;
+    rl_error err = {RL_OK, ""};
+    rl_cmp_init(&c);
+    static const double f[] = {1, 0.8, 1.25, 1.0, 1.1, 1};
+    static const char *const cpu[] = {"a", "b", "a", "c", "b", "a"};
+    for (size_t i = 0; i < 6; i++) {
+        cJSON *b = bundle("a.gguf", i == 5 ? 2040 : 1020, f[i], 128);
+        cJSON *env = cJSON_AddObjectToObject(b, "environment");
+        cJSON_AddStringToObject(env, "cpu", cpu[i]);
+        char path[32];
+        snprintf(path, sizeof path, "in%zu.json", i);
+        assert_int_equal(rl_cmp_add_bundle(&c, path, b, &err), RL_OK);
+    }
+    assert_int_equal(rl_cmp_run(&c, &err), RL_OK);
+    rl_cmp_row_sum s;
+    assert_true(rl_cmp_row_summary(&c, 0, &s));
+    assert_int_equal(s.faster, 2);
+    assert_int_equal(s.slower, 1);
+    assert_int_equal(s.noise, 1);
+    assert_int_equal(s.missing, 1);
+    assert_int_equal(s.untested, 0);
+    assert_int_equal(s.with_ratio, 4);
+    assert_float_equal(s.ratio_min, 0.8, 1e-12);
+    assert_float_equal(s.ratio_median, 1.05, 1e-12);
+    assert_float_equal(s.ratio_max, 1.25, 1e-12);
+    assert_int_equal(s.best, 2);
+    assert_int_equal(s.worst, 1);
+    /* for a latency the best is the smallest ratio */
+    c.rows[0].higher_is_better = false;
+    assert_true(rl_cmp_row_summary(&c, 0, &s));
+    assert_int_equal(s.best, 1);
+    assert_int_equal(s.worst, 2);
+    c.rows[0].higher_is_better = true;
+    size_t f_cpu = SIZE_MAX;
+    for (size_t k = 0; k < c.n_facts; k++)
+        if (strcmp(c.facts[k].label, "CPU") == 0)
+            f_cpu = k;
+    assert_true(f_cpu != SIZE_MAX);
+    rl_cmp_value_count top[2];
+    size_t n, distinct;
+    assert_true(rl_cmp_fact_values(&c, f_cpu, top, 2, &n, &distinct));
+    assert_int_equal(distinct, 3);
+    assert_int_equal(n, 2);
+    assert_string_equal(top[0].value, "a");
+    assert_int_equal(top[0].count, 3);
+    assert_int_equal(top[0].first, 0);
+    assert_string_equal(top[1].value, "b");
+    assert_int_equal(top[1].count, 2);
+    assert_int_equal(top[1].first, 1);
+    /* the fleet form of the JSON: a row's summary, a fact's top values, no cells */
+    cJSON *j = rl_cmp_to_json(&c, RL_CMP_JSON_FLEET);
+    assert_non_null(j);
+    const cJSON *row = cJSON_GetArrayItem(cJSON_GetObjectItem(j, "rows"), 0);
+    assert_null(cJSON_GetObjectItem(row, "cells"));
+    const cJSON *sum = cJSON_GetObjectItem(row, "summary");
+    assert_int_equal(cJSON_GetObjectItem(sum, "faster")->valueint, 2);
+    assert_int_equal(cJSON_GetObjectItem(sum, "best_input")->valueint, 3);
+    assert_float_equal(cJSON_GetObjectItem(sum, "ratio_median")->valuedouble, 1.05, 1e-12);
+    assert_string_equal(cJSON_GetObjectItem(j, "form")->valuestring, "fleet");
+    const cJSON *fa = cJSON_GetArrayItem(cJSON_GetObjectItem(j, "facts"), (int)f_cpu);
+    assert_int_equal(cJSON_GetObjectItem(fa, "distinct")->valueint, 3);
+    assert_null(cJSON_GetObjectItem(fa, "values"));
+    const cJSON *in = cJSON_GetArrayItem(cJSON_GetObjectItem(j, "inputs"), 3);
+    assert_string_equal(cJSON_GetObjectItem(cJSON_GetObjectItem(in, "summary"), "cpu")->valuestring,
+                        "c");
+    cJSON_Delete(j);
+    rl_cmp_free(&c);
+}
+
 static void test_identity(void **state)
 {
     (void)state;
@@ -382,7 +460,7 @@ static void test_client_rows(void **state)
     assert_string_equal(t2->subject, "fm respond");
     assert_string_equal(t2->key_values[0], "command");
     assert_true(t2->cells[1].present && !t2->cells[0].present);
-    cJSON *j = rl_cmp_to_json(&c, false);
+    cJSON *j = rl_cmp_to_json(&c, RL_CMP_JSON_SUMMARY);
     assert_non_null(j);
     cJSON *r0 = cJSON_GetArrayItem(cJSON_GetObjectItem(j, "rows"), 0);
     assert_string_equal(cJSON_GetObjectItem(r0, "kind")->valuestring, "proxy");
@@ -486,7 +564,7 @@ static void test_disturbed_rows(void **state)
     assert_int_equal(d, 1);
     assert_int_equal(rl_cmp_regressions(&c, 20, &d), 0); /* exactly 20%: not more than 20 */
     assert_int_equal(d, 0);
-    cJSON *j = rl_cmp_to_json(&c, false);
+    cJSON *j = rl_cmp_to_json(&c, RL_CMP_JSON_SUMMARY);
     assert_non_null(j);
     cJSON *cell = cJSON_GetArrayItem(
         cJSON_GetObjectItem(cJSON_GetArrayItem(cJSON_GetObjectItem(j, "rows"), 0), "cells"), 1);
@@ -507,7 +585,7 @@ static void test_disturbed_rows(void **state)
     assert_int_equal(
         rl_cmp_add_bundle(&c, "b.json", disturb(bundle("a.gguf", 1020, 0.8, 128)), &err), RL_OK);
     assert_int_equal(rl_cmp_run(&c, &err), RL_OK);
-    j = rl_cmp_to_json(&c, false);
+    j = rl_cmp_to_json(&c, RL_CMP_JSON_SUMMARY);
     cell = cJSON_GetArrayItem(
         cJSON_GetObjectItem(cJSON_GetArrayItem(cJSON_GetObjectItem(j, "rows"), 0), "cells"), 1);
     di = cJSON_GetObjectItem(cell, "disturbed_inputs");
@@ -625,6 +703,7 @@ int main(void)
         cmocka_unit_test(test_matching),       cmocka_unit_test(test_identity),
         cmocka_unit_test(test_client_rows),    cmocka_unit_test(test_advice_rows),
         cmocka_unit_test(test_disturbed_rows), cmocka_unit_test(test_env_warnings),
+        cmocka_unit_test(test_fleet_summary),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
