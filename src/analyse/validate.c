@@ -64,6 +64,16 @@ static void add(probs *p, const char *path, const char *fmt, ...)
     p->n++;
 }
 
+void rl_validate_add(rl_validate_problems *out, const char *path, const char *fmt, ...)
+{
+    char msg[512];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    add(out, path, "%s", msg);
+}
+
 void rl_validate_problems_free(rl_validate_problems *out)
 {
     for (size_t i = 0; i < out->n; i++) {

@@ -86,6 +86,21 @@ rl_status rl_validate(const cJSON *bundle, rl_validate_problems *out);
  * env.machine_state's measurements and disturbed recounted from the runs' machine objects.
  * RL_OK when the checks ran; RL_EINTERNAL when out of memory. */
 rl_status rl_validate_membw(const cJSON *membw, rl_validate_problems *out);
+/* Check a comparison's JSON (compare --json, or the "compare" data of a comparison page;
+ * compare.h): schema_version 1, form one of bundles, summary, fleet; the test's alpha in (0, 1)
+ * and min_effect_pct >= 0; 2 to RL_CMP_MAX_INPUTS inputs each with label, path and disturbed
+ * (a bundle in the bundles form), the baseline one of them; every row's group, subject,
+ * metric, unit and string keys; outside the fleet form one cell per input, each present cell
+ * with a finite mean, n (0 to RL_CMP_MAX_SAMPLES) samples whose mean it is (relative 1e-9), a
+ * known verdict but on the baseline's (which has none), ratio = mean / the baseline's mean
+ * (relative 1e-9), a p-value in [0, 1] behind faster and slower; in the fleet form each row's
+ * summary counts adding up to the other inputs, ratio_min <= ratio_median <= ratio_max and
+ * the best and worst an input; one value per input for each fact (the fleet form: distinct
+ * and values_top fitting the inputs). RL_OK when the checks ran; RL_EINTERNAL out of memory. */
+rl_status rl_validate_compare(const cJSON *compare, rl_validate_problems *out);
+/* Append one problem (for the checks of other documents); out->oom when it cannot. */
+void rl_validate_add(rl_validate_problems *out, const char *path, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
 /* Free the strings and the array; out is zeroed. */
 void rl_validate_problems_free(rl_validate_problems *out);
 /* The first problem whose path is exactly path, or NULL. */

@@ -159,9 +159,8 @@ void rl_bundle_upgrade(cJSON *b)
     cJSON_SetNumberValue(cJSON_GetObjectItemCaseSensitive(b, "schema_version"), 2);
 }
 
-/* A report: the text of <script type="application/json" id="bundle">, parsed. */
-static rl_status bundle_from_html(const char *path, const char *text, size_t len, cJSON **out,
-                                  rl_error *err)
+/* The text of the page's first <script type="application/json" id="ID">, or NULL (xmlFree). */
+static xmlChar *html_script(const char *text, size_t len, const char *want)
 {
     htmlDocPtr d = htmlReadMemory(text, (int)len, NULL, "UTF-8",
                                   HTML_PARSE_RECOVER | HTML_PARSE_NONET | HTML_PARSE_NOERROR |
@@ -172,7 +171,7 @@ static rl_status bundle_from_html(const char *path, const char *text, size_t len
         if (n->type == XML_ELEMENT_NODE && xmlStrcasecmp(n->name, BAD_CAST "script") == 0) {
             xmlChar *id = xmlGetProp(n, BAD_CAST "id");
             xmlChar *type = xmlGetProp(n, BAD_CAST "type");
-            if (id && type && xmlStrcmp(id, BAD_CAST "bundle") == 0 &&
+            if (id && type && xmlStrcmp(id, BAD_CAST want) == 0 &&
                 xmlStrcasecmp(type, BAD_CAST "application/json") == 0)
                 json = xmlNodeGetContent(n);
             xmlFree(id);
@@ -189,6 +188,14 @@ static rl_status bundle_from_html(const char *path, const char *text, size_t len
         }
     }
     xmlFreeDoc(d);
+    return json;
+}
+
+/* A report: the text of <script type="application/json" id="bundle">, parsed. */
+static rl_status bundle_from_html(const char *path, const char *text, size_t len, cJSON **out,
+                                  rl_error *err)
+{
+    xmlChar *json = html_script(text, len, "bundle");
     if (!json)
         return rl_fail(err, RL_EINPUT,
                        "%s: an HTML file without an embedded bundle (no <script "
@@ -210,6 +217,41 @@ static bool looks_html(const char *text, size_t len)
     while (i < len && (text[i] == ' ' || text[i] == '\t' || text[i] == '\n' || text[i] == '\r'))
         i++;
     return i < len && text[i] == '<';
+}
+
+rl_status rl_bundle_load_embedded(const char *path, const char *script_id, const char *schema,
+                                  cJSON **out, rl_error *err)
+{
+    *out = NULL;
+    char *text;
+    size_t len;
+    rl_status st = rl_file_read_all(path, RL_BUNDLE_MAX_BYTES, &text, &len, err);
+    if (st != RL_OK)
+        return st;
+    cJSON *j = NULL;
+    if (looks_html(text, len)) {
+        xmlChar *json = html_script(text, len, script_id);
+        if (!json)
+            st = rl_fail(err, RL_EINPUT,
+                         "%s: an HTML file without embedded %s data (no <script "
+                         "type=\"application/json\" id=\"%s\">)",
+                         path, schema, script_id);
+        else
+            st = rl_json_parse(path, (const char *)json, strlen((const char *)json), &j, err);
+        xmlFree(json);
+    } else {
+        st = rl_json_parse(path, text, len, &j, err);
+    }
+    free(text);
+    const char *got = st == RL_OK ? rl_json_get_str(j, "schema") : NULL;
+    if (st == RL_OK && (!got || strcmp(got, schema) != 0)) {
+        cJSON_Delete(j);
+        return rl_fail(err, RL_EINPUT, "%s: not %s data (its schema is %s)", path, schema,
+                       got ? got : "missing");
+    }
+    if (st == RL_OK)
+        *out = j;
+    return st;
 }
 
 rl_status rl_bundle_load(const char *path, cJSON **out, rl_error *err)

@@ -40,6 +40,12 @@ rl_status rl_bundle_write(cJSON *b, const char *path, rl_error *err);
  * HTML parser, and the text of its <script type="application/json" id="bundle"> is the bundle
  * (its "<\/" is JSON's escaped '/'); an HTML file without one is RL_EINPUT. */
 rl_status rl_bundle_load(const char *path, cJSON **out, rl_error *err);
+/* Another JSON document llama-roofline writes, from a file that is either that JSON or an
+ * HTML page embedding it as <script type="application/json" id="script_id"> (a comparison
+ * page: "compare", schema "llama-roofline-compare"); RL_EINPUT naming path when it is neither
+ * or its "schema" is not schema. The tree is the caller's. */
+rl_status rl_bundle_load_embedded(const char *path, const char *script_id, const char *schema,
+                                  cJSON **out, rl_error *err);
 /* A version 1 tree made version 2 in place: every client metric's "summary" renamed "stats",
  * schema_version set to 2. Other versions are left as they are. rl_bundle_load calls it, so
  * every reader sees version 2. */

@@ -1,7 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /* cmd_validate.c: `llama-roofline validate [--json] FILE...`: each file read with
  * rl_bundle_load (a bundle or a report) and checked by rl_validate, or, when it is none, read
- * as a membw result (membw --json, -o) and checked by rl_validate_membw (validate.h); one line
+ * as a membw result (membw --json, -o) and checked by rl_validate_membw, or as a comparison
+ * (compare --json, or a compare page's embedded data) checked by rl_validate_compare
+ * (validate.h); one line
  * per problem and a summary line per file on stdout, or with --json one JSON array of
  * {file, valid, problems: [{path, message}]}. Everything allocated here is freed before run()
  * returns. */
@@ -19,8 +21,9 @@
 static const char usage[] =
     "usage: llama-roofline validate [--json] FILE...\n"
     "\n"
-    "Check bundles (bundle.json), reports (report.html, which carry their bundle) and\n"
-    "membw results (membw --json, membw -o) beyond their JSON Schema: required keys\n"
+    "Check bundles (bundle.json), reports (report.html, which carry their bundle),\n"
+    "membw results (membw --json, membw -o) and comparisons (compare --json, the\n"
+    "pages of compare -o) beyond their JSON Schema: required keys\n"
     "and types, the schema version, a kind (measured, proxy, derived, controlled) or\n"
     "an unavailable reason on every object that carries numbers, statistics that\n"
     "agree with their samples, runs that agree with their llama-bench records, a fit\n"
@@ -99,20 +102,26 @@ static void print_problems(const char *path, const rl_validate_problems *p)
  * bundle reader's message). */
 static rl_status validate_file(const char *path, cJSON *json, size_t *n_problems, rl_error *err)
 {
-    cJSON *b = NULL, *m = NULL;
+    cJSON *b = NULL, *m = NULL, *c = NULL;
     rl_status st = rl_bundle_load(path, &b, err);
     rl_error me;
     if (st == RL_EINPUT && rl_json_read_file(path, RL_BUNDLE_MAX_BYTES, &m, &me) == RL_OK &&
         membw_result(m))
         st = RL_OK;
+    if (st == RL_EINPUT &&
+        rl_bundle_load_embedded(path, "compare", "llama-roofline-compare", &c, &me) == RL_OK)
+        st = RL_OK;
     if (st != RL_OK) {
         cJSON_Delete(m);
         return st;
     }
+    if (!b) /* read as a membw result or a comparison: the bundle reader's message is moot */
+        *err = (rl_error){RL_OK, ""};
     rl_validate_problems p = {0};
-    st = b ? rl_validate(b, &p) : rl_validate_membw(m, &p);
+    st = b ? rl_validate(b, &p) : c ? rl_validate_compare(c, &p) : rl_validate_membw(m, &p);
     cJSON_Delete(b);
     cJSON_Delete(m);
+    cJSON_Delete(c);
     if (st != RL_OK) {
         rl_validate_problems_free(&p);
         return rl_fail(err, st, "out of memory validating %s", path);

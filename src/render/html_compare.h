@@ -4,8 +4,9 @@
  * Content-Security-Policy (no script runs, nothing is loaded), charts as inline SVG
  * (html_svg.h), and the data embedded as <script type="application/json" id="compare">
  * (rl_cmp_to_json, written by rl_html_json_for_script): every input's whole bundle with fewer
- * than RL_CMP_FLEET_MIN inputs, each input's summary from then on (a fleet page stays small;
- * the rows keep every sample either way).
+ * than RL_CMP_FLEET_MIN inputs, each input's summary from then on (the rows keep every
+ * sample), and from RL_CMP_SUMMARY_MIN (compare.h) the fleet form, whose rows and facts are
+ * summarised across the inputs like the page's sections (html_compare_fleet.h).
  *
  * Reading order: the headline (verdict counts) and the test with its thresholds; with 10 or
  * more inputs a fleet table ranked by effective bandwidth (the fit) and % of the ceiling, each

@@ -50,6 +50,18 @@ json_check "decode rows: [120] best, [37] worst, 1 slower" "$work/emb.json" \
   'all(r["summary"]["best_input"] == 120 and r["summary"]["worst_input"] == 37 and r["summary"]["slower"] >= 1 for r in j["rows"] if r["metric"] == "decode")'
 json_check "decode rows: smallest ratio 0.7" "$work/emb.json" \
   'all(abs(r["summary"]["ratio_min"] - 0.7) < 1e-9 for r in j["rows"] if r["metric"] == "decode")'
+out=$("$RL_BIN" validate "$page"); check "validate: the fleet page" 0 $?
+expect "validate: the fleet page is valid" "$out" 'fleet.html: valid$'
+python3 - "$page" "$work/tampered.html" <<'PY'
+import sys
+s = open(sys.argv[1]).read()
+i = s.index('"faster":')
+j = s.index(",", i)
+open(sys.argv[2], "w").write(s[:i] + '"faster":\t999' + s[j:])
+PY
+crafted "$work/tampered.html"
+out=$("$RL_BIN" validate "$work/tampered.html" 2>&1); check "validate: a tampered count" 1 $?
+expect "validate: names the row and the count" "$out" "rows\[0\]: summary.faster is not a count from 0 to 120"
 out=$(cat "$work/out.txt")
 expect "text: 10 inputs, then a count" "$out" '^  \.\.\. and 110 more inputs'
 expect "text: no 11th input line" "$(grep -c '^  \[11\]' "$work/out.txt")" '^0$'

@@ -64,7 +64,8 @@ sweep_bundles() { # every bundle and report the tool wrote under $work must pass
   # nothing the tool writes may fail its own validate (issue 18). The tool's bundles are
   # known by cJSON's layout ("schema":<TAB>, which Python's json never writes: the tests'
   # hand-made bundles are skipped), its membw results (membw --json, -o) by their
-  # "peak_read_GBs":<TAB> at the top level, its reports by their embedded bundle.
+  # "peak_read_GBs":<TAB> at the top level, its reports by their embedded bundle, its
+  # comparisons (compare --json, compare -o pages) by their schema or embedded "compare".
   [ -n "${work:-}" ] && [ -d "$work" ] || return 0
   local f out n=0 c skip
   while IFS= read -r -d '' f; do
@@ -72,8 +73,8 @@ sweep_bundles() { # every bundle and report the tool wrote under $work must pass
     for c in "${crafted[@]}"; do [ "$c" -ef "$f" ] && skip=1; done
     [ -n "$skip" ] && continue
     case "$f" in
-      *.html) grep -q 'type="application/json" id="bundle"' "$f" 2>/dev/null || continue ;;
-      *) grep -q -e $'"schema":\t"llama-roofline-bundle"' -e $'^\t"peak_read_GBs":\t' "$f" 2>/dev/null ||
+      *.html) grep -q -e 'type="application/json" id="bundle"' -e 'type="application/json" id="compare"' "$f" 2>/dev/null || continue ;;
+      *) grep -q -e $'"schema":\t"llama-roofline-bundle"' -e $'"schema":\t"llama-roofline-compare"' -e $'^\t"peak_read_GBs":\t' "$f" 2>/dev/null ||
            continue ;;
     esac
     n=$((n+1))

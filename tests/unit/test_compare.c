@@ -32,6 +32,7 @@
 #include <cmocka.h>
 
 #include "analyse/compare.h"
+#include "analyse/validate.h"
 
 static rl_cmp_cell cell_of(const double *x, size_t n)
 {
@@ -309,6 +310,67 @@ static void test_fleet_summary(void **state)
     const cJSON *in = cJSON_GetArrayItem(cJSON_GetObjectItem(j, "inputs"), 3);
     assert_string_equal(cJSON_GetObjectItem(cJSON_GetObjectItem(in, "summary"), "cpu")->valuestring,
                         "c");
+    cJSON_Delete(j);
+    rl_cmp_free(&c);
+}
+
+/* rl_validate_compare on the JSON compare writes (every form: no problem) and on tampered
+ * copies: each problem at its path. */
+static size_t problems_of(const cJSON *j, const char *path)
+{
+    rl_validate_problems p = {0};
+    assert_int_equal(rl_validate_compare(j, &p), RL_OK);
+    size_t n = p.n;
+    if (path)
+        assert_non_null(rl_validate_find(&p, path));
+    rl_validate_problems_free(&p);
+    return n;
+}
+
+static void test_validate_json(void **state)
+{
+    (void)state;
+    rl_cmp c;
+    rl_error err = {RL_OK, ""};
+    rl_cmp_init(&c);
+    static const double f[] = {1, 0.8, 1.25};
+    for (size_t i = 0; i < 3; i++)
+        assert_int_equal(rl_cmp_add_bundle(&c, "x.json", bundle("a.gguf", 1020, f[i], 128), &err),
+                         RL_OK);
+    assert_int_equal(rl_cmp_run(&c, &err), RL_OK);
+    for (int form = RL_CMP_JSON_SUMMARY; form <= RL_CMP_JSON_FLEET; form++) {
+        cJSON *j = rl_cmp_to_json(&c, (rl_cmp_json_form)form);
+        assert_int_equal(problems_of(j, NULL), 0);
+        cJSON_Delete(j);
+    }
+    cJSON *j = rl_cmp_to_json(&c, RL_CMP_JSON_SUMMARY);
+    cJSON *cell = cJSON_GetArrayItem(
+        cJSON_GetObjectItem(cJSON_GetArrayItem(cJSON_GetObjectItem(j, "rows"), 0), "cells"), 1);
+    cJSON_SetNumberValue(cJSON_GetObjectItem(cell, "mean"), 90); /* samples say 80 */
+    assert_int_equal(problems_of(j, "rows[0].cells[1]"), 2);     /* its mean and its ratio */
+    cJSON_SetNumberValue(cJSON_GetObjectItem(cell, "mean"), 80);
+    cJSON_SetNumberValue(cJSON_GetObjectItem(cell, "ratio"), 0.9);
+    assert_int_equal(problems_of(j, "rows[0].cells[1]"), 1);
+    cJSON_SetNumberValue(cJSON_GetObjectItem(cell, "ratio"), 0.8);
+    cJSON_ReplaceItemInObject(cell, "verdict", cJSON_CreateString("quicker"));
+    assert_int_equal(problems_of(j, "rows[0].cells[1]"), 1);
+    cJSON_ReplaceItemInObject(cell, "verdict", cJSON_CreateString("slower"));
+    assert_int_equal(problems_of(j, NULL), 0);
+    cJSON_SetNumberValue(cJSON_GetObjectItem(j, "baseline"), 4);
+    assert_int_equal(problems_of(j, "baseline"), 1);
+    cJSON_SetNumberValue(cJSON_GetObjectItem(j, "baseline"), 1);
+    cJSON_DeleteItemFromArray(
+        cJSON_GetObjectItem(cJSON_GetArrayItem(cJSON_GetObjectItem(j, "rows"), 0), "cells"), 2);
+    assert_int_equal(problems_of(j, "rows[0]"), 1);
+    cJSON_Delete(j);
+    j = rl_cmp_to_json(&c, RL_CMP_JSON_FLEET);
+    cJSON *sum =
+        cJSON_GetObjectItem(cJSON_GetArrayItem(cJSON_GetObjectItem(j, "rows"), 0), "summary");
+    cJSON_SetNumberValue(cJSON_GetObjectItem(sum, "noise"), 1); /* 1 + 1 + 1: not 2 others */
+    assert_int_equal(problems_of(j, "rows[0]"), 1);
+    cJSON_SetNumberValue(cJSON_GetObjectItem(sum, "noise"), 0);
+    cJSON_SetNumberValue(cJSON_GetObjectItem(sum, "ratio_min"), 2);
+    assert_int_equal(problems_of(j, "rows[0]"), 1);
     cJSON_Delete(j);
     rl_cmp_free(&c);
 }
@@ -703,7 +765,7 @@ int main(void)
         cmocka_unit_test(test_matching),       cmocka_unit_test(test_identity),
         cmocka_unit_test(test_client_rows),    cmocka_unit_test(test_advice_rows),
         cmocka_unit_test(test_disturbed_rows), cmocka_unit_test(test_env_warnings),
-        cmocka_unit_test(test_fleet_summary),
+        cmocka_unit_test(test_fleet_summary),  cmocka_unit_test(test_validate_json),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
