@@ -13,6 +13,7 @@
 #include <libxml/parser.h>
 #include <libxml/xmlIO.h>
 
+#include "base/rl_file.h"
 #include "base/rl_json.h"
 #include "base/rl_text.h"
 #include "base/rl_util.h"
@@ -110,6 +111,20 @@ static char *repair_utf8(const char *s, bool *oom)
 }
 
 /* Recursion is bounded by cJSON's nesting limit (CJSON_NESTING_LIMIT, 1000 levels). */
+bool rl_html_json_is_utf8(const cJSON *item)
+{
+    for (; item; item = item->next) {
+        if (item->string && !rl_utf8_valid(item->string, strlen(item->string)))
+            return false;
+        if (cJSON_IsString(item) && item->valuestring &&
+            !rl_utf8_valid(item->valuestring, strlen(item->valuestring)))
+            return false;
+        if (item->child && !rl_html_json_is_utf8(item->child))
+            return false;
+    }
+    return true;
+}
+
 bool rl_html_repair_json(cJSON *item)
 {
     bool oom = false;
@@ -143,25 +158,24 @@ static void sb_u16(rl_sbuf *b, unsigned v)
     rl_sbuf_put(b, e, 6);
 }
 
-char *rl_html_json_for_script(const cJSON *bundle)
+/* JSON text made script-safe (see rl_html_json_for_script), appended to b. */
+static void script_escape(rl_sbuf *b, const char *text, size_t n)
 {
-    char *text = rl_json_print(bundle);
-    if (!text)
-        return NULL;
-    rl_sbuf b = {0};
     const unsigned char *p = (const unsigned char *)text;
-    size_t n = strlen(text);
     for (size_t i = 0; i < n;) {
         if (p[i] < 0x80) {
             if (p[i] == '<' && i + 1 < n && p[i + 1] == '/') {
-                rl_sbuf_put(&b, "<\\/", 3);
+                rl_sbuf_put(b, "<\\/", 3);
                 i += 2;
             } else if (p[i] == '<' && n - i >= 4 && memcmp(p + i, "<!--", 4) == 0) {
-                rl_sbuf_put(&b, "\\u003c!--", 9);
+                rl_sbuf_put(b, "\\u003c!--", 9);
                 i += 4;
-            } else {
-                rl_sbuf_put(&b, (const char *)p + i, 1);
-                i++;
+            } else { /* a run of plain ASCII at once */
+                size_t j = i + 1;
+                while (j < n && p[j] < 0x80 && p[j] != '<')
+                    j++;
+                rl_sbuf_put(b, (const char *)p + i, j - i);
+                i = j;
             }
             continue;
         }
@@ -170,13 +184,22 @@ char *rl_html_json_for_script(const cJSON *bundle)
         uint32_t c = k ? decode_utf8(p + i, k) : 0xFFFD;
         if (c >= 0x10000) {
             c -= 0x10000;
-            sb_u16(&b, 0xD800 + (c >> 10));
-            sb_u16(&b, 0xDC00 + (c & 0x3FF));
+            sb_u16(b, 0xD800 + (c >> 10));
+            sb_u16(b, 0xDC00 + (c & 0x3FF));
         } else {
-            sb_u16(&b, c);
+            sb_u16(b, c);
         }
         i += k ? k : 1;
     }
+}
+
+char *rl_html_json_for_script(const cJSON *bundle)
+{
+    char *text = rl_json_print(bundle);
+    if (!text)
+        return NULL;
+    rl_sbuf b = {0};
+    script_escape(&b, text, strlen(text));
     free(text);
     if (b.oom) {
         free(b.p);
@@ -328,6 +351,11 @@ rl_status rl_html_serialize(xmlDocPtr doc, char **out, size_t *len, rl_error *er
 rl_status rl_html_embed_json(rl_html *h, xmlNodePtr script, const cJSON *j, const char *what,
                              rl_error *err)
 {
+    if (h->defer && script) {
+        h->deferred = j;
+        xmlNodeAddContent(script, BAD_CAST RL_HTML_EMBED_MARK);
+        return h->oom ? rl_fail(err, RL_EINTERNAL, "%s: out of memory", what) : RL_OK;
+    }
     char *json = rl_html_json_for_script(j);
     if (!json || !script) {
         free(json);
@@ -365,4 +393,146 @@ rl_status rl_html_load_template(rl_html *h, const unsigned char *xml, size_t len
         return rl_fail(err, RL_EINTERNAL, "%s: the built-in template does not parse", what);
     drop_comments(h->doc->children);
     return RL_OK;
+}
+
+/* ---- writing a page with its deferred JSON ------------------------------------------- */
+
+typedef struct {
+    rl_html_put_fn put;
+    void *ctx;
+    rl_error *err;
+    rl_status st;
+} emitter;
+
+static void emit(emitter *e, const char *data, size_t len)
+{
+    if (e->st == RL_OK && len)
+        e->st = e->put(e->ctx, data, len, e->err);
+}
+
+/* A piece of JSON text, script-safe. */
+static void emit_json_text(emitter *e, char *text)
+{
+    if (!text) {
+        if (e->st == RL_OK)
+            e->st = rl_fail(e->err, RL_EINTERNAL, "the page's JSON: out of memory");
+        return;
+    }
+    rl_sbuf b = {0};
+    script_escape(&b, text, strlen(text));
+    cJSON_free(text);
+    if (b.oom && e->st == RL_OK)
+        e->st = rl_fail(e->err, RL_EINTERNAL, "the page's JSON: out of memory");
+    emit(e, b.p, b.len);
+    free(b.p);
+}
+
+/* item, its containers opened down to depth 3 and the values below printed one at a time. */
+static void emit_json(emitter *e, const cJSON *item, int depth)
+{
+    bool obj = cJSON_IsObject(item), arr = cJSON_IsArray(item);
+    if ((!obj && !arr) || depth >= 3) {
+        emit_json_text(e, cJSON_PrintUnformatted(item));
+        return;
+    }
+    emit(e, obj ? "{" : "[", 1);
+    for (const cJSON *c = item->child; c && e->st == RL_OK; c = c->next) {
+        if (c != item->child)
+            emit(e, ",", 1);
+        if (obj) {
+            cJSON *key = cJSON_CreateString(c->string ? c->string : "");
+            emit_json_text(e, key ? cJSON_PrintUnformatted(key) : NULL);
+            cJSON_Delete(key);
+            emit(e, ":", 1);
+        }
+        emit_json(e, c, depth + 1);
+    }
+    emit(e, obj ? "}" : "]", 1);
+}
+
+rl_status rl_html_emit(rl_html *h, rl_html_put_fn put, void *ctx, rl_error *err)
+{
+    char *page;
+    size_t len;
+    rl_status st = rl_html_serialize(h->doc, &page, &len, err);
+    if (st != RL_OK)
+        return st;
+    emitter e = {put, ctx, err, RL_OK};
+    static const char mark[] = ">" RL_HTML_EMBED_MARK "</script>";
+    char *at = h->deferred ? strstr(page, mark) : NULL;
+    if (h->deferred && (!at || strstr(at + 1, mark))) {
+        free(page);
+        return rl_fail(err, RL_EINTERNAL, "the page's embedded JSON has no single place");
+    }
+    if (!at) {
+        emit(&e, page, len);
+    } else {
+        emit(&e, page, (size_t)(at - page) + 1);
+        emit_json(&e, h->deferred, 0);
+        size_t tail = (size_t)(at - page) + 1 + strlen(RL_HTML_EMBED_MARK);
+        emit(&e, page + tail, len - tail);
+    }
+    free(page);
+    return e.st;
+}
+
+static rl_status put_sbuf(void *ctx, const char *data, size_t len, rl_error *err)
+{
+    rl_sbuf *b = ctx;
+    rl_sbuf_put(b, data, len);
+    return b->oom ? rl_fail(err, RL_EINTERNAL, "the page: out of memory") : RL_OK;
+}
+
+rl_status rl_html_to_text(rl_html *h, char **out, size_t *len, rl_error *err)
+{
+    rl_sbuf b = {0};
+    rl_status st = rl_html_emit(h, put_sbuf, &b, err);
+    if (st == RL_OK && !b.p)
+        rl_sbuf_put(&b, "", 0);
+    if (st != RL_OK || b.oom || !b.p) {
+        free(b.p);
+        *out = NULL;
+        *len = 0;
+        return st != RL_OK ? st : rl_fail(err, RL_EINTERNAL, "the page: out of memory");
+    }
+    *out = b.p;
+    *len = b.len;
+    return RL_OK;
+}
+
+typedef struct {
+    bool to_stdout;
+    rl_atomic a;
+} file_out;
+
+static rl_status put_file(void *ctx, const char *data, size_t len, rl_error *err)
+{
+    file_out *f = ctx;
+    if (f->to_stdout) { /* made terminal-safe there; a failed write is main's stdout check */
+        rl_tty_write(stdout, data, len, RL_TTY_JSON);
+        return RL_OK;
+    }
+    size_t n;
+    char *safe = rl_tty_safe(data, len, RL_TTY_JSON, &n);
+    if (!safe)
+        return rl_fail(err, RL_EINTERNAL, "out of memory");
+    rl_status st = rl_atomic_write(&f->a, safe, n, err);
+    free(safe);
+    return st;
+}
+
+rl_status rl_html_write(rl_html *h, const char *path, rl_error *err)
+{
+    file_out f = {.to_stdout = strcmp(path, "-") == 0};
+    if (f.to_stdout)
+        return rl_html_emit(h, put_file, &f, err);
+    rl_status st = rl_atomic_open(path, &f.a, err);
+    if (st != RL_OK)
+        return st;
+    f.a.finish = true; /* results being saved: complete after Ctrl-C */
+    st = rl_html_emit(h, put_file, &f, err);
+    if (st == RL_OK)
+        st = rl_atomic_commit(&f.a, err);
+    rl_atomic_abort(&f.a);
+    return st;
 }

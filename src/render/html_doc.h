@@ -28,7 +28,15 @@
 typedef struct {
     xmlDocPtr doc;
     bool oom;
+    /* Set before rl_html_embed_json to stream the embedded JSON when the page is written
+     * (rl_html_emit) instead of holding it in the tree: the page of a bundle of hundreds of MB
+     * then never holds its JSON text more than one piece at a time. */
+    bool defer;
+    const cJSON *deferred; /* the JSON rl_html_emit writes in place of RL_HTML_EMBED_MARK */
 } rl_html;
+
+/* The text a deferred <script> holds until rl_html_emit writes the JSON in its place. */
+#define RL_HTML_EMBED_MARK "@@llama-roofline-embedded-json@@"
 
 /* A new element (no namespace) appended to parent (or unattached when parent is NULL), with
  * class cls when not NULL. */
@@ -56,6 +64,9 @@ char *rl_html_safe_text(const char *s);
 /* Replace every string value and key of the tree that is not UTF-8 by its repair (each bad
  * byte becomes U+FFFD). False when out of memory. */
 bool rl_html_repair_json(cJSON *item);
+/* Whether every string value and key of item and of the items after it (its siblings) is
+ * UTF-8 already: rl_html_repair_json would change nothing (a page need not copy the tree). */
+bool rl_html_json_is_utf8(const cJSON *item);
 
 /* The JSON text of a bundle for <script type="application/json">: printed like bundle.json
  * (rl_json_print), with every non-ASCII character written as a \u escape (so the text is
@@ -69,12 +80,27 @@ char *rl_html_json_for_script(const cJSON *bundle);
  * xmlFreeDoc, which the caller always calls). */
 rl_status rl_html_load_template(rl_html *h, const unsigned char *xml, size_t len, const char *name,
                                 const char *what, xmlNodePtr *root, rl_error *err);
-/* Put rl_html_json_for_script(j) into the <script> element script, then check h->oom:
+/* Put rl_html_json_for_script(j) into the <script> element script (with h->defer, the marker
+ * instead, j kept in h->deferred: j must outlive the write), then check h->oom:
  * RL_EINTERNAL "WHAT: out of memory" when the text or the element is missing or h ran out. */
 rl_status rl_html_embed_json(rl_html *h, xmlNodePtr script, const cJSON *j, const char *what,
                              rl_error *err);
 
 /* The document as HTML text (UTF-8, "<!DOCTYPE html>" first). Caller frees *out. */
 rl_status rl_html_serialize(xmlDocPtr doc, char **out, size_t *len, rl_error *err);
+
+/* Where rl_html_emit writes a page, piece by piece. */
+typedef rl_status (*rl_html_put_fn)(void *ctx, const char *data, size_t len, rl_error *err);
+/* The document serialized (rl_html_serialize) with a deferred JSON (h->defer) written where
+ * its script's marker stands, top-level members and their members one by one, each made
+ * script-safe as rl_html_json_for_script makes the whole (without its layout: JSON.parse gives
+ * the same tree); RL_EINTERNAL when the marker is not in the page exactly once. */
+rl_status rl_html_emit(rl_html *h, rl_html_put_fn put, void *ctx, rl_error *err);
+/* rl_html_emit into memory (*out the caller's; the bytes rl_html_write writes to a file, but
+ * for the terminal safety rl_write_output gives a file). */
+rl_status rl_html_to_text(rl_html *h, char **out, size_t *len, rl_error *err);
+/* rl_html_emit to path as rl_write_output writes an RL_TTY_JSON document ("-" standard
+ * output; a file atomically, never through a symbolic link), each piece made terminal-safe. */
+rl_status rl_html_write(rl_html *h, const char *path, rl_error *err);
 
 #endif

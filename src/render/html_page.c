@@ -30,7 +30,8 @@
 typedef struct {
     rl_html h;
     const cJSON *orig;        /* the bundle as given */
-    const cJSON *b;           /* its repaired copy, the one shown */
+    const cJSON *b;           /* the one shown: orig, or own when orig needed repair */
+    cJSON *own;               /* orig's repaired copy (strings not UTF-8), else NULL */
     const rl_report_extra *x; /* computed beforehand (report.h), NULL when nothing was */
     xmlNodePtr root;
     rl_report_caveats cav;
@@ -590,34 +591,57 @@ static rl_status fill(page *p, rl_error *err)
     return rl_html_embed_json(&p->h, slot(p, "bundle"), p->b, "report", err);
 }
 
+/* The page built (p.h.doc, its bundle deferred: written by rl_html_emit) into p; the tree is
+ * repaired on a copy (p->own) only when a string of the bundle is not UTF-8. */
+static rl_status build(page *p, const cJSON *bundle, const rl_report_extra *x, rl_error *err)
+{
+    memset(p, 0, sizeof *p);
+    p->orig = bundle;
+    p->x = x;
+    p->h.defer = true;
+    if (rl_html_json_is_utf8(bundle)) {
+        p->b = bundle;
+    } else {
+        p->own = cJSON_Duplicate(bundle, 1);
+        if (!p->own || !rl_html_repair_json(p->own))
+            return rl_fail(err, RL_EINTERNAL, "report: out of memory");
+        p->b = p->own;
+    }
+    rl_status st = rl_report_caveats_get(p->b, &p->cav, err);
+    if (st != RL_OK)
+        return st;
+    st = rl_html_load_template(&p->h, rl_asset_report_xml, rl_asset_report_xml_len, "report.xml",
+                               "report", &p->root, err);
+    return st == RL_OK ? fill(p, err) : st;
+}
+
+static void page_free(page *p)
+{
+    xmlFreeDoc(p->h.doc);
+    rl_report_caveats_free(&p->cav);
+    cJSON_Delete(p->own);
+}
+
 rl_status rl_html_page(const cJSON *bundle, const rl_report_extra *x, char **out, size_t *len,
                        rl_error *err)
 {
     *out = NULL;
     *len = 0;
-    cJSON *b = cJSON_Duplicate(bundle, 1);
-    if (!b || !rl_html_repair_json(b)) {
-        cJSON_Delete(b);
-        return rl_fail(err, RL_EINTERNAL, "report: out of memory");
-    }
     page p;
-    memset(&p, 0, sizeof p);
-    p.orig = bundle;
-    p.b = b;
-    p.x = x;
-    rl_status st = rl_report_caveats_get(b, &p.cav, err);
-    if (st != RL_OK) {
-        cJSON_Delete(b);
-        return st;
-    }
-    st = rl_html_load_template(&p.h, rl_asset_report_xml, rl_asset_report_xml_len, "report.xml",
-                               "report", &p.root, err);
+    rl_status st = build(&p, bundle, x, err);
     if (st == RL_OK)
-        st = fill(&p, err);
+        st = rl_html_to_text(&p.h, out, len, err);
+    page_free(&p);
+    return st;
+}
+
+rl_status rl_html_page_write(const cJSON *bundle, const rl_report_extra *x, const char *path,
+                             rl_error *err)
+{
+    page p;
+    rl_status st = build(&p, bundle, x, err);
     if (st == RL_OK)
-        st = rl_html_serialize(p.h.doc, out, len, err);
-    xmlFreeDoc(p.h.doc);
-    rl_report_caveats_free(&p.cav);
-    cJSON_Delete(b);
+        st = rl_html_write(&p.h, path, err);
+    page_free(&p);
     return st;
 }

@@ -26,5 +26,10 @@
  * memory or when a chart module fails; a chart with nothing to draw is only noted. */
 rl_status rl_html_page(const cJSON *bundle, const rl_report_extra *x, char **out, size_t *len,
                        rl_error *err);
+/* The same page written to path as rl_html_write writes it ("-" standard output, a file
+ * atomically), its embedded bundle streamed piece by piece: the page of a large bundle is
+ * never held whole in memory. */
+rl_status rl_html_page_write(const cJSON *bundle, const rl_report_extra *x, const char *path,
+                             rl_error *err);
 
 #endif

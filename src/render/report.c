@@ -223,14 +223,7 @@ rl_status rl_report_markdown(const cJSON *bundle, char **out, size_t *len, rl_er
 rl_status rl_report_write_html(const cJSON *bundle, const rl_report_extra *x, const char *path,
                                rl_error *err)
 {
-    char *text;
-    size_t len;
-    rl_status st = rl_report_html(bundle, x, &text, &len, err);
-    if (st != RL_OK)
-        return st;
-    st = rl_write_output(path, text, len, RL_TTY_JSON, err);
-    free(text);
-    return st;
+    return rl_html_page_write(bundle, x, path, err);
 }
 
 rl_status rl_report_write_markdown(const cJSON *bundle, const char *path, rl_error *err)

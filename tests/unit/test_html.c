@@ -540,6 +540,51 @@ static void test_json_for_script(void **state)
     free(t);
 }
 
+/* A deferred embed (h.defer): the page holds the marker until rl_html_emit streams the JSON
+ * in its place, members down to depth 3 one by one: the text parses back to the same tree
+ * (nested 5 deep, a "</script>" and non-ASCII in it), nothing but ASCII and no "</" inside
+ * the script; a page with the marker twice (a second deferred script) is refused. */
+static void test_deferred_embed(void **state)
+{
+    (void)state;
+    cJSON *o = cJSON_Parse("{\"a\": {\"b\": {\"c\": {\"d\": {\"e\": [1, 2.5, \"</script>\"]}}}},"
+                           " \"k\\\"ey\": \"caf\xC3\xA9 <!--\", \"n\": [], \"o\": {}}");
+    assert_non_null(o);
+    rl_html h = {.doc = xmlNewDoc(BAD_CAST "1.0"), .defer = true};
+    xmlNodePtr body = xmlNewDocNode(h.doc, NULL, BAD_CAST "body", NULL);
+    xmlDocSetRootElement(h.doc, body);
+    xmlNodePtr script = rl_html_el(&h, body, "script", NULL);
+    rl_html_attr(&h, script, "id", "x");
+    rl_error err;
+    assert_int_equal(rl_html_embed_json(&h, script, o, "test", &err), RL_OK);
+    assert_ptr_equal(h.deferred, o);
+    char *out;
+    size_t len;
+    assert_int_equal(rl_html_to_text(&h, &out, &len, &err), RL_OK);
+    assert_int_equal(strlen(out), len);
+    assert_null(strstr(out, RL_HTML_EMBED_MARK));
+    char *start = strstr(out, "<script id=\"x\">");
+    assert_non_null(start);
+    start += strlen("<script id=\"x\">");
+    char *end = strstr(start, "</script>");
+    assert_non_null(end);
+    *end = '\0';
+    for (const char *c = start; *c; c++)
+        assert_true((unsigned char)*c < 0x80);
+    assert_null(strstr(start, "</"));
+    cJSON *back = cJSON_Parse(start);
+    assert_true(cJSON_Compare(back, o, true));
+    cJSON_Delete(back);
+    free(out);
+    /* a second deferred script: the marker is there twice */
+    xmlNodePtr two = rl_html_el(&h, body, "script", NULL);
+    assert_int_equal(rl_html_embed_json(&h, two, o, "test", &err), RL_OK);
+    assert_int_equal(rl_html_to_text(&h, &out, &len, &err), RL_EINTERNAL);
+    assert_null(out);
+    xmlFreeDoc(h.doc);
+    cJSON_Delete(o);
+}
+
 static void test_svg_import(void **state)
 {
     (void)state;
@@ -564,7 +609,7 @@ static void test_svg_import(void **state)
     c.cells = cells;
     c.n_cols = 2;
     c.n_rows = 1;
-    rl_html h = {xmlNewDoc(BAD_CAST "1.0"), false};
+    rl_html h = {.doc = xmlNewDoc(BAD_CAST "1.0")};
     xmlNodePtr body = xmlNewDocNode(h.doc, NULL, BAD_CAST "body", NULL);
     xmlDocSetRootElement(h.doc, body);
     xmlNodePtr fig;
@@ -826,7 +871,7 @@ static void test_fact_rules(void **state)
                     " \"caches\": [{\"level\": 1, \"type\": \"Data\", \"size_bytes\": 49152}],"
                     " \"thread_counts\": [1, 2], \"imported\": {\"os_release\": \"11\"}}");
     assert_non_null(mb);
-    rl_html h = {xmlNewDoc((const xmlChar *)"1.0"), false};
+    rl_html h = {.doc = xmlNewDoc((const xmlChar *)"1.0")};
     xmlNodePtr root = xmlNewNode(NULL, (const xmlChar *)"div");
     xmlDocSetRootElement(h.doc, root);
     rl_html_facts(&h, root, mb, NULL);
@@ -1022,14 +1067,23 @@ static void test_expect_id_not_utf8(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_page_memory_bound), cmocka_unit_test(test_page_one_model),
-        cmocka_unit_test(test_zero_bytes_fact),   cmocka_unit_test(test_fact_rules),
-        cmocka_unit_test(test_hostile),           cmocka_unit_test(test_safe_text),
-        cmocka_unit_test(test_json_for_script),   cmocka_unit_test(test_svg_import),
-        cmocka_unit_test(test_markdown),          cmocka_unit_test(test_load_html_errors),
-        cmocka_unit_test(test_minimal_bundle),    cmocka_unit_test(test_expect_not_computed),
-        cmocka_unit_test(test_expect_rows_given), cmocka_unit_test(test_expect_id_not_utf8),
-        cmocka_unit_test(test_figure_reasons),    cmocka_unit_test(test_moe_caveats),
+        cmocka_unit_test(test_page_memory_bound),
+        cmocka_unit_test(test_page_one_model),
+        cmocka_unit_test(test_zero_bytes_fact),
+        cmocka_unit_test(test_fact_rules),
+        cmocka_unit_test(test_hostile),
+        cmocka_unit_test(test_safe_text),
+        cmocka_unit_test(test_json_for_script),
+        cmocka_unit_test(test_deferred_embed),
+        cmocka_unit_test(test_svg_import),
+        cmocka_unit_test(test_markdown),
+        cmocka_unit_test(test_load_html_errors),
+        cmocka_unit_test(test_minimal_bundle),
+        cmocka_unit_test(test_expect_not_computed),
+        cmocka_unit_test(test_expect_rows_given),
+        cmocka_unit_test(test_expect_id_not_utf8),
+        cmocka_unit_test(test_figure_reasons),
+        cmocka_unit_test(test_moe_caveats),
         cmocka_unit_test(test_client_disturbed),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
