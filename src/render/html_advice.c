@@ -34,18 +34,10 @@ static void one_table(rl_html *h, xmlNodePtr sec, const cJSON *t, bool pred)
         "format",        "file",          "decode tok/s",   "95% interval", "vs best",
         "MiB per token", "GB/s streamed", "below envelope", "on-label",     "bits/weight"};
     static const bool numeric[] = {false, false, true, true, true, true, true, true, true, true};
-    xmlNodePtr wrap = rl_html_el(h, sec, "div", "table-wrap");
-    xmlNodePtr table = rl_html_el(h, wrap, "table", NULL);
-    xmlNodePtr tr = rl_html_el(h, rl_html_el(h, table, "thead", NULL), "tr", NULL);
-    for (size_t i = 0; i < sizeof cols / sizeof cols[0]; i++) {
-        const char *name = !pred    ? cols[i]
-                           : i == 2 ? "predicted tok/s"
-                           : i == 3 ? "binding roof"
-                                    : cols[i];
-        xmlNodePtr c = rl_html_el_text(h, tr, "th", numeric[i] ? "num" : NULL, name);
-        rl_html_attr(h, c, "scope", "col");
-    }
-    xmlNodePtr body = rl_html_el(h, table, "tbody", NULL);
+    const char *names[sizeof cols / sizeof cols[0]];
+    for (size_t i = 0; i < sizeof cols / sizeof cols[0]; i++)
+        names[i] = !pred ? cols[i] : i == 2 ? "predicted tok/s" : i == 3 ? "binding roof" : cols[i];
+    xmlNodePtr body = rl_html_table(h, sec, NULL, names, numeric, sizeof cols / sizeof cols[0]);
     const cJSON *r;
     int i = 0;
     cJSON_ArrayForEach(r, rl_json_get(t, "rows"))

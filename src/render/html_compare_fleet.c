@@ -28,14 +28,12 @@ void rl_html_cmp_input_link(rl_html *h, xmlNodePtr parent, const rl_cmp *c, size
 xmlNodePtr rl_html_cmp_table(rl_html *h, xmlNodePtr parent, const char *const *cols, size_t n,
                              size_t n_num_from)
 {
-    xmlNodePtr wrap = rl_html_el(h, parent, "div", "table-wrap");
-    xmlNodePtr t = rl_html_el(h, wrap, "table", NULL);
-    xmlNodePtr tr = rl_html_el(h, rl_html_el(h, t, "thead", NULL), "tr", NULL);
-    for (size_t i = 0; i < n; i++) {
-        xmlNodePtr th = rl_html_el_text(h, tr, "th", i >= n_num_from ? "num" : NULL, cols[i]);
-        rl_html_attr(h, th, "scope", "col");
-    }
-    return rl_html_el(h, t, "tbody", NULL);
+    bool numeric[RL_CMP_MAX_KEYS + 16];
+    if (n > sizeof numeric / sizeof numeric[0])
+        n = sizeof numeric / sizeof numeric[0];
+    for (size_t i = 0; i < n; i++)
+        numeric[i] = i >= n_num_from;
+    return rl_html_table(h, parent, NULL, cols, numeric, n);
 }
 
 void rl_html_cmp_input_figures(const cJSON *b, double *bw, double *ceil)

@@ -24,8 +24,7 @@
 
 /* "[N] label" linking to #input-N, into parent. */
 void rl_html_cmp_input_link(rl_html *h, xmlNodePtr parent, const rl_cmp *c, size_t i);
-/* A table in a scrolling wrapper under parent with the n column heads cols (those from
- * n_num_from on right-aligned numbers); its tbody. */
+/* rl_html_table with the columns from n_num_from on numeric (at most RL_CMP_MAX_KEYS + 16). */
 xmlNodePtr rl_html_cmp_table(rl_html *h, xmlNodePtr parent, const char *const *cols, size_t n,
                              size_t n_num_from);
 /* An input's effective bandwidth (the fit, NAN without one) and memory ceiling (NAN). */

@@ -210,6 +210,19 @@ char *rl_html_json_for_script(const cJSON *bundle)
 
 /* ---- tree helpers ---------------------------------------------------------------------- */
 
+xmlNodePtr rl_html_table(rl_html *h, xmlNodePtr parent, const char *cls, const char *const *cols,
+                         const bool *numeric, size_t n)
+{
+    xmlNodePtr wrap = rl_html_el(h, parent, "div", "table-wrap");
+    xmlNodePtr t = rl_html_el(h, wrap, "table", cls);
+    xmlNodePtr tr = rl_html_el(h, rl_html_el(h, t, "thead", NULL), "tr", NULL);
+    for (size_t i = 0; i < n; i++) {
+        xmlNodePtr th = rl_html_el_text(h, tr, "th", numeric && numeric[i] ? "num" : NULL, cols[i]);
+        rl_html_attr(h, th, "scope", "col");
+    }
+    return rl_html_el(h, t, "tbody", NULL);
+}
+
 void rl_html_text(rl_html *h, xmlNodePtr parent, const char *s)
 {
     if (!parent || !s || !*s)

@@ -54,6 +54,12 @@ void rl_html_text(rl_html *h, xmlNodePtr parent, const char *s);
 void rl_html_textf(rl_html *h, xmlNodePtr parent, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 
+/* A table in a scrolling wrapper (div.table-wrap) under parent, of class cls (NULL: none),
+ * with a head row of the n column heads cols (scope col; numeric[i] marks column i "num",
+ * right-aligned; numeric NULL: none); its tbody. The one way a page makes a table. */
+xmlNodePtr rl_html_table(rl_html *h, xmlNodePtr parent, const char *cls, const char *const *cols,
+                         const bool *numeric, size_t n);
+
 /* The element with this id attribute, or NULL. */
 xmlNodePtr rl_html_by_id(xmlNodePtr root, const char *id);
 

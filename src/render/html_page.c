@@ -221,19 +221,6 @@ static rl_status charts(page *p, rl_error *err)
 
 /* ---- tables ---------------------------------------------------------------------------- */
 
-static xmlNodePtr table_with_head(page *p, xmlNodePtr parent, const char *const *cols,
-                                  const bool *numeric, size_t n)
-{
-    xmlNodePtr wrap = rl_html_el(&p->h, parent, "div", "table-wrap");
-    xmlNodePtr t = rl_html_el(&p->h, wrap, "table", NULL);
-    xmlNodePtr tr = rl_html_el(&p->h, rl_html_el(&p->h, t, "thead", NULL), "tr", NULL);
-    for (size_t i = 0; i < n; i++) {
-        xmlNodePtr th = rl_html_el_text(&p->h, tr, "th", numeric[i] ? "num" : NULL, cols[i]);
-        rl_html_attr(&p->h, th, "scope", "col");
-    }
-    return rl_html_el(&p->h, t, "tbody", NULL);
-}
-
 static void td_num(page *p, xmlNodePtr tr, const char *text)
 {
     rl_html_el_text(&p->h, tr, "td", "num", text);
@@ -262,7 +249,7 @@ static void models_table(page *p)
                           "Prefill (tok/s @threads)",
                           "vs fit (tok/s)"};
     const bool numeric[] = {false, false, true, true, true, true, true, true, true, true};
-    xmlNodePtr tb = table_with_head(p, host, cols, numeric, sizeof cols / sizeof cols[0]);
+    xmlNodePtr tb = rl_html_table(&p->h, host, NULL, cols, numeric, sizeof cols / sizeof cols[0]);
     const cJSON *m;
     cJSON_ArrayForEach(m, ms)
     {
@@ -400,7 +387,7 @@ static void long_context(page *p)
                           "Decode (tok/s)", "% of empty cache", "Bytes-only prediction (%)",
                           "Gap (points)"};
     const bool numeric[] = {false, true, true, true, true, true, true};
-    xmlNodePtr tb = table_with_head(p, host, cols, numeric, sizeof cols / sizeof cols[0]);
+    xmlNodePtr tb = rl_html_table(&p->h, host, NULL, cols, numeric, sizeof cols / sizeof cols[0]);
     const cJSON *r;
     cJSON_ArrayForEach(r, lc)
     {
@@ -508,7 +495,7 @@ static void provenance(page *p)
     const char *cols[] = {"Model",          "Threads",         "Depth",  "Status",
                           "Decode (tok/s)", "Prefill (tok/s)", "Command"};
     const bool numeric[] = {false, true, true, false, true, true, false};
-    xmlNodePtr tb = table_with_head(p, det, cols, numeric, sizeof cols / sizeof cols[0]);
+    xmlNodePtr tb = rl_html_table(&p->h, det, NULL, cols, numeric, sizeof cols / sizeof cols[0]);
     cJSON_ArrayForEach(m, rl_json_get(p->b, "models"))
     {
         cJSON_ArrayForEach(r, rl_json_get(m, "runs"))

@@ -219,15 +219,8 @@ void rl_html_predict(rl_html *h, xmlNodePtr root, const cJSON *orig, const cJSON
                           "Two roofs tok/s",
                           "Measured vs two roofs",
                           "Which roof binds"};
-    size_t n_cols = f->has_roofs ? 9 : 6;
-    xmlNodePtr wrap = rl_html_el(h, host, "div", "table-wrap");
-    xmlNodePtr t = rl_html_el(h, wrap, "table", NULL);
-    xmlNodePtr tr = rl_html_el(h, rl_html_el(h, t, "thead", NULL), "tr", NULL);
-    for (size_t i = 0; i < n_cols; i++) {
-        xmlNodePtr th = rl_html_el_text(h, tr, "th", i >= 2 && i != 8 ? "num" : NULL, cols[i]);
-        rl_html_attr(h, th, "scope", "col");
-    }
-    xmlNodePtr tb = rl_html_el(h, t, "tbody", NULL);
+    static const bool numeric[] = {false, false, true, true, true, true, true, true, false};
+    xmlNodePtr tb = rl_html_table(h, host, NULL, cols, numeric, f->has_roofs ? 9 : 6);
     measured_rows(h, tb, orig, b, x);
     const cJSON *preds = rl_json_get(b, "predictions"); /* {"kind": "derived", "fit", "models"} */
     predicted_rows(h, tb, preds, f->has_roofs);
