@@ -546,7 +546,7 @@ static const char *lacks(const fm *c, const fm_metric *d, char *buf, size_t cap)
 
 /* The row (at rp) as the point's metric d, attached to ms. */
 static rl_status dist_metric(fm *c, const cJSON *row, const char *rp, const fm_metric *d,
-                             const char *model, double conc, cJSON *ms)
+                             const char *model, double conc, double ok, cJSON *ms)
 {
     char why[300], path[96];
     double n = 0, v[12] = {0};
@@ -555,6 +555,10 @@ static rl_status dist_metric(fm *c, const cJSON *row, const char *rp, const fm_m
     rl_status st = read_stats(c, get(row, d->summary), path, &present, &n, v, has);
     if (st != RL_OK)
         return st;
+    if (present && n > ok && strcmp(d->ours, "chunk_gap") != 0) /* gaps: several per run */
+        return rl_fail(c->err, RL_EINPUT,
+                       "%s: %s.count is %.0f, more than the row's %.0f successful runs", c->file,
+                       path, n, ok);
     const char *no = lacks(c, d, why, sizeof why);
     if (!no && !present) {
         rl_snprintf(why, sizeof why, "not in the fm-bench report (%s)", path);
@@ -571,11 +575,13 @@ static rl_status dist_metric(fm *c, const cJSON *row, const char *rp, const fm_m
     if (no)
         return rl_json_add_unavailable(ms, d->ours, no) ? RL_OK : oom(c);
     cJSON *m = cJSON_CreateObject();
-    bool fail = false, ok = rl_json_attach(ms, d->ours, m) && rl_json_add_str(m, "kind", d->kind) &&
-                            rl_json_add_str(m, "unit", d->unit);
-    ok = ok && rl_json_attach(m, "samples", samples_json(c, model, conc, d->result, n, v, &fail));
-    ok = ok && rl_json_attach(m, "stats", stats_json(n, v, has));
-    return ok ? RL_OK : oom(c);
+    bool fail = false, done = rl_json_attach(ms, d->ours, m) &&
+                              rl_json_add_str(m, "kind", d->kind) &&
+                              rl_json_add_str(m, "unit", d->unit);
+    done =
+        done && rl_json_attach(m, "samples", samples_json(c, model, conc, d->result, n, v, &fail));
+    done = done && rl_json_attach(m, "stats", stats_json(n, v, has));
+    return done ? RL_OK : oom(c);
 }
 
 static rl_status single_metric(fm *c, const cJSON *row, const char *rp, const fm_metric *d,
@@ -845,7 +851,7 @@ static rl_status add_point(fm *c, const cJSON *row, const char *rp, cJSON *point
         if (strcmp(dists[k].ours, "generation") == 0 &&
             !rl_json_add_unavailable(ms, "deliveries", "fm-bench reports no delivery count"))
             return oom(c);
-        st = dist_metric(c, row, rp, &dists[k], model, conc, ms);
+        st = dist_metric(c, row, rp, &dists[k], model, conc, cnt[1], ms);
     }
     for (size_t k = 0; st == RL_OK && k < sizeof singles / sizeof singles[0]; k++)
         st = single_metric(c, row, rp, &singles[k], ms);
