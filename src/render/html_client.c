@@ -354,10 +354,10 @@ static void setup(rl_html *h, xmlNodePtr body, const cJSON *c)
     if (isfinite(rl_json_num_or(cal, "step", NAN)))
         rl_snprintf(step, sizeof step, "step %.0f, ", rl_json_num_or(cal, "step", NAN));
     if (rl_report_client_available(cal))
-        rl_html_el_textf(
-            h, dl, "dd", NULL, "%s; counter calibrated: %sframing overhead %.0f (%s)",
-            str(tk, "source", "?"), step, rl_json_num_or(cal, "overhead", NAN),
-            cJSON_IsTrue(rl_json_get(cal, "subtracted")) ? "subtracted" : "not subtracted");
+        rl_html_el_textf(h, dl, "dd", NULL, "%s; counter calibrated: %sframing overhead %.0f (%s)",
+                         str(tk, "source", "?"), step, rl_json_num_or(cal, "overhead", NAN),
+                         cJSON_IsTrue(rl_json_get(cal, "subtracted")) ? "subtracted"
+                                                                      : "not subtracted");
     else
         rl_html_el_textf(h, dl, "dd", NULL, "%s%s%s", str(tk, "source", "?"),
                          rl_json_get_str(cal, "reason") ? "; " : "", str(cal, "reason", ""));
