@@ -130,6 +130,8 @@ gen --version 0.8.0 --models system --runs 2 --fm-bin "$FAKE 10 {model} 30 ' two
   --prompt-set "$work/client.json" --profile short-chat -o "$work/rc.json"
 "$RL_BIN" import "$work/rc.json" -o "$work/bc.json" >/dev/null; check "import of the matching report" 0 $?
 "$RL_BIN" compare "$work/client.json" "$work/bc.json" --json >"$work/cmpc.json" 2>/dev/null; check "compare client and import: exit 0" 0 $?
+"$RL_BIN" compare "$work/client.json" "$work/bc.json" >"$work/cmpc.txt" 2>&1; check "compare client and import (text)" 0 $?
+if grep -q "Client metric convention differs" "$work/cmpc.txt"; then fail "client and a 0.8.0 import: a convention difference reported"; else echo "ok   client and a 0.8.0 import: one convention (deliveries)"; fi
 json_check "compare client and import: the TTFT row in both, the import's slower (80-250 ms vs ~10 ms)" "$work/cmpc.json" \
   '[r["cells"][1]["verdict"] for r in j["rows"] if r["group"]=="Streaming client" and r["metric"]=="TTFT" and all(c.get("present", True) for c in r["cells"])]==["slower"]'
 
