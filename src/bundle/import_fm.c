@@ -1203,6 +1203,13 @@ static rl_status add_client(fm *c, const cJSON *root, const char *fm_bin, cJSON 
         st = obj(c, root, "", "options", &opt);
     if (st != RL_OK)
         return st;
+    double pairs = (double)cJSON_GetArraySize(sum) * cJSON_GetArraySize(c->results);
+    if (pairs > RL_IMPORT_FM_MAX_PAIRS)
+        return rl_fail(c->err, RL_EINPUT,
+                       "%s: %d summary rows and %d results are %.0f row x run pairs; import reads "
+                       "at most %d",
+                       c->file, cJSON_GetArraySize(sum), cJSON_GetArraySize(c->results), pairs,
+                       RL_IMPORT_FM_MAX_PAIRS);
     cJSON *cl = cJSON_CreateObject(), *drv = cJSON_CreateObject();
     char via[64];
     rl_snprintf(via, sizeof via, "fm-bench %s", c->version);

@@ -32,12 +32,13 @@
 
 #define RL_IMPORT_FORMAT_FM_BENCH "fm-bench report v1"
 
-#define RL_IMPORT_FM_MAX_POINTS 4096            /* summary rows */
-#define RL_IMPORT_FM_MAX_RESULTS 200000         /* per-run results */
-#define RL_IMPORT_FM_MAX_PROMPTS 10000          /* prompts */
-#define RL_IMPORT_FM_MAX_NAME 256               /* bytes of a model name, prompt id, tag, ... */
-#define RL_IMPORT_FM_MAX_TEXT (1u << 20)        /* bytes of a prompt, an output, an error, a note */
-#define RL_IMPORT_FM_MAX_GAPS 100000            /* chunk gaps kept as samples (as `client` keeps) */
+#define RL_IMPORT_FM_MAX_POINTS 4096     /* summary rows */
+#define RL_IMPORT_FM_MAX_RESULTS 200000  /* per-run results */
+#define RL_IMPORT_FM_MAX_PROMPTS 10000   /* prompts */
+#define RL_IMPORT_FM_MAX_NAME 256        /* bytes of a model name, prompt id, tag, ... */
+#define RL_IMPORT_FM_MAX_TEXT (1u << 20) /* bytes of a prompt, an output, an error, a note */
+#define RL_IMPORT_FM_MAX_GAPS 100000     /* chunk gaps kept as samples (as `client` keeps) */
+#define RL_IMPORT_FM_MAX_PAIRS 5000000   /* summary rows x results: each row reads every result */
 #define RL_IMPORT_FM_CONVENTION_08 "deliveries" /* 0.8.0 and later, and `client` */
 #define RL_IMPORT_FM_CONVENTION_07 "fm-bench 0.7 (raw chunks; TPOT over output tokens - 1)"
 

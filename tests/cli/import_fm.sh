@@ -190,6 +190,8 @@ mut nosum 'del r["summary"]'
 hostile nosum "nosum.json: summary is missing; expected an array of fm-bench summary rows$"
 mut sweep 'r["options"]["sweepConcurrency"] = [1, 0]'
 hostile sweep "sweep.json: options\.sweepConcurrency\[1\] is 0; expected a whole number from 1 to 4096$"
+python3 -c 'import json; json.dump({"tool": "fm-bench", "version": "0.8.0", "summary": [{"model": "m%d" % i, "successes": 1, "failures": 0} for i in range(2000)], "results": [{"model": "m1", "ok": True}] * 2501}, open("'"$work"'/pairs.json", "w"))'
+hostile pairs "pairs.json: 2000 summary rows and 2501 results are 5002000 row x run pairs; import reads at most 5000000$"
 mut okmiss 'del r["results"][3]["ok"]'
 hostile okmiss "okmiss.json: results\[3\]\.ok is missing; expected true or false$"
 
