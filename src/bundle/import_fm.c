@@ -568,8 +568,16 @@ static rl_status dist_metric(fm *c, const cJSON *row, const char *rp, const fm_m
         no = why;
     } else if (!no && (n < 0 || !has[S_AVG] || !has[S_MIN] || !has[S_MAX] || !has[S_P50] ||
                        !has[S_P90] || !has[S_P99])) {
+        char given[160] = "";
+        size_t at = 0;
+        for (size_t k = 0; k < sizeof stat_keys / sizeof stat_keys[0]; k++)
+            if (has[k])
+                at += (size_t)rl_snprintf(given + at, sizeof given - at, "%s%s", at ? ", " : "",
+                                          stat_keys[k]);
         rl_snprintf(why, sizeof why,
-                    "fm-bench's block gives no count, mean, min, max, p50, p90 and p99 (%s)", path);
+                    "fm-bench's block (%s) gives %s%s, not all of count, avg, min, max, p50, p90 "
+                    "and p99: the statistics are under the point's imported row",
+                    path, n >= 0 ? "count, " : "", at ? given : "nothing");
         no = why;
     }
     if (no)

@@ -142,6 +142,26 @@ valid "no-results bundle" "$work/bn.json"
 json_check "no results: stats as given, samples and records unavailable" "$work/bn.json" \
   'j["client"]["points"][0]["metrics"]["ttft"]["stats"]["p50"]==json.load(open(sys.argv[1].replace("bn","rn")))["summary"][0]["ttft"]["p50"] and j["client"]["points"][0]["metrics"]["ttft"]["samples"]["available"] is False and j["client"]["points"][0]["records"]["available"] is False and j["client"]["points"][0]["window"]["available"] is False'
 "$RL_BIN" report "$work/bn.json" -o "$work/bn.html" >/dev/null; check "no results: report renders" 0 $?
+# ---- the minimal legacy-style document fm-bench's own tests read (section 4.6)
+cat >"$work/legacy.json" <<'EOF'
+{"tool": "fm-bench", "version": "0.5.2", "schemaVersion": "1", "reportId": "abcdef0123456789",
+ "startedAt": "2026-06-01T10:00:00.000Z", "finishedAt": "2026-06-01T10:01:00.000Z",
+ "options": {"profile": "quick", "runs": 3, "warmup": 0, "concurrency": 1, "sweepConcurrency": [],
+             "stream": true, "greedy": true, "tags": [], "note": null},
+ "environment": {"platform": "darwin", "arch": "arm64", "hwModel": "Mac15,3",
+                 "macOS": "ProductName:\tmacOS\nProductVersion:\t26.0\nBuildVersion:\t25A"},
+ "prompts": [{"id": "a", "promptTokens": 5}, {"id": "b", "promptTokens": 6}, {"id": "c", "promptTokens": 7}],
+ "summary": [{"model": "system", "concurrency": 1, "available": true, "successes": 3, "failures": 0,
+              "successRate": 1, "goodputRate": null, "ttft": {"p50": 210, "p95": 260},
+              "latency": {"p50": 900, "p95": 1100, "cv": 0.1}, "tokensPerSecond": {"avg": 40}}],
+ "results": []}
+EOF
+"$RL_BIN" import "$work/legacy.json" -o "$work/bl.json" >/dev/null; check "legacy minimal report: imported" 0 $?
+valid "legacy bundle" "$work/bl.json"
+json_check "legacy: 3 requests; partial blocks unavailable, saying what they give" "$work/bl.json" \
+  'j["client"]["points"][0]["requests"]["measured"]==3 and j["client"]["points"][0]["metrics"]["ttft"]["reason"].startswith("fm-bench'"'"'s block (summary[0].ttft) gives p50, p95, not all of") and j["environment"]["os"]=="macOS 26.0"'
+"$RL_BIN" report "$work/bl.json" -o "$work/bl.html" >/dev/null; check "legacy: report renders" 0 $?
+
 # ---- without token counting, an unavailable model
 gen --version 0.8.0 --no-tokens --unavailable-model pcc -o "$work/rt.json"
 "$RL_BIN" import "$work/rt.json" -o "$work/bt.json" >/dev/null; check "no tokens: imported" 0 $?
