@@ -86,7 +86,7 @@ print("ok")
 PY
 out=$(python3 "$work/same.py" "$work/r08.json" "$work/b08.json" 2>&1); check "0.8.0: every point's numbers are the report's ($out)" 0 $?
 json_check "0.8.0: provenance (tool, version, file, reportId, --name)" "$work/b08.json" \
-  'j["command"]=="import" and j["status"]["state"]=="complete" and j["source"]["format"]=="fm-bench report v1" and j["source"]["version"]=="0.8.0" and j["source"]["file"]=="r08.json" and j["source"]["report_id"]==json.load(open(sys.argv[1].replace("b08","r08")))["reportId"] and j["source"]["name"]=="mac 0.8"'
+  'j["command"]=="import" and j["status"]["state"]=="complete" and "reason" not in j["status"] and j["analysis"]["scope"]=="client" and j["source"]["format"]=="fm-bench report v1" and j["source"]["version"]=="0.8.0" and j["source"]["file"]=="r08.json" and j["source"]["report_id"]==json.load(open(sys.argv[1].replace("b08","r08")))["reportId"] and j["source"]["name"]=="mac 0.8"'
 json_check "0.8.0: deliveries convention, TPOT over tokens after the first chunk, warm-up 1 as stated" "$work/b08.json" \
   'j["client"]["convention"]=="deliveries" and j["client"]["conventions"]["tpot"]=="generation / (output tokens - first-chunk tokens)" and j["client"]["settings"]["warmup"]==1 and "warmup_source" not in j["client"]["settings"]'
 json_check "0.8.0: goodput: fraction_of_ok is goodputRate (to 1e-12), good counted over the runs" "$work/b08.json" \

@@ -257,6 +257,9 @@ static void test_v08_numbers(void **state)
     assert_string_equal(rl_test_str(env, "cpu"), "Apple M5");
     assert_true(cJSON_IsNull(rl_test_key(env, "ram_bytes")));
     assert_string_equal(rl_test_str(rl_test_key(b, "status"), "state"), "complete");
+    /* the client's analysis, not a roofline one over no models */
+    assert_null(cJSON_GetObjectItemCaseSensitive(rl_test_key(b, "status"), "reason"));
+    assert_string_equal(rl_test_str(rl_test_key(b, "analysis"), "scope"), "client");
     cJSON_Delete(b);
     free(t);
 }
