@@ -124,5 +124,4 @@ static rl_status run(int argc, char **argv, rl_error *err)
 }
 
 const rl_command rl_cmd_import = {
-    "import", "turn a roofline.json, llama-bench output or an fm-bench report into a bundle", usage,
-    run};
+    "import", "turn a roofline.json, llama-bench or fm-bench output into a bundle", usage, run};
