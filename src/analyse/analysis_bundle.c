@@ -349,6 +349,13 @@ rl_status rl_bundle_analyze_client(cJSON *b, rl_error *err)
 
 rl_status rl_bundle_analyze_import(cJSON *b, const char *file, rl_error *err)
 {
+    if (cJSON_IsObject(cJSON_GetObjectItemCaseSensitive(b, "client")) &&
+        !cJSON_GetObjectItemCaseSensitive(b, "models")) { /* an fm-bench report */
+        rl_status cs = rl_bundle_analyze_client(b, err);
+        if (cs == RL_OK)
+            rl_bundle_set_status(b, "complete", NULL);
+        return cs;
+    }
     const char *conv =
         rl_json_get_str(cJSON_GetObjectItemCaseSensitive(b, "settings"), "bytes_convention");
     rl_status st = rl_bundle_analyze(

@@ -25,8 +25,9 @@ rl_status rl_bundle_analyze(cJSON *b, rl_an_bytes_convention bytes, rl_error *er
 rl_status rl_bundle_analyze_client(cJSON *b, rl_error *err);
 
 /* An imported bundle (bundle/import.h) finished: analysed with the byte convention its
- * settings name, then status "complete" (with a reason when no model has a decode rate). file
- * prefixes an RL_EINPUT message. */
+ * settings name, then status "complete" (with a reason when no model has a decode rate); one
+ * holding a client section and no models (an fm-bench report) as rl_bundle_analyze_client does.
+ * file prefixes an RL_EINPUT message. */
 rl_status rl_bundle_analyze_import(cJSON *b, const char *file, rl_error *err);
 
 #endif

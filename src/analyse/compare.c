@@ -113,6 +113,8 @@ static const fact_def fact_defs[] = {
     {"client", "client", "runs", "Client runs per prompt", false, "settings", "client"},
     {"client", "client", "warmup", "Client warm-up requests", false, "settings", "client"},
     {"client", "client", "source", "Client token counts", false, "tokens", "client"},
+    /* how TPOT, decode rates and chunk gaps were computed (an fm-bench 0.7 import differs) */
+    {"client", "client", "convention", "Client metric convention", true, NULL, "client"},
 };
 #define N_FACT_DEFS (sizeof fact_defs / sizeof fact_defs[0])
 
@@ -240,7 +242,10 @@ static rl_status facts(rl_cmp *c, rl_error *err)
                 if (fact_defs[f].sub)
                     o = rl_json_get(o, fact_defs[f].sub);
                 const cJSON *v = rl_json_get(o, fact_defs[f].key);
-                fa->values[i] = value_string(v, format_of(&fact_defs[f]));
+                /* client's own convention, which its bundles do not state */
+                fa->values[i] = !v && strcmp(fact_defs[f].key, "convention") == 0
+                                    ? rl_strdup("deliveries")
+                                    : value_string(v, format_of(&fact_defs[f]));
                 n_held++;
                 if (format_of(&fact_defs[f]) != FACT_TEXT && cJSON_IsNumber(v)) {
                     lo = n_num ? fmin(lo, v->valuedouble) : v->valuedouble;

@@ -366,19 +366,27 @@ rl_status rl_cmp_rows_advice(rl_cmp *c, size_t input, const cJSON *bundle, rl_er
 typedef struct {
     const char *name, *label, *unit, *kind; /* kind: the legend's, when the bundle gives none */
     bool higher_is_better, single;
+    bool conventional; /* computed differently under another client.convention */
 } client_metric;
 
 static const client_metric client_metrics[] = {
-    {"ttft", "TTFT", "ms", "proxy", false, false},
-    {"e2e", "E2E latency", "ms", "measured", false, false},
-    {"tpot", "TPOT", "ms", "derived", false, false},
-    {"chunk_gap", "chunk gap", "ms", "proxy", false, false},
-    {"decode_tok_s", "decode rate per request", "tok/s", "derived", true, false},
-    {"output_tok_s", "output rate per request", "tok/s", "derived", true, false},
-    {"output_throughput", "output throughput", "tok/s", "derived", true, true},
-    {"rps", "requests/s", "req/s", "measured", true, true},
-    {"goodput.rps", "goodput", "req/s", "derived", true, true},
+    {"ttft", "TTFT", "ms", "proxy", false, false, false},
+    {"e2e", "E2E latency", "ms", "measured", false, false, false},
+    {"tpot", "TPOT", "ms", "derived", false, false, true},
+    {"chunk_gap", "chunk gap", "ms", "proxy", false, false, true},
+    {"decode_tok_s", "decode rate per request", "tok/s", "derived", true, false, true},
+    {"output_tok_s", "output rate per request", "tok/s", "derived", true, false, true},
+    {"output_throughput", "output throughput", "tok/s", "derived", true, true, true},
+    {"rps", "requests/s", "req/s", "measured", true, true, false},
+    {"goodput.rps", "goodput", "req/s", "derived", true, true, false},
 };
+
+/* The bundle's metric convention (an fm-bench import states it; client's own is deliveries). */
+static const char *convention_of(const cJSON *cl)
+{
+    const char *v = rl_json_get_str(cl, "convention");
+    return v ? v : "deliveries";
+}
 
 /* The kind a metric object states, when it is one of the four; else dflt. */
 static const char *kind_of(const cJSON *o, const char *dflt)
@@ -475,9 +483,13 @@ rl_status rl_cmp_rows_client(rl_cmp *c, size_t input, const cJSON *bundle, rl_er
             const cJSON *o = strcmp(cm->name, "goodput.rps") == 0
                                  ? rl_json_get(rl_json_get(pt, "goodput"), "rps")
                                  : rl_json_get(rl_json_get(pt, "metrics"), cm->name);
-            char key[1500];
-            rl_snprintf(key, sizeof key, "%s|%s|c=%s|r=%s|p=%s|%016llx", cm->name,
-                        pmodel ? pident : ident, s_conc, s_rate, prompts, (unsigned long long)h);
+            /* a metric computed under another convention is another row: never mixed */
+            const char *conv = convention_of(cl);
+            bool other = cm->conventional && strcmp(conv, "deliveries") != 0;
+            char key[1700];
+            rl_snprintf(key, sizeof key, "%s|%s|c=%s|r=%s|p=%s|%016llx%s%.180s", cm->name,
+                        pmodel ? pident : ident, s_conc, s_rate, prompts, (unsigned long long)h,
+                        other ? "|conv=" : "", other ? conv : "");
             rl_cmp_row_spec spec = {.group = RL_CMP_GROUP_CLIENT,
                                     .key = key,
                                     .subject = psubject,

@@ -989,7 +989,8 @@ static void check_client(const cJSON *c, probs *p)
         }
         for (const cJSON *k = pt->child; k; k = k->next)
             if (k->string && strcmp(k->string, "records") != 0 &&
-                strcmp(k->string, "metrics") != 0 && cJSON_IsObject(k))
+                strcmp(k->string, "metrics") != 0 && strcmp(k->string, "imported") != 0 &&
+                cJSON_IsObject(k))
                 walk_kinds(k, key_path(buf, pp, k->string), false, false, p);
         const cJSON *rq = rl_json_get(pt, "requests");
         static const char *const cnt[] = {"measured", "ok", "failed", "attempts"};
@@ -1013,7 +1014,9 @@ static void check_client(const cJSON *c, probs *p)
             add(p, key_path(buf, pp, "requests.attempts"),
                 "fewer attempts (%.0f) than measured requests (%.0f)", v[3], v[0]);
         const cJSON *recs = rl_json_get(pt, "records");
-        if (!cJSON_IsArray(recs))
+        if (unavailable(recs)) /* an import whose source keeps no per-request records */
+            walk_kinds(recs, key_path(buf, pp, "records"), false, false, p);
+        else if (!cJSON_IsArray(recs))
             add(p, key_path(buf, pp, "records"), recs ? "not an array" : "required key missing");
         else if (counts && (double)cJSON_GetArraySize(recs) != v[0])
             add(p, key_path(buf, pp, "records"), "%d records for %.0f measured requests",

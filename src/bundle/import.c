@@ -16,6 +16,7 @@
 #include <string.h>
 
 #include "bundle/bundle.h"
+#include "bundle/import_fm.h"
 #include "bundle/import_lbench.h"
 #include "measure/lbench.h"
 #include "base/rl_file.h"
@@ -29,8 +30,9 @@
 #define MAX_EXACT 9007199254740992.0 /* 2^53 */
 
 #define EXPECTED                                                                                   \
-    "expected a llama-roofline roofline.json (schema_version 1) or llama-bench output (-o "        \
-    "json, jsonl, csv or sql, or an SQLite database of -o sql)"
+    "expected a llama-roofline roofline.json (schema_version 1), an fm-bench JSON report "         \
+    "(schemaVersion 1) or llama-bench output (-o json, jsonl, csv or sql, or an SQLite "           \
+    "database of -o sql)"
 
 /* The input being imported: its name for messages and the first error. */
 typedef struct {
@@ -956,7 +958,7 @@ static rl_status not_importable(imp *c, const char *why)
     return rl_fail(c->err, RL_EINPUT, "%s: not an importable file: " EXPECTED "; %s", c->file, why);
 }
 
-typedef enum { KIND_ROOFLINE, KIND_LBENCH } input_kind;
+typedef enum { KIND_ROOFLINE, KIND_LBENCH, KIND_FM } input_kind;
 
 /* Which input this is; *root receives the parsed document when it is one JSON value. */
 static rl_status detect(imp *c, const char *text, size_t len, input_kind *kind, cJSON **root,
@@ -1004,6 +1006,11 @@ static rl_status detect(imp *c, const char *text, size_t len, input_kind *kind, 
                        "%s: already a llama-roofline bundle; nothing to import (use it as it is)",
                        c->file);
     }
+    if (rl_import_fm_is(doc)) {
+        *kind = KIND_FM;
+        *root = doc;
+        return RL_OK;
+    }
     if (cJSON_GetObjectItemCaseSensitive(doc, "schema_version")) {
         *kind = KIND_ROOFLINE;
         *root = doc;
@@ -1014,8 +1021,8 @@ static rl_status detect(imp *c, const char *text, size_t len, input_kind *kind, 
     cJSON_Delete(doc);
     if (!record)
         return not_importable(c, "it is a JSON object with neither \"schema_version\" (a "
-                                 "roofline.json) nor \"n_prompt\"/\"n_gen\" (a llama-bench "
-                                 "record)");
+                                 "roofline.json), \"tool\": \"fm-bench\" (an fm-bench report) "
+                                 "nor \"n_prompt\"/\"n_gen\" (a llama-bench record)");
     return RL_OK;
 }
 
@@ -1099,6 +1106,8 @@ rl_status rl_import_text(const char *text, size_t len, const char *file, const r
     const char *conv = "resident";
     if (kind == KIND_ROOFLINE)
         st = import_roofline(&c, root, b, &conv);
+    else if (kind == KIND_FM)
+        st = rl_import_fm(root, file, b, err);
     else
         st = import_records(&c, lk, text, len, json_error, sizeof json_error, b);
     cJSON_Delete(root);

@@ -2,7 +2,7 @@
 /* import.h: results measured elsewhere turned into a result bundle (bundle.h), so the report,
  * compare and every other reader of bundles work on them too.
  *
- * Three kinds of input, told apart by their content, never by the file name:
+ * Four kinds of input, told apart by their content, never by the file name:
  *   (a) the results JSON of the published llama-roofline (Python, "roofline.json",
  *       schema_version 1): its machine, ceiling, models and their runs. A run there keeps only
  *       the mean rate and its standard deviation, so the bundle's rates carry "mean" and "sd"
@@ -19,6 +19,9 @@
  *       Each row becomes the record `-o json` would have printed, typed as llama-bench types
  *       each field, and from there on it is (b): the same grouping, rates and analysis. These
  *       tables keep no samples, so a record's rate is its avg_ts, one sample.
+ *   (d) an fm-bench JSON report (import_fm.h: "tool" "fm-bench", schemaVersion "1"): a client
+ *       bundle, the section `client` writes, one point per summary row, fm-bench's statistics
+ *       as given and its conventions (0.7.x or 0.8.0) stated; no models, no ceiling.
  * Everything else is RL_EINPUT with one line naming the file and what was expected. Every
  * byte of the input is untrusted: the size, the number of models and of runs are bounded,
  * every value read is type- and range-checked (the message names the key, or the line, row
@@ -54,6 +57,7 @@
 #define RL_IMPORT_FORMAT_LBENCH_CSV "llama-bench csv"
 #define RL_IMPORT_FORMAT_LBENCH_SQL "llama-bench sql"
 #define RL_IMPORT_FORMAT_LBENCH_SQLITE "llama-bench sqlite"
+/* (d): RL_IMPORT_FORMAT_FM_BENCH, import_fm.h */
 
 /* Where the published results come from (data/SOURCES.md), stored as source.attribution of
  * a bundle imported from a roofline.json. */

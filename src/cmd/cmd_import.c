@@ -21,15 +21,18 @@ static const char usage[] =
     "usage: llama-roofline import FILE -o BUNDLE [--name NAME]\n"
     "\n"
     "Turn results measured elsewhere into a llama-roofline bundle and analyse them: a\n"
-    "roofline.json of the published llama-roofline (schema_version 1), or\n"
+    "roofline.json of the published llama-roofline (schema_version 1),\n"
     "llama-bench's own output (-o json, jsonl, csv or sql, or an SQLite database of\n"
-    "-o sql; any number of models, thread counts and depths). The kind is told by the\n"
-    "content, not by the file name; SQL runs only its CREATE TABLE llama_bench and\n"
-    "INSERT INTO llama_bench statements, anything else is refused. What the input\n"
+    "-o sql; any number of models, thread counts and depths), or an fm-bench JSON\n"
+    "report (schemaVersion 1, fm-bench 0.7 and 0.8: a client bundle, one operating\n"
+    "point per model and concurrency, its conventions stated). The kind is told by\n"
+    "the content, not by the file name; SQL runs only its CREATE TABLE llama_bench\n"
+    "and INSERT INTO llama_bench statements, anything else is refused. What the input\n"
     "does not hold is marked unavailable, never made up: a roofline.json keeps only\n"
     "each run's mean rate and standard deviation, so its rates have no samples;\n"
     "llama-bench's csv and sql keep only each test's mean (one sample); llama-bench\n"
-    "output has no memory ceiling, so utilisation and the verdict are unavailable.\n"
+    "output has no memory ceiling, so utilisation and the verdict are unavailable;\n"
+    "an fm-bench report has no delivery count and no machine state.\n"
     "\n"
     "options:\n"
     "  -o, --output BUNDLE   where the bundle goes (required; written atomically)\n"
@@ -42,6 +45,7 @@ static const char usage[] =
     "  llama-roofline import runs.jsonl -o bundle.json\n"
     "  llama-bench -m a.gguf -o sql | sqlite3 runs.db\n"
     "  llama-roofline import runs.db -o bundle.json\n"
+    "  llama-roofline import fm-bench_2026.json -o fm.json\n"
     "\n"
     "exit codes: 0 imported; 2 bad input (none of these kinds, truncated, a value of\n"
     "the wrong type or out of range, SQL that is refused, too large; the message\n"
@@ -120,4 +124,4 @@ static rl_status run(int argc, char **argv, rl_error *err)
 }
 
 const rl_command rl_cmd_import = {
-    "import", "turn a published roofline.json or llama-bench output into a bundle", usage, run};
+    "import", "turn a roofline.json, llama-bench or fm-bench output into a bundle", usage, run};

@@ -251,7 +251,7 @@ static void point_metrics(rl_html *h, xmlNodePtr parent, const cJSON *pt)
 static void point_records(rl_html *h, xmlNodePtr parent, const cJSON *pt)
 {
     const cJSON *recs = rl_json_get(pt, "records");
-    int n = cJSON_GetArraySize(recs);
+    int n = cJSON_IsArray(recs) ? cJSON_GetArraySize(recs) : 0; /* unavailable: an import */
     if (n <= 0)
         return;
     xmlNodePtr det = rl_html_el(h, parent, "details", "data");
@@ -341,12 +341,23 @@ static void setup(rl_html *h, xmlNodePtr body, const cJSON *c)
         rl_html_el_textf(h, dl, "dd", NULL, "command: %s", str(d, "command", "?"));
     rl_html_el_text(h, dl, "dt", NULL, "Token counts");
     const cJSON *cal = rl_json_get(tk, "calibration");
+    const cJSON *cv = rl_json_get(c, "conventions"); /* an fm-bench import states its own */
+    if (cJSON_IsObject(cv)) {
+        rl_html_el_text(h, dl, "dt", NULL, "Metric conventions");
+        rl_html_el_textf(h, dl, "dd", NULL,
+                         "as %s computed them: TPOT = %s; generation = %s; chunks: %s; output "
+                         "tokens: %s",
+                         str(cv, "source", "?"), str(cv, "tpot", "?"), str(cv, "generation", "?"),
+                         str(cv, "chunks", "?"), str(cv, "output_tokens", "?"));
+    }
+    char step[48] = ""; /* an fm-bench import keeps the overhead only */
+    if (isfinite(rl_json_num_or(cal, "step", NAN)))
+        rl_snprintf(step, sizeof step, "step %.0f, ", rl_json_num_or(cal, "step", NAN));
     if (rl_report_client_available(cal))
-        rl_html_el_textf(
-            h, dl, "dd", NULL, "%s; counter calibrated: step %.0f, framing overhead %.0f (%s)",
-            str(tk, "source", "?"), rl_json_num_or(cal, "step", NAN),
-            rl_json_num_or(cal, "overhead", NAN),
-            cJSON_IsTrue(rl_json_get(cal, "subtracted")) ? "subtracted" : "not subtracted");
+        rl_html_el_textf(h, dl, "dd", NULL, "%s; counter calibrated: %sframing overhead %.0f (%s)",
+                         str(tk, "source", "?"), step, rl_json_num_or(cal, "overhead", NAN),
+                         cJSON_IsTrue(rl_json_get(cal, "subtracted")) ? "subtracted"
+                                                                      : "not subtracted");
     else
         rl_html_el_textf(h, dl, "dd", NULL, "%s%s%s", str(tk, "source", "?"),
                          rl_json_get_str(cal, "reason") ? "; " : "", str(cal, "reason", ""));

@@ -158,7 +158,7 @@ head -c 20000 "$PUB/x86-i7-12700H/roofline.json" >"$work/truncated.json"
 bad "truncated JSON" 2 "^llama-roofline import: error: $work/truncated.json: not an importable file: expected a llama-roofline roofline.json .* not valid JSON" \
   "$work/truncated.json" -o "$work/out.json"
 printf '{"hello": "world", "n": [1, 2]}\n' >"$work/neither.json"
-bad "neither format" 2 "$work/neither.json: not an importable file: expected a llama-roofline roofline.json \(schema_version 1\) or llama-bench output" \
+bad "neither format" 2 "$work/neither.json: not an importable file: expected a llama-roofline roofline.json \(schema_version 1\), an fm-bench JSON report \(schemaVersion 1\) or llama-bench output" \
   "$work/neither.json" -o "$work/out.json"
 python3 - "$PUB/x86-i7-12700H/roofline.json" "$work" <<'PY'
 import json, sys

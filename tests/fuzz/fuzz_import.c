@@ -2,7 +2,9 @@
 /* fuzz_import.c: libFuzzer target for the importer (import.h) and the analysis it runs over the
  * bundle. Any input must give RL_OK or a one-line RL_EINPUT message naming the file, never a
  * crash, a leak or undefined behaviour; an imported bundle must print and parse back. Seeds:
- * data/published/ and tests/fixtures/lbench/. Everything allocated is freed before returning. */
+ * data/published/, tests/fixtures/lbench/ and tests/fixtures/fm-bench/ (fm-bench reports, made
+ * by tests/lib/fm-bench-report.py; the importer tells every kind by content). Everything allocated
+ * is freed before returning. */
 #include <stddef.h>
 #include <stdint.h>
 #include <stdlib.h>

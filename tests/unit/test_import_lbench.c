@@ -144,8 +144,9 @@ static void test_sniff(void **state)
 #undef SNIFF
     /* the existing message lists every input */
     refused_str("{\"hello\": 1}", "x.json",
-                "expected a llama-roofline roofline.json (schema_version 1) or llama-bench output "
-                "(-o json, jsonl, csv or sql, or an SQLite database of -o sql)");
+                "expected a llama-roofline roofline.json (schema_version 1), an fm-bench JSON "
+                "report (schemaVersion 1) or llama-bench output (-o json, jsonl, csv or sql, or "
+                "an SQLite database of -o sql)");
 }
 
 /* ---- CSV ---------------------------------------------------------------------------------- */
