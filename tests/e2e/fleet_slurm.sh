@@ -10,7 +10,10 @@
 # (RL_FLEET_NAME=host-task); the page fleet.html holds exactly those two inputs, labelled by
 # node and task, their llama-bench rows in both, a fitted line per input; fleet.md names both.
 # Then the default naming (by node only): two more tasks on the one node give runs/NODE and
-# runs/NODE.JOB_TASK, the second never overwriting the first. submit.sh with N 0 exits 2.
+# runs/NODE.JOB_TASK, the second never overwriting the first. cons_tres would run two one-CPU
+# tasks side by side: each task's OverSubscribe=NO shows --exclusive kept them apart. A
+# measurement that fails: both tasks FAILED, the page job CANCELLED (afterok,
+# --kill-on-invalid-dep), no page. submit.sh with N 0 exits 2.
 # Every daemon is stopped by pid at the end (EXIT trap); each wait is bounded (node idle 60 s,
 # jobs 300 s). Needs root (slurmd runs jobs as their user) and Debian's slurm-wlm and munge
 # (scripts/deps.sh; installed here when missing): skipped (77) only when they cannot be.
@@ -81,7 +84,8 @@ ProctrackType=proctrack/linuxproc
 TaskPlugin=task/none
 JobAcctGatherType=jobacct_gather/none
 AccountingStorageType=accounting_storage/none
-SelectType=select/linear
+SelectType=select/cons_tres
+SelectTypeParameters=CR_Core
 SchedulerType=sched/backfill
 MpiDefault=none
 ReturnToService=2
@@ -135,6 +139,9 @@ expect "the page job depends on the array" "$(scontrol -o show job "$page")" "De
 states=$(wait_jobs "$array" "$page")
 expect "both array tasks completed" "$states" "^ ?2 JobState=COMPLETED$"
 expect "the page job completed" "$(tail -n 1 <<<"$states")" "^JobState=COMPLETED$"
+# cons_tres would put two one-CPU tasks side by side on this node: --exclusive keeps them apart
+expect "each task had the node to itself (--exclusive)" "$(scontrol -o show job "$array" | grep -o 'OverSubscribe=[A-Z]*' | sort | uniq -c | tr -s ' ')" \
+  "^ ?2 OverSubscribe=NO$"
 runs=$(ls "$d/fleet/runs" 2>&1 | tr '\n' ' ')
 [ "$runs" = "$node.${array}_0 $node.${array}_1 " ] && echo "ok   runs/: $runs" || { fail "runs/: $runs"; logs; }
 expect "task 1's log names its node and directory" "$(cat "$d/fleet/logs/rl-fleet-${array}_1.out" 2>&1)" \
@@ -168,7 +175,15 @@ runs=$(ls "$d/fleet2/runs" 2>&1 | tr '\n' ' ')
 [ -f "$d/fleet2/runs/$node/bundle.json" ] && [ -f "$d/fleet2/fleet.html" ] && echo "ok   the first bundle kept, the page built" ||
   fail "named by node: $(ls -R "$d/fleet2")"
 
+# ---- a task that fails: the page job never runs (afterok), and is removed from the queue
+out=$(RL_FLEET_MEASURE="run --no-such-option" bash "$submit" "$d/fleet3" 2 --time=10 2>"$d/submit.err"); check "submit.sh $d/fleet3 2 (a failing measurement)" 0 $? || cat "$d/submit.err"
+array=$(sed -n 1p <<<"$out") page=$(sed -n 2p <<<"$out"); jobs=("$array" "$page")
+states=$(wait_jobs "$array" "$page")
+expect "a failing measurement: both tasks failed" "$states" "^ ?2 JobState=FAILED$"
+expect "a failing measurement: the page job cancelled, never run" "$(tail -n 1 <<<"$states")" "^JobState=CANCELLED$"
+[ ! -e "$d/fleet3/fleet.html" ] && echo "ok   a failing measurement: no page" || fail "a failing measurement: a page was built"
+
 # ---- bad usage
-bash "$submit" "$d/fleet3" 0 >/dev/null 2>"$d/err"; check "submit.sh with N 0" 2 $?
+bash "$submit" "$d/fleet4" 0 >/dev/null 2>"$d/err"; check "submit.sh with N 0" 2 $?
 expect "submit.sh with N 0: the usage" "$(cat "$d/err")" '^usage: submit.sh FLEET_DIR N'
 finish
