@@ -8,7 +8,8 @@
 #   lock_retry CMD...        a dpkg/apt command as root ($SUDO), retried while another dpkg
 #                            or apt holds the lock (at most 5 minutes)
 #   deb_copy SRC DEST        the files git knows in SRC and the new ones it does not ignore,
-#                            uncommitted changes included, copied to DEST (the tree is not written)
+#                            uncommitted changes included, copied to DEST (the tree is not
+#                            written); SRC not a git checkout: all of it but build/
 #   deb_build DIR            dpkg-buildpackage -b -us -uc in DIR (log: DIR/../build.log);
 #                            prints the .deb built beside DIR
 #   pkg_installed PKG        true when dpkg says PKG is installed
@@ -45,6 +46,11 @@ need_pkgs() {
 }
 deb_copy() {
   mkdir -p "$2" || return 1
+  if ! git -C "$1" rev-parse --is-inside-work-tree >/dev/null 2>&1; then # not a checkout
+    # (scripts/mutants.sh's copy, an unpacked tarball): everything but the build trees
+    tar -C "$1" --exclude=./build --exclude=./.git --exclude='./obj-*' -cf - . | tar -xf - -C "$2"
+    return
+  fi
   (cd "$1" && git ls-files -z -co --exclude-standard | while IFS= read -r -d '' f; do
     [ -e "$f" ] && printf '%s\0' "$f"; done | tar -cf - --null -T -) | tar -xf - -C "$2"
 }
