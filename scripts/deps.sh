@@ -34,7 +34,9 @@ test_pkgs=(libcmocka-dev                        # tests/unit
            tmux                                 # the 40-column progress check: tests/cli/conventions.sh
            help2man man-db                      # the man pages (build) and their check: tests/cli/install.sh
            bash-completion zsh                  # the completion checks: tests/cli/install.sh
-           debhelper dpkg-dev fakeroot lintian) # the Debian package: tests/e2e/deb.sh
+           debhelper dpkg-dev fakeroot lintian  # the Debian package: tests/e2e/deb.sh
+           slurm-wlm munge                      # a one-node Slurm: tests/e2e/fleet_slurm.sh
+           ansible-core)                        # the fleet playbook: tests/e2e/fleet_ansible.sh
 pkgs=("${main_pkgs[@]}")
 [ "$mode" = --main ] || pkgs+=("${test_pkgs[@]}")
 if [ "$mode" = --bench ] && [ "$(uname -m)" = x86_64 ]; then pkgs+=(likwid); fi

@@ -86,7 +86,7 @@ else
 fi
 
 # ---- documentation
-for d in README.md LICENSE CLI.md BUNDLE.md METHOD.md ARCHITECTURE.md; do
+for d in README.md LICENSE CLI.md BUNDLE.md METHOD.md ARCHITECTURE.md FLEET.md; do
   [ -f "$root/share/doc/llama-roofline/$d" ] || fail "no share/doc/llama-roofline/$d"
 done
 cmp -s "$RL_SRC/docs/CLI.md" "$root/share/doc/llama-roofline/CLI.md" && echo "ok   share/doc/llama-roofline: README, LICENSE, docs/*.md" ||

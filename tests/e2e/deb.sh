@@ -12,16 +12,12 @@
 set -u
 : "${RL_BIN:?}" "${RL_SRC:?}" "${RL_TMP:?}"
 . "$RL_SRC/tests/lib/cli.sh"
-SUDO=
-if [ "$(id -u)" -ne 0 ]; then
-  if command -v sudo >/dev/null && sudo -n true 2>/dev/null; then SUDO="sudo -n"; else
-    echo "skip: installing a package needs root or sudo without a password (dpkg -i)"; exit 77
-  fi
-fi
+. "$RL_SRC/tests/lib/pkgs.sh" # SUDO, lock_retry, deb_copy, deb_build, pkg_installed
+[ "$root_ok" = 1 ] || { echo "skip: installing a package needs root or sudo without a password (dpkg -i)"; exit 77; }
 for t in dpkg-buildpackage dh lintian help2man; do
   command -v "$t" >/dev/null || { fail "$t is not installed (scripts/deps.sh installs it)"; finish; }
 done
-if dpkg-query -W -f='${Status}' llama-roofline 2>/dev/null | grep -q "install ok installed"; then
+if pkg_installed llama-roofline; then
   fail "a llama-roofline package is installed on this machine already: this test would replace and remove it"
   finish
 fi
@@ -38,16 +34,14 @@ trap cleanup EXIT
 
 # ---- the copy: the files git knows and the new ones it does not ignore, as they are now
 before=$(git -C "$RL_SRC" status --porcelain 2>&1); check "the source tree is a git checkout" 0 $? || finish
-(cd "$RL_SRC" && git ls-files -z -co --exclude-standard | while IFS= read -r -d '' f; do
-  [ -e "$f" ] && printf '%s\0' "$f"; done | tar -cf - --null -T -) | tar -xf - -C "$work/src"
+deb_copy "$RL_SRC" "$work/src"
 check "the tree copied into $work/src" 0 $?
 [ -f "$work/src/debian/rules" ] && [ -f "$work/src/CMakeLists.txt" ] && [ ! -e "$work/src/build" ] &&
   echo "ok   the copy holds debian/ and CMakeLists.txt, no build tree" || fail "the copy: $(ls "$work/src")"
 
 # ---- the build
-(cd "$work/src" && dpkg-buildpackage -b -us -uc -j2) >"$work/build.log" 2>&1
+deb=$(deb_build "$work/src")
 check "dpkg-buildpackage -b -us -uc" 0 $? || { tail -n 40 "$work/build.log"; finish; }
-deb=$(ls "$work"/llama-roofline_*_*.deb 2>/dev/null | head -n 1)
 [ -n "$deb" ] && echo "ok   built $(basename "$deb")" || { fail "no .deb in $work: $(ls "$work")"; finish; }
 version=$("$RL_BIN" --version | sed 's/^llama-roofline //')
 [ "$(dpkg-deb -f "$deb" Version)" = "$version" ] && echo "ok   the package's version is the binary's ($version)" ||
@@ -72,15 +66,6 @@ check "lintian --fail-on error" 0 $rc || echo "$lint"
 grep -E '^[EW]: ' <<<"$lint" && echo "(lintian's warnings above, allowed)"
 
 # ---- install, use, remove
-lock_retry() { # a dpkg command, retried while another dpkg or apt holds the lock (at most 5 min)
-  local i out rc
-  for i in $(seq 60); do
-    out=$($SUDO "$@" 2>&1); rc=$?
-    grep -q 'lock' <<<"$out" && [ $rc != 0 ] || { printf '%s\n' "$out"; return $rc; }
-    sleep 5
-  done
-  printf '%s\n' "$out"; return $rc
-}
 lock_retry dpkg -i "$deb" >"$work/install.log"
 check "dpkg -i" 0 $? || { cat "$work/install.log"; finish; }
 installed=1
