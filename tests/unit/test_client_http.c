@@ -416,9 +416,9 @@ static const char *load_average(void)
     return la;
 }
 
-/* Prints the distributions; returns true when both p99 are within 1 ms. *median: the median
- * TTFT error, ms. */
-static bool accuracy_report(const char *label, size_t c, size_t n, double *median)
+/* Prints the distributions; returns true when both p99 are within limit_ms. *median: the
+ * median TTFT error, ms. */
+static bool accuracy_report(const char *label, size_t c, size_t n, double limit_ms, double *median)
 {
     acc_result a;
     char tag[48];
@@ -438,7 +438,7 @@ static bool accuracy_report(const char *label, size_t c, size_t n, double *media
     printf("  driver waiting for a CPU while runnable: %.1f ms (the machine's load, not the "
            "driver)\n",
            a.runq_s * 1e3);
-    bool ok = a.failed == 0 && st.p99 <= 1.0 && sg.p99 <= 1.0 && a.min_err > -0.05;
+    bool ok = a.failed == 0 && st.p99 <= limit_ms && sg.p99 <= limit_ms && a.min_err > -0.05;
     *median = st.p50;
     free(a.ttft_err);
     free(a.gap_err);
@@ -459,14 +459,14 @@ static void accuracy_attempts(size_t c, size_t n, double median_max)
      * chunk and token count, but no timing verdict is given */
     double ignored;
     (void)median_max;
-    accuracy_report("acc", c, n, &ignored);
+    accuracy_report("acc", c, n, 1.0, &ignored);
     printf("  SKIPPED: sanitizer build: timing accuracy not judged\n");
     skip();
 #endif
     double best = INFINITY;
     for (int attempt = 1; attempt <= 3; attempt++) {
         double median;
-        if (accuracy_report("acc", c, n, &median))
+        if (accuracy_report("acc", c, n, 1.0, &median))
             return;
         if (median < best)
             best = median;
@@ -968,10 +968,13 @@ static int bench_main(void)
         return 3;
     printf("load average before: %s (cpus: %ld)\n", load_average(), sysconf(_SC_NPROCESSORS_ONLN));
     double m1, m32;
-    bool ok1 = accuracy_report("bench", 1, 40, &m1);
-    bool ok32 = accuracy_report("bench", 32, 320, &m32);
-    printf("target: TTFT and chunk-gap error p99 <= 1 ms: concurrency 1 %s, concurrency 32 %s\n",
-           ok1 ? "met" : "MISSED", ok32 ? "met" : "MISSED");
+    /* issue 20's target: at most 0.2 ms at concurrency 32 (and 1) on a quiet machine */
+    const double limit = 0.2;
+    bool ok1 = accuracy_report("bench", 1, 40, limit, &m1);
+    bool ok32 = accuracy_report("bench", 32, 320, limit, &m32);
+    printf("target: TTFT and chunk-gap error p99 <= %.1f ms: concurrency 1 %s, concurrency 32 "
+           "%s (load average after: %s)\n",
+           limit, ok1 ? "met" : "MISSED", ok32 ? "met" : "MISSED", load_average());
     rl_proc_finish(server, NULL);
     if (!getenv("RL_KEEP_SSE_LOG"))
         remove(server_log);
