@@ -19,8 +19,8 @@
 #include "base/rl_util.h"
 
 static const char usage[] =
-    "usage: llama-roofline history DIR|BUNDLE... [-o history.html] [--markdown | --json]\n"
-    "                              [--fail-on-regression PCT] [--all-steps]\n"
+    "usage: llama-roofline history DIR|BUNDLE... [-o history.html] [--markdown]\n"
+    "                              [--json] [--fail-on-regression PCT] [--all-steps]\n"
     "\n"
     "The bundles of one machine (run, diagnose, client, ...) in time order\n"
     "(created_utc). Series are matched as compare matches rows: model identity (the\n"
@@ -42,9 +42,9 @@ static const char usage[] =
     "  --fail-on-regression PCT   exit 1 when a step is \"slower\" by more than PCT\n"
     "                             percent (decimal, 0 to 100), naming each on stderr;\n"
     "                             a step measured disturbed is said, not counted\n"
-    "  --all-steps                list every step; by default a series lists its first\n"
-    "                             and last, the faster, slower, changed and disturbed\n"
-    "                             steps, at most " RL_DEF_STR(
+    "  --all-steps                list every step; by default a series lists its\n"
+    "                             first and last, the faster, slower, changed and\n"
+    "                             disturbed steps, at most " RL_DEF_STR(
         RL_DEF_HISTORY_LISTED) "\n"
                                "  -h, --help                 show this text\n"
                                "\n"
