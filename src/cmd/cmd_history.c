@@ -116,17 +116,20 @@ static rl_status regressions(const rl_hist *h, const opts *o, rl_error *err)
             if (!rl_hist_is_regression(&h->series[s], k, o->fail_pct))
                 continue;
             const rl_hist_point *p = &h->series[s].pts[k];
-            char title[800], safe[2400], lab[600];
+            char title[800], t1[2400], t2[600], t3[200];
             rl_hist_series_title(&h->series[s], title, sizeof title);
-            rl_snprintf(safe, sizeof safe, "%s", title);
-            rl_snprintf(lab, sizeof lab, "%s", h->inputs[p->input].label);
-            char t1[2400], t2[600], t3[200];
             rl_tty_printf(stderr, "llama-roofline history: %s %s at %s (llama.cpp %s): %+.1f%%\n",
                           p->cell.suspect ? "disturbed, not counted:" : "regression:",
-                          rl_tty_escape(safe, t1, sizeof t1), rl_tty_escape(lab, t2, sizeof t2),
+                          rl_tty_escape(title, t1, sizeof t1),
+                          rl_tty_escape(h->inputs[p->input].label, t2, sizeof t2),
                           rl_tty_escape(h->inputs[p->input].build, t3, sizeof t3),
                           p->cell.change_pct);
         }
+    if (dreg > 0)
+        rl_tty_printf(stderr,
+                      "llama-roofline history: %zu %sregression%s beyond %g%% in a disturbed "
+                      "step, not counted: re-measure on a quiet machine\n",
+                      dreg, reg ? "more " : "", dreg == 1 ? "" : "s", o->fail_pct);
     if (reg > 0)
         return rl_fail(err, RL_NOTHING,
                        "regression: %zu step%s slower than the bundle before by more than %g%% "

@@ -231,6 +231,24 @@ static void test_steps(void **state)
     assert_int_equal(k.slower, 1);
     assert_int_equal(k.noise, 3);
     assert_int_equal(k.untested, 1);
+    /* nothing changed between these bundles: the faster and slower steps are listed anyway */
+    size_t idx[7];
+    assert_int_equal(rl_hist_listed(s, false, 120, idx), 4);
+    assert_int_equal(idx[1], 1);
+    assert_int_equal(idx[2], 4);
+    rl_hist_free(&h);
+
+    /* exactly -25% (means 16 and 12, exact in binary): beyond 24.9, not beyond 25 */
+    rl_hist_init(&h);
+    add(&h, "1.json", &(spec){.created = "2026-11-01T00:00:00Z", .samples = "16,16.5,15.5"});
+    add(&h, "2.json", &(spec){.created = "2026-11-02T00:00:00Z", .samples = "12,12.5,11.5"});
+    run_ok(&h);
+    s = decode_series(&h, 0);
+    assert_float_equal(s->pts[1].cell.change_pct, -25, 0);
+    assert_int_equal(s->pts[1].cell.verdict, RL_CMP_SLOWER);
+    assert_true(rl_hist_is_regression(s, 1, 24.9));
+    assert_false(rl_hist_is_regression(s, 1, 25));
+    assert_int_equal(rl_hist_regressions(&h, 25, NULL), 0);
     rl_hist_free(&h);
 
     /* the slower bundle measured disturbed: suspect, counted apart */

@@ -152,8 +152,16 @@ static void tr_draw(rl_chart_canvas *cv, void *ctx)
     rl_chart_ticks_nice(&ys, &yt);
     plot.x = 10 + RL_CHART_FS_AXIS + 8 + rl_chart_ticks_width(cv, &yt) + 8;
     plot.w = cv->w - plot.x - 20;
-    rl_chart_scale_pad(&xs, 1, (double)(n_in > 1 ? n_in : 2), 0.02, plot.x, plot.x + plot.w);
-    rl_chart_ticks_nice(&xs, &xt);
+    if (n_in <= 24) { /* a tick at every bundle */
+        double tv[24];
+        for (size_t i = 0; i < n_in; i++)
+            tv[i] = (double)(i + 1);
+        rl_chart_scale_pad(&xs, 1, (double)(n_in > 1 ? n_in : 2), 0.03, plot.x, plot.x + plot.w);
+        rl_chart_ticks_at(tv, n_in, false, &xt);
+    } else {
+        rl_chart_scale_lin(&xs, 1, (double)n_in, true, plot.x, plot.x + plot.w);
+        rl_chart_ticks_nice(&xs, &xt);
+    }
     rl_chart_axis_y(cv, &ys, &yt, &plot, d->s[0].s->row.unit);
     rl_chart_axis_x(cv, &xs, &xt, &plot, "bundle, in time order (1 = the oldest)");
     for (size_t i = 0; i < d->n; i++)
