@@ -53,6 +53,7 @@
 
 #define RL_HIST_MAX_INPUTS 100000 /* bundles read at once */
 #define RL_HIST_MAX_LISTED 120    /* points a series lists without all, by default */
+#define RL_HIST_OTHERS_LISTED 20  /* bundles of other machines named (text, page); JSON: all */
 #define RL_HIST_GROUP_CEILING "Memory ceiling"
 
 /* The facts whose change annotates a step. */
@@ -163,9 +164,11 @@ void rl_hist_test_sentence(const rl_hist *h, char *buf, size_t cap);
 /* The history as JSON: {"schema": "llama-roofline-history", "schema_version": 1, "test":
  * {name, alpha, min_effect_pct}, "machine", "inputs": [{label, path, created_utc, build,
  * facts, disturbed, disturbance}], "left_out": [{label, path, created_utc, machine}],
- * "series": [{group, subject, metric, unit, kind, one_value, keys, points: [{input (from 1),
- * mean, sd, n, ci95_low, ci95_high, samples (with_samples), disturbed, verdict, verdict_note
- * (suspect), ratio, delta, change_pct, t, df, p, changes}]}]}. NULL when out of memory. */
-cJSON *rl_hist_to_json(const rl_hist *h, bool with_samples);
+ * "series": [{group, subject, metric, unit, kind, higher_is_better, one_value, keys, points:
+ * [{input (from 1), mean, n, sd, ci95_low, ci95_high, samples, disturbed, verdict,
+ * verdict_note (suspect), ratio, delta, change_pct, t, df, p, changes}]}]}. Not full (the
+ * page's data, kept small): no facts, samples, ci95, ratio, delta, t or df, and "suspect":
+ * true in place of verdict_note. NULL when out of memory. */
+cJSON *rl_hist_to_json(const rl_hist *h, bool full);
 
 #endif

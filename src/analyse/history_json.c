@@ -21,7 +21,7 @@ static cJSON *append(cJSON *arr, cJSON *item)
     return item;
 }
 
-static cJSON *point_json(const rl_hist_point *p, bool first, bool with_samples)
+static cJSON *point_json(const rl_hist_point *p, bool first, bool full)
 {
     const rl_cmp_cell *x = &p->cell;
     cJSON *o = cJSON_CreateObject();
@@ -29,43 +29,48 @@ static cJSON *point_json(const rl_hist_point *p, bool first, bool with_samples)
               rl_json_add_num(o, "mean", x->mean) && rl_json_add_u64(o, "n", x->n);
     if (x->has_sd)
         ok = ok && rl_json_add_num(o, "sd", x->sd);
-    if (x->has_ci)
+    if (full && x->has_ci)
         ok = ok && rl_json_add_num(o, "ci95_low", x->ci_low) &&
              rl_json_add_num(o, "ci95_high", x->ci_high);
-    if (with_samples && x->n > 0)
+    if (full && x->n > 0)
         ok = ok && rl_json_attach(o, "samples", cJSON_CreateDoubleArray(x->samples, (int)x->n));
     if (x->disturbed)
         ok = ok && rl_json_add_bool(o, "disturbed", true);
     if (!first) {
         ok = ok && rl_json_add_str(o, "verdict", rl_cmp_verdict_word(x->verdict));
-        if (x->suspect)
+        if (x->suspect && !full)
+            ok = ok && rl_json_add_bool(o, "suspect", true);
+        else if (x->suspect)
             ok = ok && rl_json_add_str(o, "verdict_note",
                                        "measured while the machine was busy (this bundle or the "
                                        "one before): the verdict may be wrong");
-        if (x->has_ratio)
+        if (x->has_ratio && full)
             ok = ok && rl_json_add_num(o, "ratio", x->ratio) &&
-                 rl_json_add_num(o, "delta", x->delta) &&
-                 rl_json_add_num(o, "change_pct", x->change_pct);
+                 rl_json_add_num(o, "delta", x->delta);
+        if (x->has_ratio)
+            ok = ok && rl_json_add_num(o, "change_pct", x->change_pct);
+        if (x->tested && full)
+            ok = ok && rl_json_add_num(o, "t", x->t) && rl_json_add_num(o, "df", x->df);
         if (x->tested)
-            ok = ok && rl_json_add_num(o, "t", x->t) && rl_json_add_num(o, "df", x->df) &&
-                 rl_json_add_num(o, "p", x->p);
+            ok = ok && rl_json_add_num(o, "p", x->p);
         if (p->changes)
             ok = ok && rl_json_add_str(o, "changes", p->changes);
     }
     return rl_json_kept(o, ok);
 }
 
-static cJSON *input_json(const rl_hist_input *in, bool facts)
+/* An input; kept: one of the machine's (facts when full), else one left out (its machine). */
+static cJSON *input_json(const rl_hist_input *in, bool kept, bool full)
 {
     cJSON *o = cJSON_CreateObject();
     bool ok = o && rl_json_add_str(o, "label", in->label) && rl_json_add_str(o, "path", in->path) &&
               rl_json_add_str(o, "created_utc", in->created);
-    if (!facts)
+    if (!kept)
         return rl_json_kept(o, ok && rl_json_add_str(o, "machine", in->machine));
     ok = ok && rl_json_add_str(o, "build", in->build);
-    cJSON *f = cJSON_CreateObject();
-    ok = ok && rl_json_attach(o, "facts", f);
-    for (size_t k = 0; ok && k < RL_HIST_N_FACTS; k++)
+    cJSON *f = full ? cJSON_CreateObject() : NULL;
+    ok = ok && (!full || rl_json_attach(o, "facts", f));
+    for (size_t k = 0; ok && full && k < RL_HIST_N_FACTS; k++)
         ok = rl_json_add_str(f, rl_hist_fact_defs[k].label, in->facts[k]);
     ok = ok && rl_json_add_bool(o, "disturbed", in->disturbed);
     if (in->disturbance)
@@ -73,7 +78,7 @@ static cJSON *input_json(const rl_hist_input *in, bool facts)
     return rl_json_kept(o, ok);
 }
 
-static cJSON *series_json(const rl_hist_series *s, bool with_samples)
+static cJSON *series_json(const rl_hist_series *s, bool full)
 {
     const rl_cmp_row *row = &s->row;
     cJSON *o = cJSON_CreateObject();
@@ -90,11 +95,11 @@ static cJSON *series_json(const rl_hist_series *s, bool with_samples)
     cJSON *pts = cJSON_CreateArray();
     ok = ok && rl_json_attach(o, "points", pts);
     for (size_t k = 0; ok && k < s->n_pts; k++)
-        ok = append(pts, point_json(&s->pts[k], k == 0, with_samples)) != NULL;
+        ok = append(pts, point_json(&s->pts[k], k == 0, full)) != NULL;
     return rl_json_kept(o, ok);
 }
 
-cJSON *rl_hist_to_json(const rl_hist *h, bool with_samples)
+cJSON *rl_hist_to_json(const rl_hist *h, bool full)
 {
     cJSON *o = cJSON_CreateObject();
     bool ok = o && rl_json_add_str(o, "schema", "llama-roofline-history") &&
@@ -111,10 +116,10 @@ cJSON *rl_hist_to_json(const rl_hist *h, bool with_samples)
     ok = ok && rl_json_attach(o, "left_out", left);
     ok = ok && rl_json_attach(o, "series", ser);
     for (size_t i = 0; ok && i < h->n_inputs; i++)
-        ok = append(ins, input_json(&h->inputs[i], true)) != NULL;
+        ok = append(ins, input_json(&h->inputs[i], true, full)) != NULL;
     for (size_t i = 0; ok && i < h->n_others; i++)
-        ok = append(left, input_json(&h->others[i], false)) != NULL;
+        ok = append(left, input_json(&h->others[i], false, full)) != NULL;
     for (size_t s = 0; ok && s < h->n_series; s++)
-        ok = append(ser, series_json(&h->series[s], with_samples)) != NULL;
+        ok = append(ser, series_json(&h->series[s], full)) != NULL;
     return rl_json_kept(o, ok);
 }

@@ -34,8 +34,13 @@ static void head(rl_sbuf *b, const rl_hist *h, bool md, bool fail_set, double fa
         rl_cmp_text_line(b, md, md ? "\n" : "", buf);
         if (md)
             rl_sbuf_put(b, "\n", 1);
-        for (size_t i = 0; i < h->n_others; i++) {
+        for (size_t i = 0; i < h->n_others && i < RL_HIST_OTHERS_LISTED; i++) {
             rl_snprintf(buf, sizeof buf, "%s (%s)", h->others[i].path, h->others[i].machine);
+            rl_cmp_text_line(b, md, md ? "- " : "  ", buf);
+        }
+        if (h->n_others > RL_HIST_OTHERS_LISTED) {
+            rl_snprintf(buf, sizeof buf, "... and %zu more (--json lists every one)",
+                        h->n_others - RL_HIST_OTHERS_LISTED);
             rl_cmp_text_line(b, md, md ? "- " : "  ", buf);
         }
     }

@@ -143,9 +143,9 @@ static void sb_u16(rl_sbuf *b, unsigned v)
     rl_sbuf_put(b, e, 6);
 }
 
-char *rl_html_json_for_script(const cJSON *bundle)
+/* text (taken) made safe for <script>, as rl_html_json_for_script says. */
+static char *script_safe(char *text)
 {
-    char *text = rl_json_print(bundle);
     if (!text)
         return NULL;
     rl_sbuf b = {0};
@@ -325,10 +325,21 @@ rl_status rl_html_serialize(xmlDocPtr doc, char **out, size_t *len, rl_error *er
     return RL_OK;
 }
 
-rl_status rl_html_embed_json(rl_html *h, xmlNodePtr script, const cJSON *j, const char *what,
-                             rl_error *err)
+char *rl_html_json_for_script(const cJSON *bundle)
 {
-    char *json = rl_html_json_for_script(j);
+    return script_safe(rl_json_print(bundle));
+}
+
+char *rl_html_json_for_script_compact(const cJSON *j)
+{
+    char *t = cJSON_PrintUnformatted(j);
+    char *c = t ? rl_strdup(t) : NULL; /* freed with free() like the other */
+    cJSON_free(t);
+    return script_safe(c);
+}
+
+static rl_status embed(rl_html *h, xmlNodePtr script, char *json, const char *what, rl_error *err)
+{
     if (!json || !script) {
         free(json);
         return rl_fail(err, RL_EINTERNAL, "%s: out of memory", what);
@@ -338,6 +349,18 @@ rl_status rl_html_embed_json(rl_html *h, xmlNodePtr script, const cJSON *j, cons
     if (h->oom)
         return rl_fail(err, RL_EINTERNAL, "%s: out of memory", what);
     return RL_OK;
+}
+
+rl_status rl_html_embed_json(rl_html *h, xmlNodePtr script, const cJSON *j, const char *what,
+                             rl_error *err)
+{
+    return embed(h, script, rl_html_json_for_script(j), what, err);
+}
+
+rl_status rl_html_embed_json_compact(rl_html *h, xmlNodePtr script, const cJSON *j,
+                                     const char *what, rl_error *err)
+{
+    return embed(h, script, rl_html_json_for_script_compact(j), what, err);
 }
 
 static void drop_comments(xmlNodePtr n)

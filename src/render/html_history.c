@@ -105,11 +105,15 @@ static void left_out(hpage *p)
         return;
     }
     xmlNodePtr ul = rl_html_el(&p->h, slot(p, "left-out-list"), "ul", NULL);
-    for (size_t i = 0; i < h->n_others; i++) {
+    for (size_t i = 0; i < h->n_others && i < RL_HIST_OTHERS_LISTED; i++) {
         xmlNodePtr li = rl_html_el(&p->h, ul, "li", NULL);
         rl_html_attr(&p->h, li, "data-left-out", h->others[i].path);
         rl_html_textf(&p->h, li, "%s (%s)", h->others[i].path, h->others[i].machine);
     }
+    if (h->n_others > RL_HIST_OTHERS_LISTED)
+        rl_html_el_textf(&p->h, ul, "li", NULL,
+                         "... and %zu more (the embedded JSON lists every one)",
+                         h->n_others - RL_HIST_OTHERS_LISTED);
 }
 
 /* One point's row: when, bundle, build, value, change, verdict, what changed. */
@@ -302,7 +306,7 @@ static rl_status fill(hpage *p, rl_error *err)
         cJSON_Delete(j);
         return rl_fail(err, RL_EINTERNAL, "history: out of memory");
     }
-    st = rl_html_embed_json(&p->h, slot(p, "history"), j, "history", err);
+    st = rl_html_embed_json_compact(&p->h, slot(p, "history"), j, "history", err);
     cJSON_Delete(j);
     return st;
 }

@@ -3,7 +3,8 @@
  * the comparison page's machinery: libxml2 tree (html_doc.h), the report's and the
  * comparison's stylesheets and Content-Security-Policy (no script runs, nothing is loaded),
  * trend charts as inline SVG (history_chart.h through html_svg.h), and the history embedded
- * as <script type="application/json" id="history"> (rl_hist_to_json without samples).
+ * as <script type="application/json" id="history"> (rl_hist_to_json not full, printed without
+ * layout: rl_html_embed_json_compact).
  *
  * Reading order: the headline (bundles, machine, span, steps beyond noise) and the test; the
  * bundles of other machines left out; every step beyond noise in one table; per group, per
