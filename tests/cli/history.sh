@@ -7,7 +7,7 @@
 # the text, the Markdown, the JSON and the page; --fail-on-regression 10 exits 1 naming it on
 # stderr, 30 exits 0. Another machine's bundle mixed into the directory is listed and left
 # out of every series; when it is the newest, its machine is the one followed and there are
-# too few bundles (exit 2). The page parses as HTML (every element closed, one data script
+# too few bundles (exit 2). Client bundles: a TTFT +20% at the third is a regression. The page parses as HTML (every element closed, one data script
 # whose JSON parses, a trend chart per metric, SVG that parses as XML). Bad inputs: no input,
 # an empty directory, a file that is not a bundle, one bundle, a bad option value: exit 2
 # with one line; an unwritable -o: exit 4. Every check asserts the binary's exit status.
@@ -157,6 +157,23 @@ expect "page: one script (data)" "$py" "^scripts 1$"
 expect "page: the SVG parses" "$py" "^svg 7 7$"
 expect "page: the other machine not among the bundles" "$py" "^other in inputs False$"
 grep -q "Content-Security-Policy\" content=\"default-src 'none'" "$work/h.html" && echo "ok   page CSP" || fail "page CSP"
+
+# ---- client bundles: the concurrency-1 point's TTFT samples x1.2 at the third (lower is
+# better: a rise beyond noise is slower, +20% a regression)
+python3 - "$RL_SRC/tests/fixtures/client/bundle.json" "$work/c" <<'PY'
+import json, os, sys
+os.makedirs(sys.argv[2], exist_ok=True)
+for i in range(3):
+    j = json.load(open(sys.argv[1]))
+    j["created_utc"] = "2026-11-0%dT00:00:00Z" % (i + 1)
+    if i == 2:
+        m = j["client"]["points"][0]["metrics"]["ttft"]
+        m["samples"] = [x * 1.2 for x in m["samples"]]
+    json.dump(j, open("%s/c%d.json" % (sys.argv[2], i), "w"))
+PY
+"$RL_BIN" history "$work/c" --fail-on-regression 10 >"$work/out" 2>"$work/err"; check "client: --fail-on-regression 10" 1 $?
+expect "client: the TTFT regression named" "$(cat "$work/err")" "^llama-roofline history: regression: TTFT synth-tiny .*concurrency=1 .* at c2 .*: \+20\.0%$"
+[ "$(grep -c "↓ slower" "$work/out")" = 1 ] && echo "ok   client: one step slower" || fail "client: slower steps: $(grep "slower" "$work/out")"
 
 # ---- bundle files given one by one, a report among them
 "$RL_BIN" history "$work/s/b1.json" "$work/s/b2.json" "$RL_SRC/examples/synth-amd-epyc/report.html" >"$work/out"; check "files and a report" 0 $?
