@@ -79,6 +79,7 @@ slower=$(grep "↓ slower" <<<"$out")
 expect "the slower step: at b4, build d4d4d4d, -20%" "$slower" "^  2026-11-04 10:00  b4  +d4d4d4d \(build 4003\) +30\.[0-9] ± [0-9.]+ +-7\.[0-9]+ \(-20\.0%\) +↓ slower \(p = [0-9.e-]+\) +llama\.cpp build: c3c3c3c \(build 4002\) -> d4d4d4d \(build 4003\)$"
 expect "summary: one slower" "$out" "^Summary: 13 series; 0 steps faster, 1 slower, [0-9]+ within noise, 0 not tested; [12] measured disturbed"
 expect "the kernel change annotated at b3" "$out" "b3 .*kernel: 6\.18\.44-fc-v782 -> 6\.19\.1-test"
+expect "the ceiling: the samples of its kernel and thread count (dot, 2 threads)" "$(grep -A2 "^membw kernel=dot threads=2, ceiling (measured) (GB/s): 6 bundles$" <<<"$out")" "b1 +a1a1a1a \(build 4000\) +73\.6 ± 2\.58$"
 expect "the disturbed run annotated at b6" "$out" "b6 .*\? \[disturbed\].*measured disturbed"
 grep -q "Other CPU" <<<"$(grep -v "^  $work/s/other.json" <<<"$out")" && fail "the other machine appears beyond its note" || echo "ok   the other machine only in its note"
 grep -q "other" <<<"$(sed -n '/^== /,$p' <<<"$out")" && fail "the other bundle in a series" || echo "ok   the other bundle in no series"
@@ -174,6 +175,14 @@ PY
 "$RL_BIN" history "$work/c" --fail-on-regression 10 >"$work/out" 2>"$work/err"; check "client: --fail-on-regression 10" 1 $?
 expect "client: the TTFT regression named" "$(cat "$work/err")" "^llama-roofline history: regression: TTFT synth-tiny .*concurrency=1 .* at c2 .*: \+20\.0%$"
 [ "$(grep -c "↓ slower" "$work/out")" = 1 ] && echo "ok   client: one step slower" || fail "client: slower steps: $(grep "slower" "$work/out")"
+
+# ---- a directory's file that is not a bundle: skipped with one line
+mkdir -p "$work/mixed"
+cp "$work/s/b1.json" "$work/s/b2.json" "$work/not-a-bundle.json" "$work/mixed/"
+"$RL_BIN" history "$work/mixed" >"$work/out" 2>"$work/err"; check "a directory with a non-bundle" 0 $?
+expect "skipped, said once" "$(cat "$work/err")" "^llama-roofline history: skipping .*not-a-bundle\.json"
+[ "$(wc -l <"$work/err")" = 1 ] && echo "ok   one line on stderr" || fail "stderr: $(cat "$work/err")"
+expect "the two bundles" "$(head -1 "$work/out")" "^llama-roofline history: 2 bundles of AMD EPYC"
 
 # ---- bundle files given one by one, a report among them
 "$RL_BIN" history "$work/s/b1.json" "$work/s/b2.json" "$RL_SRC/examples/synth-amd-epyc/report.html" >"$work/out"; check "files and a report" 0 $?
