@@ -43,6 +43,7 @@ static const rl_command *const commands[] = {
     &rl_cmd_validate,
     &rl_cmd_legend,
     &rl_cmd_compare,
+    &rl_cmd_history,
     &rl_cmd_advise,
     &rl_cmd_client,
     &rl_cmd_predict,

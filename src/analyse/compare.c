@@ -25,7 +25,7 @@ void rl_cmp_init(rl_cmp *c)
     c->min_effect_pct = RL_CMP_MIN_EFFECT_PCT;
 }
 
-static void row_free(rl_cmp_row *r, size_t n_inputs)
+void rl_cmp_row_free(rl_cmp_row *r, size_t n_inputs)
 {
     free(r->group);
     free(r->key);
@@ -46,7 +46,7 @@ static void row_free(rl_cmp_row *r, size_t n_inputs)
 void rl_cmp_free(rl_cmp *c)
 {
     for (size_t i = 0; i < c->n_rows; i++)
-        row_free(&c->rows[i], c->n_inputs);
+        rl_cmp_row_free(&c->rows[i], c->n_inputs);
     free(c->rows);
     for (size_t i = 0; i < c->n_facts; i++) {
         for (size_t k = 0; k < c->n_inputs; k++)
@@ -287,6 +287,18 @@ static rl_status facts(rl_cmp *c, rl_error *err)
     return RL_OK;
 }
 
+rl_status rl_cmp_rows_of(rl_cmp *c, size_t input, rl_error *err)
+{
+    if (input >= c->n_inputs)
+        return rl_fail(err, RL_EINTERNAL, "compare: no input %zu", input);
+    for (size_t p = 0; p < sizeof producers / sizeof producers[0]; p++) {
+        rl_status st = producers[p](c, input, c->inputs[input].bundle, err);
+        if (st != RL_OK)
+            return st;
+    }
+    return RL_OK;
+}
+
 rl_status rl_cmp_run(rl_cmp *c, rl_error *err)
 {
     if (c->n_inputs < 2)
@@ -294,12 +306,11 @@ rl_status rl_cmp_run(rl_cmp *c, rl_error *err)
                        "compare needs at least two inputs (bundles, reports or directories of "
                        "them); got %zu",
                        c->n_inputs);
-    for (size_t i = 0; i < c->n_inputs; i++)
-        for (size_t p = 0; p < sizeof producers / sizeof producers[0]; p++) {
-            rl_status st = producers[p](c, i, c->inputs[i].bundle, err);
-            if (st != RL_OK)
-                return st;
-        }
+    for (size_t i = 0; i < c->n_inputs; i++) {
+        rl_status st = rl_cmp_rows_of(c, i, err);
+        if (st != RL_OK)
+            return st;
+    }
     c->rows_not_everywhere = 0;
     for (size_t r = 0; r < c->n_rows; r++) {
         rl_cmp_row *row = &c->rows[r];

@@ -200,12 +200,27 @@ void rl_cmp_free(rl_cmp *c);
  * with a line on stderr) and for each subdirectory holding bundle.json or report.html.
  * RL_EINPUT naming the operand for a missing or bad file or a directory with no bundle. */
 rl_status rl_cmp_add_operand(rl_cmp *c, const char *operand, rl_error *err);
+/* The walk behind rl_cmp_add_operand, for any reader of many bundles (history): fn gets each
+ * bundle the operand stands for, loaded, and takes it (it frees it, whatever it returns); a
+ * directory's file that does not load is skipped with "llama-roofline COMMAND: skipping ..."
+ * on stderr. Stops at the first status fn returns that is not RL_OK. */
+typedef rl_status (*rl_cmp_bundle_fn)(void *ctx, const char *path, cJSON *bundle, rl_error *err);
+rl_status rl_cmp_each_bundle(const char *operand, const char *command, rl_cmp_bundle_fn fn,
+                             void *ctx, rl_error *err);
 /* Add one already loaded bundle (c takes it) under path. */
 rl_status rl_cmp_add_bundle(rl_cmp *c, const char *path, cJSON *bundle, rl_error *err);
 
 /* The baseline: "N" (1-based position) or a path equal to an input's path. RL_EINPUT when it
  * names none. */
 rl_status rl_cmp_set_baseline(rl_cmp *c, const char *which, rl_error *err);
+
+/* Free what row r owns (its strings, and its n_inputs cells with their samples; cells may be
+ * NULL), not r itself. */
+void rl_cmp_row_free(rl_cmp_row *r, size_t n_inputs);
+
+/* The rows of one input: every producer of the table over its bundle (rl_cmp_run calls it for
+ * each input; history for a one-input comparison per bundle). */
+rl_status rl_cmp_rows_of(rl_cmp *c, size_t input, rl_error *err);
 
 /* Build every row (the producers over every input), the verdicts and the facts. Needs at least
  * two inputs (RL_EINPUT otherwise). */

@@ -77,13 +77,21 @@ rl_status rl_cmp_add_bundle(rl_cmp *c, const char *path, cJSON *bundle, rl_error
     return RL_OK;
 }
 
-static rl_status add_file(rl_cmp *c, const char *path, rl_error *err)
+/* One operand walk: each bundle loaded goes to fn (which takes it); skipped files are said on
+ * stderr as "llama-roofline COMMAND: skipping ...". */
+typedef struct {
+    const char *command;
+    rl_cmp_bundle_fn fn;
+    void *ctx;
+} walk;
+
+static rl_status add_file(const walk *w, const char *path, rl_error *err)
 {
     cJSON *b = NULL;
     rl_status st = rl_bundle_load(path, &b, err);
     if (st != RL_OK)
         return st;
-    return rl_cmp_add_bundle(c, path, b, err);
+    return w->fn(w->ctx, path, b, err);
 }
 
 static bool is_regular(const char *path)
@@ -111,18 +119,18 @@ static char *dir_main_file(const char *dir)
     return NULL;
 }
 
-static rl_status add_dir(rl_cmp *c, const char *dir, rl_error *err)
+static rl_status add_dir(const walk *w, const char *dir, rl_error *err)
 {
     char *main_file = dir_main_file(dir);
     if (main_file) {
-        rl_status st = add_file(c, main_file, err);
+        rl_status st = add_file(w, main_file, err);
         free(main_file);
         return st;
     }
     char **names;
     size_t n;
     rl_status st = rl_dir_list(dir, NULL, NULL, 100000, &names, &n, err);
-    size_t before = c->n_inputs;
+    size_t found = 0;
     for (size_t i = 0; st == RL_OK && i < n; i++) {
         char *p = rl_asprintf("%s/%s", dir, names[i]);
         if (!p) {
@@ -132,26 +140,30 @@ static rl_status add_dir(rl_cmp *c, const char *dir, rl_error *err)
         struct stat sb;
         if (stat(p, &sb) == 0 && S_ISDIR(sb.st_mode)) {
             char *f = dir_main_file(p);
-            if (f)
-                st = add_file(c, f, err);
+            if (f) {
+                st = add_file(w, f, err);
+                found++;
+            }
             free(f);
         } else if (stat(p, &sb) == 0 && S_ISREG(sb.st_mode) &&
                    (ends_with(names[i], ".json") || ends_with(names[i], ".html"))) {
             rl_error e2 = {RL_OK, ""};
-            rl_status s2 = add_file(c, p, &e2);
+            rl_status s2 = add_file(w, p, &e2);
             if (s2 == RL_EINPUT) {
                 char safe[1200];
-                rl_tty_printf(stderr, "llama-roofline compare: skipping %s\n",
+                rl_tty_printf(stderr, "llama-roofline %s: skipping %s\n", w->command,
                               rl_tty_escape(e2.msg, safe, sizeof safe));
             } else if (s2 != RL_OK) {
                 *err = e2;
                 st = s2;
+            } else {
+                found++;
             }
         }
         free(p);
     }
     rl_dir_names_free(names, n);
-    if (st == RL_OK && c->n_inputs == before)
+    if (st == RL_OK && found == 0)
         st = rl_fail(err, RL_EINPUT,
                      "%s holds no bundle or report (give bundle.json or report.html files, or "
                      "directories of them)",
@@ -159,14 +171,26 @@ static rl_status add_dir(rl_cmp *c, const char *dir, rl_error *err)
     return st;
 }
 
-rl_status rl_cmp_add_operand(rl_cmp *c, const char *operand, rl_error *err)
+rl_status rl_cmp_each_bundle(const char *operand, const char *command, rl_cmp_bundle_fn fn,
+                             void *ctx, rl_error *err)
 {
+    walk w = {command, fn, ctx};
     struct stat sb;
     if (stat(operand, &sb) != 0)
         return rl_fail(err, RL_EINPUT, "cannot read %s: %s", operand, strerror(errno));
     if (S_ISDIR(sb.st_mode))
-        return add_dir(c, operand, err);
-    return add_file(c, operand, err);
+        return add_dir(&w, operand, err);
+    return add_file(&w, operand, err);
+}
+
+static rl_status take_bundle(void *ctx, const char *path, cJSON *bundle, rl_error *err)
+{
+    return rl_cmp_add_bundle(ctx, path, bundle, err);
+}
+
+rl_status rl_cmp_add_operand(rl_cmp *c, const char *operand, rl_error *err)
+{
+    return rl_cmp_each_bundle(operand, "compare", take_bundle, c, err);
 }
 
 rl_status rl_cmp_set_baseline(rl_cmp *c, const char *which, rl_error *err)

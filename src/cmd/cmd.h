@@ -25,6 +25,7 @@ extern const rl_command rl_cmd_diagnose;
 extern const rl_command rl_cmd_validate;
 extern const rl_command rl_cmd_legend;
 extern const rl_command rl_cmd_compare;
+extern const rl_command rl_cmd_history;
 extern const rl_command rl_cmd_advise;
 extern const rl_command rl_cmd_client;
 extern const rl_command rl_cmd_predict;

@@ -48,6 +48,9 @@
  * Linux's PID_MAX_LIMIT; without it a loopback --url's listening process is looked up */
 #define RL_DEF_MAX_SERVER_PID 4194304
 
+/* history: the points a series lists (text, Markdown, page) without --all-steps */
+#define RL_DEF_HISTORY_LISTED 120
+
 /* A macro's value as a string literal: "default " RL_DEF_STR(RL_DEF_N_PROMPT). */
 #define RL_DEF_STR_(x) #x
 #define RL_DEF_STR(x) RL_DEF_STR_(x)

@@ -125,13 +125,7 @@ void rl_cmp_fmt_verdict(const rl_cmp_cell *x, char *buf, size_t cap)
 
 /* ---- a small table: cells of text, rendered aligned or as Markdown ---------------------- */
 
-typedef struct {
-    char **cells;
-    size_t n_cols, n, cap; /* n cells */
-    bool oom;
-} table;
-
-static void cell(table *t, const char *s)
+void rl_cmp_table_cell(rl_cmp_table *t, const char *s)
 {
     if (t->oom)
         return;
@@ -151,7 +145,7 @@ static void cell(table *t, const char *s)
     t->cells[t->n++] = d;
 }
 
-static void table_free(table *t)
+void rl_cmp_table_free(rl_cmp_table *t)
 {
     for (size_t i = 0; i < t->n; i++)
         free(t->cells[i]);
@@ -168,7 +162,7 @@ static size_t width(const char *s)
     return w;
 }
 
-static void table_render(rl_sbuf *b, const table *t, bool markdown, const char *indent)
+void rl_cmp_table_render(rl_sbuf *b, const rl_cmp_table *t, bool markdown, const char *indent)
 {
     size_t nc = t->n_cols, nr = nc ? t->n / nc : 0;
     if (nr == 0)
@@ -230,7 +224,7 @@ out:
 
 /* ---- the text ---------------------------------------------------------------------------- */
 
-static void line(rl_sbuf *b, bool markdown, const char *prefix, const char *s)
+void rl_cmp_text_line(rl_sbuf *b, bool markdown, const char *prefix, const char *s)
 {
     if (markdown) {
         rl_sbuf_printf(b, "%s", prefix);
@@ -255,7 +249,7 @@ static void warn_line(rl_sbuf *b, bool markdown, rl_sbuf *s)
         b->oom = true;
         return;
     }
-    line(b, markdown, markdown ? "- " : "  ", t);
+    rl_cmp_text_line(b, markdown, markdown ? "- " : "  ", t);
     free(t);
 }
 
@@ -309,7 +303,7 @@ static void warnings(rl_sbuf *b, const rl_cmp *c, bool markdown)
         rl_snprintf(t, sizeof t,
                     "suite: %zu of %zu rows are not in every input (other models or settings)",
                     c->rows_not_everywhere, c->n_rows);
-        line(b, markdown, markdown ? "- " : "  ", t);
+        rl_cmp_text_line(b, markdown, markdown ? "- " : "  ", t);
     }
 }
 
@@ -330,26 +324,26 @@ static void group_table(rl_sbuf *b, const rl_cmp *c, const char *group, bool mar
     }
     bool many = c->n_inputs > 2;
     bool dcol = rl_cmp_group_disturbed(c, group);
-    table t = {0};
-    cell(&t, "metric");
-    cell(&t, strcmp(group, RL_CMP_GROUP_CLIENT) == 0 ? "model or command" : "model");
+    rl_cmp_table t = {0};
+    rl_cmp_table_cell(&t, "metric");
+    rl_cmp_table_cell(&t, strcmp(group, RL_CMP_GROUP_CLIENT) == 0 ? "model or command" : "model");
     for (size_t k = 0; k < first->n_keys; k++)
         if (keyshow[k])
-            cell(&t, first->key_names[k]);
+            rl_cmp_table_cell(&t, first->key_names[k]);
     if (many)
-        cell(&t, "input");
+        rl_cmp_table_cell(&t, "input");
     char h[160];
     if (first->units_vary)
         rl_snprintf(h, sizeof h, "baseline [%zu]", c->baseline + 1);
     else
         rl_snprintf(h, sizeof h, "baseline [%zu] (%s)", c->baseline + 1, first->unit);
-    cell(&t, h);
-    cell(&t, many ? "value" : "value [2]");
-    cell(&t, "ratio");
-    cell(&t, "delta");
-    cell(&t, "verdict");
+    rl_cmp_table_cell(&t, h);
+    rl_cmp_table_cell(&t, many ? "value" : "value [2]");
+    rl_cmp_table_cell(&t, "ratio");
+    rl_cmp_table_cell(&t, "delta");
+    rl_cmp_table_cell(&t, "verdict");
     if (dcol)
-        cell(&t, "disturbed");
+        rl_cmp_table_cell(&t, "disturbed");
     t.n_cols = t.n;
     for (size_t r = 0; r < c->n_rows; r++) {
         const rl_cmp_row *row = &c->rows[r];
@@ -360,28 +354,28 @@ static void group_table(rl_sbuf *b, const rl_cmp *c, const char *group, bool mar
                 continue;
             char a[160];
             rl_cmp_fmt_metric(row, a, sizeof a);
-            cell(&t, a);
-            cell(&t, row->subject);
+            rl_cmp_table_cell(&t, a);
+            rl_cmp_table_cell(&t, row->subject);
             for (size_t k = 0; k < first->n_keys; k++)
                 if (keyshow[k])
-                    cell(&t, k < row->n_keys ? row->key_values[k] : "");
+                    rl_cmp_table_cell(&t, k < row->n_keys ? row->key_values[k] : "");
             if (many) {
                 rl_snprintf(a, sizeof a, "[%zu]", i + 1);
-                cell(&t, a);
+                rl_cmp_table_cell(&t, a);
             }
             rl_cmp_fmt_value(&row->cells[c->baseline], a, sizeof a);
-            cell(&t, a);
+            rl_cmp_table_cell(&t, a);
             rl_cmp_fmt_value(&row->cells[i], a, sizeof a);
-            cell(&t, a);
+            rl_cmp_table_cell(&t, a);
             rl_cmp_fmt_ratio(&row->cells[i], a, sizeof a);
-            cell(&t, a);
+            rl_cmp_table_cell(&t, a);
             rl_cmp_fmt_delta(&row->cells[i], a, sizeof a);
-            cell(&t, a);
+            rl_cmp_table_cell(&t, a);
             rl_cmp_fmt_verdict(&row->cells[i], a, sizeof a);
-            cell(&t, a);
+            rl_cmp_table_cell(&t, a);
             if (dcol) {
                 rl_cmp_fmt_disturbed(c, r, i, a, sizeof a);
-                cell(&t, a);
+                rl_cmp_table_cell(&t, a);
             }
         }
     }
@@ -392,53 +386,54 @@ static void group_table(rl_sbuf *b, const rl_cmp *c, const char *group, bool mar
         char *s = rl_sbuf_take(&same);
         same = (rl_sbuf){0};
         if (s && *s) {
-            line(b, markdown, markdown ? "Same in every row: " : "  same in every row: ", s);
+            rl_cmp_text_line(b, markdown,
+                             markdown ? "Same in every row: " : "  same in every row: ", s);
             if (markdown)
                 rl_sbuf_put(b, "\n", 1);
         }
         free(s);
         const char *note = rl_cmp_group_note(group);
         if (note) {
-            line(b, markdown, markdown ? "" : "  ", note);
+            rl_cmp_text_line(b, markdown, markdown ? "" : "  ", note);
             if (markdown)
                 rl_sbuf_put(b, "\n", 1);
         }
         if (t.n > t.n_cols)
-            table_render(b, &t, markdown, "  ");
+            rl_cmp_table_render(b, &t, markdown, "  ");
         else
             rl_sbuf_printf(b, markdown ? "No row is in both the baseline and another input.\n\n"
                                        : "  no row is in both the baseline and another input\n");
     }
     free(rl_sbuf_take(&same));
-    table_free(&t);
+    rl_cmp_table_free(&t);
 }
 
 /* ---- fleets: one line per row across the inputs ----------------------------------------- */
 
-static void ratio_cell(table *t, double v)
+static void ratio_cell(rl_cmp_table *t, double v)
 {
     char a[32] = "";
     if (isfinite(v))
         rl_snprintf(a, sizeof a, "x%.3f", v);
-    cell(t, a);
+    rl_cmp_table_cell(t, a);
 }
 
-static void count_cell(table *t, size_t n)
+static void count_cell(rl_cmp_table *t, size_t n)
 {
     char a[32];
     rl_snprintf(a, sizeof a, "%zu", n);
-    cell(t, a);
+    rl_cmp_table_cell(t, a);
 }
 
-static void input_cell(table *t, size_t i)
+static void input_cell(rl_cmp_table *t, size_t i)
 {
     char a[32] = "";
     if (i != SIZE_MAX)
         rl_snprintf(a, sizeof a, "[%zu]", i + 1);
-    cell(t, a);
+    rl_cmp_table_cell(t, a);
 }
 
-static void summary_row(table *t, const rl_cmp *c, size_t r, const bool *keyshow)
+static void summary_row(rl_cmp_table *t, const rl_cmp *c, size_t r, const bool *keyshow)
 {
     const rl_cmp_row *row = &c->rows[r];
     rl_cmp_row_sum s;
@@ -448,11 +443,11 @@ static void summary_row(table *t, const rl_cmp *c, size_t r, const bool *keyshow
     }
     char a[160];
     rl_cmp_fmt_metric(row, a, sizeof a);
-    cell(t, a);
-    cell(t, row->subject);
+    rl_cmp_table_cell(t, a);
+    rl_cmp_table_cell(t, row->subject);
     for (size_t k = 0; k < row->n_keys; k++)
         if (keyshow[k])
-            cell(t, row->key_values[k]);
+            rl_cmp_table_cell(t, row->key_values[k]);
     count_cell(t, s.faster);
     count_cell(t, s.slower);
     count_cell(t, s.noise);
@@ -472,19 +467,19 @@ static void group_summary(rl_sbuf *b, const rl_cmp *c, const char *group, bool m
     if (!first)
         return;
     bool keyshow[RL_CMP_MAX_KEYS];
-    table t = {0};
-    cell(&t, "metric");
-    cell(&t, strcmp(group, RL_CMP_GROUP_CLIENT) == 0 ? "model or command" : "model");
+    rl_cmp_table t = {0};
+    rl_cmp_table_cell(&t, "metric");
+    rl_cmp_table_cell(&t, strcmp(group, RL_CMP_GROUP_CLIENT) == 0 ? "model or command" : "model");
     for (size_t k = 0; k < first->n_keys; k++) {
         keyshow[k] = all || rl_cmp_key_varies(c, group, first->key_names[k]);
         if (keyshow[k])
-            cell(&t, first->key_names[k]);
+            rl_cmp_table_cell(&t, first->key_names[k]);
     }
     static const char *const heads[] = {"faster",    "slower",    "noise",     "untested",
                                         "disturbed", "ratio min", "ratio med", "ratio max",
                                         "best",      "worst"};
     for (size_t k = 0; k < sizeof heads / sizeof heads[0]; k++)
-        cell(&t, heads[k]);
+        rl_cmp_table_cell(&t, heads[k]);
     t.n_cols = t.n;
     for (size_t r = 0; r < c->n_rows && !t.oom; r++)
         if (strcmp(c->rows[r].group, group) == 0)
@@ -493,9 +488,9 @@ static void group_summary(rl_sbuf *b, const rl_cmp *c, const char *group, bool m
         b->oom = true;
     else {
         rl_sbuf_printf(b, markdown ? "\n**%s**\n\n" : "\n%s:\n", group);
-        table_render(b, &t, markdown, "  ");
+        rl_cmp_table_render(b, &t, markdown, "  ");
     }
-    table_free(&t);
+    rl_cmp_table_free(&t);
 }
 
 char *rl_cmp_text(const rl_cmp *c, bool markdown, bool all_columns)
@@ -504,7 +499,7 @@ char *rl_cmp_text(const rl_cmp *c, bool markdown, bool all_columns)
     char buf[1024];
     rl_snprintf(buf, sizeof buf, "llama-roofline compare: %zu inputs, baseline [%zu] %s",
                 c->n_inputs, c->baseline + 1, c->inputs[c->baseline].label);
-    line(&b, markdown, markdown ? "### " : "", buf);
+    rl_cmp_text_line(&b, markdown, markdown ? "### " : "", buf);
     if (markdown)
         rl_sbuf_put(&b, "\n", 1);
     bool summary = c->n_inputs >= RL_CMP_SUMMARY_MIN;
@@ -517,7 +512,7 @@ char *rl_cmp_text(const rl_cmp *c, bool markdown, bool all_columns)
             cpu = cv->valuestring;
         rl_snprintf(buf, sizeof buf, "[%zu] %s: %s%s%s%s", i + 1, c->inputs[i].label,
                     c->inputs[i].path, cpu ? " (" : "", cpu ? cpu : "", cpu ? ")" : "");
-        line(&b, markdown, markdown ? "- " : "  ", buf);
+        rl_cmp_text_line(&b, markdown, markdown ? "- " : "  ", buf);
     }
     if (summary) {
         rl_snprintf(buf, sizeof buf,
@@ -526,11 +521,11 @@ char *rl_cmp_text(const rl_cmp *c, bool markdown, bool all_columns)
                     "(smallest, median, largest), the best and worst input; compare --json lists "
                     "every input and cell.",
                     c->n_inputs - listed, RL_CMP_SUMMARY_MIN);
-        line(&b, markdown, markdown ? "\n" : "  ", buf);
+        rl_cmp_text_line(&b, markdown, markdown ? "\n" : "  ", buf);
     }
     rl_cmp_test_sentence(c, buf, sizeof buf);
     rl_sbuf_put(&b, "\n", 1);
-    line(&b, markdown, "", buf);
+    rl_cmp_text_line(&b, markdown, "", buf);
     rl_cmp_counts k = rl_cmp_count(c);
     rl_snprintf(buf, sizeof buf,
                 "Summary: %zu faster, %zu slower, %zu within noise, %zu not tested, %zu not in "
@@ -538,12 +533,12 @@ char *rl_cmp_text(const rl_cmp *c, bool markdown, bool all_columns)
                 k.faster, k.slower, k.noise, k.untested, k.missing);
     if (markdown)
         rl_sbuf_put(&b, "\n", 1);
-    line(&b, markdown, "", buf);
+    rl_cmp_text_line(&b, markdown, "", buf);
     if (k.disturbed) {
         rl_cmp_disturbed_sentence(c, &k, buf, sizeof buf);
         if (markdown)
             rl_sbuf_put(&b, "\n", 1);
-        line(&b, markdown, "", buf);
+        rl_cmp_text_line(&b, markdown, "", buf);
     }
     warnings(&b, c, markdown);
     /* one table per group, in order of first appearance */
@@ -560,7 +555,7 @@ char *rl_cmp_text(const rl_cmp *c, bool markdown, bool all_columns)
                     "%zu rows present on one side only are not listed (--all-columns lists them).",
                     hidden);
         rl_sbuf_put(&b, "\n", 1);
-        line(&b, markdown, "", buf);
+        rl_cmp_text_line(&b, markdown, "", buf);
     }
     return rl_sbuf_take(&b);
 }

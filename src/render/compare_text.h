@@ -18,6 +18,7 @@
 #include <stddef.h>
 
 #include "analyse/compare.h"
+#include "base/rl_text.h"
 
 /* From RL_CMP_SUMMARY_MIN inputs the text lists the first RL_CMP_TEXT_INPUTS_LISTED inputs and
  * one line per row across the inputs (rl_cmp_row_summary) instead of one per cell. */
@@ -43,5 +44,20 @@ void rl_cmp_disturbed_sentence(const rl_cmp *c, const rl_cmp_counts *k, char *bu
 /* The "disturbed" column of row r for input i: "[2]" (this input was measured disturbed),
  * "[1] (baseline)", "[1] and [2]" (both), or "" when the cell is not suspect. */
 void rl_cmp_fmt_disturbed(const rl_cmp *c, size_t r, size_t i, char *buf, size_t cap);
+
+/* A small table of text cells (n_cols per row, row-major; the first row is the header),
+ * rendered aligned on a terminal (every cell escaped, each column as wide as its widest cell,
+ * two spaces between, no trailing blanks) or as a Markdown table (cells escaped). Shared by
+ * compare and history. rl_cmp_table_cell copies s (NULL: ""); out of memory sets t->oom. */
+typedef struct {
+    char **cells;
+    size_t n_cols, n, cap; /* n cells */
+    bool oom;
+} rl_cmp_table;
+void rl_cmp_table_cell(rl_cmp_table *t, const char *s);
+void rl_cmp_table_render(rl_sbuf *b, const rl_cmp_table *t, bool markdown, const char *indent);
+void rl_cmp_table_free(rl_cmp_table *t);
+/* One line of text: prefix, then s Markdown-escaped or terminal-escaped, then a newline. */
+void rl_cmp_text_line(rl_sbuf *b, bool markdown, const char *prefix, const char *s);
 
 #endif

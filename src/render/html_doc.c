@@ -193,9 +193,9 @@ static void script_escape(rl_sbuf *b, const char *text, size_t n)
     }
 }
 
-char *rl_html_json_for_script(const cJSON *bundle)
+/* text (taken, freed with free) made safe for <script>, as rl_html_json_for_script says. */
+static char *script_safe(char *text)
 {
-    char *text = rl_json_print(bundle);
     if (!text)
         return NULL;
     rl_sbuf b = {0};
@@ -206,6 +206,19 @@ char *rl_html_json_for_script(const cJSON *bundle)
         return NULL;
     }
     return b.p;
+}
+
+char *rl_html_json_for_script(const cJSON *bundle)
+{
+    return script_safe(rl_json_print(bundle));
+}
+
+char *rl_html_json_for_script_compact(const cJSON *j)
+{
+    char *t = cJSON_PrintUnformatted(j);
+    char *c = t ? rl_strdup(t) : NULL; /* freed with free() like the other */
+    cJSON_free(t);
+    return script_safe(c);
 }
 
 /* ---- tree helpers ---------------------------------------------------------------------- */
@@ -361,15 +374,8 @@ rl_status rl_html_serialize(xmlDocPtr doc, char **out, size_t *len, rl_error *er
     return RL_OK;
 }
 
-rl_status rl_html_embed_json(rl_html *h, xmlNodePtr script, const cJSON *j, const char *what,
-                             rl_error *err)
+static rl_status embed(rl_html *h, xmlNodePtr script, char *json, const char *what, rl_error *err)
 {
-    if (h->defer && script) {
-        h->deferred = j;
-        xmlNodeAddContent(script, BAD_CAST RL_HTML_EMBED_MARK);
-        return h->oom ? rl_fail(err, RL_EINTERNAL, "%s: out of memory", what) : RL_OK;
-    }
-    char *json = rl_html_json_for_script(j);
     if (!json || !script) {
         free(json);
         return rl_fail(err, RL_EINTERNAL, "%s: out of memory", what);
@@ -379,6 +385,23 @@ rl_status rl_html_embed_json(rl_html *h, xmlNodePtr script, const cJSON *j, cons
     if (h->oom)
         return rl_fail(err, RL_EINTERNAL, "%s: out of memory", what);
     return RL_OK;
+}
+
+rl_status rl_html_embed_json(rl_html *h, xmlNodePtr script, const cJSON *j, const char *what,
+                             rl_error *err)
+{
+    if (h->defer && script) {
+        h->deferred = j;
+        xmlNodeAddContent(script, BAD_CAST RL_HTML_EMBED_MARK);
+        return h->oom ? rl_fail(err, RL_EINTERNAL, "%s: out of memory", what) : RL_OK;
+    }
+    return embed(h, script, rl_html_json_for_script(j), what, err);
+}
+
+rl_status rl_html_embed_json_compact(rl_html *h, xmlNodePtr script, const cJSON *j,
+                                     const char *what, rl_error *err)
+{
+    return embed(h, script, rl_html_json_for_script_compact(j), what, err);
 }
 
 static void drop_comments(xmlNodePtr n)

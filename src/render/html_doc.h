@@ -80,6 +80,9 @@ bool rl_html_json_is_utf8(const cJSON *item);
  * it can neither end its element nor change how the HTML tokenizer reads it. JSON.parse
  * gives back the same tree. Caller frees; NULL when out of memory. */
 char *rl_html_json_for_script(const cJSON *bundle);
+/* The same printed without layout (no newlines or tabs between tokens): for large data
+ * (the history page). Caller frees; NULL when out of memory. */
+char *rl_html_json_for_script_compact(const cJSON *j);
 /* Parse a built-in page template (name for messages, e.g. "report.xml"; no network) into
  * h->doc with comments and processing instructions removed, its root element in *root.
  * RL_EINTERNAL "WHAT: the built-in template does not parse" (h->doc may still need
@@ -91,6 +94,10 @@ rl_status rl_html_load_template(rl_html *h, const unsigned char *xml, size_t len
  * RL_EINTERNAL "WHAT: out of memory" when the text or the element is missing or h ran out. */
 rl_status rl_html_embed_json(rl_html *h, xmlNodePtr script, const cJSON *j, const char *what,
                              rl_error *err);
+
+/* The same with rl_html_json_for_script_compact. */
+rl_status rl_html_embed_json_compact(rl_html *h, xmlNodePtr script, const cJSON *j,
+                                     const char *what, rl_error *err);
 
 /* The document as HTML text (UTF-8, "<!DOCTYPE html>" first). Caller frees *out. */
 rl_status rl_html_serialize(xmlDocPtr doc, char **out, size_t *len, rl_error *err);

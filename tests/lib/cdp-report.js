@@ -10,7 +10,10 @@
 //   escaping had failed: the Content-Security-Policy must stop the script and the request)
 //   or "compare" (a comparison page: its data block is id "compare", schema
 //   llama-roofline-compare, and counts its inputs instead of models), or "compare-hostile"
-//   (a comparison with the hostile bundle among its inputs: checked as both).
+//   (a comparison with the hostile bundle among its inputs: checked as both), or "history" (a
+//   history page: its data block is id "history", schema llama-roofline-history, and counts
+//   its inputs), or "history-hostile" (a history of the hostile bundle: its model names, CPU
+//   and build show as text, nothing runs).
 // For every page: the load finishes; zero console errors and exceptions (except "csp", where
 // the blocked injection is expected to be reported); zero network requests besides the page
 // itself; no JavaScript dialog; a light and a dark screenshot (OUTDIR/NAME-light.png and
@@ -145,7 +148,8 @@ async function openPage(kind, file) {
   };
   const dom = await evaluate(`(() => {
     const figs = [...document.querySelectorAll('figure.chart')];
-    const bundle = document.getElementById('bundle') || document.getElementById('compare');
+    const bundle = document.getElementById('bundle') || document.getElementById('compare') ||
+      document.getElementById('history');
     let parsed = null; try { parsed = JSON.parse(bundle.textContent); } catch (e) {}
     const onAttrs = [...document.querySelectorAll('*')].filter((e) => [...e.attributes].some((a) => /^on/i.test(a.name))).length;
     return {
@@ -200,7 +204,9 @@ async function openPage(kind, file) {
       check(r.ev.dialogs.length === 0 && !d.pwned, `${n}: no dialog, no script ran`);
       check(d.scripts.length === 1 && d.scripts[0] === 'application/json', `${n}: one <script>, the JSON data block (${d.scripts.join(',')})`);
       const cmp = kind.startsWith('compare');
-      if (!cmp && d.nPoints >= 0) // a client bundle: operating points, no models
+      if (kind.startsWith('history'))
+        check(d.schema === 'llama-roofline-history' && d.nModels > 1, `${n}: the embedded history parses (${d.nModels} inputs)`);
+      else if (!cmp && d.nPoints >= 0) // a client bundle: operating points, no models
         check(d.schema === 'llama-roofline-bundle' && d.nPoints > 0, `${n}: the embedded client bundle parses (${d.nPoints} operating points)`);
       else
         check(d.schema === (cmp ? 'llama-roofline-compare' : 'llama-roofline-bundle') && d.nModels > 0,
@@ -215,6 +221,11 @@ async function openPage(kind, file) {
       check(r.dark.mean < r.light.mean - 50, `${n}: dark theme is dark (mean luminance ${r.light.mean.toFixed(0)} -> ${r.dark.mean.toFixed(0)})`);
       if (kind === 'hostile' || kind === 'compare-hostile') {
         for (const s of ['<script>alert(1)</script>', '"><img src=x onerror=alert(1)>', ']]>', '</script>', '<!--<script>', '\uFFFD\uFFFDbad\uFFFD'])
+          check(d.bodyText.includes(s), `${n}: ${JSON.stringify(s)} shown as text`);
+        check(d.styles === 1, `${n}: one <style> (the page's)`);
+      }
+      if (kind === 'history-hostile') {
+        for (const s of ['<script>alert(1)</script>', '"><img src=x onerror=alert(1)>', '</script><script>alert(1)</script>'])
           check(d.bodyText.includes(s), `${n}: ${JSON.stringify(s)} shown as text`);
         check(d.styles === 1, `${n}: one <style> (the page's)`);
       }
