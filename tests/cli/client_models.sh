@@ -40,8 +40,10 @@ assert subjects == ["alpha", "b'eta"], subjects
 per = {s: [r for r in rows if r["subject"] == s] for s in subjects}
 assert len(per["alpha"]) == len(per["b'eta"]) > 0, {s: len(v) for s, v in per.items()}
 assert all(r["keys"]["model"] == r["subject"] for r in rows), rows[0]["keys"]
-# each row holds one model's requests from each run: 3 prompts x 1 run, never 6
-assert all(len(r["cells"]) == 2 and all(c.get("n") in (None, 1, 3) for c in r["cells"]) for r in rows), rows[0]
+# each row holds one model's requests from each run: 3 prompts x 1 run, never 6 (fewer for
+# the pooled chunk gaps when a loaded machine delivered a request's two chunks as one)
+bad = [(r["metric"], c.get("n")) for r in rows for c in r["cells"] if c.get("n") is not None and not 0 <= c["n"] <= 3]
+assert all(len(r["cells"]) == 2 for r in rows) and not bad, bad
 print(len(rows), "rows")
 PY
 rc=$?
