@@ -481,21 +481,70 @@ static void feed_stdin(rl_proc *p)
         close_fd(&p->fd_in); /* done, or the child stopped reading (EPIPE): not an error */
 }
 
-static void read_stream(rl_proc *p, int k)
+/* One read of stream k of p into buf (CHUNK bytes): its length, stamped *now right after
+ * read() returned; 0 when there was nothing (EINTR, EAGAIN) or the stream ended (closed). */
+static size_t read_into(rl_proc *p, int k, char *buf, int64_t *now)
 {
-    char buf[CHUNK];
-    ssize_t r = read(p->s[k].fd, buf, sizeof buf);
+    ssize_t r = read(p->s[k].fd, buf, CHUNK);
     if (r < 0 && (errno == EINTR || errno == EAGAIN))
-        return;
+        return 0;
     if (r <= 0) {
         close_fd(&p->s[k].fd); /* EOF (or a read error, treated as EOF) */
-        return;
+        return 0;
     }
-    int64_t now = rl_proc_now_ns();
-    keep(&p->s[k], buf, (size_t)r);
+    *now = rl_proc_now_ns();
+    return (size_t)r;
+}
+
+/* What was read: kept, and handed to the callback with the time of its read. */
+static void deliver(rl_proc *p, int k, const char *buf, size_t n, int64_t now)
+{
+    keep(&p->s[k], buf, n);
     if (p->cb)
-        p->cb(p->ud, k == 0 ? RL_PROC_STDOUT : RL_PROC_STDERR, buf, (size_t)r,
+        p->cb(p->ud, k == 0 ? RL_PROC_STDOUT : RL_PROC_STDERR, buf, n,
               (double)(now - p->start_ns) / (double)NS);
+}
+
+/* The streams poll found readable: all read first, each stamped right after its read(), then
+ * delivered; so when many children write at once (the client's concurrency), a stamp is not
+ * late by the callbacks of the reads before it. Without memory for that, one by one. */
+typedef struct {
+    rl_proc *p;
+    int k;
+    size_t n;
+    int64_t now;
+} ready_read;
+
+static void read_ready(rl_proc *const *procs, const struct pollfd *pfd, const int *map, nfds_t np)
+{
+    size_t want = 0;
+    for (nfds_t j = 0; j < np; j++)
+        want += pfd[j].revents && map[j] % 4 < 2;
+    ready_read *rr = want > 1 ? calloc(want, sizeof *rr) : NULL;
+    char *pool = rr ? malloc(want * CHUNK) : NULL;
+    size_t got = 0;
+    for (nfds_t j = 0; j < np; j++) {
+        rl_proc *p = procs[map[j] / 4];
+        int k = map[j] % 4;
+        if (!pfd[j].revents || k >= 2 || p->s[k].fd < 0)
+            continue;
+        if (!pool) { /* one at a time */
+            char buf[CHUNK];
+            int64_t now;
+            size_t n = read_into(p, k, buf, &now);
+            if (n)
+                deliver(p, k, buf, n, now);
+            continue;
+        }
+        rr[got] = (ready_read){p, k, 0, 0};
+        rr[got].n = read_into(p, k, pool + got * CHUNK, &rr[got].now);
+        got++;
+    }
+    for (size_t i = 0; i < got; i++)
+        if (rr[i].n)
+            deliver(rr[i].p, rr[i].k, pool + i * CHUNK, rr[i].n, rr[i].now);
+    free(pool);
+    free(rr);
 }
 
 static void try_reap(rl_proc *p, int64_t now)
@@ -633,14 +682,10 @@ static rl_status serve(rl_proc *const *procs, size_t n, int64_t until, bool hono
             st = rl_fail(err, RL_EINTERNAL, "poll on child processes failed: %s", strerror(errno));
             break;
         }
+        read_ready(procs, pfd, map, (nfds_t)np);
         for (nfds_t j = 0; j < np; j++) {
-            if (!pfd[j].revents)
-                continue;
             rl_proc *p = procs[map[j] / 4];
-            int k = map[j] % 4;
-            if (k < 2 && p->s[k].fd >= 0)
-                read_stream(p, k);
-            else if (k == 2 && p->fd_in >= 0)
+            if (pfd[j].revents && map[j] % 4 == 2 && p->fd_in >= 0)
                 feed_stdin(p);
             /* k == 3: the pidfd became readable; the next tick reaps */
         }
