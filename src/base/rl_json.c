@@ -453,3 +453,27 @@ size_t rl_json_extent(const char *t, size_t len, size_t max_commas, size_t *comm
     }
     return 0;
 }
+
+const char *rl_json_describe(const cJSON *it, char *buf, size_t cap)
+{
+    if (!it)
+        return "missing";
+    if (cJSON_IsNumber(it)) {
+        rl_snprintf(buf, cap, "%.17g", it->valuedouble);
+        return buf;
+    }
+    return cJSON_IsString(it)   ? "a string"
+           : cJSON_IsBool(it)   ? "a boolean"
+           : cJSON_IsArray(it)  ? "an array"
+           : cJSON_IsObject(it) ? "an object"
+           : cJSON_IsNull(it)   ? "null"
+                                : "not a JSON value";
+}
+
+rl_status rl_json_fail_at(rl_error *err, const char *file, const char *path, const char *key,
+                          const cJSON *it, const char *expect)
+{
+    char what[48];
+    return rl_fail(err, RL_EINPUT, "%s: %s%s%s is %s; expected %s", file, path,
+                   *path && *key ? "." : "", key, rl_json_describe(it, what, sizeof what), expect);
+}

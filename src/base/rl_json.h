@@ -67,6 +67,14 @@ const char *rl_json_get_str(const cJSON *o, const char *key); /* NULL unless a s
 double rl_json_num_or(const cJSON *o, const char *key, double dflt);
 /* The object under key when it says {"available": true, ...}; NULL when absent or unavailable. */
 const cJSON *rl_json_available(const cJSON *o, const char *key);
+/* What a value is, for a message that must never quote a string from the input: its number
+ * ("-3", as %.17g, into buf), "a string", "a boolean", "an array", "an object", "null";
+ * "missing" for NULL. */
+const char *rl_json_describe(const cJSON *it, char *buf, size_t cap);
+/* RL_EINPUT "FILE: PATH.KEY is WHAT; expected EXPECT" (WHAT rl_json_describe's; no "." when
+ * path or key is empty): the one message for a value of the wrong type or range. */
+rl_status rl_json_fail_at(rl_error *err, const char *file, const char *path, const char *key,
+                          const cJSON *it, const char *expect);
 
 /* Length of the JSON value starting at t[0] (a '{' or '['), up to and including its closing
  * bracket, or 0 when the text ends first (unterminated). Strings and their escapes are

@@ -139,29 +139,11 @@ static cJSON *new_model(cJSON *models, size_t index, const char *path, const cha
 
 /* ---- reading typed values -------------------------------------------------------------- */
 
-/* "a string", "an object", "-3", ... for a message: never the text of a string. */
-static const char *describe(const cJSON *it, char *buf, size_t cap)
-{
-    if (cJSON_IsNumber(it)) {
-        rl_snprintf(buf, cap, "%.17g", it->valuedouble);
-        return buf;
-    }
-    return cJSON_IsString(it)   ? "a string"
-           : cJSON_IsBool(it)   ? "a boolean"
-           : cJSON_IsArray(it)  ? "an array"
-           : cJSON_IsObject(it) ? "an object"
-           : cJSON_IsNull(it)   ? "null"
-                                : "not a JSON value";
-}
-
 /* RL_EINPUT: "FILE: PATH.KEY is WHAT; expected EXPECT". */
 static rl_status bad_value(imp *c, const char *path, const char *key, const cJSON *it,
                            const char *expect)
 {
-    char what[48];
-    return rl_fail(c->err, RL_EINPUT, "%s: %s%s%s is %s; expected %s", c->file, path,
-                   *path && *key ? "." : "", key, it ? describe(it, what, sizeof what) : "missing",
-                   expect);
+    return rl_json_fail_at(c->err, c->file, path, key, it, expect);
 }
 
 static bool given(const cJSON *it)

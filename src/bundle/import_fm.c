@@ -39,26 +39,10 @@ typedef struct {
 
 /* ---- reading typed values ------------------------------------------------------------- */
 
-static const char *what(const cJSON *it, char *buf, size_t cap)
-{
-    if (cJSON_IsNumber(it)) {
-        rl_snprintf(buf, cap, "%.17g", it->valuedouble);
-        return buf;
-    }
-    return cJSON_IsString(it)   ? "a string"
-           : cJSON_IsBool(it)   ? "a boolean"
-           : cJSON_IsArray(it)  ? "an array"
-           : cJSON_IsObject(it) ? "an object"
-           : cJSON_IsNull(it)   ? "null"
-                                : "not a JSON value";
-}
-
 /* RL_EINPUT: "FILE: PATH.KEY is WHAT; expected EXPECT". */
 static rl_status bad(fm *c, const char *path, const char *key, const cJSON *it, const char *expect)
 {
-    char w[48];
-    return rl_fail(c->err, RL_EINPUT, "%s: %s%s%s is %s; expected %s", c->file, path,
-                   *path && *key ? "." : "", key, it ? what(it, w, sizeof w) : "missing", expect);
+    return rl_json_fail_at(c->err, c->file, path, key, it, expect);
 }
 
 static const cJSON *get(const cJSON *o, const char *key)
@@ -168,7 +152,7 @@ static rl_status check_version(fm *c, const cJSON *root)
         return rl_fail(c->err, RL_EINPUT,
                        "%s: schemaVersion is %s; this import reads fm-bench's report schema \"1\" "
                        "(fm-bench 0.7 and 0.8) only",
-                       c->file, cJSON_IsString(sv) ? w : what(sv, w, sizeof w));
+                       c->file, cJSON_IsString(sv) ? w : rl_json_describe(sv, w, sizeof w));
     }
     rl_status st = str(c, root, "", "version", 32, &c->version);
     int major = -1, minor = -1;
