@@ -7,8 +7,8 @@
 # slowed by 30% (the worst): the page says it summarises, each row names [120] best and [37]
 # worst with "1 slower" at least, lists every input as one table row (#input-120), stays under
 # 1.5 MB, and its JSON is the "fleet" form (row summaries, no cells); the text lists 10 inputs
-# and "... and 110 more"; `--json` still holds every cell (120 per row). 99 inputs (one under
-# the threshold): the per-cell tables and one section per input, as before.
+# and "... and 110 more"; `--json` still holds every cell (120 per row). 100 inputs (the
+# threshold) are summarised too; 99 get the per-cell tables and one section per input.
 set -u
 : "${RL_BIN:?}" "${RL_SRC:?}" "${RL_TMP:?}"
 work="$RL_TMP/cli-compare-fleet.$$"
@@ -71,8 +71,12 @@ check "compare --json of 120 inputs" 0 $?
 json_check "--json keeps every cell" "$work/all.json" \
   'j["form"] == "summary" and all(len(r["cells"]) == 120 for r in j["rows"])'
 
-# one under the threshold: the per-cell page
-rm "$work"/in/m1[0-2]*.json
+# exactly at the threshold (100 inputs): summarised; one under it (99): the per-cell page
+rm "$work"/in/m10[1-9].json "$work"/in/m11*.json "$work"/in/m120.json
+"$RL_BIN" compare "$work"/in/m*.json -o "$work/at.html" >/dev/null 2>&1
+check "compare of 100 inputs" 0 $?
+expect "100 inputs: summarised" "$(cat "$work/at.html")" "100 inputs: each row is summarised across them"
+rm "$work"/in/m100.json
 n=$(ls "$work"/in | wc -l)
 "$RL_BIN" compare "$work"/in/m*.json -o "$work/small.html" >"$work/out2.txt" 2>&1
 check "compare of $n inputs" 0 $?
