@@ -35,7 +35,10 @@ out=$("$RL_BIN" validate "$work/b3/bundle.json" 2>&1); check "bracketed bundle v
 python3 - "$work/b3/bundle.json" "$work/tampered.json" <<'PY'
 import json, sys
 j = json.load(open(sys.argv[1]))
-j["membw"]["bracket"]["probes"][1]["GBs"] = j["membw"]["bracket"]["probes"][0]["GBs"] * 0.5
+# half the lowest probe: a new lowest, so the recomputed spread differs whatever a loaded
+# machine measured (half of the first probe was no new lowest when another dipped below it)
+pr = j["membw"]["bracket"]["probes"]
+pr[1]["GBs"] = min(p["GBs"] for p in pr) * 0.5
 json.dump(j, open(sys.argv[2], "w"))
 PY
 out=$("$RL_BIN" validate "$work/tampered.json" 2>&1); check "a probe halved: validate exit 1 (invalid)" 1 $?

@@ -32,7 +32,10 @@ work="$d" # finish's sweep: every bundle and report the jobs wrote passes valida
 rm -rf "$d"
 mkdir -p "$d/munge/key" "$d/munge/run" "$d/slurm/state" "$d/slurm/spool" "$d/models"
 chmod 755 "$d" "$d/munge" "$d/munge/run"; chmod 700 "$d/munge/key" # munged checks them
-sock="$d/munge/run/munge.sock"
+# munged wants every directory above its socket searchable by all; a checkout may sit under
+# a private one (mktemp -d is 0700), so the socket and pid file live in their own under /tmp
+mrun=$(mktemp -d /tmp/rl-munge.XXXXXX) && chmod 755 "$mrun" || { fail "cannot make a directory under /tmp for munged's socket"; finish; }
+sock="$mrun/munge.sock"
 pids=() jobs=()
 cleanup() {
   local p
@@ -42,8 +45,8 @@ cleanup() {
     for _ in $(seq 50); do kill -0 "$p" 2>/dev/null || break; sleep 0.2; done
     kill -9 "$p" 2>/dev/null
   done
-  [ -f "$d/munge/run/munged.pid" ] && kill "$(cat "$d/munge/run/munged.pid")" 2>/dev/null
-  rm -rf "$d"
+  [ -f "$mrun/munged.pid" ] && kill "$(cat "$mrun/munged.pid")" 2>/dev/null
+  rm -rf "$d" "$mrun"
 }
 trap cleanup EXIT
 logs() { local f; for f in "$d"/slurm/*.log "$d"/munge/key/munged.log "$d"/fleet*/logs/*; do
@@ -51,7 +54,7 @@ logs() { local f; for f in "$d"/slurm/*.log "$d"/munge/key/munged.log "$d"/fleet
 
 # ---- munge, with its own key and socket
 head -c 1024 /dev/urandom >"$d/munge/key/munge.key" && chmod 400 "$d/munge/key/munge.key"
-munged --key-file="$d/munge/key/munge.key" --socket="$sock" --pid-file="$d/munge/run/munged.pid" \
+munged --key-file="$d/munge/key/munge.key" --socket="$sock" --pid-file="$mrun/munged.pid" \
   --log-file="$d/munge/key/munged.log" --seed-file="$d/munge/key/munged.seed"
 check "munged started on $sock" 0 $? || { logs; finish; }
 expect "munge: a credential round trip" "$(munge -S "$sock" -s x | unmunge -S "$sock" 2>&1)" '^STATUS: +Success'
