@@ -346,9 +346,12 @@ static void test_interrupt_from_thread(void **state)
     assert_true(r.interrupted);
     assert_bytes(r.out.head, r.out.head_len, "started\n");
     rl_proc_result_free(&r);
-    /* while the flag is set nothing new starts */
+    /* while the flag is set nothing new starts (o.argv pointed into run_sh's frame: set anew) */
+    static const char *const again[] = {"sh", "-c", "echo started", NULL};
+    o.argv = again;
     rl_error e = {RL_OK, ""};
     assert_int_equal(rl_proc_run(&o, &r, &e), RL_EINTERRUPTED);
+    assert_non_null(strstr(e.msg, "interrupted before starting sh"));
     rl_interrupted = 0;
 }
 
