@@ -605,16 +605,11 @@ static rl_status fill(cpage *p, rl_error *err)
              "Made by llama-roofline " RL_VERSION ". The page runs no script and loads nothing "
              "from the network.");
     size_t n = p->c->n_inputs;
-    cJSON *j = rl_cmp_to_json(p->c, n < RL_CMP_FLEET_MIN     ? RL_CMP_JSON_BUNDLES
-                                    : n < RL_CMP_SUMMARY_MIN ? RL_CMP_JSON_SUMMARY
-                                                             : RL_CMP_JSON_FLEET);
-    if (!j || !rl_html_repair_json(j)) {
-        cJSON_Delete(j);
-        return rl_fail(err, RL_EINTERNAL, "compare: out of memory");
-    }
-    st = rl_html_embed_json(&p->h, slot(p, "compare"), j, "compare", err);
-    cJSON_Delete(j);
-    return st;
+    rl_cmp_json_form form = n < RL_CMP_FLEET_MIN     ? RL_CMP_JSON_BUNDLES
+                            : n < RL_CMP_SUMMARY_MIN ? RL_CMP_JSON_SUMMARY
+                                                     : RL_CMP_JSON_FLEET;
+    return rl_html_embed_owned(&p->h, slot(p, "compare"), rl_cmp_to_json(p->c, form), false,
+                               "compare", err);
 }
 
 rl_status rl_html_compare(const rl_cmp *c, bool all_columns, char **out, size_t *len, rl_error *err)

@@ -216,9 +216,16 @@ char *rl_html_json_for_script(const cJSON *bundle)
 char *rl_html_json_for_script_compact(const cJSON *j)
 {
     char *t = cJSON_PrintUnformatted(j);
-    char *c = t ? rl_strdup(t) : NULL; /* freed with free() like the other */
+    if (!t)
+        return NULL;
+    rl_sbuf b = {0};
+    script_escape(&b, t, strlen(t));
     cJSON_free(t);
-    return script_safe(c);
+    if (b.oom) {
+        free(b.p);
+        return NULL;
+    }
+    return b.p;
 }
 
 /* ---- tree helpers ---------------------------------------------------------------------- */
@@ -402,6 +409,20 @@ rl_status rl_html_embed_json_compact(rl_html *h, xmlNodePtr script, const cJSON 
                                      const char *what, rl_error *err)
 {
     return embed(h, script, rl_html_json_for_script_compact(j), what, err);
+}
+
+rl_status rl_html_embed_owned(rl_html *h, xmlNodePtr script, cJSON *j, bool compact,
+                              const char *what, rl_error *err)
+{
+    rl_status st;
+    if (!j || !rl_html_repair_json(j))
+        st = rl_fail(err, RL_EINTERNAL, "%s: out of memory", what);
+    else if (compact)
+        st = rl_html_embed_json_compact(h, script, j, what, err);
+    else
+        st = embed(h, script, rl_html_json_for_script(j), what, err);
+    cJSON_Delete(j);
+    return st;
 }
 
 static void drop_comments(xmlNodePtr n)

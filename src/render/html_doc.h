@@ -98,6 +98,11 @@ rl_status rl_html_embed_json(rl_html *h, xmlNodePtr script, const cJSON *j, cons
 /* The same with rl_html_json_for_script_compact. */
 rl_status rl_html_embed_json_compact(rl_html *h, xmlNodePtr script, const cJSON *j,
                                      const char *what, rl_error *err);
+/* A page's own data, made for it and taken here: j's strings repaired (rl_html_repair_json),
+ * embedded as rl_html_embed_json (not deferred) or, compact, rl_html_embed_json_compact, then
+ * deleted. RL_EINTERNAL "WHAT: out of memory" when j is NULL or anything runs out. */
+rl_status rl_html_embed_owned(rl_html *h, xmlNodePtr script, cJSON *j, bool compact,
+                              const char *what, rl_error *err);
 
 /* The document as HTML text (UTF-8, "<!DOCTYPE html>" first). Caller frees *out. */
 rl_status rl_html_serialize(xmlDocPtr doc, char **out, size_t *len, rl_error *err);

@@ -301,14 +301,8 @@ static rl_status fill(hpage *p, rl_error *err)
     set_text(p, "footer",
              "Made by llama-roofline " RL_VERSION ". The page runs no script and loads nothing "
              "from the network.");
-    cJSON *j = rl_hist_to_json(p->hi, false);
-    if (!j || !rl_html_repair_json(j)) {
-        cJSON_Delete(j);
-        return rl_fail(err, RL_EINTERNAL, "history: out of memory");
-    }
-    st = rl_html_embed_json_compact(&p->h, slot(p, "history"), j, "history", err);
-    cJSON_Delete(j);
-    return st;
+    return rl_html_embed_owned(&p->h, slot(p, "history"), rl_hist_to_json(p->hi, false), true,
+                               "history", err);
 }
 
 rl_status rl_html_history(const rl_hist *h, bool all, char **out, size_t *len, rl_error *err)
