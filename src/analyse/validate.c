@@ -21,6 +21,7 @@
 #include "base/rl_json.h"
 #include "base/rl_util.h"
 #include "base/stats.h"
+#include "measure/cache_probe.h"
 #include "model/calib_plan.h"
 
 #define VPATH 512
@@ -1760,6 +1761,49 @@ static void check_cal_type(const cJSON *t, const char *path, double threads, pro
     cJSON_Delete(copy);
 }
 
+/* The cache probe (measure/cache_probe.h): its rule repeated on its own points gives its
+ * used size, and a "probed" plan is sized from that. */
+static void check_cache_probe(const cJSON *method, probs *p)
+{
+    const cJSON *cp = rl_json_get(method, "cache_probe");
+    if (!cp)
+        return;
+    rl_cache_probe pr;
+    memset(&pr, 0, sizeof pr);
+    int64_t v = 0;
+    if (!rl_json_get_i64(cp, "reported_llc_bytes", &v) || v < 1) {
+        add(p, "calibration.method.cache_probe.reported_llc_bytes", "missing or not >= 1");
+        return;
+    }
+    pr.reported = (uint64_t)v;
+    const cJSON *pts = rl_json_get(cp, "points"), *e;
+    cJSON_ArrayForEach(e, pts)
+    {
+        double g = 0;
+        if (pr.n >= RL_CACHE_PROBE_MAX || !rl_json_get_i64(e, "bytes", &v) || v < 1 ||
+            !rl_json_get_num(e, "GBs", &g) || !(g > 0) ||
+            (pr.n && (uint64_t)v <= pr.bytes[pr.n - 1])) {
+            add(p, "calibration.method.cache_probe.points",
+                "more than 8, or a point without increasing bytes and GBs > 0");
+            return;
+        }
+        pr.bytes[pr.n] = (uint64_t)v;
+        pr.gbs[pr.n++] = g;
+    }
+    rl_cache_probe_judge(&pr);
+    if (!rl_json_get_i64(cp, "used_llc_bytes", &v) || (uint64_t)v != pr.used ||
+        cJSON_IsTrue(rl_json_get(cp, "lowered")) != pr.lowered)
+        add(p, "calibration.method.cache_probe.used_llc_bytes",
+            "not what the probe's rule gives its points (%llu)", (unsigned long long)pr.used);
+    const char *src = rl_json_get_str(method, "llc_source");
+    bool probed = src && strcmp(src, "probed") == 0;
+    if (probed != pr.lowered ||
+        (rl_json_get_i64(method, "llc_bytes", &v) && (uint64_t)v != pr.used))
+        add(p, "calibration.method.llc_bytes",
+            "not the probe's size %llu with llc_source \"probed\" exactly when it lowered it",
+            (unsigned long long)pr.used);
+}
+
 static void check_calibration(const cJSON *cal, probs *p)
 {
     char buf[VPATH], sp[VPATH], tp[VPATH];
@@ -1768,6 +1812,7 @@ static void check_calibration(const cJSON *cal, probs *p)
     const char *kind = rl_json_get_str(cal, "kind");
     if (!kind || strcmp(kind, "derived") != 0)
         add(p, "calibration.kind", "missing or not derived");
+    check_cache_probe(rl_json_get(cal, "method"), p);
     const cJSON *key = rl_json_get(cal, "key");
     static const char *const kf[] = {"cpu", "cpu_flags_fnv1a64", "llama_cpp_build", "id"};
     for (size_t k = 0; k < 4; k++)

@@ -15,8 +15,11 @@
  *   the signal arrives on another thread and poll is not interrupted. */
 #include "base/proc.h"
 
+#include <arpa/inet.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
 #include <poll.h>
 #include <pthread.h>
 #include <sched.h>
@@ -26,6 +29,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -47,7 +51,8 @@ extern char **environ;
 #define CHUNK 65536
 
 typedef struct {
-    int fd; /* read end, -1 once closed */
+    int fd;      /* read end, -1 once closed */
+    bool kstamp; /* a socket with SO_TIMESTAMPNS: reads are stamped by the kernel */
     char *head;
     size_t head_len, head_cap, keep_head;
     char *ring; /* last bytes: ring_len valid, oldest at ring_pos once full */
@@ -350,6 +355,69 @@ static void free_proc(rl_proc *p)
     free(p);
 }
 
+/* ---- kernel-stamped stdout ---- */
+
+static char stamp_note[160] = "read time (pipe)";
+
+const char *rl_proc_stamp_note(void)
+{
+    return stamp_note;
+}
+
+/* A loopback TCP connection for a child's stdout: fd[0] the parent's end, receive times on
+ * (SO_TIMESTAMPNS), fd[1] the child's (TCP_NODELAY: each write goes out at once). Only the
+ * connection made here is taken: a foreign one accepted first fails it. false with errno set
+ * (nothing left open): the caller uses a pipe. */
+static bool stamped_pair(int fd[2])
+{
+    fd[0] = fd[1] = -1;
+    struct sockaddr_in sa = {.sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
+    struct sockaddr_in me, peer;
+    socklen_t sl = sizeof sa, ml = sizeof me, pl = sizeof peer;
+    int one = 1, l = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0), c = -1, a = -1;
+    bool ok = l >= 0 && bind(l, (struct sockaddr *)&sa, sizeof sa) == 0 && listen(l, 1) == 0 &&
+              getsockname(l, (struct sockaddr *)&sa, &sl) == 0;
+    ok = ok && (c = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0)) >= 0 &&
+         connect(c, (struct sockaddr *)&sa, sizeof sa) == 0 &&
+         getsockname(c, (struct sockaddr *)&me, &ml) == 0;
+    ok = ok && (a = accept4(l, (struct sockaddr *)&peer, &pl, SOCK_CLOEXEC)) >= 0;
+    ok = ok && peer.sin_port == me.sin_port && peer.sin_addr.s_addr == me.sin_addr.s_addr;
+    ok = ok && setsockopt(c, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one) == 0 &&
+         setsockopt(a, SOL_SOCKET, SO_TIMESTAMPNS, &one, sizeof one) == 0;
+    int e = errno;
+    if (l >= 0)
+        close(l);
+    if (!ok) {
+        if (c >= 0)
+            close(c);
+        if (a >= 0)
+            close(a);
+        errno = e ? e : EPROTO;
+        return false;
+    }
+    fd[0] = a;
+    fd[1] = c;
+    return true;
+}
+
+/* The child's stdout: kernel-stamped when asked and possible (the note says which), else a
+ * pipe. fd[0] the parent's end. */
+static bool stdout_pair(bool kstamp, int fd[2], bool *stamped)
+{
+    *stamped = false;
+    if (kstamp) {
+        if (stamped_pair(fd)) {
+            *stamped = true;
+            rl_snprintf(stamp_note, sizeof stamp_note,
+                        "kernel receive time (SO_TIMESTAMPNS on a loopback TCP connection)");
+            return true;
+        }
+        rl_snprintf(stamp_note, sizeof stamp_note, "read time (pipe: loopback TCP refused: %s)",
+                    strerror(errno));
+    }
+    return pipe2(fd, O_CLOEXEC) == 0;
+}
+
 rl_status rl_proc_start(const rl_proc_opts *o, rl_proc **out, rl_error *err)
 {
     *out = NULL;
@@ -389,7 +457,8 @@ rl_status rl_proc_start(const rl_proc_opts *o, rl_proc **out, rl_error *err)
         ok = pipe2(fd, O_CLOEXEC) == 0;
     else if ((fd[0] = open("/dev/null", O_RDONLY | O_CLOEXEC)) < 0)
         ok = false, what = "/dev/null";
-    ok = ok && pipe2(fd + 2, O_CLOEXEC) == 0 && pipe2(fd + 4, O_CLOEXEC) == 0;
+    bool stamped = false;
+    ok = ok && stdout_pair(o->stamp_kernel, fd + 2, &stamped) && pipe2(fd + 4, O_CLOEXEC) == 0;
     for (int i = 0; ok && i < 6; i++)
         if (fd[i] >= 0 && (fd[i] = lift(fd[i])) < 0)
             ok = false;
@@ -430,6 +499,7 @@ rl_status rl_proc_start(const rl_proc_opts *o, rl_proc **out, rl_error *err)
     p->pid = pid;
     p->fd_in = fd[1];
     p->s[0].fd = fd[2];
+    p->s[0].kstamp = stamped;
     p->s[1].fd = fd[4];
     for (int i = 1; i <= 4; i++)
         if (fd[i] >= 0)
@@ -483,16 +553,48 @@ static void feed_stdin(rl_proc *p)
 
 /* One read of stream k of p into buf (CHUNK bytes): its length, stamped *now right after
  * read() returned; 0 when there was nothing (EINTR, EAGAIN) or the stream ended (closed). */
+/* The kernel's receive time of a read (CLOCK_REALTIME) on the monotonic clock, from both
+ * clocks read now; now itself when there is none or it is not between the child's start and
+ * now (a clock step). With several segments in one read it is the last one's. */
+static int64_t kernel_stamp(const struct msghdr *m, int64_t start_ns, int64_t now)
+{
+    for (struct cmsghdr *c = CMSG_FIRSTHDR(m); c; c = CMSG_NXTHDR((struct msghdr *)m, c)) {
+        if (c->cmsg_level != SOL_SOCKET || c->cmsg_type != SCM_TIMESTAMPNS ||
+            c->cmsg_len < CMSG_LEN(sizeof(struct timespec)))
+            continue;
+        struct timespec ts, real;
+        memcpy(&ts, CMSG_DATA(c), sizeof ts);
+        clock_gettime(CLOCK_REALTIME, &real);
+        int64_t ago = ((int64_t)real.tv_sec - ts.tv_sec) * NS + (real.tv_nsec - ts.tv_nsec);
+        int64_t t = now - ago;
+        return ago >= 0 && t >= start_ns ? t : now;
+    }
+    return now;
+}
+
 static size_t read_into(rl_proc *p, int k, char *buf, int64_t *now)
 {
-    ssize_t r = read(p->s[k].fd, buf, CHUNK);
+    pstream *s = &p->s[k];
+    union {
+        char b[CMSG_SPACE(sizeof(struct timespec)) * 2];
+        struct cmsghdr align;
+    } ctl;
+    struct iovec iov = {buf, CHUNK};
+    struct msghdr m = {.msg_iov = &iov, .msg_iovlen = 1};
+    if (s->kstamp) {
+        m.msg_control = ctl.b;
+        m.msg_controllen = sizeof ctl.b;
+    }
+    ssize_t r = s->kstamp ? recvmsg(s->fd, &m, MSG_CMSG_CLOEXEC) : read(s->fd, buf, CHUNK);
     if (r < 0 && (errno == EINTR || errno == EAGAIN))
         return 0;
     if (r <= 0) {
-        close_fd(&p->s[k].fd); /* EOF (or a read error, treated as EOF) */
+        close_fd(&s->fd); /* EOF (or a read error, treated as EOF) */
         return 0;
     }
     *now = rl_proc_now_ns();
+    if (s->kstamp)
+        *now = kernel_stamp(&m, p->start_ns, *now);
     return (size_t)r;
 }
 

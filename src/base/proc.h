@@ -61,6 +61,10 @@ typedef struct {
     size_t keep_tail;            /* bytes kept from the end of each stream (both 0: defaults) */
     rl_proc_output_fn on_output; /* optional */
     void *ud;                    /* passed to on_output */
+    bool stamp_kernel;           /* stdout on a loopback TCP connection whose kernel receive time
+                                    (SO_TIMESTAMPNS) stamps each read, so a reader that runs late
+                                    still stamps when the data arrived; a pipe when that is refused
+                                    (rl_proc_stamp_note says which) */
 } rl_proc_opts;
 
 typedef struct {
@@ -144,5 +148,10 @@ typedef struct {
 bool rl_proc_reader_priority_begin(rl_proc_prio *saved);
 void rl_proc_reader_priority_end(const rl_proc_prio *saved);
 const char *rl_proc_reader_priority_note(void);
+
+/* How the last child started with stamp_kernel has its stdout stamped: "kernel receive time
+ * (SO_TIMESTAMPNS on a loopback TCP connection)", or "read time (pipe: <why>)"; "read time
+ * (pipe)" before any. */
+const char *rl_proc_stamp_note(void);
 
 #endif

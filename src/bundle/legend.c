@@ -283,7 +283,13 @@ static const rl_legend_row rows[] = {
     {"calibration.method.n_gen", "calibration tokens", "tokens", C, true,
      "Tokens generated per repetition of each calibration run (llama-bench -p 0 -n N)."},
     {"calibration.method.llc_bytes", "calibration cache size", "bytes", C, true,
-     "Last-level cache the calibration models are sized from (detected, or --llc-mib)."},
+     "Last-level cache the calibration models are sized from (detected, probed, or --llc-mib)."},
+    {"calibration.method.cache_probe.points[].GBs", "cache probe read rate", "GB/s", M, true,
+     "Best read-only rate of a quick membw measurement at one working set around the detected "
+     "last-level cache; the last set (8 x the cache) is the DRAM reference."},
+    {"calibration.method.cache_probe.used_llc_bytes", "probed cache size", "bytes", D, true,
+     "The cache size the plan uses: the detected one when half of it reads 1.2 x faster than "
+     "DRAM, else twice the largest probed set that does."},
     {"calibration.sets[].threads", "calibration threads", "threads", C, true,
      "Thread count of one set of calibrated types; nothing is shared across sets."},
     {"calibration.sets[].types[].points[].bytes_per_token.value", "calibration model bytes",

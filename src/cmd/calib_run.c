@@ -16,6 +16,7 @@
 #include "bundle/bundle.h"
 #include "cmd/defaults.h"
 #include "measure/advise_synth.h"
+#include "measure/cache_probe.h"
 #include "measure/calib_models.h"
 #include "measure/sysinfo.h"
 
@@ -383,17 +384,53 @@ static void ctx_free(cal_ctx *c)
         cJSON_Delete(c->cache_sets[i]);
 }
 
-rl_status rl_calib_measure(const rl_calib_opts *o, const rl_cal_key *key, cJSON *bundle,
+/* A detected LLC is checked against what this machine reads from it (measure/cache_probe.h)
+ * at the largest thread count; *po is o with the cache size the plan uses. *probed: a probe
+ * ran and *pr holds it. */
+static rl_status probe_llc(const rl_calib_opts *o, rl_calib_opts *po, rl_cache_probe *pr,
+                           bool *probed, rl_error *err)
+{
+    *po = *o;
+    *probed = false;
+    if (!o->llc_source || strcmp(o->llc_source, "detected") != 0 || o->n_types == 0)
+        return RL_OK;
+    int t = 1;
+    for (int i = 0; i < o->n_threads; i++)
+        t = o->threads[i] > t ? o->threads[i] : t;
+    rl_sysinfo si;
+    rl_sysinfo_collect(&si);
+    rl_status st = rl_cache_probe_run(o->llc, t, &si, pr, err);
+    rl_progress_done();
+    if (st != RL_OK)
+        return st;
+    *probed = true;
+    char safe[256];
+    rl_tty_printf(stderr, "%s: cache probe: %s\n", o->verb ? o->verb : "calibrate",
+                  rl_tty_escape(pr->why, safe, sizeof safe));
+    rl_cache_probe_apply(pr, &po->llc, &po->llc_source);
+    return RL_OK;
+}
+
+rl_status rl_calib_measure(const rl_calib_opts *o_in, const rl_cal_key *key, cJSON *bundle,
                            const char *path, rl_calib_stats *stats, rl_error *err)
 {
     memset(stats, 0, sizeof *stats);
     cal_ctx *c = rl_calloc(1, sizeof *c);
     if (!c)
         return oom(err);
+    rl_calib_opts po;
+    rl_cache_probe pr;
+    bool probed = false;
+    rl_status st = probe_llc(o_in, &po, &pr, &probed, err);
+    const rl_calib_opts *o = &po;
     *c = (cal_ctx){.o = o, .key = key, .bundle = bundle, .path = path, .stats = stats};
-    rl_status st = o->n_types > RL_CAL_MAX_TYPES || o->n_threads > RL_SWEEP_MAX_LIST
-                       ? rl_fail(err, RL_EINPUT, "too many types or thread counts")
-                       : section_new(c, err);
+    if (st == RL_OK)
+        st = o->n_types > RL_CAL_MAX_TYPES || o->n_threads > RL_SWEEP_MAX_LIST
+                 ? rl_fail(err, RL_EINPUT, "too many types or thread counts")
+                 : section_new(c, err);
+    if (st == RL_OK && probed &&
+        !rl_json_attach(c->method, "cache_probe", rl_cache_probe_json(&pr)))
+        st = oom(err);
     for (size_t i = 0; st == RL_OK && i < o->n_types; i++) {
         c->items[i].t = o->types[i];
         if (!rl_cal_plan_shapes(o->types[i]->type, o->llc, c->items[i].shapes))

@@ -182,7 +182,9 @@ static cJSON *point_json(client_ctx *c, rl_error *err)
         cJSON_Delete(j);
         return NULL;
     }
+    const char *stamps = c->a->url ? "read time (libcurl's write callback)" : rl_proc_stamp_note();
     if (j && (!cJSON_AddStringToObject(j, "reader_priority", rl_proc_reader_priority_note()) ||
+              !cJSON_AddStringToObject(j, "stamp_source", stamps) ||
               (c->have_machine && !rl_json_attach(j, "machine", rl_quiet_to_json(&c->machine))) ||
               (c->attempts && !rl_json_attach(j, "attempts", cJSON_Duplicate(c->attempts, 1))))) {
         cJSON_Delete(j);

@@ -672,7 +672,8 @@ static rl_status map_set(sweep *w, int nt, rl_error *err)
     char note[256];
     rl_progress("membw: mapping and first-touching %.0f MiB", (double)w->want / RL_MEMBW_MIB);
     rl_status st =
-        rl_membw_alloc(w->want, RL_MEMBW_FLOOR_BYTES, w->limit, &w->buf, note, sizeof note, err);
+        rl_membw_alloc(w->want, w->opts->floor_bytes ? w->opts->floor_bytes : RL_MEMBW_FLOOR_BYTES,
+                       w->limit, &w->buf, note, sizeof note, err);
     if (st != RL_OK)
         return st;
     if (note[0] && !res->fallback_note[0])

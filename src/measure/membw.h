@@ -45,6 +45,8 @@
 
 typedef struct {
     uint64_t working_set_bytes; /* 0: the default rule (rl_membw_default_ws) */
+    uint64_t floor_bytes;       /* smallest set a fallback may reach; 0: RL_MEMBW_FLOOR_BYTES
+                                   (the cache probe reads sets far smaller) */
     int threads[RL_MEMBW_MAX_COUNTS];
     int n_threads;   /* 0: the default sweep (rl_membw_default_threads) */
     int reps;        /* 0: RL_MEMBW_DEFAULT_REPS, or RL_MEMBW_QUICK_REPS if quick */

@@ -187,6 +187,33 @@ check "--quick with no model anywhere" 0 $?
 json_check "--quick without models: the ladder's types" "$work/q2/bundle.json" \
   '[t["type"] for t in j["calibration"]["sets"][0]["types"]]==["F16","Q8_0","Q4_0"]'
 
+# ---- the cache probe: without --llc-mib the detected LLC is read at LLC/32 .. LLC/2 and 8 x
+# LLC (measure/cache_probe.h); the probe is kept with its rule, validate repeats the rule
+LLAMA_ROOFLINE_CACHE="$work/probe-cache" "$RL_BIN" calibrate --llama-bench "$FAKE" --types Q8_0 \
+  -t 1 -o "$work/probe" >/dev/null 2>"$work/probe.err"
+check "calibrate without --llc-mib" 0 $?
+expect "the probe's verdict on stderr" "$(cat "$work/probe.err")" "^calibrate: cache probe: "
+P=$work/probe/bundle.json
+json_check "the probe in the method: points ascending to 8 x the LLC, the size the plan used" "$P" \
+  '(lambda m, c: c["kind"]=="measured" and c["threads"]==1 and c["points"][-1]["bytes"]==8*c["reported_llc_bytes"] and all(a["bytes"]<b["bytes"] for a,b in zip(c["points"],c["points"][1:])) and m["llc_bytes"]==c["used_llc_bytes"] and m["llc_source"]==("probed" if c["lowered"] else "detected"))(j["calibration"]["method"], j["calibration"]["method"]["cache_probe"])'
+out=$("$RL_BIN" validate "$P" 2>&1); check "the probed bundle validates ($out)" 0 $?
+python3 - "$P" "$work/probe-bad.json" "$work/probe-bad2.json" <<'PY'
+import json, sys
+b = json.load(open(sys.argv[1]))
+m = b["calibration"]["method"]
+m["cache_probe"]["used_llc_bytes"] += 2 << 20
+json.dump(b, open(sys.argv[2], "w"))
+m["cache_probe"]["used_llc_bytes"] -= 2 << 20
+m["llc_source"] = "detected" if m["llc_source"] == "probed" else "probed"
+json.dump(b, open(sys.argv[3], "w"))
+PY
+crafted "$work/probe-bad.json"
+out=$("$RL_BIN" validate "$work/probe-bad.json" 2>&1); check "validate: a used size the rule does not give" 1 $?
+expect "validate names it" "$out" "calibration\.method\.cache_probe\.used_llc_bytes: not what the probe's rule gives its points"
+crafted "$work/probe-bad2.json"
+out=$("$RL_BIN" validate "$work/probe-bad2.json" 2>&1); check "validate: llc_source not the probe's" 1 $?
+expect "validate names the plan's size" "$out" "calibration\.method\.llc_bytes: not the probe's size"
+
 # ---- every type, no llama-quantize: the synth types measured, the others not calibrated
 "$RL_BIN" calibrate --llama-bench "$FAKE" --llc-mib 1 -t 1 -o "$work/all" >"$work/all.out" \
   2>"$work/all.err"

@@ -77,6 +77,10 @@ check "diagnose --predict with the fake llama-bench" 0 $?
 FAKE_CALIB=20:5:40:25:10000000 LLAMA_ROOFLINE_CACHE="$work/cache" "$RL_BIN" calibrate \
   --llama-bench "$FAKE" --types Q4_0 -t 1 --llc-mib 2 -o "$work/cal" >/dev/null 2>&1
 check "calibrate with the fake llama-bench" 0 $?
+# without --llc-mib: the cache probe of the detected LLC (calibration.method.cache_probe)
+FAKE_CALIB=20:5:40:25:10000000 LLAMA_ROOFLINE_CACHE="$work/cache-probe" "$RL_BIN" calibrate \
+  --llama-bench "$FAKE" --types Q8_0 -t 1 -o "$work/cal-probe" >/dev/null 2>&1
+check "calibrate with the cache probe" 0 $?
 # advise --measure --predict: predicted advice rows (two_roof), from the cached Q4_0 and Q8_0
 FAKE_CALIB=20:5:40:25:10000000 LLAMA_ROOFLINE_CACHE="$work/cache" LLAMA_ROOFLINE_CALIB_LLC_MIB=2 \
   "$RL_BIN" advise --measure --predict --llama-bench "$FAKE" -m "$work/a.gguf" -m "$work/b.gguf" \
@@ -104,7 +108,7 @@ check "client --server-pid (this shell)" 0 $?
 # Bundles of commands `run` cannot make (their paths count as existing): a ':' list.
 # (tests/fixtures/bracket: a `run` of three models with the bracketing probes, as
 # tests/cli/bracket.sh makes; the run above gives --peak-bw and takes none)
-extra="$RL_SRC/tests/fixtures/client/bundle.json:$RL_SRC/tests/fixtures/bracket/bundle.json:$work/advise/bundle.json:$work/diag/bundle.json:$work/dist/bundle.json:$work/client.json:$work/cal/bundle.json:$work/advise-p/bundle.json"
+extra="$RL_SRC/tests/fixtures/client/bundle.json:$RL_SRC/tests/fixtures/bracket/bundle.json:$work/advise/bundle.json:$work/diag/bundle.json:$work/dist/bundle.json:$work/client.json:$work/cal/bundle.json:$work/cal-probe/bundle.json:$work/advise-p/bundle.json"
 out=$(RL_LEGEND_EXTRA="$extra" python3 - "$work/legend.json" "$work/run/bundle.json" "$RL_SRC"/examples/*/bundle.json <<'PY'
 import json, os, sys
 legend = json.load(open(sys.argv[1]))
