@@ -504,6 +504,41 @@ static void test_async_concurrent(void **state)
     rl_proc_result_free(&r);
 }
 
+static int count_fds(void);
+
+/* stamp_kernel: the child's first write is read only after the parent slept 0.4 s, and is
+ * still stamped when it arrived (under 0.3 s after the spawn; a read-time stamp is >= 0.4 s).
+ * Every byte arrives, in order, and no descriptor is left open.
+ * Checked: stamping with the read's time fails the bound. */
+static void test_kernel_stamp(void **state)
+{
+    (void)state;
+    int fds = count_fds();
+    chunks c;
+    memset(&c, 0, sizeof c);
+    const char *argv[] = {"sh", "-c", "printf a; sleep 0.6; printf b", NULL};
+    rl_proc_opts o = {
+        .argv = argv, .timeout = 20, .on_output = collect, .ud = &c, .stamp_kernel = true};
+    rl_proc *p = NULL;
+    rl_error e = {RL_OK, ""};
+    assert_int_equal(rl_proc_start(&o, &p, &e), RL_OK);
+    assert_non_null(strstr(rl_proc_stamp_note(), "kernel receive time"));
+    struct timespec nap = {0, 400000000L};
+    nanosleep(&nap, NULL);
+    while (!rl_proc_done(p))
+        assert_int_equal(rl_proc_wait(&p, 1, -1, &e), RL_OK);
+    rl_proc_result r;
+    rl_proc_finish(p, &r);
+    assert_int_equal(r.exit_code, 0);
+    assert_bytes(c.out, c.n_out, "ab");
+    assert_int_equal(c.nt, 2);
+    assert_true(c.t[0] < 0.3);
+    assert_true(c.t[1] >= 0.5);
+    assert_false(c.bad);
+    rl_proc_result_free(&r);
+    assert_int_equal(count_fds(), fds);
+}
+
 static int count_fds(void)
 {
     DIR *d = opendir("/proc/self/fd");
@@ -576,6 +611,7 @@ int main(void)
         cmocka_unit_test_setup(test_interrupt_by_signal, reset),
         cmocka_unit_test_setup(test_callback_order_and_timing, reset),
         cmocka_unit_test_setup(test_async_concurrent, reset),
+        cmocka_unit_test_setup(test_kernel_stamp, reset),
         cmocka_unit_test_setup(test_no_fd_leaks_no_zombies, reset),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
