@@ -63,6 +63,7 @@ static void test_kept(void **state)
     p = probe_of(32 * MIB, g2, 5);
     assert_false(p.lowered);
     assert_int_equal(p.used, 32 * MIB);
+    assert_non_null(strstr(p.why, "holds it")); /* kept by the first rule, not the search */
 }
 
 static void test_lowered(void **state)
