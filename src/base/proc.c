@@ -364,23 +364,57 @@ const char *rl_proc_stamp_note(void)
     return stamp_note;
 }
 
+#define STAMP_CONNECT_MS 1000 /* loopback answers at once; a filtered lo must not hang a spawn */
+
+/* fd ready for ev within ms (errno ETIMEDOUT when not). */
+static bool wait_fd(int fd, short ev, int ms)
+{
+    struct pollfd pf = {.fd = fd, .events = ev};
+    int r;
+    while ((r = poll(&pf, 1, ms)) < 0 && errno == EINTR)
+        ;
+    if (r == 0)
+        errno = ETIMEDOUT;
+    return r > 0;
+}
+
+/* A non-blocking connect finished within STAMP_CONNECT_MS, then made blocking again (it
+ * becomes the child's stdout). */
+static bool connect_bounded(int c, const struct sockaddr_in *sa)
+{
+    if (connect(c, (const struct sockaddr *)sa, sizeof *sa) != 0) {
+        int se = 0;
+        socklen_t len = sizeof se;
+        if (errno != EINPROGRESS || !wait_fd(c, POLLOUT, STAMP_CONNECT_MS) ||
+            getsockopt(c, SOL_SOCKET, SO_ERROR, &se, &len) != 0)
+            return false;
+        if (se) {
+            errno = se;
+            return false;
+        }
+    }
+    int fl = fcntl(c, F_GETFL);
+    return fl >= 0 && fcntl(c, F_SETFL, fl & ~O_NONBLOCK) == 0;
+}
+
 /* A loopback TCP connection for a child's stdout: fd[0] the parent's end, receive times on
- * (SO_TIMESTAMPNS), fd[1] the child's (TCP_NODELAY: each write goes out at once). Only the
- * connection made here is taken: a foreign one accepted first fails it. false with errno set
- * (nothing left open): the caller uses a pipe. */
+ * (SO_TIMESTAMPNS), fd[1] the child's (blocking; TCP_NODELAY: each write goes out at once).
+ * Only the connection made here is taken: a foreign one accepted first fails it, and neither
+ * the connect nor the accept waits over STAMP_CONNECT_MS. false with errno set (nothing left
+ * open): the caller uses a pipe. */
 static bool stamped_pair(int fd[2])
 {
     fd[0] = fd[1] = -1;
     struct sockaddr_in sa = {.sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
     struct sockaddr_in me, peer;
     socklen_t sl = sizeof sa, ml = sizeof me, pl = sizeof peer;
-    int one = 1, l = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0), c = -1, a = -1;
+    int one = 1, l = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0), c = -1, a = -1;
     bool ok = l >= 0 && bind(l, (struct sockaddr *)&sa, sizeof sa) == 0 && listen(l, 1) == 0 &&
               getsockname(l, (struct sockaddr *)&sa, &sl) == 0;
-    ok = ok && (c = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0)) >= 0 &&
-         connect(c, (struct sockaddr *)&sa, sizeof sa) == 0 &&
-         getsockname(c, (struct sockaddr *)&me, &ml) == 0;
-    ok = ok && (a = accept4(l, (struct sockaddr *)&peer, &pl, SOCK_CLOEXEC)) >= 0;
+    ok = ok && (c = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0)) >= 0 &&
+         connect_bounded(c, &sa) && getsockname(c, (struct sockaddr *)&me, &ml) == 0;
+    ok = ok && wait_fd(l, POLLIN, STAMP_CONNECT_MS) &&
+         (a = accept4(l, (struct sockaddr *)&peer, &pl, SOCK_CLOEXEC)) >= 0;
     ok = ok && peer.sin_port == me.sin_port && peer.sin_addr.s_addr == me.sin_addr.s_addr;
     ok = ok && setsockopt(c, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one) == 0 &&
          setsockopt(a, SOL_SOCKET, SO_TIMESTAMPNS, &one, sizeof one) == 0;

@@ -84,9 +84,10 @@ expect "page: one script (data)" "$py" "^scripts 1$"
 grep -q "Welch's two-sided t-test" "$work/ex.html" && echo "ok   page names the test" || fail "page names the test"
 grep -q "Content-Security-Policy\" content=\"default-src 'none'" "$work/ex.html" && echo "ok   page CSP" || fail "page CSP"
 
-# a directory holding the example directories is the same three inputs
+# a directory holding the example directories: one input per example bundle
+n_ex=$(ls "$ex"/*/bundle.json | wc -l)
 out=$("$RL_BIN" compare "$ex"); check "a directory of example directories" 0 $?
-expect "directory: three inputs" "$out" "^llama-roofline compare: 3 inputs, baseline \[1\] rpi5-cortex-a76$"
+expect "directory: every example an input" "$out" "^llama-roofline compare: $n_ex inputs, baseline \[1\] rpi5-cortex-a76$"
 out=$("$RL_BIN" compare "$ex" --baseline 2); check "--baseline 2" 0 $?
 expect "--baseline 2 named" "$out" "baseline \[2\] synth-amd-epyc"
 

@@ -13,6 +13,7 @@
 #include <cmocka.h>
 
 #include <dirent.h>
+#include <fcntl.h>
 #include <errno.h>
 #include <pthread.h>
 #include <signal.h>
@@ -537,6 +538,18 @@ static void test_kernel_stamp(void **state)
     assert_false(c.bad);
     rl_proc_result_free(&r);
     assert_int_equal(count_fds(), fds);
+
+    /* the child's stdout is a blocking socket: its fd 1 flags (octal) lack O_NONBLOCK */
+    rl_proc_opts o2 = {.timeout = 20, .stamp_kernel = true};
+    run_sh("grep '^flags' /proc/self/fdinfo/1", &o2, &r, RL_OK);
+    assert_non_null(r.out.head);
+    char line[64] = "";
+    memcpy(line, r.out.head, r.out.head_len < sizeof line - 1 ? r.out.head_len : sizeof line - 1);
+    unsigned long flags = 0;
+    assert_int_equal(sscanf(line, "flags: %lo", &flags), 1);
+    assert_int_equal(flags & O_NONBLOCK, 0);
+    assert_int_equal(flags & O_ACCMODE, O_RDWR); /* a socket, not a pipe's write end */
+    rl_proc_result_free(&r);
 }
 
 static int count_fds(void)
