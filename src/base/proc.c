@@ -585,8 +585,6 @@ static void feed_stdin(rl_proc *p)
         close_fd(&p->fd_in); /* done, or the child stopped reading (EPIPE): not an error */
 }
 
-/* One read of stream k of p into buf (CHUNK bytes): its length, stamped *now right after
- * read() returned; 0 when there was nothing (EINTR, EAGAIN) or the stream ended (closed). */
 /* The kernel's receive time of a read (CLOCK_REALTIME) on the monotonic clock, from both
  * clocks read now; now itself when there is none or it is not between the child's start and
  * now (a clock step). With several segments in one read it is the last one's. */
@@ -606,6 +604,9 @@ static int64_t kernel_stamp(const struct msghdr *m, int64_t start_ns, int64_t no
     return now;
 }
 
+/* One read of stream k of p into buf (CHUNK bytes): its length, stamped *now right after
+ * read() returned (a kernel-stamped stream: with its data's receive time, kernel_stamp); 0
+ * when there was nothing (EINTR, EAGAIN) or the stream ended (closed). */
 static size_t read_into(rl_proc *p, int k, char *buf, int64_t *now)
 {
     pstream *s = &p->s[k];
