@@ -111,6 +111,7 @@ void rl_pred_roofs_for(const rl_pred_fit *f, const rl_gguf_model *m, rl_roof_res
         char buf[RL_GGUF_TYPE_NAME_MAX];
         rl_snprintf(parts[n].type, sizeof parts[n].type, "%s",
                     rl_gguf_type_name(m->types[i].type, buf, sizeof buf));
+        parts[n].matrices = (double)m->types[i].n_matrices;
         parts[n++].bytes = b;
         total += b;
     }
@@ -146,6 +147,7 @@ void rl_pred_roofs_for_json(const rl_pred_fit *f, const cJSON *gguf, rl_roof_res
         if (!(b > 0))
             continue;
         rl_snprintf(parts[n].type, sizeof parts[n].type, "%s", name);
+        parts[n].matrices = rl_json_num_or(t, "n_matrices", -1); /* older bundles: unknown */
         parts[n++].bytes = b;
         total += b;
     }
@@ -160,6 +162,8 @@ static cJSON *share_json(const rl_roof_share *s)
     ok = ok && rl_json_add_num(o, "us", s->us) &&
          rl_json_add_num(o, "GBs", s->us > 0 ? 1e-3 * s->bytes / s->us : 0);
     ok = ok && rl_json_add_bool(o, "calibrated", s->calibrated);
+    if (s->matrices >= 0)
+        ok = ok && rl_json_add_num(o, "matrices", s->matrices);
     return rl_json_kept(o, ok);
 }
 

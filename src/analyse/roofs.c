@@ -26,6 +26,11 @@ typedef struct {
     double bytes, layers, us;
 } raw_pt;
 
+static bool role_is(const raw_pt *r, const char *role)
+{
+    return strcmp(r->role, role) == 0;
+}
+
 static size_t raw_points(const cJSON *entry, raw_pt *raw, size_t cap)
 {
     size_t n = 0;
@@ -51,8 +56,8 @@ static void layers_from_deep(rl_roof_type *t, const raw_pt *raw, size_t n)
 {
     const raw_pt *mid = NULL, *deep = NULL;
     for (size_t i = 0; i < n; i++) {
-        mid = strcmp(raw[i].role, "mid") == 0 ? &raw[i] : mid;
-        deep = strcmp(raw[i].role, "deep") == 0 ? &raw[i] : deep;
+        mid = role_is(&raw[i], "mid") ? &raw[i] : mid;
+        deep = role_is(&raw[i], "deep") ? &raw[i] : deep;
     }
     if (!mid || !deep)
         return;
@@ -64,6 +69,37 @@ static void layers_from_deep(rl_roof_type *t, const raw_pt *raw, size_t n)
     t->base_us = 0;
     t->per_layer_us = pl;
     t->layers_from_deep = true;
+}
+
+/* The time that is not the bytes' at a point of layers layers: base and the point's own
+ * layers, or (layers unknown) the 4-layer fixed cost. */
+static double fixed_at(const rl_roof_type *t, double layers)
+{
+    return t->has_layers && layers > 0 ? fmax(0, t->base_us + t->per_layer_us * layers)
+                                       : (t->has_fixed ? t->fixed_us : 0);
+}
+
+static double matrices_of(double layers)
+{
+    rl_cal_shape s = {.n_layer = layers > 0 ? (uint64_t)layers : 0};
+    return (double)rl_cal_shape_matrices(&s);
+}
+
+/* The stream and wide points' times beyond the fixed cost, split into a time per byte and one
+ * per matrix (rl_cal_matrix_split). */
+static void split_matrices(rl_roof_type *t, const raw_pt *raw, size_t n)
+{
+    const raw_pt *st = NULL, *w = NULL;
+    for (size_t i = 0; i < n; i++) {
+        st = role_is(&raw[i], "stream") ? &raw[i] : st;
+        w = role_is(&raw[i], "wide") ? &raw[i] : w;
+    }
+    if (!st || !w || !(st->layers > 0) || !(w->layers > 0))
+        return;
+    t->has_matrix =
+        rl_cal_matrix_split(st->bytes, matrices_of(st->layers), st->us - fixed_at(t, st->layers),
+                            w->bytes, matrices_of(w->layers), w->us - fixed_at(t, w->layers),
+                            &t->limit_us_per_byte, &t->per_matrix_us);
 }
 
 bool rl_roof_type_from_json(const cJSON *entry, rl_roof_type *out)
@@ -83,39 +119,52 @@ bool rl_roof_type_from_json(const cJSON *entry, rl_roof_type *out)
     if (!out->has_layers && !out->has_fixed)
         layers_from_deep(out, raw, n);
     for (size_t i = 0; i < n; i++) {
-        /* the time that is not the bytes': base and the point's own layers, or (layers
-         * unknown) the 4-layer fixed cost */
-        double f = out->has_layers && raw[i].layers > 0
-                       ? fmax(0, out->base_us + out->per_layer_us * raw[i].layers)
-                       : (out->has_fixed ? out->fixed_us : 0);
-        if (strcmp(raw[i].role, "deep") == 0 || out->n_pts >= RL_ROOF_MAX_PTS || !(raw[i].us > f))
+        double f = fixed_at(out, raw[i].layers);
+        if (role_is(&raw[i], "deep") || role_is(&raw[i], "wide") || out->n_pts >= RL_ROOF_MAX_PTS ||
+            !(raw[i].us > f))
             continue;
         size_t k = out->n_pts++;
         while (k > 0 && out->pts[k - 1].bytes > raw[i].bytes) { /* insertion by bytes */
             out->pts[k] = out->pts[k - 1];
             k--;
         }
-        out->pts[k] = (rl_roof_pt){raw[i].bytes, (raw[i].us - f) / raw[i].bytes};
+        out->pts[k] =
+            (rl_roof_pt){raw[i].bytes, (raw[i].us - f) / raw[i].bytes, role_is(&raw[i], "stream")};
     }
+    split_matrices(out, raw, n);
     return out->n_pts > 0;
 }
 
-double rl_roof_us_per_byte(const rl_roof_type *t, double w)
+/* A point's time per byte: the stream point's for a model of mpb matrices per byte when the
+ * time per matrix is known, else as measured. */
+static double pt_value(const rl_roof_type *t, const rl_roof_pt *p, double mpb)
+{
+    return p->stream && t->has_matrix && mpb >= 0 ? t->limit_us_per_byte + t->per_matrix_us * mpb
+                                                  : p->us_per_byte;
+}
+
+double rl_roof_us_per_byte(const rl_roof_type *t, double w, double mpb)
 {
     if (t->n_pts == 0 || !(w > 0))
         return NAN;
     const rl_roof_pt *p = t->pts;
     if (w <= p[0].bytes)
-        return p[0].us_per_byte;
+        return pt_value(t, &p[0], mpb);
     for (size_t i = 1; i < t->n_pts; i++)
         if (w <= p[i].bytes) {
             double x = log(w / p[i - 1].bytes) / log(p[i].bytes / p[i - 1].bytes);
-            return p[i - 1].us_per_byte + x * (p[i].us_per_byte - p[i - 1].us_per_byte);
+            double a = pt_value(t, &p[i - 1], mpb);
+            return a + x * (pt_value(t, &p[i], mpb) - a);
         }
-    return p[t->n_pts - 1].us_per_byte;
+    return pt_value(t, &p[t->n_pts - 1], mpb);
 }
 
 /* ---- a model ------------------------------------------------------------------------------ */
+
+static double mats_per_byte(const rl_roof_part *p)
+{
+    return p->matrices >= 0 && p->bytes > 0 ? p->matrices / p->bytes : -1;
+}
 
 static const rl_roof_type *find_type(const rl_roof_type *types, size_t n, const char *name)
 {
@@ -168,7 +217,8 @@ void rl_roof_predict(const rl_roof_type *types, size_t n_types, const rl_roof_pa
         rl_roof_share *s = &out->shares[out->n_shares];
         snprintf(s->type, sizeof s->type, "%s", parts[i].type);
         s->bytes = parts[i].bytes;
-        s->us = parts[i].bytes * rl_roof_us_per_byte(use, w);
+        s->matrices = parts[i].matrices;
+        s->us = parts[i].bytes * rl_roof_us_per_byte(use, w, mats_per_byte(&parts[i]));
         s->calibrated = t != NULL;
         out->fixed_us += parts[i].bytes / w * fixed_of(use, n_layer);
         out->tau_us += s->us;

@@ -2,7 +2,7 @@
 /* roofs.h: the decode model with both roofs (issue 22, part 2): a model's per-token time from
  * the calibration of each ggml type it holds (bundle/calib.h), not from one bandwidth.
  *
- *   tau = F + sum over types t of bytes_t x c_t(W)      (us; tok/s = 1e6 / tau)
+ *   tau = F + sum over types t of bytes_t x c_t(W, m_t)      (us; tok/s = 1e6 / tau)
  *
  *   bytes_t  the bytes of type t decode reads per token (the streamed convention: every tensor
  *            but an untied embedding; MoE experts scaled as gguf_model.h does, spread over the
@@ -22,7 +22,14 @@
  * reported, the small model runs faster per byte than the mid one), the per-layer cost comes from
  * the mid and deep models, nearly equal bytes at 4 and 16 layers: tau = layers x per_layer + bytes
  * x c solved for both (no base; it is folded into the layers), and each point's c_p = (tau_p -
- * per_layer x its layers) / W_p. Otherwise 0. Every calibration point is reproduced exactly; when
+ * per_layer x its layers) / W_p. Otherwise 0. The stream point's value depends on the model:
+ * with a wide point too (stream's bytes in a quarter as many matrices), the two points' times
+ * beyond F_p split into a time per byte c_inf and one per matrix r (rl_cal_matrix_split), and
+ * the stream point's value for type t is c_inf + r x m_t, m_t = the matrices of type t decode
+ * reads per token over bytes_t (a model of fewer, larger matrices streams faster per byte: past
+ * the stream point bytes_t x c_t = bytes_t x c_inf + matrices_t x r); the measured c_p when the
+ * split or m_t is unknown (a calibration before the wide model, a bundle before n_matrices).
+ * Every calibration point is reproduced exactly; when
  * every type runs at one rate BW at every size and costs nothing fixed, tau = W / BW: the one-roof
  * fit's form. The binding roof is the type with the largest share of the time; its rate is its
  * bytes over its time. A type holding more than RL_ROOF_UNCAL_PCT of the bytes without a
@@ -46,6 +53,7 @@
 typedef struct {
     double bytes;       /* the calibration model's streamed bytes */
     double us_per_byte; /* (tau - F4) / bytes */
+    bool stream;        /* the stream point (its value depends on the model's matrices) */
 } rl_roof_pt;
 
 typedef struct {
@@ -57,23 +65,30 @@ typedef struct {
     bool has_layers;
     double base_us, per_layer_us;
     bool layers_from_deep; /* per_layer from the mid and deep points (no base): see below */
+    bool has_matrix;       /* stream and wide split into the two below */
+    double limit_us_per_byte, per_matrix_us;
 } rl_roof_type;
 
 /* One calibration type entry (calibration.sets[].types[]) into out: its small, mid and stream
- * points with a rate, fixed, base and per_layer. false when no point has a rate. */
+ * points with a rate, fixed, base and per_layer, and the stream and wide points' split. false
+ * when no point has a rate. */
 bool rl_roof_type_from_json(const cJSON *entry, rl_roof_type *out);
 
-/* c_t(W): the type's time per byte (us) for a model of model_bytes bytes; NAN with no point. */
-double rl_roof_us_per_byte(const rl_roof_type *t, double model_bytes);
+/* c_t(W, m): the type's time per byte (us) for a model of model_bytes bytes whose bytes of this
+ * type hold matrices_per_byte matrices per byte (< 0: unknown, then the stream point as
+ * measured); NAN with no point. */
+double rl_roof_us_per_byte(const rl_roof_type *t, double model_bytes, double matrices_per_byte);
 
 typedef struct {
-    char type[16]; /* ggml type name, e.g. "Q4_K" */
-    double bytes;  /* streamed per token */
+    char type[16];   /* ggml type name, e.g. "Q4_K" */
+    double bytes;    /* streamed per token */
+    double matrices; /* matrices of this type decode reads per token; < 0 unknown */
 } rl_roof_part;
 
 typedef struct {
     char type[16];
     double bytes, us; /* bytes per token and the time they take */
+    double matrices;  /* the part's; < 0 unknown */
     bool calibrated;  /* false: the time per byte of the largest calibrated type */
 } rl_roof_share;
 

@@ -1045,9 +1045,10 @@ static void check_client(const cJSON *c, probs *p)
 /* A prediction's two_roof (roofs.h), recomputed as far as it carries its inputs: its types'
  * times add up with the fixed cost to tau_us, tok_s is 1e6 / tau_us, kernels_GBs the bytes over
  * their time, the binding type the one taking the most time; and each type's time is its bytes
- * x the bundle's calibration's time per byte at its threads for a model of all those bytes (a
- * type without a calibration: the calibrated type holding the most bytes). The fixed cost
- * depends on the model's layers, which a prediction does not keep: only its sum is checked. */
+ * x the bundle's calibration's time per byte at its threads for a model of all those bytes and
+ * its matrices (a type without a calibration: the calibrated type holding the most bytes). The
+ * fixed cost depends on the model's layers, which a prediction does not keep: only its sum is
+ * checked. */
 static const rl_roof_type *roof_type_named(const rl_pred_fit *f, const char *type)
 {
     for (size_t i = 0; type && i < f->n_roof_types; i++)
@@ -1116,8 +1117,9 @@ static void check_two_roof(const cJSON *b, const cJSON *two, const char *mp, pro
             add(p, key_path(buf, tp, "types"), "%s is %scalibrated in the bundle",
                 name ? name : "?", rt ? "" : "not ");
         const rl_roof_type *use = rt ? rt : roof_type_named(&f, big);
+        double by = rl_json_num_or(t, "bytes", NAN), mats = rl_json_num_or(t, "matrices", -1);
         double want =
-            use ? rl_json_num_or(t, "bytes", NAN) * rl_roof_us_per_byte(use, sum_bytes) : NAN;
+            use ? by * rl_roof_us_per_byte(use, sum_bytes, mats >= 0 ? mats / by : -1) : NAN;
         if (use && !rel_close(rl_json_num_or(t, "us", NAN), want, 1e-9))
             add(p, key_path(buf, tp, "types"),
                 "[%zu] (%s): us is not its bytes x the calibration's time per byte (%.17g)", i,
@@ -1724,7 +1726,7 @@ static void check_cal_type(const cJSON *t, const char *path, double threads, pro
         int role = rl_cal_role_by_name(rl_json_get_str(pt, "role"));
         if (role < 0 || seen[role])
             add(p, key_path(buf, pp, "role"),
-                "missing, unknown or repeated (small, mid, deep, stream)");
+                "missing, unknown or repeated (small, mid, deep, stream, wide)");
         else
             seen[role] = true;
         const cJSON *bv = rl_json_get(rl_json_get(pt, "bytes_per_token"), "value");
@@ -1751,6 +1753,11 @@ static void check_cal_type(const cJSON *t, const char *path, double threads, pro
                                           {"stream", "GBs"}};
     for (size_t k = 0; k < sizeof vals / sizeof vals[0]; k++)
         check_cal_value(t, copy, vals[k][0], vals[k][1], path, p);
+    /* per_matrix came with the wide model: a calibration written before it has neither */
+    if (seen[RL_CAL_WIDE] || rl_json_get(t, "per_matrix")) {
+        check_cal_value(t, copy, "per_matrix", "us", path, p);
+        check_cal_value(t, copy, "per_matrix", "stream_limit_GBs", path, p);
+    }
     const cJSON *cp = rl_json_get(copy, "points")->child;
     i = 0;
     for (pt = pts->child; pt && cp; pt = pt->next, cp = cp->next, i++) {

@@ -109,9 +109,17 @@ static void derive_layers(const rl_cal_pt *s, const rl_cal_pt *d, rl_cal_result 
                     "the fixed cost less its layers' is %.1f us, below 0: too noisy to tell", b);
 }
 
-/* The stream model's time less the fixed cost at its own layers: the small model's fixed cost
+/* A streamed point's time less the fixed cost at its own layers: the small model's fixed cost
  * plus the per-layer cost of the layers it has beyond small's (only the fixed cost without a
- * per-layer one). */
+ * per-layer one; 0 without either). */
+static double beyond_fixed(const rl_cal_pt *p, const rl_cal_pt *s, const rl_cal_result *o)
+{
+    double fixed = o->has_fixed ? o->fixed_us : 0.0;
+    if (o->has_fixed && o->has_per_layer && s && p->n_layer > s->n_layer)
+        fixed += o->per_layer_us * (p->n_layer - s->n_layer);
+    return tau_us(p) - fixed;
+}
+
 static void derive_stream(const rl_cal_pt *st, const rl_cal_pt *s, rl_cal_result *o)
 {
     if (!usable(st)) {
@@ -120,10 +128,7 @@ static void derive_stream(const rl_cal_pt *st, const rl_cal_pt *s, rl_cal_result
         return;
     }
     o->fixed_subtracted = o->has_fixed;
-    double fixed = o->has_fixed ? o->fixed_us : 0.0;
-    if (o->has_fixed && o->has_per_layer && s && st->n_layer > s->n_layer)
-        fixed += o->per_layer_us * (st->n_layer - s->n_layer);
-    double t = tau_us(st) - fixed;
+    double t = beyond_fixed(st, s, o);
     o->has_stream = t > 0;
     if (o->has_stream)
         o->stream_GBs = 1e-3 * st->bytes / t;
@@ -134,6 +139,31 @@ static void derive_stream(const rl_cal_pt *st, const rl_cal_pt *s, rl_cal_result
                     tau_us(st), o->fixed_us);
 }
 
+/* The stream and wide models (the same bytes in 4 times fewer matrices) split into a time per
+ * byte (stream_limit: the rate with no per-matrix cost) and a time per matrix. */
+static void derive_per_matrix(const rl_cal_pt *st, const rl_cal_pt *w, const rl_cal_pt *s,
+                              rl_cal_result *o)
+{
+    if (!o->has_stream || !usable(w)) {
+        rl_snprintf(o->per_matrix_why, sizeof o->per_matrix_why, "%s",
+                    o->has_stream ? "no decode rate from the wide model (see its run)"
+                                  : o->stream_why);
+        return;
+    }
+    double c = 0, r = 0, ts = beyond_fixed(st, s, o), tw = beyond_fixed(w, s, o);
+    o->has_per_matrix =
+        rl_cal_matrix_split(st->bytes, st->n_matrices, ts, w->bytes, w->n_matrices, tw, &c, &r);
+    if (o->has_per_matrix) {
+        o->per_matrix_us = r;
+        o->stream_limit_GBs = 1e-3 / c;
+    } else
+        rl_snprintf(o->per_matrix_why, sizeof o->per_matrix_why,
+                    "the wide model (%.0f matrices, %.1f us per token beyond the fixed cost) and "
+                    "the stream model (%.0f, %.1f us) give no time per matrix at or above 0: "
+                    "too noisy to tell; measure again on a quiet machine",
+                    w->n_matrices, tw, st->n_matrices, ts);
+}
+
 void rl_cal_derive(const rl_cal_pt *pts, size_t n, rl_cal_result *out)
 {
     memset(out, 0, sizeof *out);
@@ -141,6 +171,7 @@ void rl_cal_derive(const rl_cal_pt *pts, size_t n, rl_cal_result *out)
     derive_line(s, m, out);
     derive_layers(s, find_pt(pts, n, RL_CAL_DEEP), out);
     derive_stream(find_pt(pts, n, RL_CAL_STREAM), s, out);
+    derive_per_matrix(find_pt(pts, n, RL_CAL_STREAM), find_pt(pts, n, RL_CAL_WIDE), s, out);
 }
 
 int rl_cal_tokens(double us_per_byte, uint64_t bytes, int reps, int n_gen, double run_s)
@@ -217,6 +248,7 @@ cJSON *rl_cal_method_json(uint64_t llc, const char *llc_source, int n_gen, int r
     ok = ok && rl_json_add_num(o, "n_layer", RL_CAL_N_LAYER);
     ok = ok && rl_json_add_num(o, "deep_layers", RL_CAL_DEEP_LAYERS);
     ok = ok && rl_json_add_num(o, "stream_layers", RL_CAL_STREAM_LAYERS);
+    ok = ok && rl_json_add_num(o, "wide_layers", RL_CAL_WIDE_LAYERS);
     ok = ok && rl_json_add_num(o, "head_dim", RL_CAL_HEAD_DIM);
     ok = ok && rl_json_add_num(o, "n_head_kv", RL_CAL_N_HEAD_KV);
     ok = ok && rl_json_add_num(o, "n_vocab", RL_CAL_VOCAB) &&
@@ -228,7 +260,9 @@ cJSON *rl_cal_method_json(uint64_t llc, const char *llc_source, int n_gen, int r
         ok = rl_json_add_u64(tg, rl_cal_role_name(r), t[r]);
     ok = ok && rl_json_add_str(o, "model",
                                "per-token time = fixed + bytes / compute roof over the "
-                               "cache-resident models; stream rate = bytes / (time - fixed)");
+                               "cache-resident models; stream rate = bytes / (time - fixed); "
+                               "stream and wide: time - fixed = bytes / stream limit + "
+                               "matrices x per matrix");
     return rl_json_kept(o, ok);
 }
 
@@ -312,6 +346,10 @@ size_t rl_cal_points_of(const cJSON *type_entry, rl_cal_pt *pts, size_t cap)
         uint64_t layers = 0;
         rl_json_get_u64(rl_json_get(rl_json_get(p, "model"), "shape"), "n_layer", &layers);
         q->n_layer = (double)layers;
+        rl_cal_shape sh;
+        q->n_matrices = shape_from(rl_json_get(rl_json_get(p, "model"), "shape"), &sh)
+                            ? (double)rl_cal_shape_matrices(&sh)
+                            : 0;
         q->ok = q->role >= 0 && run_rate(rl_json_get(p, "run"), &q->tok_s);
         n++;
     }
@@ -392,6 +430,11 @@ bool rl_cal_type_finish(cJSON *t)
     ok = ok && put_value(t, "per_layer", r.has_per_layer, "us", r.per_layer_us, r.per_layer_why);
     ok = ok && put_value(t, "base", r.has_base, "us", r.base_us, r.base_why);
     ok = ok && put_value(t, "stream", r.has_stream, "GBs", r.stream_GBs, r.stream_why);
+    ok =
+        ok && put_value(t, "per_matrix", r.has_per_matrix, "us", r.per_matrix_us, r.per_matrix_why);
+    cJSON *pm = cJSON_GetObjectItemCaseSensitive(t, "per_matrix");
+    if (ok && r.has_per_matrix)
+        ok = rl_json_add_num(pm, "stream_limit_GBs", r.stream_limit_GBs);
     cJSON *sv = cJSON_GetObjectItemCaseSensitive(t, "stream");
     if (ok && r.has_stream)
         ok = rl_json_add_bool(sv, "fixed_subtracted", r.fixed_subtracted);

@@ -14,7 +14,13 @@
  *       base         = fixed - per_layer x RL_CAL_N_LAYER, when >= 0;
  *   stream (8 x LLC, from DRAM):
  *       stream rate  = 1e-3 x bytes_stream / (tau_stream - fixed) GB/s, the fixed cost taken
- *                      as 0 when it is unavailable (then "fixed_subtracted": false).
+ *                      as 0 when it is unavailable (then "fixed_subtracted": false);
+ *   wide (stream's bytes at RL_CAL_WIDE_LAYERS layers: a quarter as many matrices, each four
+ *     times larger), with stream, each time less the fixed cost at its own layers:
+ *       t = bytes / stream limit + matrices x per_matrix, solved for both
+ *       (rl_cal_matrix_split): per_matrix us (what each streamed matrix costs beyond its
+ *       bytes: the prefetchers and threads starting again) and stream_limit_GBs, when both
+ *       are >= 0.
  * Each value is {"kind": "derived", ...} or {"available": false, "reason"} saying which point
  * was missing or why the arithmetic does not hold (a slope <= 0: too noisy to tell).
  *
@@ -47,19 +53,23 @@
 /* ---- the arithmetic ----------------------------------------------------------------------- */
 
 typedef struct {
-    int role;       /* rl_cal_role */
-    double bytes;   /* streamed per token */
-    double n_layer; /* layers of its model */
-    double tok_s;   /* the run's mean decode rate */
-    bool ok;        /* the run succeeded with a decode rate > 0 */
+    int role;          /* rl_cal_role */
+    double bytes;      /* streamed per token */
+    double n_layer;    /* layers of its model */
+    double n_matrices; /* matrices of its model (rl_cal_shape_matrices; 0 when unknown) */
+    double tok_s;      /* the run's mean decode rate */
+    bool ok;           /* the run succeeded with a decode rate > 0 */
 } rl_cal_pt;
 
 typedef struct {
     bool has_fit;
     rl_line_fit fit; /* tau (us) against bytes over the cache-resident points */
     bool has_compute, has_fixed, has_per_layer, has_base, has_stream, fixed_subtracted;
+    bool has_per_matrix;
     double compute_GBs, fixed_us, per_layer_us, base_us, stream_GBs;
+    double per_matrix_us, stream_limit_GBs;
     char compute_why[200], fixed_why[200], per_layer_why[200], base_why[200], stream_why[200];
+    char per_matrix_why[240];
 } rl_cal_result;
 
 /* The type's values from its points (any order, at most one per role; others ignored). */
@@ -107,8 +117,8 @@ cJSON *rl_cal_type_new(const char *type_name);
 /* The points of a type entry as rl_cal_derive takes them; how many (at most cap). */
 size_t rl_cal_points_of(const cJSON *type_entry, rl_cal_pt *pts, size_t cap);
 /* The derived values of a type entry from its points: "fit", "compute_roof", "fixed",
- * "per_layer", "base", "stream" and each point's "rate" ({kind derived, us_per_token, GBs}),
- * replacing what is there. false when out of memory. */
+ * "per_layer", "base", "stream", "per_matrix" (with "stream_limit_GBs") and each point's "rate"
+ * ({kind derived, us_per_token, GBs}), replacing what is there. false when out of memory. */
 bool rl_cal_type_finish(cJSON *type_entry);
 /* True when every planned role of the entry has a point whose shape is shapes[role] and whose
  * run is ok: a cached type that can be reused. */

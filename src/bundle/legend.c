@@ -313,6 +313,12 @@ static const rl_legend_row rows[] = {
      "What a layer costs beyond its bytes: the deep model (16 layers) against the small one."},
     {"calibration.sets[].types[].base.us", "base cost per token", "us", D, true,
      "The fixed cost less its layers' share: the time per token of a model with no layer."},
+    {"calibration.sets[].types[].per_matrix.us", "cost per streamed matrix", "us", D, true,
+     "The stream (16 layers) and wide (4 layers, the same bytes) models' times less the fixed "
+     "cost, split into bytes and matrices: what each matrix read from DRAM costs beyond its "
+     "bytes."},
+    {"calibration.sets[].types[].per_matrix.stream_limit_GBs", "stream limit", "GB/s", D, true,
+     "The same split's rate per byte: the type's rate from DRAM with no per-matrix cost."},
 
     /* the machine's state during a measurement (measure/quiet.h); the same "machine" object
      * sits beside each membw.runs[] and client.points[] */

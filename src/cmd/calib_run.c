@@ -537,15 +537,16 @@ void rl_calib_print(FILE *out, const cJSON *section)
         rl_tty_printf(out, "\ncalibration at %d thread%s (%s, llama.cpp %s)\n", threads,
                       threads == 1 ? "" : "s", str_or(key, "cpu", "?"),
                       str_or(key, "llama_cpp_build", "?"));
-        rl_tty_printf(out, "  %-8s %13s %12s %12s %12s  %s\n", "type", "compute roof", "stream",
-                      "fixed", "per layer", "source");
+        rl_tty_printf(out, "  %-8s %13s %11s %10s %10s %10s  %s\n", "type", "compute roof",
+                      "stream", "fixed", "per layer", "per matrix", "source");
         cJSON_ArrayForEach(t, rl_json_get(set, "types"))
         {
             rl_tty_printf(out, "  %-8s", str_or(t, "type", "?"));
             print_value(out, t, "compute_roof", "GBs", 13, 1, "GB/s");
-            print_value(out, t, "stream", "GBs", 12, 1, "GB/s");
-            print_value(out, t, "fixed", "us", 12, 1, "us");
-            print_value(out, t, "per_layer", "us", 12, 2, "us");
+            print_value(out, t, "stream", "GBs", 11, 1, "GB/s");
+            print_value(out, t, "fixed", "us", 10, 1, "us");
+            print_value(out, t, "per_layer", "us", 10, 2, "us");
+            print_value(out, t, "per_matrix", "us", 10, 2, "us");
             rl_tty_printf(out, "  %s\n", str_or(t, "source", "?"));
         }
     }

@@ -405,9 +405,9 @@ static rl_status calibrate(cal_args *a, int n_ops, char **ops, rl_error *err)
         rl_cal_key_of_bundle(b, &key);
         rl_tty_printf(
             stderr,
-            "calibrate: plan: %zu types x %d thread counts, 4 models each, llama-bench -p 0 "
+            "calibrate: plan: %zu types x %d thread counts, %d models each, llama-bench -p 0 "
             "-n %d -r %d (%zu not calibrated)\n",
-            o->n_types, o->n_threads, o->n_gen, o->reps, o->n_skipped);
+            o->n_types, o->n_threads, (int)RL_CAL_N_ROLES, o->n_gen, o->reps, o->n_skipped);
         st = rl_bundle_write(b, path, err);
     }
     rl_calib_stats stats = {0};

@@ -96,7 +96,7 @@ bool rl_cal_type_measurable(const rl_cal_type *t)
     return t && t->make != RL_CAL_NONE;
 }
 
-static const char *const role_names[RL_CAL_N_ROLES] = {"small", "mid", "deep", "stream"};
+static const char *const role_names[RL_CAL_N_ROLES] = {"small", "mid", "deep", "stream", "wide"};
 
 const char *rl_cal_role_name(int role)
 {
@@ -119,6 +119,7 @@ void rl_cal_targets(uint64_t llc, uint64_t targets[RL_CAL_N_ROLES])
     targets[RL_CAL_MID] = llc / 2;
     targets[RL_CAL_DEEP] = llc / 2;
     targets[RL_CAL_STREAM] = llc * 8;
+    targets[RL_CAL_WIDE] = llc * 8;
 }
 
 /* Elements of one layer's matrices: q and o (n_embd x n_embd), k and v (n_embd x the KV
@@ -174,6 +175,21 @@ bool rl_cal_shape_for(uint32_t type, uint64_t target, uint64_t n_layer, rl_cal_s
     return true;
 }
 
+/* The shape at layers layers nearest target, grown until it holds at least least bytes. */
+static bool sized_shape(uint32_t type, uint64_t target, uint64_t least, uint64_t layers,
+                        rl_cal_shape *s)
+{
+    if (!rl_cal_shape_for(type, target > least ? target : least, layers, s))
+        return false;
+    while (rl_cal_shape_bytes(s, type) < least) {
+        if (s->n_ff < 4 * s->n_embd)
+            s->n_ff += RL_CAL_ROW_QUANTUM;
+        else
+            base_shape(s, s->n_embd + RL_CAL_ROW_QUANTUM, s->n_ff, layers);
+    }
+    return true;
+}
+
 bool rl_cal_plan_shapes(uint32_t type, uint64_t llc, rl_cal_shape shapes[RL_CAL_N_ROLES])
 {
     uint64_t targets[RL_CAL_N_ROLES];
@@ -183,20 +199,36 @@ bool rl_cal_plan_shapes(uint32_t type, uint64_t llc, rl_cal_shape shapes[RL_CAL_
     for (size_t i = 0; i < sizeof sized / sizeof sized[0]; i++) {
         int r = sized[i];
         uint64_t layers = r == RL_CAL_STREAM ? RL_CAL_STREAM_LAYERS : RL_CAL_N_LAYER;
-        if (!rl_cal_shape_for(type, targets[r] > 2 * prev ? targets[r] : 2 * prev, layers,
-                              &shapes[r]))
+        if (!sized_shape(type, targets[r], 2 * prev, layers, &shapes[r]))
             return false;
-        while (rl_cal_shape_bytes(&shapes[r], type) < 2 * prev) {
-            if (shapes[r].n_ff < 4 * shapes[r].n_embd)
-                shapes[r].n_ff += RL_CAL_ROW_QUANTUM;
-            else
-                base_shape(&shapes[r], shapes[r].n_embd + RL_CAL_ROW_QUANTUM, shapes[r].n_ff,
-                           layers);
-        }
         prev = rl_cal_shape_bytes(&shapes[r], type);
     }
+    uint64_t mid = rl_cal_shape_bytes(&shapes[RL_CAL_MID], type);
+    if (!sized_shape(type, prev, 2 * mid, RL_CAL_WIDE_LAYERS, &shapes[RL_CAL_WIDE]))
+        return false;
     shapes[RL_CAL_DEEP] = shapes[RL_CAL_SMALL];
     shapes[RL_CAL_DEEP].n_layer = RL_CAL_DEEP_LAYERS;
+    return true;
+}
+
+uint64_t rl_cal_shape_matrices(const rl_cal_shape *s)
+{
+    return 7 * s->n_layer + 1;
+}
+
+bool rl_cal_matrix_split(double wa, double na, double us_a, double wb, double nb, double us_b,
+                         double *per_byte, double *per_matrix)
+{
+    double det = wa * nb - wb * na;
+    if (!(det != 0) || !isfinite(det) || !(na > 0))
+        return false;
+    double c = (us_a * nb - us_b * na) / det, r = (wa * us_b - wb * us_a) / det;
+    if (fabs(r) <= 1e-9 * us_a / na)
+        r = 0;
+    if (!(c > 0) || !(r >= 0) || !isfinite(c) || !isfinite(r))
+        return false;
+    *per_byte = c;
+    *per_matrix = r;
     return true;
 }
 

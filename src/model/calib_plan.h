@@ -22,6 +22,9 @@
  *          sizes real models hold (a few MB each at a 32 MiB LLC): a model of a few big
  *          matrices streams faster per byte than one of many, and decode reads many
  *          (measured: docs/METHOD.md "Two roofs")
+ *   wide   RL_CAL_WIDE_LAYERS layers, stream's bytes (8 x LLC): the same bytes from DRAM in a
+ *          quarter as many, four times larger matrices, so stream and wide together split the
+ *          streaming time into a time per byte and a time per matrix (rl_cal_matrix_split)
  * small, mid and stream each at least twice the bytes of the one before (a tiny LLC still gives
  * three sizes).
  * The shape for a target is solved in closed form (rl_cal_shape_for) and its bytes computed
@@ -40,6 +43,7 @@
 #define RL_CAL_N_LAYER 4        /* layers of the small and mid models */
 #define RL_CAL_STREAM_LAYERS 16 /* layers of the stream model */
 #define RL_CAL_DEEP_LAYERS 16   /* layers of the deep model */
+#define RL_CAL_WIDE_LAYERS 4    /* layers of the wide model */
 #define RL_CAL_VOCAB 512        /* tokens: the output head stays small */
 #define RL_CAL_HEAD_DIM 128     /* n_head = n_embd / 128 */
 #define RL_CAL_N_HEAD_KV 1      /* one KV head: the KV cache stays negligible */
@@ -70,8 +74,15 @@ const rl_cal_type *rl_cal_type_by_name(const char *name);
 /* True for the types a calibration measures by default (make is not RL_CAL_NONE). */
 bool rl_cal_type_measurable(const rl_cal_type *t);
 
-typedef enum { RL_CAL_SMALL, RL_CAL_MID, RL_CAL_DEEP, RL_CAL_STREAM, RL_CAL_N_ROLES } rl_cal_role;
-/* "small", "mid", "deep", "stream"; NULL past the end. */
+typedef enum {
+    RL_CAL_SMALL,
+    RL_CAL_MID,
+    RL_CAL_DEEP,
+    RL_CAL_STREAM,
+    RL_CAL_WIDE,
+    RL_CAL_N_ROLES
+} rl_cal_role;
+/* "small", "mid", "deep", "stream", "wide"; NULL past the end. */
 const char *rl_cal_role_name(int role);
 /* The role by name, or -1. */
 int rl_cal_role_by_name(const char *name);
@@ -82,7 +93,7 @@ typedef struct {
 
 /* The target bytes of each role for a last-level cache of llc bytes (0: RL_CAL_LLC_DEFAULT),
  * before the twice-the-previous rule (applied by rl_cal_plan_shapes); deep's is mid's (its
- * shape is small's, deeper). */
+ * shape is small's, deeper), wide's stream's. */
 void rl_cal_targets(uint64_t llc, uint64_t targets[RL_CAL_N_ROLES]);
 /* Bytes decode streams per token for a model of shape s whose matrices are all of type (F32
  * norms): the layers, the final norm and the output head. 0 for an unknown type. */
@@ -91,10 +102,22 @@ uint64_t rl_cal_shape_bytes(const rl_cal_shape *s, uint32_t type);
  * below or above) for this type; the smallest shape (n_embd = n_ff = 256) when target is below
  * it. false for an unknown type. */
 bool rl_cal_shape_for(uint32_t type, uint64_t target, uint64_t n_layer, rl_cal_shape *out);
-/* The four shapes of one type for a cache of llc bytes: small, mid and stream each the
- * target's and at least twice the bytes of the one before (n_ff up to 4 n_embd, then n_embd, grown
- * until it is), deep small's at RL_CAL_DEEP_LAYERS layers. false for an unknown type. */
+/* The shapes of one type for a cache of llc bytes: small, mid and stream each the target's and
+ * at least twice the bytes of the one before (n_ff up to 4 n_embd, then n_embd, grown until it
+ * is), wide the shape at RL_CAL_WIDE_LAYERS layers nearest stream's bytes (grown the same way to
+ * at least twice mid's), deep small's at RL_CAL_DEEP_LAYERS layers. false for an unknown
+ * type. */
 bool rl_cal_plan_shapes(uint32_t type, uint64_t llc, rl_cal_shape shapes[RL_CAL_N_ROLES]);
+/* The matrices decode reads per token in a model of shape s: seven per layer (q, k, v, o, gate,
+ * up, down) and the output head. */
+uint64_t rl_cal_shape_matrices(const rl_cal_shape *s);
+/* Two streamed models of one type, a (bytes wa, na matrices, us_a of time beyond the fixed cost)
+ * and b, split into us per byte and us per matrix: us = bytes x *per_byte + matrices x
+ * *per_matrix, solved exactly. A per-matrix time within rounding of 0 (under 1e-9 of a's time
+ * per matrix) is 0. false (nothing written) when the two have the same matrices per byte or
+ * either value comes out below 0 or not finite. */
+bool rl_cal_matrix_split(double wa, double na, double us_a, double wb, double nb, double us_b,
+                         double *per_byte, double *per_matrix);
 /* The synth configuration of shape s at weight type (F16 for a type llama-quantize makes). */
 void rl_cal_synth_config(const rl_cal_shape *s, uint32_t type, rl_synth_config *out);
 

@@ -213,6 +213,7 @@ static uint32_t merge_types(rl_gguf_type_bytes *rows, size_t n)
             rows[out - 1].n_tensors += rows[i].n_tensors;
             rows[out - 1].bytes = add_sat(rows[out - 1].bytes, rows[i].bytes);
             rows[out - 1].elements = add_sat(rows[out - 1].elements, rows[i].elements);
+            rows[out - 1].n_matrices = add_sat(rows[out - 1].n_matrices, rows[i].n_matrices);
         } else {
             rows[out++] = rows[i];
         }
@@ -295,7 +296,20 @@ typedef struct {
     size_t nl;                 /* rows in lrows */
     bool have_head, have_embd;
     uint32_t embd_type;
+    size_t embd_row; /* rows[] index of token_embd.weight, when have_embd */
 } tensor_scan;
+
+/* The matrices a tensor of the model is per token: none for a vector, the used experts for an
+ * expert tensor (all of them when the count used is unknown), else one. */
+static uint64_t tensor_matrices(const rl_gguf_model *m, const rl_gguf_tensor *t)
+{
+    if (t->n_dims < 2)
+        return 0;
+    if (!strstr(t->name, "_exps"))
+        return 1;
+    uint64_t n = t->n_dims >= 3 ? t->ne[2] : 1;
+    return m->expert_used_count > 0 && m->expert_used_count < n ? m->expert_used_count : n;
+}
 
 /* fill, step 3: one pass over every shard's tensors (sizes, parameters, head and embedding). */
 static void scan_tensors(const rl_gguf_file *const *files, uint32_t n_files, rl_gguf_model *m,
@@ -314,10 +328,12 @@ static void scan_tensors(const rl_gguf_file *const *files, uint32_t n_files, rl_
             if (!t->sized)
                 m->sizes_known = false;
             uint64_t b = t->sized ? t->n_bytes : 0;
-            ts->rows[k] = (rl_gguf_type_bytes){t->type, 1, b, t->n_elements};
+            ts->rows[k] = (rl_gguf_type_bytes){t->type, 1, b, t->n_elements, 0};
+            ts->rows[k].n_matrices = tensor_matrices(m, t);
             m->tensor_bytes = add_sat(m->tensor_bytes, b);
             if (strncmp(t->name, "blk.", 4) == 0 && !is_float_type(t->type)) {
-                ts->lrows[ts->nl++] = ts->rows[k];
+                ts->lrows[ts->nl] = ts->rows[k];
+                ts->lrows[ts->nl++].n_matrices = 0;
                 m->layer_bytes = add_sat(m->layer_bytes, b);
                 m->layer_elements = add_sat(m->layer_elements, t->n_elements);
             }
@@ -325,6 +341,7 @@ static void scan_tensors(const rl_gguf_file *const *files, uint32_t n_files, rl_
                 m->expert_bytes = add_sat(m->expert_bytes, b);
             if (strcmp(t->name, "token_embd.weight") == 0) {
                 ts->have_embd = true;
+                ts->embd_row = k;
                 m->embedding_bytes = b;
                 ts->embd_type = t->type;
                 if (m->n_vocab == 0 && t->n_dims >= 2)
@@ -432,6 +449,8 @@ static rl_status fill(const rl_gguf_file *meta, const rl_gguf_file *const *files
             m->n_vocab = tok->v.arr.len;
     }
     m->tied_embeddings = !ts.have_head && ts.have_embd;
+    if (ts.have_embd && !m->tied_embeddings)
+        ts.rows[ts.embd_row].n_matrices = 0; /* decode reads one row of it */
     m->embedding_type = ts.embd_type;
     if (m->tied_embeddings) {
         m->head_bytes = m->embedding_bytes;

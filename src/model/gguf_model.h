@@ -29,6 +29,10 @@ typedef struct {
     uint64_t n_tensors;
     uint64_t bytes;
     uint64_t elements;
+    /* matrices decode reads per token (types only; 0 in layer_types): the tensors of two or
+     * more dimensions that stream (not an untied token_embd), an expert tensor (name holding
+     * "_exps") counted as expert_used_count matrices */
+    uint64_t n_matrices;
 } rl_gguf_type_bytes;
 
 typedef struct {

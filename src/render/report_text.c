@@ -476,7 +476,7 @@ bool rl_report_label_explanation(const cJSON *model, char *buf, size_t cap)
         if (id < 0 || !cJSON_IsNumber(t) || n == sizeof lt / sizeof lt[0])
             continue;
         lt[n++] = (rl_gguf_type_bytes){
-            (uint32_t)id, 0, (uint64_t)llround(t->valuedouble / 100.0 * (double)layer_bytes), 0};
+            (uint32_t)id, 0, (uint64_t)llround(t->valuedouble / 100.0 * (double)layer_bytes), 0, 0};
     }
     rl_gguf_model m;
     memset(&m, 0, sizeof m);

@@ -22,7 +22,7 @@ trap 'rm -rf "$work"' EXIT
 . "$RL_SRC/tests/lib/cli.sh"
 CMD=calibrate
 FAKE="$RL_SRC/tests/lib/fake-llama-bench"
-export FAKE_CALIB=20:5:40:25:10000000 RL_BIN
+export FAKE_CALIB=20:5:40:25:10000000:2 RL_BIN
 # no llama-quantize anywhere the command looks (beside the fake there is none)
 PATH=$(tr ':' '\n' <<<"$PATH" | while read -r d; do [ -x "$d/llama-quantize" ] || printf '%s:' "$d"; done)
 PATH=${PATH%:}
@@ -79,24 +79,24 @@ cpu=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["environme
 grep -qxF "calibration at 1 thread ($cpu, llama.cpp de3ff81)" "$work/c1.out" &&
   echo "ok   table: 1 thread" || fail "table: 1 thread: got: $out"
 expect "table: 2 threads" "$out" "^calibration at 2 threads"
-expect "table: Q4_0's kernels" "$out" "^  Q4_0 +40\.0 GB/s +25\.0 GB/s +40\.0 us +5\.00 us  measured$"
-expect "stderr: the plan" "$(cat "$work/c1.err")" "calibrate: plan: 2 types x 2 thread counts, 4 models each, llama-bench -p 0 -n 64 -r 3"
-expect "stderr: the summary" "$(cat "$work/c1.err")" "calibrate: 4 measured, 0 reused .* llama-bench: 16 of 16 runs ok"
-[ "$(wc -l <"$work/log1")" = 16 ] && echo "ok   16 llama-bench runs" || fail "$(wc -l <"$work/log1") runs"
+expect "table: Q4_0's kernels" "$out" "^  Q4_0 +40\.0 GB/s +[0-9]+\.[0-9] GB/s +40\.0 us +5\.00 us +2\.00 us  measured$"
+expect "stderr: the plan" "$(cat "$work/c1.err")" "calibrate: plan: 2 types x 2 thread counts, 5 models each, llama-bench -p 0 -n 64 -r 3"
+expect "stderr: the summary" "$(cat "$work/c1.err")" "calibrate: 4 measured, 0 reused .* llama-bench: 20 of 20 runs ok"
+[ "$(wc -l <"$work/log1")" = 20 ] && echo "ok   20 llama-bench runs" || fail "$(wc -l <"$work/log1") runs"
 B="$work/c1/bundle.json"
 json_check "the kernels, per type and thread count" "$B" \
-  'all(abs(t["compute_roof"]["GBs"]-40)<1e-4 and abs(t["stream"]["GBs"]-25)<1e-4 and abs(t["fixed"]["us"]-40)<1e-4 and abs(t["per_layer"]["us"]-5)<1e-4 and abs(t["base"]["us"]-20)<1e-4 and t["stream"]["fixed_subtracted"] for s in j["calibration"]["sets"] for t in s["types"]) and [s["threads"] for s in j["calibration"]["sets"]]==[1,2] and [t["type"] for t in j["calibration"]["sets"][0]["types"]]==["Q8_0","Q4_0"]'
+  'all(abs(t["compute_roof"]["GBs"]-40)<1e-4 and abs(t["per_matrix"]["stream_limit_GBs"]-25)<1e-4 and abs(t["per_matrix"]["us"]-2)<1e-4 and (lambda s: abs(t["stream"]["GBs"]-1e-3*s/(s/25e3+2*113))<1e-4)([p for p in t["points"] if p["role"]=="stream"][0]["bytes_per_token"]["value"]) and abs(t["fixed"]["us"]-40)<1e-4 and abs(t["per_layer"]["us"]-5)<1e-4 and abs(t["base"]["us"]-20)<1e-4 and t["stream"]["fixed_subtracted"] for s in j["calibration"]["sets"] for t in s["types"]) and [s["threads"] for s in j["calibration"]["sets"]]==[1,2] and [t["type"] for t in j["calibration"]["sets"][0]["types"]]==["Q8_0","Q4_0"]'
 json_check "each point: its role, bytes, run (-p 0, records, machine)" "$B" \
-  'all([p["role"] for p in t["points"]]==["small","mid","deep","stream"] and all(p["bytes_per_token"]["value"]>0 and p["run"]["status"]=="ok" and p["run"]["argv"][p["run"]["argv"].index("-p")+1]=="0" and p["run"]["records"][0]["n_prompt"]==0 and len(p["run"]["decode"]["samples"])==3 and p["run"]["machine"]["kind"]=="measured" and p["run"]["threads"]==s["threads"] for p in t["points"]) for s in j["calibration"]["sets"] for t in s["types"])'
-json_check "the deep model is small's at 16 layers; stream is over 8 x the 2 MiB" "$B" \
-  '(lambda p: p["deep"]["model"]["shape"]["n_layer"]==16 and p["small"]["model"]["shape"]["n_layer"]==4 and p["deep"]["model"]["shape"]["n_embd"]==p["small"]["model"]["shape"]["n_embd"] and p["stream"]["bytes_per_token"]["value"]>=8*2**20)({p["role"]: p for p in j["calibration"]["sets"][0]["types"][0]["points"]})'
+  'all([p["role"] for p in t["points"]]==["small","mid","deep","stream","wide"] and all(p["bytes_per_token"]["value"]>0 and p["run"]["status"]=="ok" and p["run"]["argv"][p["run"]["argv"].index("-p")+1]=="0" and p["run"]["records"][0]["n_prompt"]==0 and len(p["run"]["decode"]["samples"])==3 and p["run"]["machine"]["kind"]=="measured" and p["run"]["threads"]==s["threads"] for p in t["points"]) for s in j["calibration"]["sets"] for t in s["types"])'
+json_check "the deep model is small's at 16 layers; stream is over 8 x the 2 MiB; wide its bytes at 4 layers" "$B" \
+  '(lambda p: p["deep"]["model"]["shape"]["n_layer"]==16 and p["small"]["model"]["shape"]["n_layer"]==4 and p["deep"]["model"]["shape"]["n_embd"]==p["small"]["model"]["shape"]["n_embd"] and p["stream"]["bytes_per_token"]["value"]>=8*2**20 and p["wide"]["model"]["shape"]["n_layer"]==4 and p["wide"]["model"]["shape"]["n_embd"]>p["stream"]["model"]["shape"]["n_embd"] and 0.8<p["wide"]["bytes_per_token"]["value"]/p["stream"]["bytes_per_token"]["value"]<1.25)({p["role"]: p for p in j["calibration"]["sets"][0]["types"][0]["points"]})'
 json_check "key, method, settings, status, machine state" "$B" \
-  'j["command"]=="calibrate" and j["status"]["state"]=="complete" and j["calibration"]["key"]["llama_cpp_build"]=="de3ff81" and j["calibration"]["key"]["cpu"]==j["environment"]["cpu"] and j["calibration"]["method"]["llc_bytes"]==2**21 and j["calibration"]["method"]["llc_source"]=="--llc-mib" and j["calibration"]["method"]["runs_planned"]==16 and j["settings"]["threads"]==[1,2] and j["environment"]["machine_state"]["measurements"]==16'
+  'j["command"]=="calibrate" and j["status"]["state"]=="complete" and j["calibration"]["key"]["llama_cpp_build"]=="de3ff81" and j["calibration"]["key"]["cpu"]==j["environment"]["cpu"] and j["calibration"]["method"]["llc_bytes"]==2**21 and j["calibration"]["method"]["llc_source"]=="--llc-mib" and j["calibration"]["method"]["runs_planned"]==20 and j["calibration"]["method"]["wide_layers"]==4 and j["settings"]["threads"]==[1,2] and j["environment"]["machine_state"]["measurements"]==20'
 out=$("$RL_BIN" validate "$B" 2>&1); check "the bundle validates ($out)" 0 $?
 schema "$B"; rc=$?
 check "the bundle validates against the schema ($(tail -c 300 "$work/schema.txt"))" 0 $rc
 n=$(ls "$LLAMA_ROOFLINE_CACHE/calibration-models" | grep -c '\.gguf$')
-[ "$n" = 8 ] && echo "ok   8 models cached" || fail "$n models cached"
+[ "$n" = 10 ] && echo "ok   10 models cached" || fail "$n models cached"
 n=$(ls "$LLAMA_ROOFLINE_CACHE/calibration" | grep -cE '^[0-9a-f]{16}-t[12]\.json$')
 [ "$n" = 2 ] && echo "ok   one cache file per thread count" || fail "$n cache files"
 
@@ -106,12 +106,14 @@ import json, sys
 b = json.load(open(sys.argv[1]))
 t = b["calibration"]["sets"][0]["types"][1]
 t["stream"]["GBs"] = 26.0
+t["per_matrix"]["us"] = 3.0
 t["points"][0]["run"]["threads"] = 2
 json.dump(b, open(sys.argv[2], "w"))
 PY
 crafted "$work/bad.json"
 out=$("$RL_BIN" validate "$work/bad.json" 2>&1); check "validate: a broken calibration" 1 $?
-expect "validate names the stream rate" "$out" "calibration\.sets\[0\]\.types\[1\]\.stream\.GBs: 26 is not what its points give \(25"
+expect "validate names the stream rate" "$out" "calibration\.sets\[0\]\.types\[1\]\.stream\.GBs: 26 is not what its points give \(18\.68"
+expect "validate names the per-matrix cost" "$out" "calibration\.sets\[0\]\.types\[1\]\.per_matrix\.us: 3 is not what its points give \((1\.9999|2\.0000)"
 expect "validate names the run's threads" "$out" "calibration\.sets\[0\]\.types\[1\]\.points\[0\]\.run\.threads: not the set's thread count \(1\)"
 
 # a slow kernel (0.05 GB/s): after the small model, runs of 8 tokens, its values still exact
@@ -119,7 +121,7 @@ FAKE_CALIB=20:5:0.05:0.05:10000000 "$RL_BIN" calibrate "${base[@]}" --types BF16
   --recalibrate -o "$work/slow" >/dev/null 2>&1
 check "a slow kernel" 0 $?
 json_check "a slow kernel: -n 64 for small, then 8; 0.05 GB/s back" "$work/slow/bundle.json" \
-  '(lambda t: [p["run"]["argv"][p["run"]["argv"].index("-n")+1] for p in t["points"]]==["64","8","8","8"] and abs(t["compute_roof"]["GBs"]-0.05)<1e-6 and abs(t["stream"]["GBs"]-0.05)<1e-6)(j["calibration"]["sets"][0]["types"][0])'
+  '(lambda t: [p["run"]["argv"][p["run"]["argv"].index("-n")+1] for p in t["points"]]==["64","8","8","8","8"] and abs(t["compute_roof"]["GBs"]-0.05)<1e-6 and abs(t["stream"]["GBs"]-0.05)<1e-6)(j["calibration"]["sets"][0]["types"][0])'
 
 # ---- reuse: the same key, nothing run again
 FAKE_LOG="$work/log2" "$RL_BIN" calibrate "${base[@]}" --types Q4_0,Q8_0 -t 1,2 -o "$work/c2" \
@@ -135,20 +137,20 @@ out=$("$RL_BIN" validate "$work/c2/bundle.json" 2>&1); check "reused bundle vali
 FAKE_LOG="$work/log3" "$RL_BIN" calibrate "${base[@]}" --types Q4_0,F16 -t 1 -o "$work/c3" \
   >/dev/null 2>&1
 check "calibrate Q4_0 (cached) and F16 (new)" 0 $?
-[ "$(grep -c 'm=F16-' "$work/log3")" = 4 ] && [ "$(wc -l <"$work/log3")" = 4 ] &&
-  echo "ok   only F16's 4 runs" || fail "runs: $(cat "$work/log3")"
+[ "$(grep -c 'm=F16-' "$work/log3")" = 5 ] && [ "$(wc -l <"$work/log3")" = 5 ] &&
+  echo "ok   only F16's 5 runs" || fail "runs: $(cat "$work/log3")"
 # --recalibrate: all again
 FAKE_LOG="$work/log4" "$RL_BIN" calibrate "${base[@]}" --types Q4_0 -t 1 --recalibrate -o "$work/c4" \
   >/dev/null 2>&1
 check "--recalibrate" 0 $?
-[ "$(wc -l <"$work/log4")" = 4 ] && echo "ok   --recalibrate measures again" || fail "runs: $(cat "$work/log4")"
+[ "$(wc -l <"$work/log4")" = 5 ] && echo "ok   --recalibrate measures again" || fail "runs: $(cat "$work/log4")"
 json_check "--recalibrate: source measured" "$work/c4/bundle.json" \
   'j["calibration"]["sets"][0]["types"][0]["source"]=="measured"'
 # another llama.cpp build: another key
 FAKE_BUILD=0123abc FAKE_LOG="$work/log5" "$RL_BIN" calibrate "${base[@]}" --types Q4_0 -t 1 \
   -o "$work/c5" >/dev/null 2>&1
 check "another build" 0 $?
-[ "$(wc -l <"$work/log5")" = 4 ] && echo "ok   another build is measured anew" || fail "runs: $(cat "$work/log5")"
+[ "$(wc -l <"$work/log5")" = 5 ] && echo "ok   another build is measured anew" || fail "runs: $(cat "$work/log5")"
 json_check "another build: its own key" "$work/c5/bundle.json" \
   'j["calibration"]["key"]["llama_cpp_build"]=="0123abc"'
 
@@ -158,12 +160,12 @@ FAKE_CALIB_FAIL=Q8_0-L16-e256-f256- "$RL_BIN" calibrate "${base[@]}" --types Q8_
 check "a failed deep run" 0 $?
 expect "the failure is said" "$(cat "$work/f1.err")" "calibrate: Q8_0 deep model at 1 threads: llama-bench exited 1: llama_bench: error: failed to load model"
 # (with no per-layer cost the stream model's 12 layers beyond small's stay in its time: its
-# rate is bytes / (bytes / 25e3 + 12 x 5) us)
+# rate is bytes / (bytes / 25e3 + 12 x 5 + 113 matrices x 2) us)
 json_check "per layer and base unavailable, the rest there" "$work/f1/bundle.json" \
-  '(lambda t: t["per_layer"]["available"] is False and "deep model" in t["per_layer"]["reason"] and t["base"]["available"] is False and abs(t["compute_roof"]["GBs"]-40)<1e-4 and (lambda s: abs(t["stream"]["GBs"]-1e-3*s/(s/25e3+60))<1e-4)([p for p in t["points"] if p["role"]=="stream"][0]["bytes_per_token"]["value"]))(j["calibration"]["sets"][0]["types"][0])'
+  '(lambda t: t["per_layer"]["available"] is False and "deep model" in t["per_layer"]["reason"] and t["base"]["available"] is False and abs(t["compute_roof"]["GBs"]-40)<1e-4 and (lambda s: abs(t["stream"]["GBs"]-1e-3*s/(s/25e3+60+2*113))<1e-4)([p for p in t["points"] if p["role"]=="stream"][0]["bytes_per_token"]["value"]))(j["calibration"]["sets"][0]["types"][0])'
 out=$("$RL_BIN" validate "$work/f1/bundle.json" 2>&1); check "failed-run bundle validates ($out)" 0 $?
 FAKE_LOG="$work/log6" "$RL_BIN" calibrate "${base[@]}" --types Q8_0 -t 1 -o "$work/f2" >/dev/null 2>&1
-[ "$(wc -l <"$work/log6")" = 4 ] && echo "ok   a type with a failed run is not reused" || fail "runs: $(cat "$work/log6")"
+[ "$(wc -l <"$work/log6")" = 5 ] && echo "ok   a type with a failed run is not reused" || fail "runs: $(cat "$work/log6")"
 FAKE_CALIB_FAIL=seed1 "$RL_BIN" calibrate "${base[@]}" --types Q4_0 -t 1 --recalibrate \
   -o "$work/f3" >"$work/f3.out" 2>"$work/f3.err"
 check "every run fails" 1 $?
@@ -273,7 +275,7 @@ json_check "the first point's run: one attempt kept, itself quiet" "$work/d1/bun
 FAKE_SLEEP=0.3 LLAMA_ROOFLINE_PROGRESS=lines "$RL_BIN" calibrate "${base[@]}" --types Q4_0,F16 \
   -t 1 --recalibrate -o "$work/i1" >/dev/null 2>"$work/i1.err" &
 pid=$!
-for _ in $(seq 200); do grep -q '\[6/8\]' "$work/i1.err" 2>/dev/null && break; sleep 0.05; done
+for _ in $(seq 200); do grep -q '\[7/10\]' "$work/i1.err" 2>/dev/null && break; sleep 0.05; done
 t0=$(date +%s%N)
 kill -INT "$pid"
 wait "$pid"; rc=$?
@@ -281,14 +283,14 @@ ms=$((($(date +%s%N) - t0) / 1000000))
 check "Ctrl-C: exit 130" 130 "$rc"
 lim=$(interrupt_limit_ms)
 [ "$ms" -lt "$lim" ] && echo "ok   Ctrl-C: ended in $ms ms" || fail "Ctrl-C took $ms ms (limit $lim)"
-expect "the resume line" "$(tail -1 "$work/i1.err")" "error: interrupted: kept 5 of 8 calibration runs in .*/i1/bundle\.json \(every finished type is cached\); resume with: llama-roofline calibrate --llama-bench .* --types Q4_0,F16 -t 1 -o .*/i1$"
+expect "the resume line" "$(tail -1 "$work/i1.err")" "error: interrupted: kept 6 of 10 calibration runs in .*/i1/bundle\.json \(every finished type is cached\); resume with: llama-roofline calibrate --llama-bench .* --types Q4_0,F16 -t 1 -o .*/i1$"
 json_check "interrupted bundle: status, F16 finished, Q4_0 in part" "$work/i1/bundle.json" \
   'j["status"]["state"]=="interrupted" and [t["type"] for t in j["calibration"]["sets"][0]["types"]]==["F16","Q4_0"] and len(j["calibration"]["sets"][0]["types"][1]["points"])==2'
 out=$("$RL_BIN" validate "$work/i1/bundle.json" 2>&1); check "interrupted bundle validates ($out)" 0 $?
 FAKE_LOG="$work/log8" "$RL_BIN" calibrate "${base[@]}" --types Q4_0,F16 -t 1 -o "$work/i1" \
   >/dev/null 2>&1
 check "the resume command" 0 $?
-[ "$(wc -l <"$work/log8")" = 4 ] && [ "$(grep -c 'm=Q4_0-' "$work/log8")" = 4 ] &&
+[ "$(wc -l <"$work/log8")" = 5 ] && [ "$(grep -c 'm=Q4_0-' "$work/log8")" = 5 ] &&
   echo "ok   the resume measures only Q4_0" || fail "runs: $(cat "$work/log8")"
 
 # Ctrl-C while a model is being quantized: exit 130 within a second, no file left behind
@@ -308,7 +310,7 @@ wait "$pid"; rc=$?
 ms=$((($(date +%s%N) - t0) / 1000000))
 check "Ctrl-C while quantizing: exit 130" 130 "$rc"
 [ "$ms" -lt "$lim" ] && echo "ok   Ctrl-C while quantizing: ended in $ms ms" || fail "took $ms ms (limit $lim)"
-expect "Ctrl-C while quantizing: the line" "$(tail -1 "$work/i2.err")" "interrupted: kept 0 of 4 calibration runs"
+expect "Ctrl-C while quantizing: the line" "$(tail -1 "$work/i2.err")" "interrupted: kept 0 of 5 calibration runs"
 left=$(ls -a "$LLAMA_ROOFLINE_CACHE/calibration-models" | grep -E '^\.source-|\.tmp[0-9]+$' || true)
 [ -z "$left" ] && echo "ok   no temporary file left" || fail "left: $left"
 json_check "Ctrl-C while quantizing: the bundle says interrupted" "$work/i2/bundle.json" \
@@ -436,7 +438,7 @@ check "calibrate: a stale cache reused" 0 $?
 [ ! -s "$work/log10" ] && echo "ok   stale cache: nothing measured again" || fail "ran: $(cat "$work/log10")"
 out=$("$RL_BIN" validate "$work/c5/bundle.json" 2>&1); check "stale cache reused: validates ($out)" 0 $?
 json_check "stale cache reused: derived again (40 GB/s, 25 GB/s)" "$work/c5/bundle.json" \
-  '(lambda t: abs(t["compute_roof"]["GBs"]-40)<1e-4 and abs(t["stream"]["GBs"]-25)<1e-4)(j["calibration"]["sets"][0]["types"][0])'
+  '(lambda t: abs(t["compute_roof"]["GBs"]-40)<1e-4 and abs(t["per_matrix"]["stream_limit_GBs"]-25)<1e-4)(j["calibration"]["sets"][0]["types"][0])'
 LLAMA_ROOFLINE_CACHE="$work/other-cache" "$RL_BIN" diagnose --llama-bench "$FAKE" --peak-bw 40 \
   -t 1 -o "$work/dg3" "$work/a.gguf" "$work/c.gguf" >/dev/null 2>&1
 json_check "diagnose with an empty cache: no calibration" "$work/dg3/bundle.json" '"calibration" not in j'

@@ -109,6 +109,10 @@ static void test_shape_bytes_match_file(void **state)
     assert_int_equal(rl_gguf_model_load(path, &m, &e), RL_OK);
     assert_int_equal(m.streamed_bytes, rl_cal_shape_bytes(&s, RL_GGML_Q8_0));
     assert_int_equal(m.n_layer, 4);
+    /* the matrices decode reads, as the file counts them: the Q8_0 ones but the embedding */
+    assert_int_equal(m.types[0].type, RL_GGML_Q8_0);
+    assert_int_equal(m.types[0].n_matrices, rl_cal_shape_matrices(&s));
+    assert_int_equal(rl_cal_shape_matrices(&s), 29);
     rl_gguf_model_free(&m);
     rl_synth_plan_free(plan);
     unlink(path);
@@ -147,6 +151,9 @@ static void test_plan_shapes(void **state)
             }
             assert_true(b[RL_CAL_MID] >= 2 * b[RL_CAL_SMALL]);
             assert_true(b[RL_CAL_STREAM] >= 2 * b[RL_CAL_MID]);
+            assert_true(b[RL_CAL_WIDE] >= 2 * b[RL_CAL_MID]);
+            assert_int_equal(s[RL_CAL_WIDE].n_layer, RL_CAL_WIDE_LAYERS);
+            assert_true(s[RL_CAL_WIDE].n_embd > s[RL_CAL_STREAM].n_embd || llc == 1ull << 20);
             assert_int_equal(s[RL_CAL_DEEP].n_layer, RL_CAL_DEEP_LAYERS);
             assert_int_equal(s[RL_CAL_SMALL].n_layer, RL_CAL_N_LAYER);
             assert_int_equal(s[RL_CAL_MID].n_layer, RL_CAL_N_LAYER);
@@ -158,6 +165,8 @@ static void test_plan_shapes(void **state)
                             b[RL_CAL_SMALL] < (3ull << 20));
                 assert_true(b[RL_CAL_STREAM] > (128ull << 20) * 9 / 10);
                 assert_true(b[RL_CAL_STREAM] < (128ull << 20) * 11 / 10);
+                assert_true(b[RL_CAL_WIDE] > (128ull << 20) * 9 / 10);
+                assert_true(b[RL_CAL_WIDE] < (128ull << 20) * 11 / 10);
             }
         }
     }
@@ -181,7 +190,7 @@ static void test_plan_shapes(void **state)
 /* A point of the arithmetic: tok/s from the per-token time in us. */
 static rl_cal_pt pt(int role, double bytes, double layers, double us)
 {
-    rl_cal_pt p = {role, bytes, layers, 1e6 / us, true};
+    rl_cal_pt p = {role, bytes, layers, 7 * layers + 1, 1e6 / us, true};
     return p;
 }
 
@@ -263,6 +272,71 @@ static void test_derive(void **state)
 }
 
 /* Tokens per run: 1.5 s of generation over 3 repetitions, between 8 and n_gen. */
+/* The per-matrix split (the line through small and mid and the deep model as in test_derive:
+ * fixed 100 us at 4 layers, 20 us a layer): a machine that streams 40 GB/s (2.5e-5 us a byte)
+ * and pays 20 us per matrix. stream: 16 layers (113 matrices), 256e6 bytes: 6400 + 2260 =
+ * 8660 us beyond its fixed cost of 100 + 12 x 20 = 340, so 9000 us a token; wide: 4 layers (29
+ * matrices), 256e6 bytes: 6400 + 580 = 6980 beyond 100, 7080 us. Back: per matrix 20 us, the
+ * stream limit 40 GB/s, the stream rate 256e6 / 8660 us. */
+static void test_derive_per_matrix(void **state)
+{
+    (void)state;
+    rl_cal_pt p[5] = {pt(RL_CAL_SMALL, 4e6, 4, 200), pt(RL_CAL_MID, 16e6, 4, 500),
+                      pt(RL_CAL_DEEP, 16e6, 16, 740), pt(RL_CAL_STREAM, 256e6, 16, 9000),
+                      pt(RL_CAL_WIDE, 256e6, 4, 7080)};
+    assert_near(p[3].n_matrices, 113, 0);
+    rl_cal_result r;
+    rl_cal_derive(p, 5, &r);
+    assert_true(r.has_stream && r.has_per_matrix);
+    assert_near(r.per_matrix_us, 20.0, 1e-9);
+    assert_near(r.stream_limit_GBs, 40.0, 1e-9);
+    assert_near(r.stream_GBs, 256e3 / 8660.0, 1e-9);
+    /* no per-matrix cost: wide as fast per byte as stream (6400 beyond 100): exactly 0 */
+    p[3] = pt(RL_CAL_STREAM, 256e6, 16, 6740);
+    p[4] = pt(RL_CAL_WIDE, 256e6, 4, 6500);
+    rl_cal_derive(p, 5, &r);
+    assert_true(r.has_per_matrix);
+    assert_true(r.per_matrix_us == 0.0);
+    assert_near(r.stream_limit_GBs, 40.0, 1e-9);
+    /* wide slower per byte than stream: below 0, unavailable, the two times in the reason */
+    p[4] = pt(RL_CAL_WIDE, 256e6, 4, 6600);
+    rl_cal_derive(p, 5, &r);
+    assert_false(r.has_per_matrix);
+    assert_non_null(strstr(r.per_matrix_why, "wide model (29 matrices, 6500.0 us"));
+    assert_non_null(strstr(r.per_matrix_why, "stream model (113, 6400.0 us)"));
+    /* no wide run, and a failed one */
+    rl_cal_derive(p, 4, &r);
+    assert_false(r.has_per_matrix);
+    assert_non_null(strstr(r.per_matrix_why, "no decode rate from the wide model"));
+    p[4].ok = false;
+    rl_cal_derive(p, 5, &r);
+    assert_false(r.has_per_matrix);
+    /* no stream rate: its reason */
+    p[4].ok = true;
+    p[3].ok = false;
+    rl_cal_derive(p, 5, &r);
+    assert_false(r.has_per_matrix);
+    assert_non_null(strstr(r.per_matrix_why, "no decode rate from the stream model"));
+}
+
+static void test_matrix_split(void **state)
+{
+    (void)state;
+    double c = -1, r = -1;
+    /* 1000 bytes and 10 matrices in 30 us, 1000 bytes and 2 matrices in 14: r 2, c 0.01 */
+    assert_true(rl_cal_matrix_split(1000, 10, 30, 1000, 2, 14, &c, &r));
+    assert_near(r, 2.0, 1e-12);
+    assert_near(c, 0.01, 1e-12);
+    /* the same matrices per byte: no split; r below 0: none, nothing written */
+    c = r = -1;
+    assert_false(rl_cal_matrix_split(1000, 10, 30, 2000, 20, 60, &c, &r));
+    assert_false(rl_cal_matrix_split(1000, 10, 14, 1000, 2, 30, &c, &r));
+    assert_false(rl_cal_matrix_split(1000, 0, 14, 1000, 2, 30, &c, &r));
+    /* c below 0: 1000 bytes, 10 matrices in 30 and 1000 bytes, 2 in 2: r 3.5, c -0.005 */
+    assert_false(rl_cal_matrix_split(1000, 10, 30, 1000, 2, 2, &c, &r));
+    assert_true(c == -1 && r == -1);
+}
+
 static void test_tokens(void **state)
 {
     (void)state;
@@ -331,6 +405,7 @@ static cJSON *made_type(const rl_cal_shape sh[RL_CAL_N_ROLES], bool stream_ok)
     cJSON_AddItemToArray(pts, made_point(RL_CAL_MID, &sh[1], 16000000, 500, true));
     cJSON_AddItemToArray(pts, made_point(RL_CAL_DEEP, &sh[2], 16000000, 740, true));
     cJSON_AddItemToArray(pts, made_point(RL_CAL_STREAM, &sh[3], 256000000, 8340, stream_ok));
+    cJSON_AddItemToArray(pts, made_point(RL_CAL_WIDE, &sh[4], 256000000, 7260, true));
     return t;
 }
 
@@ -375,8 +450,11 @@ static void test_type_entry(void **state)
     assert_true(rl_cal_plan_shapes(RL_GGML_Q4_0, 32ull << 20, sh));
     cJSON *t = made_type(sh, true);
     assert_string_equal(rl_json_get_str(t, "source"), "measured");
-    rl_cal_pt p[4];
-    assert_int_equal(rl_cal_points_of(t, p, 4), 4);
+    rl_cal_pt p[5];
+    assert_int_equal(rl_cal_points_of(t, p, 5), 5);
+    assert_int_equal(p[4].role, RL_CAL_WIDE);
+    assert_near(p[4].n_matrices, 29, 0);
+    assert_near(p[3].n_matrices, 113, 0);
     assert_int_equal(p[2].role, RL_CAL_DEEP);
     assert_near(p[2].n_layer, RL_CAL_DEEP_LAYERS, 0);
     assert_near(p[1].bytes, 16e6, 0);
@@ -394,6 +472,12 @@ static void test_type_entry(void **state)
     assert_near(v, 20.0, 1e-9);
     assert_true(rl_json_get_num(rl_json_get(t, "stream"), "GBs", &v));
     assert_near(v, 32.0, 1e-9);
+    /* stream 8000 us beyond 340 (113 matrices), wide 7160 beyond 100 (29): 10 us a matrix,
+     * 256e6 bytes in 8000 - 1130 = 6870 us */
+    assert_true(rl_json_get_num(rl_json_get(t, "per_matrix"), "us", &v));
+    assert_near(v, 10.0, 1e-9);
+    assert_true(rl_json_get_num(rl_json_get(t, "per_matrix"), "stream_limit_GBs", &v));
+    assert_near(v, 256e3 / 6870.0, 1e-9);
     assert_true(rl_json_get_num(rl_json_get(t, "fit"), "intercept_us", &v));
     assert_near(v, 100.0, 1e-9);
     const cJSON *r0 = rl_json_get(cJSON_GetArrayItem(rl_json_get(t, "points"), 0), "rate");
@@ -404,7 +488,7 @@ static void test_type_entry(void **state)
     assert_true(rl_cal_type_reusable(t, sh));
     /* finishing again replaces, not duplicates */
     assert_true(rl_cal_type_finish(t));
-    assert_int_equal(cJSON_GetArraySize(t), 11);
+    assert_int_equal(cJSON_GetArraySize(t), 12);
     /* another shape, a failed run, a missing role: not reusable */
     rl_cal_shape other[RL_CAL_N_ROLES];
     memcpy(other, sh, sizeof other);
@@ -584,6 +668,8 @@ int main(void)
         cmocka_unit_test(test_shape_bytes_match_file),
         cmocka_unit_test(test_plan_shapes),
         cmocka_unit_test(test_derive),
+        cmocka_unit_test(test_derive_per_matrix),
+        cmocka_unit_test(test_matrix_split),
         cmocka_unit_test(test_tokens),
         cmocka_unit_test(test_rate_from_records),
         cmocka_unit_test(test_key),

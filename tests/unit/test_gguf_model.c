@@ -92,6 +92,10 @@ static void test_streamed_untied(void **state)
     assert_int_equal(m.types[1].n_tensors, 2);
     assert_int_equal(m.types[1].bytes, 576576);
     assert_int_equal(m.types[1].elements, 32 * 32000 + 32 * 32);
+    /* the matrices decode reads: the head; attn_q but not the untied embedding */
+    assert_int_equal(m.types[0].n_matrices, 1);
+    assert_int_equal(m.types[1].n_matrices, 1);
+    assert_int_equal(m.layer_types[0].n_matrices, 0);
     rl_gguf_model_free(&m);
 }
 
@@ -109,6 +113,8 @@ static void test_streamed_tied(void **state)
     assert_int_equal(m.head_bytes, 1088000);
     assert_int_equal(m.embedding_bytes, 1088000);
     assert_int_equal(m.head_type, Q8_0);
+    assert_int_equal(m.types[0].type, Q8_0);
+    assert_int_equal(m.types[0].n_matrices, 1); /* the tied embedding is the head */
     assert_string_equal(m.architecture, "");
     assert_int_equal(m.kv_bytes_per_token, 0);
     rl_gguf_model_free(&m);
@@ -145,6 +151,9 @@ static void test_moe(void **state)
     assert_int_equal(m.expert_bytes, 5440);
     assert_int_equal(m.tensor_bytes, 3400 + 5440 + 340 + 1088 + 3400);
     assert_int_equal(m.streamed_bytes, 1360 + 340 + 1088 + 3400);
+    /* the used 2 of each expert tensor, shexp, attn_q, the head; not the untied embedding */
+    assert_int_equal(m.n_types, 1);
+    assert_int_equal(m.types[0].n_matrices, 2 + 2 + 1 + 1 + 1);
     rl_gguf_model_free(&m);
 
     /* rounding to the nearest byte: 5440 * 2 / 3 = 3626.67 -> 3627 */
@@ -157,6 +166,20 @@ static void test_moe(void **state)
     model_of(&b, "moe3.gguf", &m);
     assert_true(m.tied_embeddings == false);
     assert_int_equal(m.streamed_bytes, 3627);
+    assert_int_equal(m.types[0].n_matrices, 4);
+    rl_gguf_model_free(&m);
+
+    /* a vector is no matrix; an expert tensor without a used count: all its experts */
+    b = (mbuild){0};
+    mb_str(&b, "general.architecture", "x");
+    mb_u32(&b, "x.expert_count", 8);
+    mb_tensor(&b, "blk.0.attn_norm.weight", F32, 32, 1);
+    mb_tensor3(&b, "blk.0.ffn_up_exps.weight", Q8_0, 32, 10, 8);
+    model_of(&b, "moe8.gguf", &m);
+    assert_int_equal(m.n_types, 2);
+    assert_int_equal(m.types[0].type, Q8_0);
+    assert_int_equal(m.types[0].n_matrices, 8);
+    assert_int_equal(m.types[1].n_matrices, 0);
     rl_gguf_model_free(&m);
 }
 

@@ -119,7 +119,8 @@ static void test_roof_parts(void **state)
     f.roof_threads = 2;
     f.n_roof_types = 1;
     f.roof_types[0] = (rl_roof_type){.type = "Q8_0", .n_pts = 1, .pts = {{1e6, 5e-5}}};
-    rl_gguf_type_bytes types[] = {{8 /* Q8_0 */, 10, 1000000, 0}, {1 /* F16 */, 1, 2000000, 0}};
+    rl_gguf_type_bytes types[] = {{8 /* Q8_0 */, 10, 1000000, 0, 10},
+                                  {1 /* F16 */, 1, 2000000, 0, 0}};
     rl_gguf_model m;
     memset(&m, 0, sizeof m);
     m.types = types;
@@ -137,6 +138,18 @@ static void test_roof_parts(void **state)
     m.streamed_bytes = 500000; /* MoE: half the bytes read */
     rl_pred_roofs_for(&f, &m, &r);
     assert_near(r.tau_us, 25, 1e-9);
+    /* a split stream point (4e-5 us a byte, 2 us a matrix): the model's 10 Q8_0 matrices in
+     * 1 MB take 1e6 x 4e-5 + 10 x 2 = 60 us; over the MoE's 0.5 MB, 20 + 20 = 40 us */
+    f.roof_types[0].pts[0].stream = true;
+    f.roof_types[0].has_matrix = true;
+    f.roof_types[0].limit_us_per_byte = 4e-5;
+    f.roof_types[0].per_matrix_us = 2;
+    rl_pred_roofs_for(&f, &m, &r);
+    assert_near(r.tau_us, 40, 1e-9);
+    assert_near(r.shares[0].matrices, 10, 0);
+    m.streamed_bytes = 1000000;
+    rl_pred_roofs_for(&f, &m, &r);
+    assert_near(r.tau_us, 60, 1e-9);
     f.has_roofs = false;
     snprintf(f.roof_why, sizeof f.roof_why, "no calibration here");
     rl_pred_roofs_for(&f, &m, &r);
@@ -176,6 +189,18 @@ static void test_roof_parts_json(void **state)
     cJSON_AddStringToObject(g, "embedding_type", "F16");
     rl_pred_roofs_for_json(&f, g, &r);
     assert_near(r.tau_us, 175, 1e-9);
+    /* n_matrices read (Q8_0's 10 in 1 MB at 4e-5 us a byte and 2 us a matrix: 60 us), and
+     * F16 without it (a bundle before n_matrices) as measured: 60 + 1 MB x 1e-4 = 160 */
+    f.roof_types[0].pts[0].stream = f.roof_types[1].pts[0].stream = true;
+    f.roof_types[0].has_matrix = f.roof_types[1].has_matrix = true;
+    f.roof_types[0].limit_us_per_byte = f.roof_types[1].limit_us_per_byte = 4e-5;
+    f.roof_types[0].per_matrix_us = f.roof_types[1].per_matrix_us = 2;
+    cJSON *q8 = cJSON_GetArrayItem(cJSON_GetObjectItem(g, "types"), 0);
+    cJSON_AddNumberToObject(q8, "n_matrices", 10);
+    cJSON_ReplaceItemInObject(g, "tied_embeddings", cJSON_CreateFalse());
+    rl_pred_roofs_for_json(&f, g, &r);
+    assert_near(r.tau_us, 160, 1e-9);
+    assert_near(r.shares[1].matrices, -1, 0);
     /* a type without bytes: unknown */
     cJSON_AddItemToArray(cJSON_GetObjectItem(g, "types"), cJSON_Parse("{\"type\": \"F32\"}"));
     rl_pred_roofs_for_json(&f, g, &r);

@@ -51,10 +51,10 @@ static void test_type_and_curve(void **state)
     assert_near(t.pts[2].us_per_byte, 4e-5, 1e-15);   /* 2560 us / 64 MB: 25 GB/s */
     /* held at the ends, ln-interpolated between: 16 MB is half-way (ln 4 / ln 16) from mid
      * to stream: 2.5e-5 + 0.5 x 1.5e-5 */
-    assert_near(rl_roof_us_per_byte(&t, 0.5e6), 2.5e-5, 1e-15);
-    assert_near(rl_roof_us_per_byte(&t, 1e9), 4e-5, 1e-15);
-    assert_near(rl_roof_us_per_byte(&t, 16e6), 3.25e-5, 1e-15);
-    assert_near(rl_roof_us_per_byte(&t, 2e6), 2.5e-5, 1e-15);
+    assert_near(rl_roof_us_per_byte(&t, 0.5e6, -1), 2.5e-5, 1e-15);
+    assert_near(rl_roof_us_per_byte(&t, 1e9, -1), 4e-5, 1e-15);
+    assert_near(rl_roof_us_per_byte(&t, 16e6, -1), 3.25e-5, 1e-15);
+    assert_near(rl_roof_us_per_byte(&t, 2e6, -1), 2.5e-5, 1e-15);
 }
 
 /* A 24-layer model of 15.9 MB Q4_0 and 0.1 MB F32 (0.6%: the F32 takes Q4_0's time per
@@ -65,7 +65,7 @@ static void test_predict_by_hand(void **state)
     (void)state;
     rl_roof_type t;
     load(&t, ENTRY);
-    rl_roof_part parts[] = {{"F32", 0.1e6}, {"Q4_0", 15.9e6}};
+    rl_roof_part parts[] = {{"F32", 0.1e6, -1}, {"Q4_0", 15.9e6, -1}};
     rl_roof_result r;
     rl_roof_predict(&t, 1, parts, 2, 24, &r);
     assert_true(r.ok);
@@ -81,12 +81,12 @@ static void test_predict_by_hand(void **state)
     assert_int_equal(r.binding, 1);
 
     /* a type with 9% of the bytes and no calibration: unavailable, named */
-    rl_roof_part more[] = {{"Q4_0", 10e6}, {"Q5_K", 1e6}};
+    rl_roof_part more[] = {{"Q4_0", 10e6, -1}, {"Q5_K", 1e6, -1}};
     rl_roof_predict(&t, 1, more, 2, 24, &r);
     assert_false(r.ok);
     assert_string_equal(r.why, "Q5_K (9% of the bytes) is not calibrated at these threads "
                                "(llama-roofline calibrate --types Q5_K)");
-    rl_roof_part none[] = {{"Q5_K", 1e6}};
+    rl_roof_part none[] = {{"Q5_K", 1e6, -1}};
     rl_roof_predict(&t, 1, none, 1, 24, &r);
     assert_false(r.ok);
     assert_string_equal(r.why, "none of the model's types is calibrated");
@@ -112,7 +112,7 @@ static void test_reduces_to_one_roof(void **state)
     load(&t[1], b);
     assert_false(t[0].has_fixed);
     assert_int_equal(t[0].n_pts, 2); /* the failed mid point is left out */
-    rl_roof_part parts[] = {{"Q8_0", 1e8}, {"F16", 5e7}};
+    rl_roof_part parts[] = {{"Q8_0", 1e8, -1}, {"F16", 5e7, -1}};
     rl_roof_result r;
     rl_roof_predict(t, 2, parts, 2, 32, &r);
     assert_true(r.ok);
@@ -152,7 +152,7 @@ static void test_layers_from_deep(void **state)
     assert_int_equal(t.n_pts, 2);
     assert_near(t.pts[0].us_per_byte, 2e-4, 1e-15);
     assert_near(t.pts[1].us_per_byte, 2.5e-4, 1e-15);
-    rl_roof_part parts[] = {{"Q4_0", 4e7}};
+    rl_roof_part parts[] = {{"Q4_0", 4e7, -1}};
     rl_roof_result r;
     rl_roof_predict(&t, 1, parts, 1, 24, &r);
     assert_true(r.ok);
@@ -180,7 +180,7 @@ static void test_negative_base(void **state)
     assert_true(t.has_layers);
     assert_near(t.base_us, -20, 1e-12);
     assert_near(t.pts[0].us_per_byte, 2.5e-5, 1e-15);
-    rl_roof_part part = {"Q4_0", 16e6};
+    rl_roof_part part = {"Q4_0", 16e6, -1};
     rl_roof_result r;
     rl_roof_predict(&t, 1, &part, 1, 24, &r);
     assert_true(r.ok);
@@ -192,6 +192,70 @@ static void test_negative_base(void **state)
 /* Each point less the fixed cost at its own layers: a stream point of 64 MB at 16 layers in 20
  * + 16 x 5 + 2560 us gives (2660 - 100) / 64e6 = 4e-5 us per byte (25 GB/s), not (2660 - 40) /
  * 64e6 as the 4-layer fixed cost would. */
+/* The stream point split by the wide one (fixed 40 us at 4 layers: base 20, 5 a layer; mid 4
+ * MB in 140 us: 2.5e-5 us a byte): a machine streaming 3e-5 us a byte and 10 us a matrix.
+ * stream: 16 layers (113 matrices), 64 MB: 1920 + 1130 = 3050 us beyond its fixed 100, 3150 us
+ * a token; wide: 4 layers (29 matrices), 64 MB: 1920 + 290 = 2210 beyond 40, 2250 us. */
+static const char *SPLIT =
+    "{\"type\": \"Q4_0\", \"fixed\": {\"kind\": \"derived\", \"us\": 40}, \"per_layer\": "
+    "{\"kind\": \"derived\", \"us\": 5}, \"points\": ["
+    "{\"role\": \"small\", \"model\": {\"shape\": {\"n_layer\": 4}}, \"bytes_per_token\": "
+    "{\"value\": 1e6}, \"rate\": {\"kind\": \"derived\", \"us_per_token\": 65}},"
+    "{\"role\": \"mid\", \"model\": {\"shape\": {\"n_layer\": 4}}, \"bytes_per_token\": "
+    "{\"value\": 4e6}, \"rate\": {\"kind\": \"derived\", \"us_per_token\": 140}},"
+    "{\"role\": \"stream\", \"model\": {\"shape\": {\"n_layer\": 16}}, \"bytes_per_token\": "
+    "{\"value\": 64e6}, \"rate\": {\"kind\": \"derived\", \"us_per_token\": 3150}},"
+    "{\"role\": \"wide\", \"model\": {\"shape\": {\"n_layer\": 4}}, \"bytes_per_token\": "
+    "{\"value\": 64e6}, \"rate\": {\"kind\": \"derived\", \"us_per_token\": 2250}}]}";
+
+static void test_per_matrix(void **state)
+{
+    (void)state;
+    rl_roof_type t;
+    load(&t, SPLIT);
+    assert_int_equal(t.n_pts, 3); /* wide is not on the bytes curve */
+    assert_true(t.has_matrix && t.pts[2].stream && !t.pts[1].stream);
+    assert_near(t.limit_us_per_byte, 3e-5, 1e-15);
+    assert_near(t.per_matrix_us, 10, 1e-9);
+    assert_near(t.pts[2].us_per_byte, 3050 / 64e6, 1e-15);
+    /* the stream model itself (113 matrices in 64 MB) is reproduced; matrices unknown: the
+     * stream point as measured */
+    assert_near(rl_roof_us_per_byte(&t, 64e6, 113 / 64e6), 3050 / 64e6, 1e-15);
+    assert_near(rl_roof_us_per_byte(&t, 1e9, -1), 3050 / 64e6, 1e-15);
+    /* 128 MB in 50 matrices, 12 layers: 3840 + 500 us of bytes, fixed 20 + 60: 4420 us; not
+     * knowing its matrices, 128e6 x 3050 / 64e6 + 80 = 6180 */
+    rl_roof_part big = {"Q4_0", 128e6, 50};
+    rl_roof_result r;
+    rl_roof_predict(&t, 1, &big, 1, 12, &r);
+    assert_true(r.ok);
+    assert_near(r.tau_us, 4420, 1e-9);
+    assert_near(r.shares[0].matrices, 50, 0);
+    big.matrices = -1;
+    rl_roof_predict(&t, 1, &big, 1, 12, &r);
+    assert_near(r.tau_us, 6180, 1e-9);
+    /* 16 MB in 20 matrices, half-way (ln 4 / ln 16) from mid to stream: the stream end is
+     * 3e-5 + 10 x 20 / 16e6 = 4.25e-5, so 2.5e-5 + 0.5 x 1.75e-5 = 3.375e-5: 540 us of bytes */
+    rl_roof_part mid = {"Q4_0", 16e6, 20};
+    rl_roof_predict(&t, 1, &mid, 1, 4, &r);
+    assert_near(r.tau_us - r.fixed_us, 540, 1e-9);
+    /* without layers in the points' shapes the split is not made */
+    char json[4096];
+    snprintf(json, sizeof json, "%s", SPLIT);
+    for (char *q = strstr(json, "\"n_layer\""); q; q = strstr(q + 1, "\"n_layer\""))
+        q[1] = 'x';
+    load(&t, json);
+    assert_false(t.has_matrix);
+    /* a wide model slower per byte than the stream one: no split (wide 3200 us: 3160 beyond 40
+     * against stream's 3050 in four times the matrices gives r below 0) */
+    snprintf(json, sizeof json, "%s", SPLIT);
+    char *w = strstr(json, "2250}");
+    assert_non_null(w);
+    memcpy(w, "3200", 4);
+    load(&t, json);
+    assert_false(t.has_matrix);
+    assert_near(rl_roof_us_per_byte(&t, 1e9, 50 / 1e9), 3050 / 64e6, 1e-15);
+}
+
 static void test_point_layers(void **state)
 {
     (void)state;
@@ -276,6 +340,7 @@ int main(void)
         cmocka_unit_test(test_verdict),
         cmocka_unit_test(test_negative_base),
         cmocka_unit_test(test_point_layers),
+        cmocka_unit_test(test_per_matrix),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
