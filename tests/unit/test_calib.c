@@ -332,6 +332,10 @@ static void test_matrix_split(void **state)
     assert_false(rl_cal_matrix_split(1000, 10, 30, 2000, 20, 60, &c, &r));
     assert_false(rl_cal_matrix_split(1000, 10, 14, 1000, 2, 30, &c, &r));
     assert_false(rl_cal_matrix_split(1000, 0, 14, 1000, 2, 30, &c, &r));
+    /* a small per-matrix cost is kept, not rounded: c 0.01, r 1e-4 (10.001 and 10.0002 us) */
+    assert_true(rl_cal_matrix_split(1000, 10, 10.001, 1000, 2, 10.0002, &c, &r));
+    assert_near(r, 1e-4, 1e-12);
+    c = r = -1;
     /* c below 0: 1000 bytes, 10 matrices in 30 and 1000 bytes, 2 in 2: r 3.5, c -0.005 */
     assert_false(rl_cal_matrix_split(1000, 10, 30, 1000, 2, 2, &c, &r));
     assert_true(c == -1 && r == -1);

@@ -22,6 +22,7 @@
 #include "analyse/predict_expect.h"
 #include "bundle/bundle_last.h"
 #include "model/model_spec.h"
+#include "base/rl_json.h"
 #include "base/rl_util.h"
 
 static void test_rpi5_by_hand(void **state)
@@ -147,6 +148,10 @@ static void test_roof_parts(void **state)
     rl_pred_roofs_for(&f, &m, &r);
     assert_near(r.tau_us, 40, 1e-9);
     assert_near(r.shares[0].matrices, 10, 0);
+    cJSON *rj = rl_pred_roofs_json(&r, 2, "limited");
+    assert_near(rl_json_num_or(cJSON_GetArrayItem(rl_json_get(rj, "types"), 0), "matrices", 0), 10,
+                0);
+    cJSON_Delete(rj);
     m.streamed_bytes = 1000000;
     rl_pred_roofs_for(&f, &m, &r);
     assert_near(r.tau_us, 60, 1e-9);

@@ -203,10 +203,10 @@ static const char *SPLIT =
     "{\"value\": 1e6}, \"rate\": {\"kind\": \"derived\", \"us_per_token\": 65}},"
     "{\"role\": \"mid\", \"model\": {\"shape\": {\"n_layer\": 4}}, \"bytes_per_token\": "
     "{\"value\": 4e6}, \"rate\": {\"kind\": \"derived\", \"us_per_token\": 140}},"
-    "{\"role\": \"stream\", \"model\": {\"shape\": {\"n_layer\": 16}}, \"bytes_per_token\": "
-    "{\"value\": 64e6}, \"rate\": {\"kind\": \"derived\", \"us_per_token\": 3150}},"
     "{\"role\": \"wide\", \"model\": {\"shape\": {\"n_layer\": 4}}, \"bytes_per_token\": "
-    "{\"value\": 64e6}, \"rate\": {\"kind\": \"derived\", \"us_per_token\": 2250}}]}";
+    "{\"value\": 64e6}, \"rate\": {\"kind\": \"derived\", \"us_per_token\": 2250}},"
+    "{\"role\": \"stream\", \"model\": {\"shape\": {\"n_layer\": 16}}, \"bytes_per_token\": "
+    "{\"value\": 64e6}, \"rate\": {\"kind\": \"derived\", \"us_per_token\": 3150}}]}";
 
 static void test_per_matrix(void **state)
 {
