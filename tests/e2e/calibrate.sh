@@ -9,7 +9,8 @@
 # the model file it ran; the Q4_K models hold only Q4_K and F32 tensors; each value a
 # positive number or unavailable with a reason, and the compute roof and the stream rate of
 # both types there (a compute roof for at least one type, measured up to 3 times: a busy host); IQ2_XXS not calibrated with llama-quantize's reason; the bundle passes
-# validate and the JSON schema; a second run reuses both types (no llama-bench run, no
+# validate and the JSON schema; every type's five points and its per-matrix split (or its
+# reason); a second run reuses both types (no llama-bench run, no
 # quantizing) and says so.
 set -u
 [ -n "${LLAMA_BIN_DIR:-}" ] || { echo "skip: LLAMA_BIN_DIR not set"; exit 77; }
@@ -37,6 +38,8 @@ json_check "every run ok, decode only, 16 tokens x 2" "$b" \
   'all(p["run"]["status"]=="ok" and p["run"]["argv"][p["run"]["argv"].index("-p")+1]=="0" and len(p["run"]["records"])==1 and p["run"]["records"][0]["n_prompt"]==0 and p["run"]["records"][0]["n_gen"]==16 and len(p["run"]["decode"]["samples"])==2 and p["run"]["decode"]["stats"]["mean"]>0 for t in j["calibration"]["sets"][0]["types"] for p in t["points"]) and [t["type"] for t in j["calibration"]["sets"][0]["types"]]==["Q4_0","Q4_K"]'
 json_check "each value a positive number or unavailable with its reason; the roofs there" "$b" \
   'all((t[k].get("available") is False and t[k]["reason"]) or (t[k][u] > 0) for t in j["calibration"]["sets"][0]["types"] for k, u in (("compute_roof","GBs"),("stream","GBs"),("fixed","us"),("per_layer","us"),("base","us"))) and all(t[k].get("available") is False or 1 < t[k]["GBs"] < 10000 for t in j["calibration"]["sets"][0]["types"] for k in ("compute_roof","stream"))'
+json_check "the per-matrix split: a time per matrix >= 0 and a stream limit, or unavailable with its reason" "$b" \
+  'all((t["per_matrix"].get("available") is False and t["per_matrix"]["reason"]) or (t["per_matrix"]["us"] >= 0 and t["per_matrix"]["stream_limit_GBs"] > 0) for t in j["calibration"]["sets"][0]["types"]) and all(sorted(p["role"] for p in t["points"])==["deep","mid","small","stream","wide"] for t in j["calibration"]["sets"][0]["types"])'
 # a compute roof at all: on a busy host (ctest -j2 beside other tests) the small and mid models'
 # times can leave the line with no positive slope (unavailable, with that reason: correct, but
 # nothing shown). Measured again (--recalibrate), up to 3 times, before that is a failure.
@@ -67,7 +70,7 @@ while read -r ty bytes path; do
   [ "${got%% *}" = "$bytes" ] || fail "$path: bytes $bytes, inspect says $got"
   [ "$ty" != Q4_K ] || [ "${got#* }" = "['F32', 'Q4_K']" ] || fail "$path holds ${got#* }"
 done <"$work/models.txt"
-[ "$(wc -l <"$work/models.txt")" = 8 ] && echo "ok   8 models: bytes and types as the GGUF reader says" ||
+[ "$(wc -l <"$work/models.txt")" = 10 ] && echo "ok   10 models: bytes and types as the GGUF reader says" ||
   fail "$(wc -l <"$work/models.txt") models"
 
 # the second run reuses both types: nothing measured, nothing quantized
