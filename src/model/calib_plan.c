@@ -223,7 +223,7 @@ bool rl_cal_matrix_split(double wa, double na, double us_a, double wb, double nb
     if (!(det != 0) || !isfinite(det) || !(na > 0))
         return false;
     double c = (us_a * nb - us_b * na) / det, r = (wa * us_b - wb * us_a) / det;
-    if (fabs(r) <= 1e-9 * us_a / na)
+    if (fabs(r) <= 1e-6 * us_a / na)
         r = 0;
     if (!(c > 0) || !(r >= 0) || !isfinite(c) || !isfinite(r))
         return false;

@@ -113,7 +113,7 @@ bool rl_cal_plan_shapes(uint32_t type, uint64_t llc, rl_cal_shape shapes[RL_CAL_
 uint64_t rl_cal_shape_matrices(const rl_cal_shape *s);
 /* Two streamed models of one type, a (bytes wa, na matrices, us_a of time beyond the fixed cost)
  * and b, split into us per byte and us per matrix: us = bytes x *per_byte + matrices x
- * *per_matrix, solved exactly. A per-matrix time within rounding of 0 (under 1e-9 of a's time
+ * *per_matrix, solved exactly. A per-matrix time within rounding of 0 (under 1e-6 of a's time
  * per matrix) is 0. false (nothing written) when the two have the same matrices per byte or
  * either value comes out below 0 or not finite. */
 bool rl_cal_matrix_split(double wa, double na, double us_a, double wb, double nb, double us_b,

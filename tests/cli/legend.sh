@@ -73,8 +73,9 @@ FAKE_DEPTH_US=2 "$RL_BIN" run --llama-bench "$FAKE" --peak-bw 40 -m "$work/a.ggu
 LLAMA_ROOFLINE_CACHE="$work/cache" "$RL_BIN" diagnose --llama-bench "$FAKE" --peak-bw 40 -t 1,2 \
   --predict synth:tiny:Q8_0 -o "$work/diag" "$work/a.gguf" "$work/b.gguf" >/dev/null 2>&1
 check "diagnose --predict with the fake llama-bench" 0 $?
-# calibrate writes bundle.calibration (the fake's rates follow each model's bytes and layers)
-FAKE_CALIB=20:5:40:25:10000000 LLAMA_ROOFLINE_CACHE="$work/cache" "$RL_BIN" calibrate \
+# calibrate writes bundle.calibration (the fake's rates follow each model's bytes, layers and, from
+# DRAM, its matrices: 2 us each, so the per-matrix split is there)
+FAKE_CALIB=20:5:40:25:10000000:2 LLAMA_ROOFLINE_CACHE="$work/cache" "$RL_BIN" calibrate \
   --llama-bench "$FAKE" --types Q4_0 -t 1 --llc-mib 2 -o "$work/cal" >/dev/null 2>&1
 check "calibrate with the fake llama-bench" 0 $?
 # without --llc-mib: the cache probe of the detected LLC (calibration.method.cache_probe)
