@@ -71,12 +71,19 @@ static void layers_from_deep(rl_roof_type *t, const raw_pt *raw, size_t n)
     t->layers_from_deep = true;
 }
 
-/* The time that is not the bytes' at a point of layers layers: base and the point's own
+/* The fixed cost of a model of n_layer layers: base + per layer x n_layer (held at 0 or more),
+ * else the 4-layer fixed cost, else 0. */
+static double fixed_of(const rl_roof_type *t, double n_layer)
+{
+    return t->has_layers ? fmax(0, t->base_us + t->per_layer_us * n_layer)
+                         : (t->has_fixed ? t->fixed_us : 0);
+}
+
+/* The time that is not the bytes' at a calibration point of layers layers: fixed_of its own
  * layers, or (layers unknown) the 4-layer fixed cost. */
 static double fixed_at(const rl_roof_type *t, double layers)
 {
-    return t->has_layers && layers > 0 ? fmax(0, t->base_us + t->per_layer_us * layers)
-                                       : (t->has_fixed ? t->fixed_us : 0);
+    return layers > 0 ? fixed_of(t, layers) : (t->has_fixed ? t->fixed_us : 0);
 }
 
 static double matrices_of(double layers)
@@ -172,12 +179,6 @@ static const rl_roof_type *find_type(const rl_roof_type *types, size_t n, const 
         if (strcmp(types[i].type, name) == 0 && types[i].n_pts > 0)
             return &types[i];
     return NULL;
-}
-
-static double fixed_of(const rl_roof_type *t, double n_layer)
-{
-    return t->has_layers ? fmax(0, t->base_us + t->per_layer_us * n_layer)
-                         : (t->has_fixed ? t->fixed_us : 0);
 }
 
 void rl_roof_predict(const rl_roof_type *types, size_t n_types, const rl_roof_part *parts,

@@ -343,13 +343,12 @@ size_t rl_cal_points_of(const cJSON *type_entry, rl_cal_pt *pts, size_t cap)
         memset(q, 0, sizeof *q);
         q->role = rl_cal_role_by_name(rl_json_get_str(p, "role"));
         rl_json_get_num(rl_json_get(p, "bytes_per_token"), "value", &q->bytes);
+        const cJSON *shape = rl_json_get(rl_json_get(p, "model"), "shape");
         uint64_t layers = 0;
-        rl_json_get_u64(rl_json_get(rl_json_get(p, "model"), "shape"), "n_layer", &layers);
+        rl_json_get_u64(shape, "n_layer", &layers);
         q->n_layer = (double)layers;
         rl_cal_shape sh;
-        q->n_matrices = shape_from(rl_json_get(rl_json_get(p, "model"), "shape"), &sh)
-                            ? (double)rl_cal_shape_matrices(&sh)
-                            : 0;
+        q->n_matrices = shape_from(shape, &sh) ? (double)rl_cal_shape_matrices(&sh) : 0;
         q->ok = q->role >= 0 && run_rate(rl_json_get(p, "run"), &q->tok_s);
         n++;
     }
