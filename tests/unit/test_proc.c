@@ -511,21 +511,53 @@ static int count_fds(void);
  * still stamped when it arrived (under 0.3 s after the spawn; a read-time stamp is >= 0.4 s).
  * Every byte arrives, in order, and no descriptor is left open.
  * Checked: stamping with the read's time fails the bound. */
+static bool wait_file(const char *path, double limit_s)
+{
+    struct stat st;
+    double t0 = now_s();
+    struct timespec nap = {0, 5000000L};
+    while (stat(path, &st) != 0) {
+        if (now_s() - t0 > limit_s)
+            return false;
+        nanosleep(&nap, NULL);
+    }
+    return true;
+}
+
+/* No wall-clock bound on the child: it writes 'a', then makes a marker file and waits for a
+ * go file; the parent reads nothing until 0.4 s after the marker, then makes the go file, and
+ * the child writes 'b'. A kernel stamp puts 'a' at or before the marker and 'b' after the go,
+ * so they are at least 0.4 s apart however slow the machine is; stamped at read time both
+ * are read after the go, moments apart.
+ * Checked: kernel_stamp returning now (the read time) fails the gap assert. */
 static void test_kernel_stamp(void **state)
 {
     (void)state;
     int fds = count_fds();
     chunks c;
     memset(&c, 0, sizeof c);
-    const char *argv[] = {"sh", "-c", "printf a; sleep 0.6; printf b", NULL};
+    char dir[] = "/tmp/rl-stamp-XXXXXX";
+    assert_non_null(mkdtemp(dir));
+    char script[512], marker[64], go[64];
+    snprintf(marker, sizeof marker, "%s/marker", dir);
+    snprintf(go, sizeof go, "%s/go", dir);
+    snprintf(script, sizeof script,
+             "printf a; : > %s; i=0; while [ ! -e %s ] && [ $i -lt 4000 ]; do sleep 0.005; "
+             "i=$((i+1)); done; printf b",
+             marker, go);
+    const char *argv[] = {"sh", "-c", script, NULL};
     rl_proc_opts o = {
-        .argv = argv, .timeout = 20, .on_output = collect, .ud = &c, .stamp_kernel = true};
+        .argv = argv, .timeout = 60, .on_output = collect, .ud = &c, .stamp_kernel = true};
     rl_proc *p = NULL;
     rl_error e = {RL_OK, ""};
     assert_int_equal(rl_proc_start(&o, &p, &e), RL_OK);
     assert_non_null(strstr(rl_proc_stamp_note(), "kernel receive time"));
+    assert_true(wait_file(marker, 30));
     struct timespec nap = {0, 400000000L};
     nanosleep(&nap, NULL);
+    FILE *f = fopen(go, "w");
+    assert_non_null(f);
+    fclose(f);
     while (!rl_proc_done(p))
         assert_int_equal(rl_proc_wait(&p, 1, -1, &e), RL_OK);
     rl_proc_result r;
@@ -533,10 +565,13 @@ static void test_kernel_stamp(void **state)
     assert_int_equal(r.exit_code, 0);
     assert_bytes(c.out, c.n_out, "ab");
     assert_int_equal(c.nt, 2);
-    assert_true(c.t[0] < 0.3);
-    assert_true(c.t[1] >= 0.5);
+    assert_true(c.t[1] - c.t[0] >= 0.4);
+    assert_true(c.t[0] >= 0);
     assert_false(c.bad);
     rl_proc_result_free(&r);
+    assert_int_equal(unlink(marker), 0);
+    assert_int_equal(unlink(go), 0);
+    assert_int_equal(rmdir(dir), 0);
     assert_int_equal(count_fds(), fds);
 
     /* the child's stdout is a blocking socket: its fd 1 flags (octal) lack O_NONBLOCK */
