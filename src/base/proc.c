@@ -358,10 +358,35 @@ static void free_proc(rl_proc *p)
 /* ---- kernel-stamped stdout ---- */
 
 static char stamp_note[160] = "read time (pipe)";
+/* reads of kernel-stamped streams since the process began: stamped by the kernel, given no
+ * stamp (a network stack without SO_TIMESTAMPNS), given one outside the child's life */
+static _Atomic unsigned long kstamp_got, kstamp_none, kstamp_bad;
+
+void rl_proc_stamp_counts(unsigned long *got, unsigned long *none, unsigned long *bad)
+{
+    *got = kstamp_got;
+    *none = kstamp_none;
+    *bad = kstamp_bad;
+}
 
 const char *rl_proc_stamp_note(void)
 {
-    return stamp_note;
+    static char note[320];
+    unsigned long got, none, bad;
+    rl_proc_stamp_counts(&got, &none, &bad);
+    if (strncmp(stamp_note, "kernel", 6) != 0 || (none == 0 && bad == 0))
+        return stamp_note;
+    if (got == 0)
+        rl_snprintf(note, sizeof note,
+                    "read time (loopback TCP, but the kernel stamped none of %lu reads: %lu "
+                    "without a stamp, %lu outside the child's life)",
+                    none + bad, none, bad);
+    else
+        rl_snprintf(note, sizeof note,
+                    "kernel receive time for %lu of %lu reads (SO_TIMESTAMPNS on loopback TCP), "
+                    "read time for %lu without a stamp and %lu outside the child's life",
+                    got, got + none + bad, none, bad);
+    return note;
 }
 
 #define STAMP_CONNECT_MS 1000 /* loopback answers at once; a filtered lo must not hang a spawn */
@@ -587,7 +612,8 @@ static void feed_stdin(rl_proc *p)
 
 /* The kernel's receive time of a read (CLOCK_REALTIME) on the monotonic clock, from both
  * clocks read now; now itself when there is none or it is not between the child's start and
- * now (a clock step). With several segments in one read it is the last one's. */
+ * now (a clock step), each counted for the note. With several segments in one read it is the
+ * last one's. */
 static int64_t kernel_stamp(const struct msghdr *m, int64_t start_ns, int64_t now)
 {
     for (struct cmsghdr *c = CMSG_FIRSTHDR(m); c; c = CMSG_NXTHDR((struct msghdr *)m, c)) {
@@ -599,8 +625,11 @@ static int64_t kernel_stamp(const struct msghdr *m, int64_t start_ns, int64_t no
         clock_gettime(CLOCK_REALTIME, &real);
         int64_t ago = ((int64_t)real.tv_sec - ts.tv_sec) * NS + (real.tv_nsec - ts.tv_nsec);
         int64_t t = now - ago;
-        return ago >= 0 && t >= start_ns ? t : now;
+        bool in_life = ago >= 0 && t >= start_ns;
+        ++*(in_life ? &kstamp_got : &kstamp_bad);
+        return in_life ? t : now;
     }
+    kstamp_none++;
     return now;
 }
 

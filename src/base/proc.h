@@ -151,7 +151,14 @@ const char *rl_proc_reader_priority_note(void);
 
 /* How the last child started with stamp_kernel has its stdout stamped: "kernel receive time
  * (SO_TIMESTAMPNS on a loopback TCP connection)", or "read time (pipe: <why>)"; "read time
- * (pipe)" before any. */
+ * (pipe)" before any. When the kernel gave no usable stamp for some reads (a network stack
+ * without receive stamps) it says so, with the counts: "read time (loopback TCP, but the
+ * kernel stamped none of N reads ...)" or "kernel receive time for K of N reads ...". A
+ * static string, valid until the next call. */
 const char *rl_proc_stamp_note(void);
+
+/* Reads of kernel-stamped streams since the process began: with the kernel's stamp, with
+ * none, with one outside the child's life (read time used for the last two). */
+void rl_proc_stamp_counts(unsigned long *got, unsigned long *none, unsigned long *bad);
 
 #endif
