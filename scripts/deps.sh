@@ -18,7 +18,7 @@ esac
 # scripts/llama-cpp.sh uses to fetch (npm, git; ca-certificates for the registry's https) and
 # build (cmake, g++ from build-essential) the pinned llama.cpp.
 main_pkgs=(build-essential cmake pkg-config
-           libxml2-dev libcairo2-dev libcjson-dev libcurl4-openssl-dev libsqlite3-dev
+           libxml2-dev libcairo2-dev libcjson-dev libcurl4-openssl-dev libsqlite3-dev libyajl-dev
            fonts-dejavu-core                   # DejaVu: the charts' font
            git ca-certificates)
 command -v npm >/dev/null 2>&1 || main_pkgs+=(npm)   # fetches the pinned llama.cpp source

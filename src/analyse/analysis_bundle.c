@@ -86,8 +86,7 @@ static const double *samples_of(an_build *ab, const cJSON *rate, size_t *n, doub
     *n = 0;
     *mean = 0;
     const cJSON *arr = cJSON_GetObjectItemCaseSensitive(rate, "samples");
-    int len = cJSON_GetArraySize(arr);
-    if (!cJSON_IsArray(arr) || len <= 0) {
+    if (rl_json_array_size(arr) == 0) {
         /* an imported rate: the source's mean without its samples */
         double m;
         if (rl_json_get_num(rate, "mean", &m) && m > 0)
@@ -102,20 +101,17 @@ static const double *samples_of(an_build *ab, const cJSON *rate, size_t *n, doub
         ab->samples = v;
         ab->cap_samples = cap;
     }
-    double *x = rl_calloc((size_t)len, sizeof *x);
-    if (!x)
+    double *x = NULL;
+    size_t len = 0, k = 0;
+    if (rl_json_values(arr, &x, &len) != RL_OK)
         return NULL;
     ab->samples[ab->n_samples++] = x;
-    size_t k = 0;
     double sum = 0;
-    const cJSON *it;
-    cJSON_ArrayForEach(it, arr)
-    {
-        if (cJSON_IsNumber(it) && it->valuedouble > 0) {
-            x[k++] = it->valuedouble;
-            sum += it->valuedouble;
+    for (size_t i = 0; i < len; i++)
+        if (x[i] > 0) { /* NAN (not a number) fails */
+            x[k++] = x[i];
+            sum += x[i];
         }
-    }
     *n = k;
     *mean = k ? sum / (double)k : 0;
     return x;

@@ -113,25 +113,19 @@ rl_status rl_cmp_add_samples(rl_cmp *c, size_t input, const rl_cmp_row_spec *spe
     return RL_OK;
 }
 
-/* The finite numbers of a JSON array of len > 0 items (above 0, or from 0 with zero_ok; others
- * skipped) as one input's samples of a row; nothing when none is left. */
+/* The finite numbers of a JSON array of either form (rl_json_values; above 0, or from 0 with
+ * zero_ok; others skipped; at most RL_CMP_MAX_SAMPLES) as one input's samples of a row;
+ * nothing when none is left. */
 static rl_status add_array(rl_cmp *c, size_t input, const rl_cmp_row_spec *spec, const cJSON *arr,
-                           int len, bool zero_ok, rl_error *err)
+                           bool zero_ok, rl_error *err)
 {
-    size_t n = (size_t)len > RL_CMP_MAX_SAMPLES ? RL_CMP_MAX_SAMPLES : (size_t)len;
-    double *x = rl_calloc(n, sizeof *x);
-    if (!x)
+    double *x = NULL;
+    size_t len = 0, k = 0;
+    if (rl_json_values(arr, &x, &len) == RL_EINTERNAL)
         return rl_fail(err, RL_EINTERNAL, "out of memory");
-    size_t k = 0;
-    const cJSON *s;
-    cJSON_ArrayForEach(s, arr)
-    {
-        if (k == n)
-            break;
-        if (cJSON_IsNumber(s) && isfinite(s->valuedouble) &&
-            (s->valuedouble > 0 || (zero_ok && s->valuedouble == 0)))
-            x[k++] = s->valuedouble;
-    }
+    for (size_t i = 0; i < len && k < RL_CMP_MAX_SAMPLES; i++)
+        if (isfinite(x[i]) && (x[i] > 0 || (zero_ok && x[i] == 0)))
+            x[k++] = x[i];
     rl_status st =
         k > 0 ? rl_cmp_add_samples(c, input, spec, x, k, false, 0, false, 0, err) : RL_OK;
     free(x);
@@ -145,9 +139,8 @@ rl_status rl_cmp_add_rate(rl_cmp *c, size_t input, const rl_cmp_row_spec *spec, 
     if (!cJSON_IsObject(rate) || (rl_json_get_bool(rate, "available", &avail) && !avail))
         return RL_OK;
     const cJSON *arr = rl_json_get(rate, "samples");
-    int len = cJSON_IsArray(arr) ? cJSON_GetArraySize(arr) : 0;
-    if (len > 0)
-        return add_array(c, input, spec, arr, len, false, err);
+    if (rl_json_array_size(arr) > 0)
+        return add_array(c, input, spec, arr, false, err);
     double mean = 0, sd = 0;
     bool has_mean = rl_json_get_num(rate, "mean", &mean) && mean > 0;
     bool has_sd = rl_json_get_num(rate, "sd", &sd);
@@ -414,9 +407,8 @@ static rl_status client_add(rl_cmp *c, size_t input, rl_cmp_row_spec *spec, cons
         return rl_cmp_add_samples(c, input, spec, &v, 1, false, 0, false, 0, err);
     }
     const cJSON *arr = rl_json_get(o, "samples");
-    int len = cJSON_IsArray(arr) ? cJSON_GetArraySize(arr) : 0;
-    if (len > 0)
-        return add_array(c, input, spec, arr, len, true, err);
+    if (rl_json_array_size(arr) > 0)
+        return add_array(c, input, spec, arr, true, err);
     const cJSON *sum = rl_json_get(o, "stats");
     double sd = 0;
     if (!rl_json_get_num(sum, "mean", &v) || !isfinite(v) || v < 0)

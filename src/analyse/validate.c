@@ -208,7 +208,8 @@ static void walk_kinds(const cJSON *o, const char *path, bool inherited, bool ex
     }
     if (!kind && !inherited && !exempt) {
         for (const cJSON *c = o->child; c; c = c->next)
-            if ((cJSON_IsNumber(c) || (cJSON_IsArray(c) && cJSON_IsNumber(c->child))) &&
+            if ((cJSON_IsNumber(c) || (cJSON_IsArray(c) && cJSON_IsNumber(c->child)) ||
+                 rl_json_is_compact(c)) &&
                 c->string && !skipped_key(c->string)) {
                 add(p, key_path(buf, path, "kind"),
                     "carries numbers (\"%.60s\") but has no \"kind\" (measured, proxy, derived "
@@ -392,30 +393,36 @@ static void check_rate(const cJSON *r, const char *path, probs *p)
         return;
     }
     key_path(sp, path, "samples");
-    if (!cJSON_IsArray(samples) || cJSON_GetArraySize(samples) == 0) {
+    double *x = NULL;
+    size_t n = 0;
+    if (rl_json_values(samples, &x, &n) == RL_EINTERNAL) {
+        add(p, sp, "out of memory reading the samples");
+        return;
+    }
+    if (n == 0) {
         add(p, sp,
             "a measured rate needs a non-empty array of samples (or samples unavailable "
             "with a mean)");
         return;
     }
-    size_t n = 0;
     bool all_ok = true;
     double sum = 0, mn = INFINITY, mx = -INFINITY;
-    for (const cJSON *s = samples->child; s; s = s->next, n++) {
-        if (!is_finite_num(s) || s->valuedouble <= 0) {
-            add(p, idx_path(buf, sp, n), "a sample must be a positive finite number");
+    for (size_t i = 0; i < n; i++) {
+        if (!(x[i] > 0)) { /* NAN: not a finite number */
+            add(p, idx_path(buf, sp, i), "a sample must be a positive finite number");
             all_ok = false;
             continue;
         }
-        sum += s->valuedouble;
-        mn = fmin(mn, s->valuedouble);
-        mx = fmax(mx, s->valuedouble);
+        sum += x[i];
+        mn = fmin(mn, x[i]);
+        mx = fmax(mx, x[i]);
     }
+    double mean = sum / (double)n, ss = 0;
+    for (size_t i = 0; all_ok && i < n; i++)
+        ss += (x[i] - mean) * (x[i] - mean);
+    free(x);
     if (!all_ok)
         return;
-    double mean = sum / (double)n, ss = 0;
-    for (const cJSON *s = samples->child; s; s = s->next)
-        ss += (s->valuedouble - mean) * (s->valuedouble - mean);
     char stp[VPATH];
     key_path(stp, path, "stats");
     const cJSON *st = rl_json_get(r, "stats");
@@ -458,12 +465,12 @@ static void check_rate(const cJSON *r, const char *path, probs *p)
 static void check_sample_count(const cJSON *rate, const cJSON *recs, bool decode, double depth,
                                const char *path, probs *p)
 {
-    const cJSON *samples = rl_json_get(rate, "samples");
-    if (!cJSON_IsArray(samples))
-        return;
+    double *x = NULL, *ns_v = NULL;
+    size_t have = 0, len = 0;
+    if (rl_json_values(rl_json_get(rate, "samples"), &x, &have) != RL_OK)
+        return; /* not an array: check_rate says so */
     size_t want = 0, k = 0, bad = 0, first_bad = 0;
     double bad_want = 0;
-    const cJSON *s = samples->child;
     for (const cJSON *rec = recs->child; rec; rec = rec->next) {
         const cJSON *np = rl_json_get(rec, "n_prompt"), *ng = rl_json_get(rec, "n_gen"),
                     *nd = rl_json_get(rec, "n_depth");
@@ -473,17 +480,17 @@ static void check_sample_count(const cJSON *rate, const cJSON *recs, bool decode
         bool kind = decode ? vg > 0 && vp == 0 : vp > 0 && vg == 0;
         if (!cJSON_IsObject(rec) || !kind || vd != depth)
             continue;
-        const cJSON *ns = rl_json_get(rec, "samples_ns");
-        int len = cJSON_IsArray(ns) ? cJSON_GetArraySize(ns) : 0;
-        want += len > 0 ? (size_t)len : 1;
-        const cJSON *e = len > 0 ? ns->child : rl_json_get(rec, "avg_ts");
-        for (int j = 0; j < (len > 0 ? len : 1); j++, k++, s = s ? s->next : NULL) {
-            double v = is_finite_num(e) ? e->valuedouble : 0;
+        free(ns_v);
+        ns_v = NULL;
+        len = 0;
+        if (rl_json_values(rl_json_get(rec, "samples_ns"), &ns_v, &len) == RL_EINTERNAL)
+            break;
+        want += len > 0 ? len : 1;
+        const cJSON *avg = rl_json_get(rec, "avg_ts");
+        for (size_t j = 0; j < (len > 0 ? len : 1); j++, k++) {
+            double v = len > 0 ? ns_v[j] : is_finite_num(avg) ? avg->valuedouble : 0;
             double rate_v = len > 0 ? (v > 0 ? (vp + vg) * 1e9 / v : 0) : v;
-            if (len > 0)
-                e = e ? e->next : NULL;
-            if (s && is_finite_num(s) && rate_v > 0 &&
-                !rel_close(s->valuedouble, rate_v, RATE_TOL)) {
+            if (k < have && isfinite(x[k]) && rate_v > 0 && !rel_close(x[k], rate_v, RATE_TOL)) {
                 if (bad++ == 0) {
                     first_bad = k;
                     bad_want = rate_v;
@@ -491,7 +498,8 @@ static void check_sample_count(const cJSON *rate, const cJSON *recs, bool decode
             }
         }
     }
-    size_t have = (size_t)cJSON_GetArraySize(samples);
+    free(ns_v);
+    free(x);
     char buf[VPATH], sp[VPATH];
     if (want > 0 && have != want)
         add(p, key_path(buf, path, "samples"),
@@ -931,21 +939,23 @@ static void check_client_metric(const cJSON *m, const char *mp, bool counts, dou
             ok);
     if (unavailable(smp))
         return; /* too many to keep: the stats alone */
-    if (!cJSON_IsArray(smp)) {
-        add(p, key_path(buf, sp, "samples"), "not an array nor unavailable");
+    double *x = NULL;
+    size_t n = 0;
+    rl_status vs = rl_json_values(smp, &x, &n);
+    if (vs != RL_OK) {
+        add(p, key_path(buf, sp, "samples"),
+            vs == RL_EINPUT ? "not an array nor unavailable" : "out of memory reading it");
         return;
     }
-    size_t n = 0;
     double total = 0, mn = INFINITY, mx = -INFINITY;
     bool finite = true;
-    for (const cJSON *x = smp->child; x; x = x->next, n++) {
-        finite = finite && is_finite_num(x);
-        if (finite) {
-            total += x->valuedouble;
-            mn = fmin(mn, x->valuedouble);
-            mx = fmax(mx, x->valuedouble);
-        }
+    for (size_t i = 0; finite && i < n; i++) {
+        finite = isfinite(x[i]);
+        total += x[i];
+        mn = fmin(mn, x[i]);
+        mx = fmax(mx, x[i]);
     }
+    free(x);
     if (!finite) {
         add(p, key_path(buf, sp, "samples"), "a sample is not a finite number");
         return;

@@ -6,6 +6,7 @@
 #include "analyse/validate.h"
 
 #include <math.h>
+#include <stdlib.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
@@ -112,12 +113,16 @@ static void check_cell(const cJSON *x, bool baseline, double bmean, const char *
     if (!whole_in(n, 0, RL_CMP_MAX_SAMPLES))
         rl_validate_add(p, path, "n is not a whole number from 0 to %d", RL_CMP_MAX_SAMPLES);
     else if (n->valuedouble > 0 &&
-             (!cJSON_IsArray(s) || (double)cJSON_GetArraySize(s) != n->valuedouble))
+             (!rl_json_is_array(s) || (double)rl_json_array_size(s) != n->valuedouble))
         rl_validate_add(p, path, "samples does not hold n = %.0f values", n->valuedouble);
     else if (n->valuedouble > 0) {
-        double sum = 0;
-        const cJSON *v;
-        cJSON_ArrayForEach(v, s) sum += cJSON_IsNumber(v) ? v->valuedouble : NAN;
+        double sum = 0, *v = NULL;
+        size_t k = 0;
+        if (rl_json_values(s, &v, &k) != RL_OK)
+            sum = NAN; /* out of memory */
+        for (size_t i = 0; i < k; i++)
+            sum += v[i];
+        free(v);
         if (!close_rel(sum / n->valuedouble, mean))
             rl_validate_add(p, path, "mean %.17g is not the mean of its samples (%.17g)", mean,
                             sum / n->valuedouble);

@@ -338,7 +338,7 @@ static int cmp_keys(const void *a, const void *b)
  * object (cJSON reads the first, Python the last) or a number too big for a double (1e400
  * read as infinity). NULL when there is none, else what it is, in buf; *oom when out of
  * memory. cJSON limits the nesting (1000), so the recursion is bounded. */
-static const char *ambiguous(const cJSON *it, char *buf, size_t cap, bool *oom)
+const char *rl_json_ambiguous(const cJSON *it, char *buf, size_t cap, bool *oom)
 {
     if (cJSON_IsNumber(it) && !isfinite(it->valuedouble)) {
         snprintf(buf, cap, "a number too large for a double");
@@ -366,7 +366,7 @@ static const char *ambiguous(const cJSON *it, char *buf, size_t cap, bool *oom)
             return buf;
     }
     for (const cJSON *c = it->child; c; c = c->next)
-        if (ambiguous(c, buf, cap, oom) || *oom)
+        if (rl_json_ambiguous(c, buf, cap, oom) || *oom)
             return *oom ? NULL : buf;
     return NULL;
 }
@@ -401,7 +401,7 @@ rl_status rl_json_parse(const char *name, const char *text, size_t len, cJSON **
                        name, at);
     }
     char what[128];
-    if (ambiguous(root, what, sizeof what, &oom) || oom) {
+    if (rl_json_ambiguous(root, what, sizeof what, &oom) || oom) {
         cJSON_Delete(root);
         return oom ? rl_fail(err, RL_EINTERNAL, "%s: out of memory reading the JSON", name)
                    : rl_fail(err, RL_EINPUT, "%s: not valid JSON for this tool (%s)", name, what);
@@ -462,12 +462,12 @@ const char *rl_json_describe(const cJSON *it, char *buf, size_t cap)
         rl_snprintf(buf, cap, "%.17g", it->valuedouble);
         return buf;
     }
-    return cJSON_IsString(it)   ? "a string"
-           : cJSON_IsBool(it)   ? "a boolean"
-           : cJSON_IsArray(it)  ? "an array"
-           : cJSON_IsObject(it) ? "an object"
-           : cJSON_IsNull(it)   ? "null"
-                                : "not a JSON value";
+    return cJSON_IsString(it)     ? "a string"
+           : cJSON_IsBool(it)     ? "a boolean"
+           : rl_json_is_array(it) ? "an array"
+           : cJSON_IsObject(it)   ? "an object"
+           : cJSON_IsNull(it)     ? "null"
+                                  : "not a JSON value";
 }
 
 rl_status rl_json_fail_at(rl_error *err, const char *file, const char *path, const char *key,

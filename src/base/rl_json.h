@@ -15,6 +15,7 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include <cjson/cJSON.h>
 
@@ -99,7 +100,8 @@ rl_status rl_json_parse(const char *name, const char *text, size_t len, cJSON **
  * *oom, whether a NULL result was for lack of memory rather than bad JSON; for readers of JSON
  * embedded in other text (SSE events, JSONL lines, a cache file's first line). Thread-safe: the
  * out-of-memory flag is the calling thread's own, and cJSON's allocator hook is installed once
- * before main runs. Every parse in the program goes through this or rl_json_parse. */
+ * before main runs. Every parse in the program goes through this, rl_json_parse or the compact
+ * readers below. */
 cJSON *rl_json_parse_raw(const char *text, size_t len, const char **end, bool *oom);
 /* For tests: the allocator cJSON's allocations go through, in every thread (NULL: malloc
  * again). */
@@ -107,5 +109,34 @@ void rl_json_set_malloc(void *(*fn)(size_t));
 /* Read and parse a JSON file of at most max_bytes; RL_EINPUT naming the file and the byte
  * offset of a syntax error. */
 rl_status rl_json_read_file(const char *path, size_t max_bytes, cJSON **out, rl_error *err);
+
+/* What no JSON the tool writes holds and a reader would take two ways (a key twice in one
+ * object, a number too large for a double): NULL when there is none, else what, in buf;
+ * *oom when out of memory. */
+const char *rl_json_ambiguous(const cJSON *root, char *buf, size_t cap, bool *oom);
+
+/* Large documents (bundles): parsed by yajl's event parser into a cJSON tree a chunk at a time
+ * (rl_json_stream.c), every array of numbers under the key "samples" or "samples_ns" kept as
+ * one compact node (a cJSON_Raw of the array's numbers as the file wrote them, separated by
+ * commas as cJSON_PrintUnformatted separates them: printed,
+ * duplicated and freed as any cJSON value; its numbers through rl_json_values). The same
+ * checks and messages as rl_json_parse. _parse_compact reads len bytes of text; _read_compact
+ * head_len bytes already read from f (may be 0), then the rest of f, at most max bytes. */
+rl_status rl_json_parse_compact(const char *name, const char *text, size_t len, cJSON **out,
+                                rl_error *err);
+rl_status rl_json_read_compact(const char *name, FILE *f, const char *head, size_t head_len,
+                               size_t max, cJSON **out, rl_error *err);
+/* An array of either form; a compact one; the entries of an array of either form (0 when x is
+ * not an array). */
+bool rl_json_is_array(const cJSON *x);
+bool rl_json_is_compact(const cJSON *x);
+size_t rl_json_array_size(const cJSON *x);
+/* The entries of arr (either form) as numbers: *v a malloc'd copy (NULL when *n is 0), NAN
+ * for an entry that is not a finite number (a compact array's are all finite), *n their
+ * count. RL_EINPUT when arr is not an array; RL_EINTERNAL when out of memory. */
+rl_status rl_json_values(const cJSON *arr, double **v, size_t *n);
+/* Every compact array under root made an ordinary cJSON array in place (for code that edits
+ * samples entry by entry); false when out of memory (the tree still whole and valid). */
+bool rl_json_expand(cJSON *root);
 
 #endif

@@ -202,7 +202,8 @@ static rl_status bundle_from_html(const char *path, const char *text, size_t len
                        "type=\"application/json\" id=\"bundle\">); give a bundle.json or a "
                        "report written by llama-roofline",
                        path);
-    rl_status st = rl_json_parse(path, (const char *)json, strlen((const char *)json), out, err);
+    rl_status st =
+        rl_json_parse_compact(path, (const char *)json, strlen((const char *)json), out, err);
     xmlFree(json);
     if (st != RL_OK)
         rl_prefix(err, "the bundle embedded in the report");
@@ -254,19 +255,49 @@ rl_status rl_bundle_load_embedded(const char *path, const char *script_id, const
     return st;
 }
 
+/* The head of a bundle file: at most RL_BUNDLE_HEAD bytes, enough to tell a report (HTML) from
+ * JSON. */
+#define RL_BUNDLE_HEAD 4096
+
+/* A bundle file, JSON or a report, parsed: JSON streamed through the compact reader (the text
+ * is never held whole), a report read whole for libxml2. */
+static rl_status bundle_parse_file(const char *path, cJSON **out, rl_error *err)
+{
+    FILE *f;
+    uint64_t size;
+    rl_status st = rl_file_open_regular(path, &f, &size, err);
+    if (st != RL_OK)
+        return st;
+    if (size > RL_BUNDLE_MAX_BYTES) {
+        fclose(f);
+        return rl_fail(err, RL_EINPUT, "%s: %llu bytes is more than the %zu this reads", path,
+                       (unsigned long long)size, (size_t)RL_BUNDLE_MAX_BYTES);
+    }
+    char head[RL_BUNDLE_HEAD];
+    size_t n = fread(head, 1, sizeof head, f);
+    if (ferror(f)) {
+        fclose(f);
+        return rl_fail(err, RL_EINPUT, "%s: read failed", path);
+    }
+    if (!looks_html(head, n)) {
+        st = rl_json_read_compact(path, f, head, n, RL_BUNDLE_MAX_BYTES, out, err);
+        fclose(f);
+        return st;
+    }
+    fclose(f);
+    char *text;
+    size_t len;
+    st = rl_file_read_all(path, RL_BUNDLE_MAX_BYTES, &text, &len, err);
+    if (st == RL_OK)
+        st = bundle_from_html(path, text, len, out, err);
+    free(text);
+    return st;
+}
+
 rl_status rl_bundle_load(const char *path, cJSON **out, rl_error *err)
 {
     cJSON *b = NULL;
-    char *text;
-    size_t len;
-    rl_status st = rl_file_read_all(path, RL_BUNDLE_MAX_BYTES, &text, &len, err);
-    if (st != RL_OK)
-        return st;
-    if (looks_html(text, len))
-        st = bundle_from_html(path, text, len, &b, err);
-    else
-        st = rl_json_parse(path, text, len, &b, err);
-    free(text);
+    rl_status st = bundle_parse_file(path, &b, err);
     if (st != RL_OK)
         return st;
     st = rl_bundle_check(b, path, err);

@@ -59,7 +59,7 @@ rl_status rl_export_collect(const cJSON *const *bundles, const char *const *name
 /* A field of llama-bench's records: samples (arrays) are not columns. */
 static bool is_column(const cJSON *f)
 {
-    return f->string && !cJSON_IsArray(f) && !cJSON_IsObject(f);
+    return f->string && !rl_json_is_array(f) && !cJSON_IsObject(f);
 }
 
 /* llama-bench's REAL columns (get_field_type's FLOAT). */

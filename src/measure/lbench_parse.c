@@ -212,14 +212,13 @@ rl_status rl_lbench_record_from_json(cJSON *obj, rl_lbench_record *out, rl_error
     const cJSON *ns = cJSON_GetObjectItemCaseSensitive(obj, "samples_ns");
     size_t n = 0;
     if (ns && !cJSON_IsNull(ns)) {
-        if (!cJSON_IsArray(ns))
+        if (!rl_json_is_array(ns)) /* either form: a bundle's records are compact (rl_json.h) */
             return bad(r, err, "samples_ns is not an array");
-        for (const cJSON *e = ns->child; e; e = e->next)
-            if (++n > RL_LBENCH_MAX_SAMPLES) {
-                snprintf(why, sizeof why, "samples_ns has more than %d entries",
-                         RL_LBENCH_MAX_SAMPLES);
-                return bad(r, err, why);
-            }
+        n = rl_json_array_size(ns);
+        if (n > RL_LBENCH_MAX_SAMPLES) {
+            snprintf(why, sizeof why, "samples_ns has more than %d entries", RL_LBENCH_MAX_SAMPLES);
+            return bad(r, err, why);
+        }
     }
     if (n == 0) {
         if (!r->has_avg_ts || r->avg_ts <= 0)
@@ -230,8 +229,10 @@ rl_status rl_lbench_record_from_json(cJSON *obj, rl_lbench_record *out, rl_error
     }
     r->samples_ns = rl_calloc(n, sizeof *r->samples_ns);
     r->samples_ts_recomputed = rl_calloc(n, sizeof *r->samples_ts_recomputed);
-    double *sorted = rl_calloc(n, sizeof *sorted);
-    if (!r->samples_ns || !r->samples_ts_recomputed || !sorted) {
+    double *sorted = rl_calloc(n, sizeof *sorted), *v = NULL;
+    size_t got = 0;
+    rl_status vs = rl_json_values(ns, &v, &got);
+    if (!r->samples_ns || !r->samples_ts_recomputed || !sorted || vs == RL_EINTERNAL) {
         free(sorted);
         rl_lbench_record_free(r);
         return rl_fail(err, RL_EINTERNAL, "out of memory reading llama-bench samples");
@@ -239,11 +240,11 @@ rl_status rl_lbench_record_from_json(cJSON *obj, rl_lbench_record *out, rl_error
     /* llama-bench's own rate: (n_prompt + n_gen) * 1e9 / ns; the depth prefill is untimed and
      * its tokens are not counted */
     double tokens = (double)(r->n_prompt + r->n_gen), sum = 0;
-    size_t i = 0;
-    for (const cJSON *e = ns->child; e; e = e->next, i++) {
-        double d = cJSON_IsNumber(e) ? e->valuedouble : -1;
+    for (size_t i = 0; i < n; i++) {
+        double d = vs == RL_OK && i < got ? v[i] : NAN; /* NAN: not a number */
         if (!isfinite(d) || d != floor(d) || d < 1 || d > LB_MAX_EXACT) {
             free(sorted);
+            free(v);
             snprintf(why, sizeof why, "samples_ns[%zu] is not a positive whole number", i);
             return bad(r, err, why);
         }
@@ -251,6 +252,7 @@ rl_status rl_lbench_record_from_json(cJSON *obj, rl_lbench_record *out, rl_error
         r->samples_ts_recomputed[i] = sorted[i] = tokens * 1e9 / d;
         sum += r->samples_ts_recomputed[i];
     }
+    free(v);
     r->n_samples = n;
     r->rate_ts = sum / (double)n;
     qsort(sorted, n, sizeof *sorted, cmp_double);

@@ -354,30 +354,34 @@ void rl_report_client_table(FILE *out, const cJSON *b)
 static void histogram_point(FILE *out, const cJSON *pt)
 {
     const cJSON *smp = rl_json_get(rl_json_get(rl_json_get(pt, "metrics"), "e2e"), "samples");
-    int n = cJSON_IsArray(smp) ? cJSON_GetArraySize(smp) : 0;
+    double *x = NULL;
+    size_t all = 0, n = 0;
+    rl_json_values(smp, &x, &all); /* out of memory: as no samples */
+    for (size_t i = 0; i < all; i++)
+        if (isfinite(x[i])) /* validate: every sample finite */
+            x[n++] = x[i];
     rl_tty_printf(out, "\n  E2E latency at concurrency %.0f", rl_report_client_conc(pt));
-    if (n <= 0) {
+    if (n == 0) {
+        free(x);
         rl_tty_printf(out, ": no successful request\n");
         return;
     }
     double lo = INFINITY, hi = -INFINITY;
-    const cJSON *x;
-    cJSON_ArrayForEach(x, smp)
-    {
-        lo = fmin(lo, x->valuedouble);
-        hi = fmax(hi, x->valuedouble);
+    for (size_t i = 0; i < n; i++) {
+        lo = fmin(lo, x[i]);
+        hi = fmax(hi, x[i]);
     }
     size_t nb = (size_t)ceil(sqrt((double)n));
     nb = hi > lo ? (nb < 1 ? 1 : nb > 20 ? 20 : nb) : 1;
     size_t cnt[20] = {0}, top = 0;
-    cJSON_ArrayForEach(x, smp)
-    {
-        size_t i = hi > lo ? (size_t)((x->valuedouble - lo) / (hi - lo) * (double)nb) : 0;
+    for (size_t k = 0; k < n; k++) {
+        size_t i = hi > lo ? (size_t)((x[k] - lo) / (hi - lo) * (double)nb) : 0;
         cnt[i >= nb ? nb - 1 : i]++;
     }
+    free(x);
     for (size_t i = 0; i < nb; i++)
         top = cnt[i] > top ? cnt[i] : top;
-    rl_tty_printf(out, " (ms, %d request%s):\n", n, n == 1 ? "" : "s");
+    rl_tty_printf(out, " (ms, %zu request%s):\n", n, n == 1 ? "" : "s");
     for (size_t i = 0; i < nb; i++) {
         char a[32], z[32], bar[41];
         double w = (hi - lo) / (double)nb;

@@ -484,11 +484,12 @@ static void emit_json_text(emitter *e, char *text)
     free(b.p);
 }
 
-/* item, its containers opened down to depth 3 and the values below printed one at a time. */
-static void emit_json(emitter *e, const cJSON *item, int depth)
+/* item, its containers opened at every depth and each value printed alone, so no copy of a
+ * whole section (a run's samples) is ever made; a compact array (rl_json.h) is one value. */
+static void emit_json(emitter *e, const cJSON *item)
 {
     bool obj = cJSON_IsObject(item), arr = cJSON_IsArray(item);
-    if ((!obj && !arr) || depth >= 3) {
+    if (!obj && !arr) {
         emit_json_text(e, cJSON_PrintUnformatted(item));
         return;
     }
@@ -502,7 +503,7 @@ static void emit_json(emitter *e, const cJSON *item, int depth)
             cJSON_Delete(key);
             emit(e, ":", 1);
         }
-        emit_json(e, c, depth + 1);
+        emit_json(e, c);
     }
     emit(e, obj ? "}" : "]", 1);
 }
@@ -525,7 +526,7 @@ rl_status rl_html_emit(rl_html *h, rl_html_put_fn put, void *ctx, rl_error *err)
         emit(&e, page, len);
     } else {
         emit(&e, page, (size_t)(at - page) + 1);
-        emit_json(&e, h->deferred, 0);
+        emit_json(&e, h->deferred);
         size_t tail = (size_t)(at - page) + 1 + strlen(RL_HTML_EMBED_MARK);
         emit(&e, page + tail, len - tail);
     }

@@ -20,6 +20,7 @@
 #include <cmocka.h>
 
 #include "rl_test.h"
+#include "base/rl_json.h"
 
 #include "bundle/bundle.h"
 #include "analyse/analysis_bundle.h"
@@ -336,9 +337,31 @@ static void test_broken(void **state)
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         const broken_case *c = &cases[i];
         cJSON *b = load_src(c->file);
+        assert_true(rl_json_expand(b)); /* the mutations edit samples entry by entry */
         c->mutate(b);
         rl_validate_problems p = {0};
         assert_int_equal(rl_validate(b, &p), RL_OK);
+        /* written to a file and read back, with its samples compact (as a bundle is read) or
+         * not: the same problems, word for word */
+        char *text = cJSON_Print(b);
+        assert_non_null(text);
+        cJSON *plain = NULL, *compact = NULL;
+        rl_error e = {RL_OK, ""};
+        assert_int_equal(rl_json_parse("back", text, strlen(text), &plain, &e), RL_OK);
+        assert_int_equal(rl_json_parse_compact("back", text, strlen(text), &compact, &e), RL_OK);
+        free(text);
+        rl_validate_problems q = {0}, r = {0};
+        assert_int_equal(rl_validate(plain, &q), RL_OK);
+        assert_int_equal(rl_validate(compact, &r), RL_OK);
+        assert_int_equal(q.n, r.n);
+        for (size_t k = 0; k < q.n; k++) {
+            assert_string_equal(q.items[k].path, r.items[k].path);
+            assert_string_equal(q.items[k].msg, r.items[k].msg);
+        }
+        rl_validate_problems_free(&q);
+        rl_validate_problems_free(&r);
+        cJSON_Delete(plain);
+        cJSON_Delete(compact);
         bool in_scope = true;
         for (size_t k = 0; k < p.n; k++)
             if (strncmp(p.items[k].path, c->scope, strlen(c->scope)) != 0)

@@ -81,27 +81,19 @@ static rl_status ecdf_read(const rl_chart_kind *kind, const void *src, void *dat
         size_t series = idx++;
         int64_t conc = point_conc(pt);
         const cJSON *smp = rl_json_get(rl_json_get(rl_json_get(pt, "metrics"), metric), "samples");
-        int n = cJSON_GetArraySize(smp);
-        if (conc == 0 || !cJSON_IsArray(smp) || n < 1)
+        if (conc == 0 || rl_json_array_size(smp) < 1)
             continue;
         if (d->n == RL_CHART_MAX_SERIES) {
             d->skipped++;
             continue;
         }
-        size_t cap = (size_t)n < RL_CC_MAX_SAMPLES ? (size_t)n : RL_CC_MAX_SAMPLES;
-        double *v = rl_calloc(cap, sizeof *v);
-        if (!v)
+        double *v = NULL;
+        size_t n = 0, k = 0;
+        if (rl_json_values(smp, &v, &n) != RL_OK)
             return rl_fail(err, RL_EINTERNAL, "client chart: out of memory");
-        size_t k = 0;
-        const cJSON *x;
-        cJSON_ArrayForEach(x, smp)
-        {
-            if (k == cap)
-                break;
-            if (cJSON_IsNumber(x) && isfinite(x->valuedouble) && x->valuedouble >= 0 &&
-                x->valuedouble < 1e12)
-                v[k++] = x->valuedouble;
-        }
+        for (size_t i = 0; i < n && k < RL_CC_MAX_SAMPLES; i++)
+            if (isfinite(v[i]) && v[i] >= 0 && v[i] < 1e12)
+                v[k++] = v[i];
         if (k == 0) {
             free(v);
             continue;

@@ -56,19 +56,16 @@ bool rl_chart_rate(const cJSON *rate, double *out)
         *out = v;
         return true;
     }
-    const cJSON *arr = cJSON_GetObjectItemCaseSensitive(rate, "samples");
-    if (!cJSON_IsArray(arr))
+    double *x = NULL, sum = 0;
+    size_t n = 0, k = 0;
+    if (rl_json_values(cJSON_GetObjectItemCaseSensitive(rate, "samples"), &x, &n) != RL_OK)
         return false;
-    double sum = 0;
-    size_t k = 0;
-    const cJSON *it;
-    cJSON_ArrayForEach(it, arr)
-    {
-        if (cJSON_IsNumber(it) && rl_chart_sane(it->valuedouble)) {
-            sum += it->valuedouble;
+    for (size_t i = 0; i < n; i++)
+        if (rl_chart_sane(x[i])) { /* NAN: not a number */
+            sum += x[i];
             k++;
         }
-    }
+    free(x);
     if (k == 0 || !rl_chart_sane(sum / (double)k))
         return false;
     *out = sum / (double)k;
