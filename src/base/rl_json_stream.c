@@ -37,6 +37,9 @@ typedef struct {
     rl_sbuf nums;    /* its text: "[" and the numbers as written, SEP between them */
     size_t n_nums;   /* numbers in it */
     bool done;       /* the top-level value is complete */
+    size_t done_at;  /* the byte after it, in the whole text */
+    yajl_handle h;   /* the parser (its byte count at each event) */
+    size_t base;     /* bytes parsed before the current chunk */
     const char *why; /* why a callback stopped the parse (static text) */
     bool oom;
 } builder;
@@ -140,6 +143,8 @@ static int close_container(builder *b)
     if (b->depth > 0)
         b->depth--;
     b->done = b->depth == 0;
+    if (b->done)
+        b->done_at = b->base + yajl_get_bytes_consumed(b->h);
     return 1;
 }
 
@@ -260,7 +265,7 @@ static rl_status stream_start(stream *s, const char *name, rl_error *err)
 {
     memset(s, 0, sizeof *s);
     s->name = name;
-    s->h = yajl_alloc(&callbacks, NULL, &s->b);
+    s->h = s->b.h = yajl_alloc(&callbacks, NULL, &s->b);
     if (!s->h)
         return rl_fail(err, RL_EINTERNAL, "%s: out of memory reading the JSON", name);
     yajl_config(s->h, yajl_dont_validate_strings, 1); /* as cJSON: bytes kept as they are */
@@ -301,9 +306,18 @@ static rl_status stream_feed(stream *s, const char *buf, size_t n, rl_error *err
     if (nul) /* as rl_json_parse: a NUL would end the text for cJSON */
         return rl_fail(err, RL_EINPUT, "%s: not valid JSON (a NUL byte at byte %zu)", s->name,
                        s->fed + (size_t)(nul - buf));
+    s->b.base = s->fed;
     yajl_status st = yajl_parse(s->h, (const unsigned char *)buf, n);
-    if (st != yajl_status_ok)
-        return stream_error(s, s->fed + yajl_get_bytes_consumed(s->h), err);
+    if (st != yajl_status_ok) {
+        size_t at = s->fed + yajl_get_bytes_consumed(s->h);
+        if (s->b.done) { /* as rl_json_parse: the first byte after the value and its spaces */
+            size_t i = s->b.done_at > s->fed ? s->b.done_at - s->fed : 0;
+            while (i < n && (buf[i] == ' ' || buf[i] == '\t' || buf[i] == '\r' || buf[i] == '\n'))
+                i++;
+            at = s->fed + i;
+        }
+        return stream_error(s, at, err);
+    }
     s->fed += n;
     return RL_OK;
 }
