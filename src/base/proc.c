@@ -369,24 +369,30 @@ void rl_proc_stamp_counts(unsigned long *got, unsigned long *none, unsigned long
     *bad = kstamp_bad;
 }
 
+const char *rl_proc_stamp_note_of(const char *setup, unsigned long got, unsigned long none,
+                                  unsigned long bad, char *buf, size_t cap)
+{
+    if (strncmp(setup, "kernel", 6) != 0 || (none == 0 && bad == 0))
+        return setup;
+    if (got == 0)
+        rl_snprintf(buf, cap,
+                    "read time (loopback TCP, but the kernel stamped none of %lu reads: %lu "
+                    "without a stamp, %lu outside the child's life)",
+                    none + bad, none, bad);
+    else
+        rl_snprintf(buf, cap,
+                    "kernel receive time for %lu of %lu reads (SO_TIMESTAMPNS on loopback TCP), "
+                    "read time for %lu without a stamp and %lu outside the child's life",
+                    got, got + none + bad, none, bad);
+    return buf;
+}
+
 const char *rl_proc_stamp_note(void)
 {
     static char note[320];
     unsigned long got, none, bad;
     rl_proc_stamp_counts(&got, &none, &bad);
-    if (strncmp(stamp_note, "kernel", 6) != 0 || (none == 0 && bad == 0))
-        return stamp_note;
-    if (got == 0)
-        rl_snprintf(note, sizeof note,
-                    "read time (loopback TCP, but the kernel stamped none of %lu reads: %lu "
-                    "without a stamp, %lu outside the child's life)",
-                    none + bad, none, bad);
-    else
-        rl_snprintf(note, sizeof note,
-                    "kernel receive time for %lu of %lu reads (SO_TIMESTAMPNS on loopback TCP), "
-                    "read time for %lu without a stamp and %lu outside the child's life",
-                    got, got + none + bad, none, bad);
-    return note;
+    return rl_proc_stamp_note_of(stamp_note, got, none, bad, note, sizeof note);
 }
 
 #define STAMP_CONNECT_MS 1000 /* loopback answers at once; a filtered lo must not hang a spawn */

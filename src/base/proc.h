@@ -160,5 +160,9 @@ const char *rl_proc_stamp_note(void);
 /* Reads of kernel-stamped streams since the process began: with the kernel's stamp, with
  * none, with one outside the child's life (read time used for the last two). */
 void rl_proc_stamp_counts(unsigned long *got, unsigned long *none, unsigned long *bad);
+/* The note for a set-up note and those counts: setup itself when it is not kernel time or
+ * every read was stamped, else the counted note in buf (returned). */
+const char *rl_proc_stamp_note_of(const char *setup, unsigned long got, unsigned long none,
+                                  unsigned long bad, char *buf, size_t cap);
 
 #endif

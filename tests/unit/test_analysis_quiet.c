@@ -155,6 +155,19 @@ static void noise_one_sample_unavailable(void **state)
     cJSON_Delete(b);
 }
 
+/* Samples that are not rates (0, below 0, not a number) are left out of the operating point:
+ * 30 and 30 remain, not (0 - 3 + 30 + 30) / 4. */
+static void samples_not_rates_left_out(void **state)
+{
+    (void)state;
+    cJSON *b = bundle("[0, -3, 30, \"x\", 30]", "", "", "", "");
+    const cJSON *m = cJSON_GetArrayItem(an(b, "models"), 0);
+    const cJSON *op = rl_json_get(m, "operating_point");
+    assert_true(rl_json_num_or(op, "decode_tok_s", 0) == 30);
+    assert_int_equal((int)rl_json_num_or(rl_json_get(op, "samples"), "n", 0), 2);
+    cJSON_Delete(b);
+}
+
 static void quiet_is_not_marked(void **state)
 {
     (void)state;
@@ -353,6 +366,7 @@ int main(void)
         cmocka_unit_test(noise_cv_threshold_both_sides),
         cmocka_unit_test(noise_outlier_warning),
         cmocka_unit_test(noise_one_sample_unavailable),
+        cmocka_unit_test(samples_not_rates_left_out),
         cmocka_unit_test(quiet_is_not_marked),
         cmocka_unit_test(loaded_is_marked),
         cmocka_unit_test(mixed_kinds_are_named),

@@ -18,6 +18,7 @@
 #include <libxml/parser.h>
 #include <libxml/tree.h>
 
+#include "base/rl_json.h"
 #include "render/chart/chart.h"
 #include "render/chart/chart_int.h"
 #include "base/rl_text.h"
@@ -589,6 +590,29 @@ static void test_membw(void **state)
     size_t r = row_of(&c, "kernel", "ceiling", NULL, NULL);
     assert_close(num(&c, r, "best (GB/s)"), CEIL_GBS);
     assert_close(num(&c, r, "threads"), 4);
+    xmlFreeDoc(doc);
+    rl_chart_free(&c);
+    cJSON_Delete(b);
+}
+
+/* A client ECDF draws only the samples that are times (finite, 0 or more, under 1e12 ms): of
+ * -5, 10, 20, 1e13 and a string, two requests are drawn, from either form of the array. */
+static void test_client_ecdf_filters(void **state)
+{
+    (void)state;
+    static const char text[] = "{\"client\": {\"points\": [{\"concurrency\": 1, \"metrics\": "
+                               "{\"ttft\": {\"samples\": [-5, 10, 20, 1e13, \"x\"]}}}, "
+                               "{\"concurrency\": 2, \"metrics\": {\"ttft\": {\"samples\": "
+                               "[-5, 10, 20, 30]}}}]}}";
+    cJSON *b = NULL;
+    rl_error e = {RL_OK, ""};
+    assert_int_equal(rl_json_parse_compact("t", text, sizeof text - 1, &b, &e), RL_OK);
+    rl_chart c;
+    assert_int_equal(rl_chart_client_ttft(b, &c, &e), RL_OK);
+    xmlDocPtr doc = xmlReadMemory(c.svg, (int)c.svg_len, "c.svg", NULL, XML_PARSE_NONET);
+    assert_non_null(doc);
+    assert_true(has_text(doc, "concurrency 1 (2 requests)"));
+    assert_true(has_text(doc, "concurrency 2 (3 requests)")); /* the compact form */
     xmlFreeDoc(doc);
     rl_chart_free(&c);
     cJSON_Delete(b);
@@ -1255,6 +1279,7 @@ int main(void)
         cmocka_unit_test(test_long_context),
         cmocka_unit_test(test_composition),
         cmocka_unit_test(test_membw),
+        cmocka_unit_test(test_client_ecdf_filters),
         cmocka_unit_test(test_hostile_names),
         cmocka_unit_test(test_hostile_numbers),
         cmocka_unit_test(test_many_models),

@@ -489,6 +489,18 @@ static void test_client_rows(void **state)
     assert_string_equal(sec, "streaming client");
     rl_cmp_free(&c);
 
+    /* times of 0 (an answer already there) are samples of a client distribution: kept */
+    rl_cmp_init(&c);
+    assert_int_equal(rl_cmp_add_bundle(&c, "z.json", client_bundle(0, 2, "a"), &err), RL_OK);
+    assert_int_equal(rl_cmp_add_bundle(&c, "a.json", client_bundle(1, 2, "a"), &err), RL_OK);
+    assert_int_equal(rl_cmp_run(&c, &err), RL_OK);
+    const rl_cmp_row *zt = row_named(&c, RL_CMP_GROUP_CLIENT, "TTFT", 0);
+    assert_non_null(zt);
+    assert_true(zt->cells[0].present);
+    assert_int_equal(zt->cells[0].n, 5);
+    assert_float_equal(zt->cells[0].mean, 0, 0);
+    rl_cmp_free(&c);
+
     /* a client bundle against a run bundle: a note, no suite difference from the run's
      * settings (they do not apply to a client bundle) */
     rl_cmp_init(&c);

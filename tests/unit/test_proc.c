@@ -574,6 +574,8 @@ static void test_kernel_stamp(void **state)
         print_message("no kernel stamps here (%lu of 2; %lu none, %lu outside): %s\n", got - got0,
                       none - none0, bad - bad0, rl_proc_stamp_note());
         assert_int_equal(got - got0 + none - none0 + bad - bad0, 2);
+        if (got == got0) /* read time: both read after the go, moments apart */
+            assert_true(c.t[1] - c.t[0] < 0.4);
         const char *want = got == got0 ? "read time (loopback TCP, but the kernel stamped none"
                                        : "kernel receive time for ";
         assert_ptr_equal(strstr(rl_proc_stamp_note(), want), rl_proc_stamp_note());
@@ -597,6 +599,24 @@ static void test_kernel_stamp(void **state)
     assert_int_equal(flags & O_NONBLOCK, 0);
     assert_int_equal(flags & O_ACCMODE, O_RDWR); /* a socket, not a pipe's write end */
     rl_proc_result_free(&r);
+}
+
+/* The stamp note from its counts: the set-up note while every read was stamped, else what
+ * was not, with the counts. */
+static void test_stamp_note_counts(void **state)
+{
+    (void)state;
+    const char *k = "kernel receive time (SO_TIMESTAMPNS on a loopback TCP connection)";
+    char buf[320];
+    assert_ptr_equal(rl_proc_stamp_note_of(k, 5, 0, 0, buf, sizeof buf), k);
+    assert_ptr_equal(rl_proc_stamp_note_of("read time (pipe)", 0, 3, 0, buf, sizeof buf),
+                     (const char *)"read time (pipe)");
+    assert_string_equal(rl_proc_stamp_note_of(k, 0, 2, 1, buf, sizeof buf),
+                        "read time (loopback TCP, but the kernel stamped none of 3 reads: 2 "
+                        "without a stamp, 1 outside the child's life)");
+    assert_string_equal(rl_proc_stamp_note_of(k, 4, 1, 0, buf, sizeof buf),
+                        "kernel receive time for 4 of 5 reads (SO_TIMESTAMPNS on loopback TCP), "
+                        "read time for 1 without a stamp and 0 outside the child's life");
 }
 
 static int count_fds(void)
@@ -672,6 +692,7 @@ int main(void)
         cmocka_unit_test_setup(test_callback_order_and_timing, reset),
         cmocka_unit_test_setup(test_async_concurrent, reset),
         cmocka_unit_test_setup(test_kernel_stamp, reset),
+        cmocka_unit_test(test_stamp_note_counts),
         cmocka_unit_test_setup(test_no_fd_leaks_no_zombies, reset),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -258,6 +258,15 @@ static void samples_ns_short(cJSON *b)
 {
     cJSON_DeleteItemFromArray(at(idx(at(run(b, 0, 0), "records"), 1), "samples_ns"), 0);
 }
+static void samples_ns_average_only(cJSON *b)
+{
+    cJSON_DeleteItemFromObjectCaseSensitive(idx(at(run(b, 0, 0), "records"), 1), "samples_ns");
+}
+static void client_sample_not_number(cJSON *b)
+{
+    cJSON *e2e = at(at(idx(at(at(b, "client"), "points"), 0), "metrics"), "e2e");
+    cJSON_ReplaceItemInArray(at(e2e, "samples"), 1, cJSON_CreateString("581"));
+}
 static void imported_no_mean(cJSON *b)
 {
     cJSON_DeleteItemFromObjectCaseSensitive(at(run(b, 1, 2), "decode"), "mean");
@@ -327,6 +336,10 @@ static const broken_case cases[] = {
      "models[0].runs[0].decode.samples[0]"},
     {"a rate's samples outnumber its records' samples_ns", SYNTH, samples_ns_short,
      "models[0].runs[0].decode.samples", "models[0].runs[0].decode.samples"},
+    {"3 samples from a record of its average only (one sample)", SYNTH, samples_ns_average_only,
+     "models[0].runs[0].decode.samples", "models[0].runs[0].decode.samples"},
+    {"a client sample not a number", "tests/fixtures/client/bundle.json", client_sample_not_number,
+     "client.points[0].metrics.e2e.samples", "client.points[0].metrics.e2e.samples"},
     {"an imported rate without its mean", RPI5, imported_no_mean, "models[1].runs[2].decode.mean",
      "models[1].runs[2].decode.mean"},
 };
