@@ -75,10 +75,12 @@ static int place(builder *b, cJSON *v)
         return 1;
     }
     cJSON *top = b->stack[b->depth - 1];
-    bool ok = cJSON_IsObject(top) ? b->key && cJSON_AddItemToObject(top, b->key, v)
-                                  : cJSON_AddItemToArray(top, v);
-    free(b->key);
-    b->key = NULL;
+    bool ok = !cJSON_IsObject(top) || b->key;
+    if (ok && cJSON_IsObject(top)) { /* the key handed over: v's name, freed with v */
+        v->string = b->key;
+        b->key = NULL;
+    }
+    ok = ok && cJSON_AddItemToArray(top, v);
     if (!ok) {
         cJSON_Delete(v);
         return stop(b, "out of memory", true);
