@@ -49,10 +49,13 @@ extern char **environ;
 #define INTERRUPT_DRAIN_NS (200 * MS) /* the same once interrupted: the second is promised */
 #define LIVE_MAX 1024                 /* process groups rl_proc_kill_all can reach */
 #define CHUNK 65536
+#define SEQ_SNDBUF (4 << 20) /* a stamped stdout's largest write (SO_SNDBUF asked, or less) */
+#define SEQ_EMPTY_MAX 64     /* empty messages looked past at the end of a SEQPACKET stream */
 
 typedef struct {
     int fd;      /* read end, -1 once closed */
     bool kstamp; /* a socket with SO_TIMESTAMPNS: reads are stamped by the kernel */
+    bool seq;    /* a SOCK_SEQPACKET socket: one message a write, stamped when written */
     char *head;
     size_t head_len, head_cap, keep_head;
     char *ring; /* last bytes: ring_len valid, oldest at ring_pos once full */
@@ -376,13 +379,13 @@ const char *rl_proc_stamp_note_of(const char *setup, unsigned long got, unsigned
         return setup;
     if (got == 0)
         rl_snprintf(buf, cap,
-                    "read time (loopback TCP, but the kernel stamped none of %lu reads: %lu "
-                    "without a stamp, %lu outside the child's life)",
+                    "read time (the kernel stamped none of %lu reads: %lu without a stamp, %lu "
+                    "outside the child's life)",
                     none + bad, none, bad);
     else
         rl_snprintf(buf, cap,
-                    "kernel receive time for %lu of %lu reads (SO_TIMESTAMPNS on loopback TCP), "
-                    "read time for %lu without a stamp and %lu outside the child's life",
+                    "kernel time for %lu of %lu reads (SO_TIMESTAMPNS), read time for %lu "
+                    "without a stamp and %lu outside the child's life",
                     got, got + none + bad, none, bad);
     return buf;
 }
@@ -465,16 +468,48 @@ static bool stamped_pair(int fd[2])
     return true;
 }
 
-/* The child's stdout: kernel-stamped when asked and possible (the note says which), else a
- * pipe. fd[0] the parent's end. */
-static bool stdout_pair(bool kstamp, int fd[2], bool *stamped)
+/* A Unix SOCK_SEQPACKET pair for a child's stdout: every write() of the child is one message,
+ * stamped by the kernel as it is written (SO_TIMESTAMPNS on fd[0], the parent's end), so a
+ * reader that runs late neither merges writes nor stamps them late. fd[1], the child's end, has
+ * the largest send buffer allowed (SEQ_SNDBUF; a single write above it fails with EMSGSIZE,
+ * docs/CLI.md). false with errno set (nothing left open). */
+static bool seq_pair(int fd[2])
 {
-    *stamped = false;
+    int one = 1, big = SEQ_SNDBUF;
+    if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, fd) != 0)
+        return false;
+    if (setsockopt(fd[1], SOL_SOCKET, SO_SNDBUFFORCE, &big, sizeof big) != 0)
+        (void)setsockopt(fd[1], SOL_SOCKET, SO_SNDBUF, &big, sizeof big); /* capped by wmem_max */
+    if (setsockopt(fd[0], SOL_SOCKET, SO_TIMESTAMPNS, &one, sizeof one) == 0)
+        return true;
+    int e = errno;
+    close(fd[0]);
+    close(fd[1]);
+    fd[0] = fd[1] = -1;
+    errno = e;
+    return false;
+}
+
+/* The child's stdout: kernel-stamped when asked and possible (the note says which): a
+ * SEQPACKET pair, else loopback TCP, else a pipe. fd[0] the parent's end. */
+static bool stdout_pair(bool kstamp, int fd[2], bool *stamped, bool *seq)
+{
+    *stamped = *seq = false;
     if (kstamp) {
+        if (seq_pair(fd)) {
+            *stamped = *seq = true;
+            rl_snprintf(stamp_note, sizeof stamp_note,
+                        "kernel send time (SO_TIMESTAMPNS on a Unix SEQPACKET socket: each write "
+                        "one message)");
+            return true;
+        }
+        int seq_errno = errno;
         if (stamped_pair(fd)) {
             *stamped = true;
             rl_snprintf(stamp_note, sizeof stamp_note,
-                        "kernel receive time (SO_TIMESTAMPNS on a loopback TCP connection)");
+                        "kernel receive time (SO_TIMESTAMPNS on a loopback TCP connection; "
+                        "SEQPACKET refused: %s)",
+                        strerror(seq_errno));
             return true;
         }
         rl_snprintf(stamp_note, sizeof stamp_note, "read time (pipe: loopback TCP refused: %s)",
@@ -522,8 +557,9 @@ rl_status rl_proc_start(const rl_proc_opts *o, rl_proc **out, rl_error *err)
         ok = pipe2(fd, O_CLOEXEC) == 0;
     else if ((fd[0] = open("/dev/null", O_RDONLY | O_CLOEXEC)) < 0)
         ok = false, what = "/dev/null";
-    bool stamped = false;
-    ok = ok && stdout_pair(o->stamp_kernel, fd + 2, &stamped) && pipe2(fd + 4, O_CLOEXEC) == 0;
+    bool stamped = false, seq = false;
+    ok =
+        ok && stdout_pair(o->stamp_kernel, fd + 2, &stamped, &seq) && pipe2(fd + 4, O_CLOEXEC) == 0;
     for (int i = 0; ok && i < 6; i++)
         if (fd[i] >= 0 && (fd[i] = lift(fd[i])) < 0)
             ok = false;
@@ -565,6 +601,7 @@ rl_status rl_proc_start(const rl_proc_opts *o, rl_proc **out, rl_error *err)
     p->fd_in = fd[1];
     p->s[0].fd = fd[2];
     p->s[0].kstamp = stamped;
+    p->s[0].seq = seq;
     p->s[1].fd = fd[4];
     for (int i = 1; i <= 4; i++)
         if (fd[i] >= 0)
@@ -616,7 +653,8 @@ static void feed_stdin(rl_proc *p)
         close_fd(&p->fd_in); /* done, or the child stopped reading (EPIPE): not an error */
 }
 
-/* The kernel's receive time of a read (CLOCK_REALTIME) on the monotonic clock, from both
+/* The kernel's stamp of a read's data (send time on a SEQPACKET socket, receive time on TCP;
+ * CLOCK_REALTIME) on the monotonic clock, from both
  * clocks read now; now itself when there is none or it is not between the child's start and
  * now (a clock step), each counted for the note. With several segments in one read it is the
  * last one's. */
@@ -639,9 +677,58 @@ static int64_t kernel_stamp(const struct msghdr *m, int64_t start_ns, int64_t no
     return now;
 }
 
+/* What was read: kept, and handed to the callback with the time of its read. */
+static void deliver(rl_proc *p, int k, const char *buf, size_t n, int64_t now)
+{
+    keep(&p->s[k], buf, n);
+    if (p->cb)
+        p->cb(p->ud, k == 0 ? RL_PROC_STDOUT : RL_PROC_STDERR, buf, n,
+              (double)(now - p->start_ns) / (double)NS);
+}
+
+/* recvmsg gave 0 on a SEQPACKET stream: an empty message (a write of 0 bytes) or the end. The
+ * end once the child's end is closed and only empty messages are left (SEQ_EMPTY_MAX looked
+ * past: at the end recv gives 0 every time). */
+static bool seq_ended(int fd)
+{
+    for (int i = 0; i < SEQ_EMPTY_MAX; i++) {
+        struct pollfd q = {.fd = fd, .events = POLLIN};
+        if (poll(&q, 1, 0) < 0 || !(q.revents & (POLLHUP | POLLERR)))
+            return false; /* the child's end still open: that was an empty message */
+        char c;
+        ssize_t r = recv(fd, &c, 1, MSG_PEEK | MSG_DONTWAIT);
+        if (r != 0)
+            return r < 0 && errno != EAGAIN && errno != EINTR; /* > 0: a message is left */
+        (void)recv(fd, &c, 1, MSG_DONTWAIT); /* an empty message, or nothing at the end */
+    }
+    return true;
+}
+
+/* One message of a SEQPACKET stream larger than CHUNK (a write up to SEQ_SNDBUF): read whole
+ * (a shorter read would cut it), delivered in CHUNK pieces with its one stamp. Out of memory
+ * leaves it for the next poll. */
+static void read_big(rl_proc *p, int k, size_t len, struct msghdr *m)
+{
+    pstream *s = &p->s[k];
+    char *big = malloc(len);
+    if (!big)
+        return;
+    struct iovec iov = {big, len};
+    m->msg_iov = &iov;
+    ssize_t r = recvmsg(s->fd, m, MSG_CMSG_CLOEXEC | MSG_DONTWAIT);
+    int64_t now = rl_proc_now_ns();
+    if (r > 0) {
+        now = kernel_stamp(m, p->start_ns, now);
+        for (size_t at = 0; at < (size_t)r; at += CHUNK)
+            deliver(p, k, big + at, (size_t)r - at < CHUNK ? (size_t)r - at : CHUNK, now);
+    }
+    free(big);
+}
+
 /* One read of stream k of p into buf (CHUNK bytes): its length, stamped *now right after
- * read() returned (a kernel-stamped stream: with its data's receive time, kernel_stamp); 0
- * when there was nothing (EINTR, EAGAIN) or the stream ended (closed). */
+ * read() returned (a kernel-stamped stream: with its data's kernel time, kernel_stamp); 0
+ * when there was nothing (EINTR, EAGAIN, an empty message, a larger message delivered here
+ * by read_big) or the stream ended (closed). */
 static size_t read_into(rl_proc *p, int k, char *buf, int64_t *now)
 {
     pstream *s = &p->s[k];
@@ -655,8 +742,17 @@ static size_t read_into(rl_proc *p, int k, char *buf, int64_t *now)
         m.msg_control = ctl.b;
         m.msg_controllen = sizeof ctl.b;
     }
+    if (s->seq) { /* a message longer than buf would be cut: its length first */
+        ssize_t len = recv(s->fd, NULL, 0, MSG_PEEK | MSG_TRUNC | MSG_DONTWAIT);
+        if (len > CHUNK) {
+            read_big(p, k, (size_t)len, &m);
+            return 0;
+        }
+    }
     ssize_t r = s->kstamp ? recvmsg(s->fd, &m, MSG_CMSG_CLOEXEC) : read(s->fd, buf, CHUNK);
     if (r < 0 && (errno == EINTR || errno == EAGAIN))
+        return 0;
+    if (r == 0 && s->seq && !seq_ended(s->fd))
         return 0;
     if (r <= 0) {
         close_fd(&s->fd); /* EOF (or a read error, treated as EOF) */
@@ -666,15 +762,6 @@ static size_t read_into(rl_proc *p, int k, char *buf, int64_t *now)
     if (s->kstamp)
         *now = kernel_stamp(&m, p->start_ns, *now);
     return (size_t)r;
-}
-
-/* What was read: kept, and handed to the callback with the time of its read. */
-static void deliver(rl_proc *p, int k, const char *buf, size_t n, int64_t now)
-{
-    keep(&p->s[k], buf, n);
-    if (p->cb)
-        p->cb(p->ud, k == 0 ? RL_PROC_STDOUT : RL_PROC_STDERR, buf, n,
-              (double)(now - p->start_ns) / (double)NS);
 }
 
 /* The streams poll found readable: all read first, each stamped right after its read(), then

@@ -61,9 +61,10 @@ typedef struct {
     size_t keep_tail;            /* bytes kept from the end of each stream (both 0: defaults) */
     rl_proc_output_fn on_output; /* optional */
     void *ud;                    /* passed to on_output */
-    bool stamp_kernel;           /* stdout on a loopback TCP connection whose kernel receive time
-                                    (SO_TIMESTAMPNS) stamps each read, so a reader that runs late
-                                    still stamps when the data arrived; a pipe when that is refused
+    bool stamp_kernel;           /* stdout on a Unix SEQPACKET socket: each write of the child one
+                                    message, stamped by the kernel when written (SO_TIMESTAMPNS),
+                                    so a reader that runs late neither merges nor stamps late;
+                                    else loopback TCP (receive time), else a pipe
                                     (rl_proc_stamp_note says which) */
 } rl_proc_opts;
 
@@ -149,12 +150,12 @@ bool rl_proc_reader_priority_begin(rl_proc_prio *saved);
 void rl_proc_reader_priority_end(const rl_proc_prio *saved);
 const char *rl_proc_reader_priority_note(void);
 
-/* How the last child started with stamp_kernel has its stdout stamped: "kernel receive time
- * (SO_TIMESTAMPNS on a loopback TCP connection)", or "read time (pipe: <why>)"; "read time
- * (pipe)" before any. When the kernel gave no usable stamp for some reads (a network stack
- * without receive stamps) it says so, with the counts: "read time (loopback TCP, but the
- * kernel stamped none of N reads ...)" or "kernel receive time for K of N reads ...". A
- * static string, valid until the next call. */
+/* How the last child started with stamp_kernel has its stdout stamped: "kernel send time
+ * (SO_TIMESTAMPNS on a Unix SEQPACKET socket ...)", "kernel receive time (... loopback TCP
+ * ...)", or "read time (pipe: <why>)"; "read time (pipe)" before any. When the kernel gave no
+ * usable stamp for some reads (a sandbox without socket stamps) it says so, with the counts:
+ * "read time (the kernel stamped none of N reads ...)" or "kernel time for K of N reads ...".
+ * A static string, valid until the next call. */
 const char *rl_proc_stamp_note(void);
 
 /* Reads of kernel-stamped streams since the process began: with the kernel's stamp, with

@@ -1,11 +1,11 @@
 /* SPDX-License-Identifier: MIT */
 /* client_cmd.c: the streaming client's command driver (rl_client_cmd_run, client_driver.h).
  * Each request is `/bin/sh -c COMMAND` started through proc.h's asynchronous API with the
- * prompt on its stdin; every read of its stdout is one chunk, stamped by proc.h with the
- * kernel's receive time of its data (stdout is a loopback TCP connection with SO_TIMESTAMPNS;
- * right after read() returned when that is refused; absolute CLOCK_MONOTONIC = the child's
- * spawn time + the offset proc.h passes). Up to `concurrency` children run at once, all served by
- * one poll loop.
+ * prompt on its stdin; every write of it to stdout is one chunk, stamped by proc.h with the
+ * kernel's time of that write (stdout is a Unix SEQPACKET socket with SO_TIMESTAMPNS; loopback
+ * TCP's receive time, or right after read() returned, where refused; absolute CLOCK_MONOTONIC = the
+ * child's spawn time + the offset proc.h passes). Up to `concurrency` children run at once, all
+ * served by one poll loop.
  *
  * Children are spawned by a helper thread (fork and the wait for exec take milliseconds on a
  * loaded machine), so the poll loop keeps reading the other children meanwhile; a new child is
@@ -182,7 +182,7 @@ static rl_status prepare(const rl_client_cmd_cfg *cfg, const rl_client_sched *s,
     o->keep_tail = KEEP_BYTES;
     o->on_output = on_output;
     o->ud = sl;
-    o->stamp_kernel = true; /* chunks stamped when they arrived, not when read (proc.h) */
+    o->stamp_kernel = true; /* chunks stamped when written, not when read (proc.h) */
     sl->state = SLOT_QUEUED;
     return RL_OK;
 }
