@@ -50,12 +50,13 @@ extern char **environ;
 #define LIVE_MAX 1024                 /* process groups rl_proc_kill_all can reach */
 #define CHUNK 65536
 #define SEQ_SNDBUF (4 << 20) /* a stamped stdout's largest write (SO_SNDBUF asked, or less) */
-#define SEQ_EMPTY_MAX 64     /* empty messages looked past at the end of a SEQPACKET stream */
+#define SEQ_EMPTY_MAX 16     /* empty messages looked past at the end of a SEQPACKET stream */
 
 typedef struct {
-    int fd;      /* read end, -1 once closed */
-    bool kstamp; /* a socket with SO_TIMESTAMPNS: reads are stamped by the kernel */
-    bool seq;    /* a SOCK_SEQPACKET socket: one message a write, stamped when written */
+    int fd;         /* read end, -1 once closed */
+    bool kstamp;    /* a socket with SO_TIMESTAMPNS: reads are stamped by the kernel */
+    bool seq;       /* a SOCK_SEQPACKET socket: one message a write, stamped when written */
+    unsigned zeros; /* reads of 0 bytes in a row on it (empty messages, or the end) */
     char *head;
     size_t head_len, head_cap, keep_head;
     char *ring; /* last bytes: ring_len valid, oldest at ring_pos once full */
@@ -72,7 +73,7 @@ struct rl_proc {
     rl_proc_output_fn cb;
     void *ud;
     int64_t start_ns, end_ns, deadline_ns, kill_at_ns, drain_until_ns, grace_ns; /* 0 = unset */
-    bool reaped, done, timed_out, interrupted, killed;
+    bool reaped, done, timed_out, interrupted, killed, held_open;
     int wstatus;
     bool status_known;
     int live_slot; /* index in live[], -1 when not listed */
@@ -687,10 +688,14 @@ static void deliver(rl_proc *p, int k, const char *buf, size_t n, int64_t now)
 }
 
 /* recvmsg gave 0 on a SEQPACKET stream: an empty message (a write of 0 bytes) or the end. The
- * end once the child's end is closed and only empty messages are left (SEQ_EMPTY_MAX looked
- * past: at the end recv gives 0 every time). */
-static bool seq_ended(int fd)
+ * end once the child's end is closed (a hang-up) and only empty messages are left
+ * (SEQ_EMPTY_MAX looked past: at the end recv gives 0 every time); or, where no hang-up is
+ * ever reported, after SEQ_EMPTY_MAX reads of 0 in a row. */
+static bool seq_ended(pstream *st)
 {
+    int fd = st->fd;
+    if (++st->zeros >= SEQ_EMPTY_MAX)
+        return true;
     for (int i = 0; i < SEQ_EMPTY_MAX; i++) {
         struct pollfd q = {.fd = fd, .events = POLLIN};
         if (poll(&q, 1, 0) < 0 || !(q.revents & (POLLHUP | POLLERR)))
@@ -752,8 +757,9 @@ static size_t read_into(rl_proc *p, int k, char *buf, int64_t *now)
     ssize_t r = s->kstamp ? recvmsg(s->fd, &m, MSG_CMSG_CLOEXEC) : read(s->fd, buf, CHUNK);
     if (r < 0 && (errno == EINTR || errno == EAGAIN))
         return 0;
-    if (r == 0 && s->seq && !seq_ended(s->fd))
+    if (r == 0 && s->seq && !seq_ended(s))
         return 0;
+    s->zeros = 0;
     if (r <= 0) {
         close_fd(&s->fd); /* EOF (or a read error, treated as EOF) */
         return 0;
@@ -858,6 +864,7 @@ static void tick(rl_proc *p, int64_t now, bool honor_interrupt)
     if (!p->reaped)
         try_reap(p, now);
     if (p->reaped && ((p->s[0].fd < 0 && p->s[1].fd < 0) || now >= p->drain_until_ns)) {
+        p->held_open = p->s[0].fd >= 0 || p->s[1].fd >= 0;
         close_fd(&p->s[0].fd); /* past the drain bound: held open by an escaped process */
         close_fd(&p->s[1].fd);
         close_fd(&p->fd_in);
@@ -1005,6 +1012,7 @@ void rl_proc_finish(rl_proc *p, rl_proc_result *res)
         }
         res->timed_out = p->timed_out;
         res->interrupted = p->interrupted;
+        res->held_open = p->held_open;
         res->start_ns = p->start_ns;
         res->elapsed = (double)(p->end_ns - p->start_ns) / (double)NS;
         stream_move(&p->s[0], &res->out);

@@ -83,6 +83,8 @@ typedef struct {
     int term_signal;  /* the signal that killed the child, else 0 */
     bool timed_out;   /* the timeout expired and the group was signalled */
     bool interrupted; /* rl_interrupted was seen and the group was signalled */
+    bool held_open;   /* a stream was still open when the drain after the exit ended (held by a
+                         process outside the group): closed by the tool, its later bytes lost */
     double elapsed;   /* seconds from spawn to the child's exit */
     int64_t start_ns; /* CLOCK_MONOTONIC at spawn, ns */
     rl_proc_stream out, err;

@@ -619,6 +619,25 @@ static void test_stamped_writes_whole(void **state)
         if (r.out.head[i] != 'a')
             fail_msg("byte %zu is not 'a'", i);
     assert_memory_equal(r.out.head + 200000, "end", 3);
+    assert_false(r.held_open); /* the end was seen, not waited out */
+    rl_proc_result_free(&r);
+
+    /* a process outside the child's group holding the stamped stdout: the drain ends it */
+    rl_proc_opts o2 = {.timeout = 30, .stamp_kernel = true};
+    char script[256], mark[] = "/tmp/rl-held-XXXXXX";
+    int mfd = mkstemp(mark);
+    assert_true(mfd >= 0);
+    close(mfd);
+    assert_int_equal(unlink(mark), 0);
+    snprintf(script, sizeof script,
+             "setsid sh -c ': > %s; exec sleep 4' & i=0; while [ ! -e %s ] && [ $i -lt 3000 ]; "
+             "do sleep 0.01; i=$((i+1)); done; echo x",
+             mark, mark);
+    run_sh(script, &o2, &r, RL_OK);
+    unlink(mark);
+    assert_int_equal(r.exit_code, 0);
+    assert_true(r.held_open);
+    assert_bytes(r.out.head, r.out.head_len, "x\n");
     rl_proc_result_free(&r);
 }
 
