@@ -123,8 +123,8 @@ static void overview(rl_html *h, xmlNodePtr body, const cJSON *b, xmlNodePtr not
                           "TPOT p50 / p95 (ms)",
                           "E2E p50 / p95 / p99 (ms)",
                           "Requests/s",
-                          "Goodput (req/s; good / all requests; good / successful, fm-bench's "
-                          "goodputRate)",
+                          ("Goodput (req/s; good / all requests; good / successful, fm-bench's "
+                           "goodputRate)"),
                           "Output tok/s",
                           "Decode tok/s (token-weighted)",
                           "Stability CV"};
