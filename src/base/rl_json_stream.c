@@ -24,7 +24,7 @@
 #include "base/rl_util.h"
 
 #define NEST_MAX 1000           /* cJSON's CJSON_NESTING_LIMIT: the same documents nest */
-#define CHUNK ((size_t)1 << 20) /* bytes read and parsed at a time */
+#define CHUNK ((size_t)1 << 16) /* bytes read and parsed at a time */
 #define SEP ","                 /* cJSON_PrintUnformatted's separator in an array */
 #define NUM_TEXT 64             /* a number this long is copied on the stack */
 
@@ -224,10 +224,13 @@ static int on_boolean(void *ctx, int v)
 static int on_string(void *ctx, const unsigned char *s, size_t len)
 {
     char *copy = strndup((const char *)s, len);
-    if (!copy)
+    cJSON *v = copy ? cJSON_CreateNull() : NULL; /* made a string holding copy: one copy */
+    if (!v) {
+        free(copy);
         return stop(ctx, "out of memory", true);
-    cJSON *v = cJSON_CreateString(copy);
-    free(copy);
+    }
+    v->type = cJSON_String;
+    v->valuestring = copy;
     return scalar(ctx, v);
 }
 
