@@ -72,6 +72,8 @@ static int place(builder *b, cJSON *v)
     if (b->depth == 0) {
         b->root = v;
         b->done = !(cJSON_IsArray(v) || cJSON_IsObject(v));
+        if (b->done) /* a lone scalar: it ends where the parser stands */
+            b->done_at = b->base + yajl_get_bytes_consumed(b->h);
         return 1;
     }
     cJSON *top = b->stack[b->depth - 1];

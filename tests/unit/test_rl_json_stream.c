@@ -113,6 +113,8 @@ static void test_refusals(void **state)
     refused("", 0, "x.json: empty file, not JSON");
     refused("{}{}", 4, "(more text after the JSON value at byte 2: two files joined");
     refused("{} x", 4, "at byte 3");
+    refused("42 x", 4, "at byte 3");
+    refused("\"s\"  }", 6, "at byte 5");
     refused("{\"s\": \"a\0b\"}", 12, "x.json: not valid JSON (a NUL byte at byte 8)");
     refused("{\"a\": }", 7, "x.json: not valid JSON (syntax error near byte");
     refused("{\"a\": [1, 2", 11, "syntax error near byte");
