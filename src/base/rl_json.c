@@ -371,40 +371,56 @@ const char *rl_json_ambiguous(const cJSON *it, char *buf, size_t cap, bool *oom)
     return NULL;
 }
 
+rl_status rl_json_refuse(rl_error *err, const char *name, rl_json_refusal why, size_t at,
+                         const char *what)
+{
+    switch (why) {
+    case RL_JSON_EMPTY: return rl_fail(err, RL_EINPUT, "%s: empty file, not JSON", name);
+    case RL_JSON_NUL:
+        return rl_fail(err, RL_EINPUT, "%s: not valid JSON (a NUL byte at byte %zu)", name, at);
+    case RL_JSON_SYNTAX:
+        return rl_fail(err, RL_EINPUT,
+                       "%s: not valid JSON (syntax error near byte %zu: truncated or not JSON%s%s)",
+                       name, at, what ? ": " : "", what ? what : "");
+    case RL_JSON_TRAILING:
+        return rl_fail(err, RL_EINPUT,
+                       "%s: not valid JSON (more text after the JSON value at byte %zu: two "
+                       "files joined or trailing junk)",
+                       name, at);
+    case RL_JSON_AMBIGUOUS:
+        return rl_fail(err, RL_EINPUT, "%s: not valid JSON for this tool (%s)", name, what);
+    case RL_JSON_OOM: break;
+    }
+    return rl_fail(err, RL_EINTERNAL, "%s: out of memory reading the JSON", name);
+}
+
 rl_status rl_json_parse(const char *name, const char *text, size_t len, cJSON **out, rl_error *err)
 {
     *out = NULL;
     const char *end = NULL;
     if (len == 0)
-        return rl_fail(err, RL_EINPUT, "%s: empty file, not JSON", name);
+        return rl_json_refuse(err, name, RL_JSON_EMPTY, 0, NULL);
     const char *nul = memchr(text, '\0', len);
     if (nul) /* cJSON would stop at it: the rest of the file would go unread */
-        return rl_fail(err, RL_EINPUT, "%s: not valid JSON (a NUL byte at byte %zu)", name,
-                       (size_t)(nul - text));
+        return rl_json_refuse(err, name, RL_JSON_NUL, (size_t)(nul - text), NULL);
     bool oom = false;
     cJSON *root = rl_json_parse_raw(text, len, &end, &oom);
     if (oom)
-        return rl_fail(err, RL_EINTERNAL, "%s: out of memory reading the JSON", name);
+        return rl_json_refuse(err, name, RL_JSON_OOM, 0, NULL);
     size_t at = end && end >= text ? (size_t)(end - text) : 0;
     if (!root)
-        return rl_fail(err, RL_EINPUT,
-                       "%s: not valid JSON (syntax error near byte %zu: truncated or not JSON)",
-                       name, at);
+        return rl_json_refuse(err, name, RL_JSON_SYNTAX, at, NULL);
     while (at < len &&
            (text[at] == ' ' || text[at] == '\t' || text[at] == '\r' || text[at] == '\n'))
         at++;
     if (at < len) {
         cJSON_Delete(root);
-        return rl_fail(err, RL_EINPUT,
-                       "%s: not valid JSON (more text after the JSON value at byte %zu: two "
-                       "files joined or trailing junk)",
-                       name, at);
+        return rl_json_refuse(err, name, RL_JSON_TRAILING, at, NULL);
     }
     char what[128];
     if (rl_json_ambiguous(root, what, sizeof what, &oom) || oom) {
         cJSON_Delete(root);
-        return oom ? rl_fail(err, RL_EINTERNAL, "%s: out of memory reading the JSON", name)
-                   : rl_fail(err, RL_EINPUT, "%s: not valid JSON for this tool (%s)", name, what);
+        return rl_json_refuse(err, name, oom ? RL_JSON_OOM : RL_JSON_AMBIGUOUS, 0, what);
     }
     *out = root;
     return RL_OK;

@@ -110,6 +110,18 @@ void rl_json_set_malloc(void *(*fn)(size_t));
  * offset of a syntax error. */
 rl_status rl_json_read_file(const char *path, size_t max_bytes, cJSON **out, rl_error *err);
 
+/* Why a JSON text is refused: the one wording of rl_json_parse and the compact readers. */
+typedef enum {
+    RL_JSON_EMPTY,     /* "NAME: empty file, not JSON" */
+    RL_JSON_NUL,       /* a NUL byte at byte at */
+    RL_JSON_SYNTAX,    /* a syntax error near byte at (what: a detail, or NULL) */
+    RL_JSON_TRAILING,  /* more text after the value at byte at */
+    RL_JSON_AMBIGUOUS, /* what (rl_json_ambiguous's) */
+    RL_JSON_OOM        /* out of memory (RL_EINTERNAL); the others are RL_EINPUT */
+} rl_json_refusal;
+rl_status rl_json_refuse(rl_error *err, const char *name, rl_json_refusal why, size_t at,
+                         const char *what);
+
 /* What no JSON the tool writes holds and a reader would take two ways (a key twice in one
  * object, a number too large for a double): NULL when there is none, else what, in buf;
  * *oom when out of memory. */

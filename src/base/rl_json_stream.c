@@ -274,7 +274,7 @@ static rl_status stream_start(stream *s, const char *name, rl_error *err)
     s->name = name;
     s->h = s->b.h = yajl_alloc(&callbacks, NULL, &s->b);
     if (!s->h)
-        return rl_fail(err, RL_EINTERNAL, "%s: out of memory reading the JSON", name);
+        return rl_json_refuse(err, name, RL_JSON_OOM, 0, NULL);
     yajl_config(s->h, yajl_dont_validate_strings, 1); /* as cJSON: bytes kept as they are */
     return RL_OK;
 }
@@ -294,25 +294,18 @@ static void stream_free(stream *s)
 static rl_status stream_error(stream *s, size_t at, rl_error *err)
 {
     if (s->b.oom)
-        return rl_fail(err, RL_EINTERNAL, "%s: out of memory reading the JSON", s->name);
+        return rl_json_refuse(err, s->name, RL_JSON_OOM, 0, NULL);
     if (s->b.why && strcmp(s->b.why, "a number too large for a double") == 0)
-        return rl_fail(err, RL_EINPUT, "%s: not valid JSON for this tool (%s)", s->name, s->b.why);
-    if (s->b.done)
-        return rl_fail(err, RL_EINPUT,
-                       "%s: not valid JSON (more text after the JSON value at byte %zu: two "
-                       "files joined or trailing junk)",
-                       s->name, at);
-    return rl_fail(err, RL_EINPUT,
-                   "%s: not valid JSON (syntax error near byte %zu: truncated or not JSON%s%s)",
-                   s->name, at, s->b.why ? ": " : "", s->b.why ? s->b.why : "");
+        return rl_json_refuse(err, s->name, RL_JSON_AMBIGUOUS, 0, s->b.why);
+    return rl_json_refuse(err, s->name, s->b.done ? RL_JSON_TRAILING : RL_JSON_SYNTAX, at,
+                          s->b.why);
 }
 
 static rl_status stream_feed(stream *s, const char *buf, size_t n, rl_error *err)
 {
     const char *nul = memchr(buf, '\0', n);
     if (nul) /* as rl_json_parse: a NUL would end the text for cJSON */
-        return rl_fail(err, RL_EINPUT, "%s: not valid JSON (a NUL byte at byte %zu)", s->name,
-                       s->fed + (size_t)(nul - buf));
+        return rl_json_refuse(err, s->name, RL_JSON_NUL, s->fed + (size_t)(nul - buf), NULL);
     s->b.base = s->fed;
     yajl_status st = yajl_parse(s->h, (const unsigned char *)buf, n);
     if (st != yajl_status_ok) {
@@ -333,15 +326,13 @@ static rl_status stream_feed(stream *s, const char *buf, size_t n, rl_error *err
 static rl_status stream_finish(stream *s, cJSON **out, rl_error *err)
 {
     if (s->fed == 0)
-        return rl_fail(err, RL_EINPUT, "%s: empty file, not JSON", s->name);
+        return rl_json_refuse(err, s->name, RL_JSON_EMPTY, 0, NULL);
     if (yajl_complete_parse(s->h) != yajl_status_ok || !s->b.root || !s->b.done)
         return stream_error(s, s->fed, err);
     char what[128];
     bool oom = false;
     if (rl_json_ambiguous(s->b.root, what, sizeof what, &oom) || oom)
-        return oom ? rl_fail(err, RL_EINTERNAL, "%s: out of memory reading the JSON", s->name)
-                   : rl_fail(err, RL_EINPUT, "%s: not valid JSON for this tool (%s)", s->name,
-                             what);
+        return rl_json_refuse(err, s->name, oom ? RL_JSON_OOM : RL_JSON_AMBIGUOUS, 0, what);
     *out = s->b.root;
     s->b.root = NULL;
     return RL_OK;
@@ -371,7 +362,7 @@ rl_status rl_json_read_compact(const char *name, FILE *f, const char *head, size
         st = stream_feed(&s, head, head_len, err);
     char *buf = st == RL_OK ? malloc(CHUNK) : NULL;
     if (st == RL_OK && !buf)
-        st = rl_fail(err, RL_EINTERNAL, "%s: out of memory reading the JSON", name);
+        st = rl_json_refuse(err, name, RL_JSON_OOM, 0, NULL);
     while (st == RL_OK) {
         size_t got = fread(buf, 1, CHUNK, f);
         if (got == 0 && ferror(f))
