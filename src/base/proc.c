@@ -493,24 +493,24 @@ static bool seq_pair(int fd[2])
 
 /* The child's stdout: kernel-stamped when asked and possible (the note says which): a
  * SEQPACKET pair, else loopback TCP, else a pipe. fd[0] the parent's end. */
-static bool stdout_pair(bool kstamp, int fd[2], bool *stamped, bool *seq)
+static bool stdout_pair(bool kstamp, bool tcp, int fd[2], bool *stamped, bool *seq)
 {
     *stamped = *seq = false;
     if (kstamp) {
-        if (seq_pair(fd)) {
+        if (!tcp && seq_pair(fd)) {
             *stamped = *seq = true;
             rl_snprintf(stamp_note, sizeof stamp_note,
                         "kernel send time (SO_TIMESTAMPNS on a Unix SEQPACKET socket: each write "
                         "one message)");
             return true;
         }
-        int seq_errno = errno;
+        int seq_errno = tcp ? 0 : errno;
         if (stamped_pair(fd)) {
             *stamped = true;
             rl_snprintf(stamp_note, sizeof stamp_note,
                         "kernel receive time (SO_TIMESTAMPNS on a loopback TCP connection; "
-                        "SEQPACKET refused: %s)",
-                        strerror(seq_errno));
+                        "SEQPACKET %s%s)",
+                        tcp ? "not asked for" : "refused: ", tcp ? "" : strerror(seq_errno));
             return true;
         }
         rl_snprintf(stamp_note, sizeof stamp_note, "read time (pipe: loopback TCP refused: %s)",
@@ -559,8 +559,8 @@ rl_status rl_proc_start(const rl_proc_opts *o, rl_proc **out, rl_error *err)
     else if ((fd[0] = open("/dev/null", O_RDONLY | O_CLOEXEC)) < 0)
         ok = false, what = "/dev/null";
     bool stamped = false, seq = false;
-    ok =
-        ok && stdout_pair(o->stamp_kernel, fd + 2, &stamped, &seq) && pipe2(fd + 4, O_CLOEXEC) == 0;
+    ok = ok && stdout_pair(o->stamp_kernel, o->stamp_tcp, fd + 2, &stamped, &seq) &&
+         pipe2(fd + 4, O_CLOEXEC) == 0;
     for (int i = 0; ok && i < 6; i++)
         if (fd[i] >= 0 && (fd[i] = lift(fd[i])) < 0)
             ok = false;

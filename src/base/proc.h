@@ -66,6 +66,8 @@ typedef struct {
                                     so a reader that runs late neither merges nor stamps late;
                                     else loopback TCP (receive time), else a pipe
                                     (rl_proc_stamp_note says which) */
+    bool stamp_tcp;              /* with stamp_kernel: skip the SEQPACKET pair and take the
+                                    loopback TCP fallback (how the fallback is tested) */
 } rl_proc_opts;
 
 typedef struct {

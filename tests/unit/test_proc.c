@@ -588,17 +588,24 @@ static void test_kernel_stamp(void **state)
     assert_int_equal(rmdir(dir), 0);
     assert_int_equal(count_fds(), fds);
 
-    /* the child's stdout is a blocking socket: its fd 1 flags (octal) lack O_NONBLOCK */
-    rl_proc_opts o2 = {.timeout = 20, .stamp_kernel = true};
-    run_sh("grep '^flags' /proc/self/fdinfo/1", &o2, &r, RL_OK);
-    assert_non_null(r.out.head);
-    char line[64] = "";
-    memcpy(line, r.out.head, r.out.head_len < sizeof line - 1 ? r.out.head_len : sizeof line - 1);
-    unsigned long flags = 0;
-    assert_int_equal(sscanf(line, "flags: %lo", &flags), 1);
-    assert_int_equal(flags & O_NONBLOCK, 0);
-    assert_int_equal(flags & O_ACCMODE, O_RDWR); /* a socket, not a pipe's write end */
-    rl_proc_result_free(&r);
+    /* the child's stdout is a blocking socket, SEQPACKET or (stamp_tcp) the loopback TCP
+     * fallback: its fd 1 flags (octal) lack O_NONBLOCK */
+    for (int tcp = 0; tcp < 2; tcp++) {
+        rl_proc_opts o2 = {.timeout = 20, .stamp_kernel = true, .stamp_tcp = tcp};
+        run_sh("grep '^flags' /proc/self/fdinfo/1", &o2, &r, RL_OK);
+        assert_non_null(r.out.head);
+        char line[64] = "";
+        memcpy(line, r.out.head,
+               r.out.head_len < sizeof line - 1 ? r.out.head_len : sizeof line - 1);
+        unsigned long flags = 0;
+        assert_int_equal(sscanf(line, "flags: %lo", &flags), 1);
+        assert_int_equal(flags & O_NONBLOCK, 0);
+        assert_int_equal(flags & O_ACCMODE, O_RDWR); /* a socket, not a pipe's write end */
+        assert_non_null(
+            strstr(rl_proc_stamp_note(), tcp ? "loopback TCP connection; SEQPACKET not asked for)"
+                                             : "Unix SEQPACKET socket"));
+        rl_proc_result_free(&r);
+    }
 }
 
 /* A stamped stdout keeps every write whole and in order: empty writes (an empty message on
