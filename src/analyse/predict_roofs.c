@@ -112,6 +112,7 @@ void rl_pred_roofs_for(const rl_pred_fit *f, const rl_gguf_model *m, rl_roof_res
         rl_snprintf(parts[n].type, sizeof parts[n].type, "%s",
                     rl_gguf_type_name(m->types[i].type, buf, sizeof buf));
         parts[n].matrices = (double)m->types[i].n_matrices;
+        parts[n].rows = (double)m->types[i].n_rows;
         parts[n++].bytes = b;
         total += b;
     }
@@ -148,6 +149,7 @@ void rl_pred_roofs_for_json(const rl_pred_fit *f, const cJSON *gguf, rl_roof_res
             continue;
         rl_snprintf(parts[n].type, sizeof parts[n].type, "%s", name);
         parts[n].matrices = rl_json_num_or(t, "n_matrices", -1); /* older bundles: unknown */
+        parts[n].rows = rl_json_num_or(t, "n_rows", -1);
         parts[n++].bytes = b;
         total += b;
     }
@@ -164,6 +166,8 @@ static cJSON *share_json(const rl_roof_share *s)
     ok = ok && rl_json_add_bool(o, "calibrated", s->calibrated);
     if (s->matrices >= 0)
         ok = ok && rl_json_add_num(o, "matrices", s->matrices);
+    if (s->rows >= 0)
+        ok = ok && rl_json_add_num(o, "rows", s->rows);
     return rl_json_kept(o, ok);
 }
 

@@ -24,11 +24,25 @@ static bool derived_num(const cJSON *entry, const char *key, const char *name, d
 typedef struct {
     const char *role;
     double bytes, layers, us;
+    double rows; /* its matrices' rows (rl_cal_shape_rows), 0 when its shape is incomplete */
 } raw_pt;
 
 static bool role_is(const raw_pt *r, const char *role)
 {
     return strcmp(r->role, role) == 0;
+}
+
+/* The rows of a calibration model's shape (rl_cal_shape_rows); 0 when a dimension is missing. */
+static double rows_of(const cJSON *shape)
+{
+    static const char *const dims[] = {"n_layer", "n_embd", "n_ff", "n_head_kv", "n_vocab"};
+    double v[5];
+    for (size_t i = 0; i < 5; i++)
+        if (!rl_json_get_num(shape, dims[i], &v[i]) || !(v[i] >= 1) || !(v[i] <= 1e9))
+            return 0;
+    rl_cal_shape s = {(uint64_t)v[0], (uint64_t)v[1], (uint64_t)v[2], 0,
+                      (uint64_t)v[3], (uint64_t)v[4]};
+    return (double)rl_cal_shape_rows(&s);
 }
 
 static size_t raw_points(const cJSON *entry, raw_pt *raw, size_t cap)
@@ -37,12 +51,14 @@ static size_t raw_points(const cJSON *entry, raw_pt *raw, size_t cap)
     const cJSON *p;
     cJSON_ArrayForEach(p, rl_json_get(entry, "points"))
     {
-        raw_pt r = {rl_json_get_str(p, "role"), 0, 0, 0};
+        raw_pt r = {rl_json_get_str(p, "role"), 0, 0, 0, 0};
         if (n >= cap || !r.role ||
             !rl_json_get_num(rl_json_get(p, "bytes_per_token"), "value", &r.bytes) ||
             !derived_num(p, "rate", "us_per_token", &r.us) || !(r.bytes > 0) || !(r.us > 0))
             continue;
-        r.layers = rl_json_num_or(rl_json_get(rl_json_get(p, "model"), "shape"), "n_layer", 0);
+        const cJSON *sh = rl_json_get(rl_json_get(p, "model"), "shape");
+        r.layers = rl_json_num_or(sh, "n_layer", 0);
+        r.rows = rows_of(sh);
         raw[n++] = r;
     }
     return n;
@@ -103,10 +119,13 @@ static void split_matrices(rl_roof_type *t, const raw_pt *raw, size_t n)
     }
     if (!st || !w || !(st->layers > 0) || !(w->layers > 0))
         return;
+    double us_st = st->us - fixed_at(t, st->layers), us_w = w->us - fixed_at(t, w->layers);
     t->has_matrix =
-        rl_cal_matrix_split(st->bytes, matrices_of(st->layers), st->us - fixed_at(t, st->layers),
-                            w->bytes, matrices_of(w->layers), w->us - fixed_at(t, w->layers),
-                            &t->limit_us_per_byte, &t->per_matrix_us);
+        rl_cal_matrix_split(st->bytes, matrices_of(st->layers), us_st, w->bytes,
+                            matrices_of(w->layers), us_w, &t->limit_us_per_byte, &t->per_matrix_us);
+    t->has_rows = st->rows > 0 && w->rows > 0 &&
+                  rl_cal_matrix_split(st->bytes, st->rows, us_st, w->bytes, w->rows, us_w,
+                                      &t->row_limit_us_per_byte, &t->per_row_us);
 }
 
 bool rl_roof_type_from_json(const cJSON *entry, rl_roof_type *out)
@@ -142,28 +161,31 @@ bool rl_roof_type_from_json(const cJSON *entry, rl_roof_type *out)
     return out->n_pts > 0;
 }
 
-/* A point's time per byte: the stream point's for a model of mpb matrices per byte when the
- * time per matrix is known, else as measured. */
-static double pt_value(const rl_roof_type *t, const rl_roof_pt *p, double mpb)
+/* A point's time per byte: the stream point's for a model of rpb rows per byte when the time
+ * per row is known, else of mpb matrices per byte when the time per matrix is, else as
+ * measured. */
+static double pt_value(const rl_roof_type *t, const rl_roof_pt *p, double mpb, double rpb)
 {
+    if (p->stream && t->has_rows && rpb >= 0)
+        return t->row_limit_us_per_byte + t->per_row_us * rpb;
     return p->stream && t->has_matrix && mpb >= 0 ? t->limit_us_per_byte + t->per_matrix_us * mpb
                                                   : p->us_per_byte;
 }
 
-double rl_roof_us_per_byte(const rl_roof_type *t, double w, double mpb)
+double rl_roof_us_per_byte(const rl_roof_type *t, double w, double mpb, double rpb)
 {
     if (t->n_pts == 0 || !(w > 0))
         return NAN;
     const rl_roof_pt *p = t->pts;
     if (w <= p[0].bytes)
-        return pt_value(t, &p[0], mpb);
+        return pt_value(t, &p[0], mpb, rpb);
     for (size_t i = 1; i < t->n_pts; i++)
         if (w <= p[i].bytes) {
             double x = log(w / p[i - 1].bytes) / log(p[i].bytes / p[i - 1].bytes);
-            double a = pt_value(t, &p[i - 1], mpb);
-            return a + x * (pt_value(t, &p[i], mpb) - a);
+            double a = pt_value(t, &p[i - 1], mpb, rpb);
+            return a + x * (pt_value(t, &p[i], mpb, rpb) - a);
         }
-    return pt_value(t, &p[t->n_pts - 1], mpb);
+    return pt_value(t, &p[t->n_pts - 1], mpb, rpb);
 }
 
 /* ---- a model ------------------------------------------------------------------------------ */
@@ -171,6 +193,11 @@ double rl_roof_us_per_byte(const rl_roof_type *t, double w, double mpb)
 static double mats_per_byte(const rl_roof_part *p)
 {
     return p->matrices >= 0 && p->bytes > 0 ? p->matrices / p->bytes : -1;
+}
+
+static double rows_per_byte(const rl_roof_part *p)
+{
+    return p->rows >= 0 && p->bytes > 0 ? p->rows / p->bytes : -1;
 }
 
 static const rl_roof_type *find_type(const rl_roof_type *types, size_t n, const char *name)
@@ -219,7 +246,9 @@ void rl_roof_predict(const rl_roof_type *types, size_t n_types, const rl_roof_pa
         snprintf(s->type, sizeof s->type, "%s", parts[i].type);
         s->bytes = parts[i].bytes;
         s->matrices = parts[i].matrices;
-        s->us = parts[i].bytes * rl_roof_us_per_byte(use, w, mats_per_byte(&parts[i]));
+        s->rows = parts[i].rows;
+        s->us = parts[i].bytes *
+                rl_roof_us_per_byte(use, w, mats_per_byte(&parts[i]), rows_per_byte(&parts[i]));
         s->calibrated = t != NULL;
         out->fixed_us += parts[i].bytes / w * fixed_of(use, n_layer);
         out->tau_us += s->us;

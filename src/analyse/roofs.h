@@ -23,12 +23,14 @@
  * the mid and deep models, nearly equal bytes at 4 and 16 layers: tau = layers x per_layer + bytes
  * x c solved for both (no base; it is folded into the layers), and each point's c_p = (tau_p -
  * per_layer x its layers) / W_p. Otherwise 0. The stream point's value depends on the model:
- * with a wide point too (stream's bytes in a quarter as many matrices), the two points' times
- * beyond F_p split into a time per byte c_inf and one per matrix r (rl_cal_matrix_split), and
- * the stream point's value for type t is c_inf + r x m_t, m_t = the matrices of type t decode
- * reads per token over bytes_t (a model of fewer, larger matrices streams faster per byte: past
- * the stream point bytes_t x c_t = bytes_t x c_inf + matrices_t x r); the measured c_p when the
- * split or m_t is unknown (a calibration before the wide model, a bundle before n_matrices).
+ * with a wide point too (stream's bytes in a quarter as many matrices of about half as many
+ * rows), the two points' times beyond F_p split into a time per byte c_inf and one per matrix
+ * row r (rl_cal_matrix_split over rl_cal_shape_rows: each row is one dot product, with its own
+ * start and sum), and the stream point's value for type t is c_inf + r x m_t, m_t = the rows of
+ * type t decode reads per token over bytes_t (a model of fewer, longer rows streams faster per
+ * byte: past the stream point bytes_t x c_t = bytes_t x c_inf + rows_t x r); without the
+ * model's rows (a bundle before n_rows) the same split by matrices; the measured c_p when
+ * neither is known (a calibration before the wide model, a bundle before n_matrices).
  * Every calibration point is reproduced exactly; when
  * every type runs at one rate BW at every size and costs nothing fixed, tau = W / BW: the one-roof
  * fit's form. The binding roof is the type with the largest share of the time; its rate is its
@@ -67,6 +69,8 @@ typedef struct {
     bool layers_from_deep; /* per_layer from the mid and deep points (no base): see below */
     bool has_matrix;       /* stream and wide split into the two below */
     double limit_us_per_byte, per_matrix_us;
+    bool has_rows; /* stream and wide split by rows instead: the model's form when it knows */
+    double row_limit_us_per_byte, per_row_us;
 } rl_roof_type;
 
 /* One calibration type entry (calibration.sets[].types[]) into out: its small, mid and stream
@@ -74,21 +78,25 @@ typedef struct {
  * when no point has a rate. */
 bool rl_roof_type_from_json(const cJSON *entry, rl_roof_type *out);
 
-/* c_t(W, m): the type's time per byte (us) for a model of model_bytes bytes whose bytes of this
- * type hold matrices_per_byte matrices per byte (< 0: unknown, then the stream point as
- * measured); NAN with no point. */
-double rl_roof_us_per_byte(const rl_roof_type *t, double model_bytes, double matrices_per_byte);
+/* c_t(W, x): the type's time per byte (us) for a model of model_bytes bytes whose bytes of this
+ * type hold rows_per_byte matrix rows per byte (the row split; < 0: unknown), else
+ * matrices_per_byte matrices (the matrix split; < 0: unknown), else the stream point as
+ * measured; NAN with no point. */
+double rl_roof_us_per_byte(const rl_roof_type *t, double model_bytes, double matrices_per_byte,
+                           double rows_per_byte);
 
 typedef struct {
     char type[16];   /* ggml type name, e.g. "Q4_K" */
     double bytes;    /* streamed per token */
     double matrices; /* matrices of this type decode reads per token; < 0 unknown */
+    double rows;     /* their rows (one dot product each); < 0 unknown */
 } rl_roof_part;
 
 typedef struct {
     char type[16];
     double bytes, us; /* bytes per token and the time they take */
     double matrices;  /* the part's; < 0 unknown */
+    double rows;      /* the part's; < 0 unknown */
     bool calibrated;  /* false: the time per byte of the largest calibrated type */
 } rl_roof_share;
 

@@ -1128,8 +1128,10 @@ static void check_two_roof(const cJSON *b, const cJSON *two, const char *mp, pro
                 name ? name : "?", rt ? "" : "not ");
         const rl_roof_type *use = rt ? rt : roof_type_named(&f, big);
         double by = rl_json_num_or(t, "bytes", NAN), mats = rl_json_num_or(t, "matrices", -1);
-        double want =
-            use ? by * rl_roof_us_per_byte(use, sum_bytes, mats >= 0 ? mats / by : -1) : NAN;
+        double rows = rl_json_num_or(t, "rows", -1);
+        double want = use ? by * rl_roof_us_per_byte(use, sum_bytes, mats >= 0 ? mats / by : -1,
+                                                     rows >= 0 ? rows / by : -1)
+                          : NAN;
         if (use && !rel_close(rl_json_num_or(t, "us", NAN), want, 1e-9))
             add(p, key_path(buf, tp, "types"),
                 "[%zu] (%s): us is not its bytes x the calibration's time per byte (%.17g)", i,

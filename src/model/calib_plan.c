@@ -216,6 +216,12 @@ uint64_t rl_cal_shape_matrices(const rl_cal_shape *s)
     return 7 * s->n_layer + 1;
 }
 
+uint64_t rl_cal_shape_rows(const rl_cal_shape *s)
+{
+    uint64_t kv = s->n_head_kv * RL_CAL_HEAD_DIM;
+    return s->n_layer * (3 * s->n_embd + 2 * kv + 2 * s->n_ff) + s->n_vocab;
+}
+
 bool rl_cal_matrix_split(double wa, double na, double us_a, double wb, double nb, double us_b,
                          double *per_byte, double *per_matrix)
 {

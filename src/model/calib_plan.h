@@ -111,10 +111,13 @@ bool rl_cal_plan_shapes(uint32_t type, uint64_t llc, rl_cal_shape shapes[RL_CAL_
 /* The matrices decode reads per token in a model of shape s: seven per layer (q, k, v, o, gate,
  * up, down) and the output head. */
 uint64_t rl_cal_shape_matrices(const rl_cal_shape *s);
-/* Two streamed models of one type, a (bytes wa, na matrices, us_a of time beyond the fixed cost)
- * and b, split into us per byte and us per matrix: us = bytes x *per_byte + matrices x
- * *per_matrix, solved exactly. A per-matrix time within rounding of 0 (under 1e-6 of a's time
- * per matrix) is 0. false (nothing written) when the two have the same matrices per byte or
+/* The rows of those matrices, one dot product each per token: per layer n_embd (q, o and down),
+ * n_head_kv x RL_CAL_HEAD_DIM (k and v) and n_ff (gate and up), and n_vocab for the head. */
+uint64_t rl_cal_shape_rows(const rl_cal_shape *s);
+/* Two streamed models of one type, a (bytes wa, na counted items: matrices or rows, us_a of time
+ * beyond the fixed cost) and b, split into us per byte and us per item: us = bytes x *per_byte +
+ * items x *per_matrix, solved exactly. A per-item time within rounding of 0 (under 1e-6 of a's
+ * time per item) is 0. false (nothing written) when the two have the same items per byte or
  * either value comes out below 0 or not finite. */
 bool rl_cal_matrix_split(double wa, double na, double us_a, double wb, double nb, double us_b,
                          double *per_byte, double *per_matrix);

@@ -88,6 +88,7 @@ static bool add_types(cJSON *o, const rl_gguf_model *m)
         ok &= rl_json_add_u64_or_null(e, "bytes", t->bytes, rl_gguf_type_bytes_known(m, t));
         ok &= rl_json_add_u64(e, "elements", t->elements);
         ok &= rl_json_add_u64(e, "n_matrices", t->n_matrices);
+        ok &= rl_json_add_u64(e, "n_rows", t->n_rows);
         if (!ok)
             return false;
     }

@@ -214,6 +214,7 @@ static uint32_t merge_types(rl_gguf_type_bytes *rows, size_t n)
             rows[out - 1].bytes = add_sat(rows[out - 1].bytes, rows[i].bytes);
             rows[out - 1].elements = add_sat(rows[out - 1].elements, rows[i].elements);
             rows[out - 1].n_matrices = add_sat(rows[out - 1].n_matrices, rows[i].n_matrices);
+            rows[out - 1].n_rows = add_sat(rows[out - 1].n_rows, rows[i].n_rows);
         } else {
             rows[out++] = rows[i];
         }
@@ -311,6 +312,13 @@ static uint64_t tensor_matrices(const rl_gguf_model *m, const rl_gguf_tensor *t)
     return m->expert_used_count > 0 && m->expert_used_count < n ? m->expert_used_count : n;
 }
 
+/* The rows of t decode reads per token: ne[1] of each matrix tensor_matrices counts. */
+static uint64_t tensor_rows(const rl_gguf_model *m, const rl_gguf_tensor *t)
+{
+    uint64_t n = tensor_matrices(m, t);
+    return n > 0 && t->ne[1] <= UINT64_MAX / n ? t->ne[1] * n : n > 0 ? UINT64_MAX : 0;
+}
+
 /* fill, step 3: one pass over every shard's tensors (sizes, parameters, head and embedding). */
 static void scan_tensors(const rl_gguf_file *const *files, uint32_t n_files, rl_gguf_model *m,
                          tensor_scan *ts)
@@ -328,11 +336,13 @@ static void scan_tensors(const rl_gguf_file *const *files, uint32_t n_files, rl_
             if (!t->sized)
                 m->sizes_known = false;
             uint64_t b = t->sized ? t->n_bytes : 0;
-            ts->rows[k] = (rl_gguf_type_bytes){t->type, 1, b, t->n_elements, 0};
+            ts->rows[k] = (rl_gguf_type_bytes){t->type, 1, b, t->n_elements, 0, 0};
             ts->rows[k].n_matrices = tensor_matrices(m, t);
+            ts->rows[k].n_rows = tensor_rows(m, t);
             m->tensor_bytes = add_sat(m->tensor_bytes, b);
             if (strncmp(t->name, "blk.", 4) == 0 && !is_float_type(t->type)) {
                 ts->lrows[ts->nl] = ts->rows[k];
+                ts->lrows[ts->nl].n_rows = 0;
                 ts->lrows[ts->nl++].n_matrices = 0;
                 m->layer_bytes = add_sat(m->layer_bytes, b);
                 m->layer_elements = add_sat(m->layer_elements, t->n_elements);
@@ -449,8 +459,8 @@ static rl_status fill(const rl_gguf_file *meta, const rl_gguf_file *const *files
             m->n_vocab = tok->v.arr.len;
     }
     m->tied_embeddings = !ts.have_head && ts.have_embd;
-    if (ts.have_embd && !m->tied_embeddings)
-        ts.rows[ts.embd_row].n_matrices = 0; /* decode reads one row of it */
+    if (ts.have_embd && !m->tied_embeddings) /* decode reads one row of it */
+        ts.rows[ts.embd_row].n_matrices = ts.rows[ts.embd_row].n_rows = 0;
     m->embedding_type = ts.embd_type;
     if (m->tied_embeddings) {
         m->head_bytes = m->embedding_bytes;

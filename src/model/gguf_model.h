@@ -33,6 +33,9 @@ typedef struct {
      * more dimensions that stream (not an untied token_embd), an expert tensor (name holding
      * "_exps") counted as expert_used_count matrices */
     uint64_t n_matrices;
+    /* the rows of those matrices (ne[1], an expert tensor's times its used experts): one dot
+     * product each per token (types only; 0 in layer_types) */
+    uint64_t n_rows;
 } rl_gguf_type_bytes;
 
 typedef struct {

@@ -475,8 +475,13 @@ bool rl_report_label_explanation(const cJSON *model, char *buf, size_t cap)
         int id = t->string ? rl_ggml_type_by_name(t->string) : -1;
         if (id < 0 || !cJSON_IsNumber(t) || n == sizeof lt / sizeof lt[0])
             continue;
-        lt[n++] = (rl_gguf_type_bytes){
-            (uint32_t)id, 0, (uint64_t)llround(t->valuedouble / 100.0 * (double)layer_bytes), 0, 0};
+        lt[n++] =
+            (rl_gguf_type_bytes){(uint32_t)id,
+                                 0,
+                                 (uint64_t)llround(t->valuedouble / 100.0 * (double)layer_bytes),
+                                 0,
+                                 0,
+                                 0};
     }
     rl_gguf_model m;
     memset(&m, 0, sizeof m);

@@ -355,8 +355,8 @@ cm=$(python3 -c 'import json,sys; t=[t for t in json.load(open(sys.argv[1]))["ca
 check "predict a calibration model" 0 $?
 json_check "two roofs: the calibration's small BF16 model at its own ${cm#* } us" "$work/p3.json" \
   "abs(j['predictions'][0]['two_roof']['tau_us']-${cm#* })<1e-6*${cm#* }"
-# and the Q8_0 stream model (past every point: its time per byte from the per-matrix split and
-# its own 113 matrices) at its own time too
+# and the Q8_0 stream model (past every point: its time per byte from the split by rows and its
+# own rows, its F32 norms at the split's time per byte) at its own time too
 cm=$(python3 -c 'import json,sys; t=[t for t in json.load(open(sys.argv[1]))["calibration"]["sets"][0]["types"] if t["type"]=="Q8_0"][0]; p=[p for p in t["points"] if p["role"]=="stream"][0]; print(p["model"]["path"], p["rate"]["us_per_token"])' "$work/dg1/bundle.json")
 "$RL_BIN" predict --bundle "$work/dg1/bundle.json" --json "${cm% *}" >"$work/p3s.json"
 check "predict the stream model" 0 $?

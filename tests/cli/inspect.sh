@@ -129,9 +129,11 @@ eq("tiny-valid", "expected_type", c["expected_type"], "Q4_K")
 eq("tiny-valid", "on_label_pct", c["on_label_pct"], 0.0)
 eq("tiny-valid", "composition.types", c["types"], {"Q5_0": 66.0, "Q8_0": 34.0})
 eq("tiny-valid", "types", v["types"], [
-    {"type": "Q8_0", "n_tensors": 4, "bytes": 3808, "elements": 3584, "n_matrices": 3},
-    {"type": "Q5_0", "n_tensors": 5, "bytes": 3168, "elements": 4608, "n_matrices": 5},
-    {"type": "F32", "n_tensors": 3, "bytes": 384, "elements": 96, "n_matrices": 0}])
+    {"type": "Q8_0", "n_tensors": 4, "bytes": 3808, "elements": 3584, "n_matrices": 3,
+     "n_rows": 16 + 32 + 32},
+    {"type": "Q5_0", "n_tensors": 5, "bytes": 3168, "elements": 4608, "n_matrices": 5,
+     "n_rows": 32 + 16 + 32 + 32 + 32},
+    {"type": "F32", "n_tensors": 3, "bytes": 384, "elements": 96, "n_matrices": 0, "n_rows": 0}])
 t = by["tiny-tied.gguf"]
 for k, want in (("label", "Q8_0"), ("architecture", "qwen2"), ("tied_embeddings", True),
                 ("head_bytes", 1088), ("head_type", "Q8_0"), ("kv_bytes_per_token", 32),
@@ -177,8 +179,10 @@ o = json.load(open(sys.argv[1]))[0]
 for k in ("streamed_bytes", "streamed_MiB", "tensor_bytes", "head_bytes", "composition"):
     assert o[k] is None, (k, o[k])
 assert o["sizes_known"] is False
-assert o["types"] == [{"type": "Q8_0", "n_tensors": 2, "bytes": 2176, "elements": 2048, "n_matrices": 1},
-                      {"type": "type250", "n_tensors": 1, "bytes": None, "elements": 1024, "n_matrices": 1}], o["types"]
+assert o["types"] == [{"type": "Q8_0", "n_tensors": 2, "bytes": 2176, "elements": 2048, "n_matrices": 1,
+                       "n_rows": 32},
+                      {"type": "type250", "n_tensors": 1, "bytes": None, "elements": 1024, "n_matrices": 1,
+                       "n_rows": 32}], o["types"]
 EOF
 
 # --- --tensors -------------------------------------------------------------------------

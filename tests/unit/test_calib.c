@@ -113,6 +113,9 @@ static void test_shape_bytes_match_file(void **state)
     assert_int_equal(m.types[0].type, RL_GGML_Q8_0);
     assert_int_equal(m.types[0].n_matrices, rl_cal_shape_matrices(&s));
     assert_int_equal(rl_cal_shape_matrices(&s), 29);
+    /* and their rows: 4 x (3 x 512 + 2 x 128 + 2 x 768) + 512 */
+    assert_int_equal(m.types[0].n_rows, rl_cal_shape_rows(&s));
+    assert_int_equal(rl_cal_shape_rows(&s), 13824);
     rl_gguf_model_free(&m);
     rl_synth_plan_free(plan);
     unlink(path);

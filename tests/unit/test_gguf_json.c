@@ -72,10 +72,13 @@ static const char tiny_json[] =
     "\"composition\":{\"on_label_pct\":16.98,\"expected_type\":\"Q4_K\",\"bits_per_weight\":5.3,"
     "\"repeating_bytes\":848,\"repeating_tensors\":2,\"types\":{\"Q5_0\":83,\"Q4_K\":17}},"
     "\"types\":[{\"type\":\"Q5_0\",\"n_tensors\":1,\"bytes\":704,\"elements\":1024,"
-    "\"n_matrices\":1},"
-    "{\"type\":\"Q8_0\",\"n_tensors\":2,\"bytes\":544,\"elements\":512,\"n_matrices\":1},"
-    "{\"type\":\"Q4_K\",\"n_tensors\":1,\"bytes\":144,\"elements\":256,\"n_matrices\":0},"
-    "{\"type\":\"F32\",\"n_tensors\":1,\"bytes\":128,\"elements\":32,\"n_matrices\":0}]";
+    "\"n_matrices\":1,\"n_rows\":32},"
+    "{\"type\":\"Q8_0\",\"n_tensors\":2,\"bytes\":544,\"elements\":512,\"n_matrices\":1,"
+    "\"n_rows\":8},"
+    "{\"type\":\"Q4_K\",\"n_tensors\":1,\"bytes\":144,\"elements\":256,\"n_matrices\":0,"
+    "\"n_rows\":0},"
+    "{\"type\":\"F32\",\"n_tensors\":1,\"bytes\":128,\"elements\":32,\"n_matrices\":0,"
+    "\"n_rows\":0}]";
 
 static const char tiny_tensors[] =
     ",\"tensors\":["

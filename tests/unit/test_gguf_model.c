@@ -96,6 +96,10 @@ static void test_streamed_untied(void **state)
     assert_int_equal(m.types[0].n_matrices, 1);
     assert_int_equal(m.types[1].n_matrices, 1);
     assert_int_equal(m.layer_types[0].n_matrices, 0);
+    /* and their rows: the head's 32000, attn_q's 32 */
+    assert_int_equal(m.types[0].n_rows, 32000);
+    assert_int_equal(m.types[1].n_rows, 32);
+    assert_int_equal(m.layer_types[0].n_rows, 0);
     rl_gguf_model_free(&m);
 }
 
@@ -115,6 +119,7 @@ static void test_streamed_tied(void **state)
     assert_int_equal(m.head_type, Q8_0);
     assert_int_equal(m.types[0].type, Q8_0);
     assert_int_equal(m.types[0].n_matrices, 1); /* the tied embedding is the head */
+    assert_int_equal(m.types[0].n_rows, 32000);
     assert_string_equal(m.architecture, "");
     assert_int_equal(m.kv_bytes_per_token, 0);
     rl_gguf_model_free(&m);
@@ -154,6 +159,7 @@ static void test_moe(void **state)
     /* the used 2 of each expert tensor, shexp, attn_q, the head; not the untied embedding */
     assert_int_equal(m.n_types, 1);
     assert_int_equal(m.types[0].n_matrices, 2 + 2 + 1 + 1 + 1);
+    assert_int_equal(m.types[0].n_rows, 2 * 10 + 2 * 10 + 10 + 32 + 100);
     rl_gguf_model_free(&m);
 
     /* rounding to the nearest byte: 5440 * 2 / 3 = 3626.67 -> 3627 */
@@ -179,7 +185,9 @@ static void test_moe(void **state)
     assert_int_equal(m.n_types, 2);
     assert_int_equal(m.types[0].type, Q8_0);
     assert_int_equal(m.types[0].n_matrices, 8);
+    assert_int_equal(m.types[0].n_rows, 80);
     assert_int_equal(m.types[1].n_matrices, 0);
+    assert_int_equal(m.types[1].n_rows, 0);
     rl_gguf_model_free(&m);
 }
 

@@ -212,7 +212,7 @@ static void test_pieces(void **state)
     assert_string_equal(buf, "Q5_0 83%");
     rl_gguf_layer_mix(&m, -1, 6, buf, 12); /* whole items only */
     assert_string_equal(buf, "Q5_0 83%");
-    rl_gguf_type_bytes unknown = {250, 1, 0, 32, 0};
+    rl_gguf_type_bytes unknown = {250, 1, 0, 32, 0, 0};
     assert_false(rl_gguf_type_bytes_known(&m, &unknown));
     assert_true(rl_gguf_type_bytes_known(&m, &m.types[0]));
     rl_gguf_model_free(&m);

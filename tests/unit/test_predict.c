@@ -120,8 +120,8 @@ static void test_roof_parts(void **state)
     f.roof_threads = 2;
     f.n_roof_types = 1;
     f.roof_types[0] = (rl_roof_type){.type = "Q8_0", .n_pts = 1, .pts = {{1e6, 5e-5}}};
-    rl_gguf_type_bytes types[] = {{8 /* Q8_0 */, 10, 1000000, 0, 10},
-                                  {1 /* F16 */, 1, 2000000, 0, 0}};
+    rl_gguf_type_bytes types[] = {{8 /* Q8_0 */, 10, 1000000, 0, 10, 5000},
+                                  {1 /* F16 */, 1, 2000000, 0, 0, 0}};
     rl_gguf_model m;
     memset(&m, 0, sizeof m);
     m.types = types;
@@ -155,6 +155,18 @@ static void test_roof_parts(void **state)
     m.streamed_bytes = 1000000;
     rl_pred_roofs_for(&f, &m, &r);
     assert_near(r.tau_us, 60, 1e-9);
+    /* with a row split too (3e-5 us a byte, 0.002 us a row) the rows win: 1e6 x 3e-5 + 5000 x
+     * 0.002 = 40 us, and the JSON carries them */
+    f.roof_types[0].has_rows = true;
+    f.roof_types[0].row_limit_us_per_byte = 3e-5;
+    f.roof_types[0].per_row_us = 0.002;
+    rl_pred_roofs_for(&f, &m, &r);
+    assert_near(r.tau_us, 40, 1e-9);
+    rj = rl_pred_roofs_json(&r, 2, "limited");
+    assert_near(rl_json_num_or(cJSON_GetArrayItem(rl_json_get(rj, "types"), 0), "rows", 0), 5000,
+                0);
+    cJSON_Delete(rj);
+    f.roof_types[0].has_rows = false;
     f.has_roofs = false;
     snprintf(f.roof_why, sizeof f.roof_why, "no calibration here");
     rl_pred_roofs_for(&f, &m, &r);
@@ -206,6 +218,16 @@ static void test_roof_parts_json(void **state)
     rl_pred_roofs_for_json(&f, g, &r);
     assert_near(r.tau_us, 160, 1e-9);
     assert_near(r.shares[1].matrices, -1, 0);
+    /* n_rows read too, with a row split (3e-5 us a byte, 0.002 us a row): Q8_0 1e6 x 3e-5 +
+     * 5000 x 0.002 = 40 us, F16 (neither count) as measured: 40 + 100 = 140 */
+    f.roof_types[0].has_rows = f.roof_types[1].has_rows = true;
+    f.roof_types[0].row_limit_us_per_byte = f.roof_types[1].row_limit_us_per_byte = 3e-5;
+    f.roof_types[0].per_row_us = f.roof_types[1].per_row_us = 0.002;
+    cJSON_AddNumberToObject(q8, "n_rows", 5000);
+    rl_pred_roofs_for_json(&f, g, &r);
+    assert_near(r.tau_us, 140, 1e-9);
+    assert_near(r.shares[0].rows, 5000, 0);
+    assert_near(r.shares[1].rows, -1, 0);
     /* a type without bytes: unknown */
     cJSON_AddItemToArray(cJSON_GetObjectItem(g, "types"), cJSON_Parse("{\"type\": \"F32\"}"));
     rl_pred_roofs_for_json(&f, g, &r);

@@ -51,10 +51,10 @@ static void test_type_and_curve(void **state)
     assert_near(t.pts[2].us_per_byte, 4e-5, 1e-15);   /* 2560 us / 64 MB: 25 GB/s */
     /* held at the ends, ln-interpolated between: 16 MB is half-way (ln 4 / ln 16) from mid
      * to stream: 2.5e-5 + 0.5 x 1.5e-5 */
-    assert_near(rl_roof_us_per_byte(&t, 0.5e6, -1), 2.5e-5, 1e-15);
-    assert_near(rl_roof_us_per_byte(&t, 1e9, -1), 4e-5, 1e-15);
-    assert_near(rl_roof_us_per_byte(&t, 16e6, -1), 3.25e-5, 1e-15);
-    assert_near(rl_roof_us_per_byte(&t, 2e6, -1), 2.5e-5, 1e-15);
+    assert_near(rl_roof_us_per_byte(&t, 0.5e6, -1, -1), 2.5e-5, 1e-15);
+    assert_near(rl_roof_us_per_byte(&t, 1e9, -1, -1), 4e-5, 1e-15);
+    assert_near(rl_roof_us_per_byte(&t, 16e6, -1, -1), 3.25e-5, 1e-15);
+    assert_near(rl_roof_us_per_byte(&t, 2e6, -1, -1), 2.5e-5, 1e-15);
 }
 
 /* A 24-layer model of 15.9 MB Q4_0 and 0.1 MB F32 (0.6%: the F32 takes Q4_0's time per
@@ -65,7 +65,7 @@ static void test_predict_by_hand(void **state)
     (void)state;
     rl_roof_type t;
     load(&t, ENTRY);
-    rl_roof_part parts[] = {{"F32", 0.1e6, -1}, {"Q4_0", 15.9e6, -1}};
+    rl_roof_part parts[] = {{"F32", 0.1e6, -1, -1}, {"Q4_0", 15.9e6, -1, -1}};
     rl_roof_result r;
     rl_roof_predict(&t, 1, parts, 2, 24, &r);
     assert_true(r.ok);
@@ -81,12 +81,12 @@ static void test_predict_by_hand(void **state)
     assert_int_equal(r.binding, 1);
 
     /* a type with 9% of the bytes and no calibration: unavailable, named */
-    rl_roof_part more[] = {{"Q4_0", 10e6, -1}, {"Q5_K", 1e6, -1}};
+    rl_roof_part more[] = {{"Q4_0", 10e6, -1, -1}, {"Q5_K", 1e6, -1, -1}};
     rl_roof_predict(&t, 1, more, 2, 24, &r);
     assert_false(r.ok);
     assert_string_equal(r.why, "Q5_K (9% of the bytes) is not calibrated at these threads "
                                "(llama-roofline calibrate --types Q5_K)");
-    rl_roof_part none[] = {{"Q5_K", 1e6, -1}};
+    rl_roof_part none[] = {{"Q5_K", 1e6, -1, -1}};
     rl_roof_predict(&t, 1, none, 1, 24, &r);
     assert_false(r.ok);
     assert_string_equal(r.why, "none of the model's types is calibrated");
@@ -112,7 +112,7 @@ static void test_reduces_to_one_roof(void **state)
     load(&t[1], b);
     assert_false(t[0].has_fixed);
     assert_int_equal(t[0].n_pts, 2); /* the failed mid point is left out */
-    rl_roof_part parts[] = {{"Q8_0", 1e8, -1}, {"F16", 5e7, -1}};
+    rl_roof_part parts[] = {{"Q8_0", 1e8, -1, -1}, {"F16", 5e7, -1, -1}};
     rl_roof_result r;
     rl_roof_predict(t, 2, parts, 2, 32, &r);
     assert_true(r.ok);
@@ -152,7 +152,7 @@ static void test_layers_from_deep(void **state)
     assert_int_equal(t.n_pts, 2);
     assert_near(t.pts[0].us_per_byte, 2e-4, 1e-15);
     assert_near(t.pts[1].us_per_byte, 2.5e-4, 1e-15);
-    rl_roof_part parts[] = {{"Q4_0", 4e7, -1}};
+    rl_roof_part parts[] = {{"Q4_0", 4e7, -1, -1}};
     rl_roof_result r;
     rl_roof_predict(&t, 1, parts, 1, 24, &r);
     assert_true(r.ok);
@@ -180,7 +180,7 @@ static void test_negative_base(void **state)
     assert_true(t.has_layers);
     assert_near(t.base_us, -20, 1e-12);
     assert_near(t.pts[0].us_per_byte, 2.5e-5, 1e-15);
-    rl_roof_part part = {"Q4_0", 16e6, -1};
+    rl_roof_part part = {"Q4_0", 16e6, -1, -1};
     rl_roof_result r;
     rl_roof_predict(&t, 1, &part, 1, 24, &r);
     assert_true(r.ok);
@@ -220,11 +220,11 @@ static void test_per_matrix(void **state)
     assert_near(t.pts[2].us_per_byte, 3050 / 64e6, 1e-15);
     /* the stream model itself (113 matrices in 64 MB) is reproduced; matrices unknown: the
      * stream point as measured */
-    assert_near(rl_roof_us_per_byte(&t, 64e6, 113 / 64e6), 3050 / 64e6, 1e-15);
-    assert_near(rl_roof_us_per_byte(&t, 1e9, -1), 3050 / 64e6, 1e-15);
+    assert_near(rl_roof_us_per_byte(&t, 64e6, 113 / 64e6, -1), 3050 / 64e6, 1e-15);
+    assert_near(rl_roof_us_per_byte(&t, 1e9, -1, -1), 3050 / 64e6, 1e-15);
     /* 128 MB in 50 matrices, 12 layers: 3840 + 500 us of bytes, fixed 20 + 60: 4420 us; not
      * knowing its matrices, 128e6 x 3050 / 64e6 + 80 = 6180 */
-    rl_roof_part big = {"Q4_0", 128e6, 50};
+    rl_roof_part big = {"Q4_0", 128e6, 50, -1};
     rl_roof_result r;
     rl_roof_predict(&t, 1, &big, 1, 12, &r);
     assert_true(r.ok);
@@ -235,7 +235,7 @@ static void test_per_matrix(void **state)
     assert_near(r.tau_us, 6180, 1e-9);
     /* 16 MB in 20 matrices, half-way (ln 4 / ln 16) from mid to stream: the stream end is
      * 3e-5 + 10 x 20 / 16e6 = 4.25e-5, so 2.5e-5 + 0.5 x 1.75e-5 = 3.375e-5: 540 us of bytes */
-    rl_roof_part mid = {"Q4_0", 16e6, 20};
+    rl_roof_part mid = {"Q4_0", 16e6, 20, -1};
     rl_roof_predict(&t, 1, &mid, 1, 4, &r);
     assert_near(r.tau_us - r.fixed_us, 540, 1e-9);
     /* without layers in the points' shapes the split is not made */
@@ -253,7 +253,62 @@ static void test_per_matrix(void **state)
     memcpy(w, "3200", 4);
     load(&t, json);
     assert_false(t.has_matrix);
-    assert_near(rl_roof_us_per_byte(&t, 1e9, 50 / 1e9), 3050 / 64e6, 1e-15);
+    assert_near(rl_roof_us_per_byte(&t, 1e9, 50 / 1e9, -1), 3050 / 64e6, 1e-15);
+}
+
+/* The same split by rows when the points' shapes are whole: a machine streaming 3e-5 us a byte
+ * and 0.005 us a row. stream: 16 layers of 1024 x 3072 (one KV head, 512-token head), 152064
+ * rows, 64 MB: 1920 + 760.32 us beyond its fixed 100; wide: 4 layers of 2048 x 6144, 75264 rows,
+ * 64 MB: 1920 + 376.32 beyond 40. */
+static const char *SPLIT_ROWS =
+    "{\"type\": \"Q4_0\", \"fixed\": {\"kind\": \"derived\", \"us\": 40}, \"per_layer\": "
+    "{\"kind\": \"derived\", \"us\": 5}, \"points\": ["
+    "{\"role\": \"mid\", \"model\": {\"shape\": {\"n_layer\": 4}}, \"bytes_per_token\": "
+    "{\"value\": 4e6}, \"rate\": {\"kind\": \"derived\", \"us_per_token\": 140}},"
+    "{\"role\": \"wide\", \"model\": {\"shape\": {\"n_layer\": 4, \"n_embd\": 2048, \"n_ff\": "
+    "6144, \"n_head_kv\": 1, \"n_vocab\": 512}}, \"bytes_per_token\": {\"value\": 64e6}, "
+    "\"rate\": {\"kind\": \"derived\", \"us_per_token\": 2336.32}},"
+    "{\"role\": \"stream\", \"model\": {\"shape\": {\"n_layer\": 16, \"n_embd\": 1024, "
+    "\"n_ff\": 3072, \"n_head_kv\": 1, \"n_vocab\": 512}}, \"bytes_per_token\": {\"value\": "
+    "64e6}, \"rate\": {\"kind\": \"derived\", \"us_per_token\": 2780.32}}]}";
+
+static void test_per_row(void **state)
+{
+    (void)state;
+    rl_roof_type t;
+    load(&t, SPLIT_ROWS);
+    assert_true(t.has_rows && t.has_matrix);
+    assert_near(t.row_limit_us_per_byte, 3e-5, 1e-15);
+    assert_near(t.per_row_us, 0.005, 1e-12);
+    /* the stream model by its rows is reproduced */
+    assert_near(rl_roof_us_per_byte(&t, 64e6, 113 / 64e6, 152064 / 64e6), 2680.32 / 64e6, 1e-15);
+    /* 128 MB in 50 matrices of 40000 rows, 12 layers: 3840 + 200 us, fixed 20 + 60: 4120 us;
+     * rows unknown (-1): the matrix split, (128e6 x c + 50 x r) + 80 */
+    rl_roof_part big = {"Q4_0", 128e6, 50, 40000};
+    rl_roof_result r;
+    rl_roof_predict(&t, 1, &big, 1, 12, &r);
+    assert_true(r.ok);
+    assert_near(r.tau_us, 4120, 1e-9);
+    assert_near(r.shares[0].rows, 40000, 0);
+    big.rows = -1;
+    rl_roof_predict(&t, 1, &big, 1, 12, &r);
+    assert_near(r.tau_us, 128e6 * t.limit_us_per_byte + 50 * t.per_matrix_us + 80, 1e-9);
+    assert_true(r.tau_us > 4500);
+    /* no rows at all (norms: 0 matrices, 0 rows) is known: the row split's time per byte */
+    rl_roof_part two[] = {{"Q4_0", 128e6, 50, 40000}, {"F32", 1e6, 0, 0}};
+    assert_near(rl_roof_us_per_byte(&t, 1e9, 0, 0), 3e-5, 1e-15);
+    rl_roof_predict(&t, 1, two, 2, 12, &r);
+    assert_near(r.shares[0].us, 4040, 1e-9);
+    assert_near(r.shares[1].us, 30, 1e-9);
+    /* a shape without n_ff: no row split, the matrix split stays */
+    char json[4096];
+    snprintf(json, sizeof json, "%s", SPLIT_ROWS);
+    char *f = strstr(json, "\"n_ff\"");
+    assert_non_null(f);
+    f[1] = 'x';
+    load(&t, json);
+    assert_false(t.has_rows);
+    assert_true(t.has_matrix);
 }
 
 static void test_point_layers(void **state)
@@ -341,6 +396,7 @@ int main(void)
         cmocka_unit_test(test_negative_base),
         cmocka_unit_test(test_point_layers),
         cmocka_unit_test(test_per_matrix),
+        cmocka_unit_test(test_per_row),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
