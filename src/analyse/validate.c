@@ -1770,6 +1770,11 @@ static void check_cal_type(const cJSON *t, const char *path, double threads, pro
         check_cal_value(t, copy, "per_matrix", "us", path, p);
         check_cal_value(t, copy, "per_matrix", "stream_limit_GBs", path, p);
     }
+    /* per_row came later still: checked where it is written */
+    if (rl_json_get(t, "per_row")) {
+        check_cal_value(t, copy, "per_row", "ns", path, p);
+        check_cal_value(t, copy, "per_row", "stream_limit_GBs", path, p);
+    }
     const cJSON *cp = rl_json_get(copy, "points")->child;
     i = 0;
     for (pt = pts->child; pt && cp; pt = pt->next, cp = cp->next, i++) {

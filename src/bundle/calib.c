@@ -139,29 +139,49 @@ static void derive_stream(const rl_cal_pt *st, const rl_cal_pt *s, rl_cal_result
                     tau_us(st), o->fixed_us);
 }
 
-/* The stream and wide models (the same bytes in 4 times fewer matrices) split into a time per
- * byte (stream_limit: the rate with no per-matrix cost) and a time per matrix. */
+/* The stream and wide models (the same bytes in 4 times fewer matrices, half as many rows)
+ * split into a time per byte (stream_limit: the rate with no per-item cost) and a time per
+ * item: per matrix (na, nb their matrices) or per row (their rows). false with why filled. */
+static bool split_items(const rl_cal_pt *st, const rl_cal_pt *w, const rl_cal_pt *s,
+                        const rl_cal_result *o, bool rows, double *c, double *r, char *why,
+                        size_t cap)
+{
+    if (!o->has_stream || !usable(w)) {
+        rl_snprintf(why, cap, "%s",
+                    o->has_stream ? "no decode rate from the wide model (see its run)"
+                                  : o->stream_why);
+        return false;
+    }
+    double ts = beyond_fixed(st, s, o), tw = beyond_fixed(w, s, o);
+    double na = rows ? st->n_rows : st->n_matrices, nb = rows ? w->n_rows : w->n_matrices;
+    const char *item = rows ? "row" : "matrix";
+    if (rl_cal_matrix_split(st->bytes, na, ts, w->bytes, nb, tw, c, r))
+        return true;
+    rl_snprintf(why, cap,
+                "the wide model (%.0f %s, %.1f us per token beyond the fixed cost) and the "
+                "stream model (%.0f, %.1f us) give no time per %s at or above 0: too noisy to "
+                "tell; measure again on a quiet machine",
+                nb, rows ? "rows" : "matrices", tw, na, ts, item);
+    return false;
+}
+
 static void derive_per_matrix(const rl_cal_pt *st, const rl_cal_pt *w, const rl_cal_pt *s,
                               rl_cal_result *o)
 {
-    if (!o->has_stream || !usable(w)) {
-        rl_snprintf(o->per_matrix_why, sizeof o->per_matrix_why, "%s",
-                    o->has_stream ? "no decode rate from the wide model (see its run)"
-                                  : o->stream_why);
-        return;
-    }
-    double c = 0, r = 0, ts = beyond_fixed(st, s, o), tw = beyond_fixed(w, s, o);
+    double c = 0, r = 0;
     o->has_per_matrix =
-        rl_cal_matrix_split(st->bytes, st->n_matrices, ts, w->bytes, w->n_matrices, tw, &c, &r);
+        split_items(st, w, s, o, false, &c, &r, o->per_matrix_why, sizeof o->per_matrix_why);
     if (o->has_per_matrix) {
         o->per_matrix_us = r;
         o->stream_limit_GBs = 1e-3 / c;
-    } else
-        rl_snprintf(o->per_matrix_why, sizeof o->per_matrix_why,
-                    "the wide model (%.0f matrices, %.1f us per token beyond the fixed cost) and "
-                    "the stream model (%.0f, %.1f us) give no time per matrix at or above 0: "
-                    "too noisy to tell; measure again on a quiet machine",
-                    w->n_matrices, tw, st->n_matrices, ts);
+    }
+    double cr = 0, rr = 0;
+    o->has_per_row =
+        split_items(st, w, s, o, true, &cr, &rr, o->per_row_why, sizeof o->per_row_why);
+    if (o->has_per_row) {
+        o->per_row_ns = 1e3 * rr;
+        o->row_limit_GBs = 1e-3 / cr;
+    }
 }
 
 void rl_cal_derive(const rl_cal_pt *pts, size_t n, rl_cal_result *out)
@@ -348,7 +368,9 @@ size_t rl_cal_points_of(const cJSON *type_entry, rl_cal_pt *pts, size_t cap)
         rl_json_get_u64(shape, "n_layer", &layers);
         q->n_layer = (double)layers;
         rl_cal_shape sh;
-        q->n_matrices = shape_from(shape, &sh) ? (double)rl_cal_shape_matrices(&sh) : 0;
+        bool known = shape_from(shape, &sh);
+        q->n_matrices = known ? (double)rl_cal_shape_matrices(&sh) : 0;
+        q->n_rows = known ? (double)rl_cal_shape_rows(&sh) : 0;
         q->ok = q->role >= 0 && run_rate(rl_json_get(p, "run"), &q->tok_s);
         n++;
     }
@@ -434,6 +456,10 @@ bool rl_cal_type_finish(cJSON *t)
     cJSON *pm = cJSON_GetObjectItemCaseSensitive(t, "per_matrix");
     if (ok && r.has_per_matrix)
         ok = rl_json_add_num(pm, "stream_limit_GBs", r.stream_limit_GBs);
+    ok = ok && put_value(t, "per_row", r.has_per_row, "ns", r.per_row_ns, r.per_row_why);
+    cJSON *pr = cJSON_GetObjectItemCaseSensitive(t, "per_row");
+    if (ok && r.has_per_row)
+        ok = rl_json_add_num(pr, "stream_limit_GBs", r.row_limit_GBs);
     cJSON *sv = cJSON_GetObjectItemCaseSensitive(t, "stream");
     if (ok && r.has_stream)
         ok = rl_json_add_bool(sv, "fixed_subtracted", r.fixed_subtracted);

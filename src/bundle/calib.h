@@ -20,7 +20,9 @@
  *       t = bytes / stream limit + matrices x per_matrix, solved for both
  *       (rl_cal_matrix_split): per_matrix us (what each streamed matrix costs beyond its
  *       bytes: the prefetchers and threads starting again) and stream_limit_GBs, when both
- *       are >= 0.
+ *       are >= 0; per_row the same split by the matrices' rows (rl_cal_shape_rows): ns per
+ *       row (each one dot product) and its stream_limit_GBs, the decode model's form
+ *       (analyse/roofs.h).
  * Each value is {"kind": "derived", ...} or {"available": false, "reason"} saying which point
  * was missing or why the arithmetic does not hold (a slope <= 0: too noisy to tell).
  *
@@ -57,6 +59,7 @@ typedef struct {
     double bytes;      /* streamed per token */
     double n_layer;    /* layers of its model */
     double n_matrices; /* matrices of its model (rl_cal_shape_matrices; 0 when unknown) */
+    double n_rows;     /* their rows (rl_cal_shape_rows; 0 when unknown) */
     double tok_s;      /* the run's mean decode rate */
     bool ok;           /* the run succeeded with a decode rate > 0 */
 } rl_cal_pt;
@@ -65,11 +68,12 @@ typedef struct {
     bool has_fit;
     rl_line_fit fit; /* tau (us) against bytes over the cache-resident points */
     bool has_compute, has_fixed, has_per_layer, has_base, has_stream, fixed_subtracted;
-    bool has_per_matrix;
+    bool has_per_matrix, has_per_row;
     double compute_GBs, fixed_us, per_layer_us, base_us, stream_GBs;
     double per_matrix_us, stream_limit_GBs;
+    double per_row_ns, row_limit_GBs; /* the same split by rows (the decode model's form) */
     char compute_why[200], fixed_why[200], per_layer_why[200], base_why[200], stream_why[200];
-    char per_matrix_why[240];
+    char per_matrix_why[240], per_row_why[240];
 } rl_cal_result;
 
 /* The type's values from its points (any order, at most one per role; others ignored). */

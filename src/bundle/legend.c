@@ -319,6 +319,11 @@ static const rl_legend_row rows[] = {
      "bytes."},
     {"calibration.sets[].types[].per_matrix.stream_limit_GBs", "stream limit", "GB/s", D, true,
      "The same split's rate per byte: the type's rate from DRAM with no per-matrix cost."},
+    {"calibration.sets[].types[].per_row.ns", "cost per streamed row", "ns", D, true,
+     "The same two times split into bytes and matrix rows (one dot product each): what each "
+     "row read from DRAM costs beyond its bytes. The decode model's form."},
+    {"calibration.sets[].types[].per_row.stream_limit_GBs", "stream limit by rows", "GB/s", D, true,
+     "The row split's rate per byte: the type's rate from DRAM with no per-row cost."},
 
     /* the machine's state during a measurement (measure/quiet.h); the same "machine" object
      * sits beside each membw.runs[] and client.points[] */

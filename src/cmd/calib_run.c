@@ -538,7 +538,7 @@ void rl_calib_print(FILE *out, const cJSON *section)
                       threads == 1 ? "" : "s", str_or(key, "cpu", "?"),
                       str_or(key, "llama_cpp_build", "?"));
         rl_tty_printf(out, "  %-8s %13s %11s %10s %10s %10s  %s\n", "type", "compute roof",
-                      "stream", "fixed", "per layer", "per matrix", "source");
+                      "stream", "fixed", "per layer", "per row", "source");
         cJSON_ArrayForEach(t, rl_json_get(set, "types"))
         {
             rl_tty_printf(out, "  %-8s", str_or(t, "type", "?"));
@@ -546,7 +546,7 @@ void rl_calib_print(FILE *out, const cJSON *section)
             print_value(out, t, "stream", "GBs", 11, 1, "GB/s");
             print_value(out, t, "fixed", "us", 10, 1, "us");
             print_value(out, t, "per_layer", "us", 10, 2, "us");
-            print_value(out, t, "per_matrix", "us", 10, 2, "us");
+            print_value(out, t, "per_row", "ns", 10, 2, "ns");
             rl_tty_printf(out, "  %s\n", str_or(t, "source", "?"));
         }
     }

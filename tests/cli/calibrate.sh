@@ -79,13 +79,17 @@ cpu=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["environme
 grep -qxF "calibration at 1 thread ($cpu, llama.cpp de3ff81)" "$work/c1.out" &&
   echo "ok   table: 1 thread" || fail "table: 1 thread: got: $out"
 expect "table: 2 threads" "$out" "^calibration at 2 threads"
-expect "table: Q4_0's kernels" "$out" "^  Q4_0 +40\.0 GB/s +[0-9]+\.[0-9] GB/s +40\.0 us +5\.00 us +2\.00 us  measured$"
+# (the fake charges per matrix: its time per row is the row split of that, not a round number)
+expect "table: Q4_0's kernels" "$out" "^  Q4_0 +40\.0 GB/s +[0-9]+\.[0-9] GB/s +40\.0 us +5\.00 us +[0-9]+\.[0-9]{2} ns  measured$"
 expect "stderr: the plan" "$(cat "$work/c1.err")" "calibrate: plan: 2 types x 2 thread counts, 5 models each, llama-bench -p 0 -n 64 -r 3"
 expect "stderr: the summary" "$(cat "$work/c1.err")" "calibrate: 4 measured, 0 reused .* llama-bench: 20 of 20 runs ok"
 [ "$(wc -l <"$work/log1")" = 20 ] && echo "ok   20 llama-bench runs" || fail "$(wc -l <"$work/log1") runs"
 B="$work/c1/bundle.json"
 json_check "the kernels, per type and thread count" "$B" \
   'all(abs(t["compute_roof"]["GBs"]-40)<1e-4 and abs(t["per_matrix"]["stream_limit_GBs"]-25)<1e-4 and abs(t["per_matrix"]["us"]-2)<1e-4 and (lambda s: abs(t["stream"]["GBs"]-1e-3*s/(s/25e3+2*113))<1e-4)([p for p in t["points"] if p["role"]=="stream"][0]["bytes_per_token"]["value"]) and abs(t["fixed"]["us"]-40)<1e-4 and abs(t["per_layer"]["us"]-5)<1e-4 and abs(t["base"]["us"]-20)<1e-4 and t["stream"]["fixed_subtracted"] for s in j["calibration"]["sets"] for t in s["types"]) and [s["threads"] for s in j["calibration"]["sets"]]==[1,2] and [t["type"] for t in j["calibration"]["sets"][0]["types"]]==["Q8_0","Q4_0"]'
+# per_row: the stream and wide times beyond their fixed costs split exactly by bytes and rows
+json_check "per_row: the split by rows reproduces stream and wide" "$B" \
+  'all(all((lambda sh, tau: abs(tau - t["fixed"]["us"] - t["per_layer"]["us"]*(sh["n_layer"]-4) - (p["bytes_per_token"]["value"]*1e-3/t["per_row"]["stream_limit_GBs"] + (sh["n_layer"]*(3*sh["n_embd"]+256*sh["n_head_kv"]+2*sh["n_ff"])+sh["n_vocab"])*t["per_row"]["ns"]*1e-3)) < 1e-6*tau)(p["model"]["shape"], p["rate"]["us_per_token"]) for p in t["points"] if p["role"] in ("stream","wide")) and t["per_row"]["ns"] > 0 for s in j["calibration"]["sets"] for t in s["types"])'
 json_check "each point: its role, bytes, run (-p 0, records, machine)" "$B" \
   'all([p["role"] for p in t["points"]]==["small","mid","deep","stream","wide"] and all(p["bytes_per_token"]["value"]>0 and p["run"]["status"]=="ok" and p["run"]["argv"][p["run"]["argv"].index("-p")+1]=="0" and p["run"]["records"][0]["n_prompt"]==0 and len(p["run"]["decode"]["samples"])==3 and p["run"]["machine"]["kind"]=="measured" and p["run"]["threads"]==s["threads"] for p in t["points"]) for s in j["calibration"]["sets"] for t in s["types"])'
 json_check "the deep model is small's at 16 layers; stream is over 8 x the 2 MiB; wide its bytes at 4 layers" "$B" \
@@ -107,6 +111,7 @@ b = json.load(open(sys.argv[1]))
 t = b["calibration"]["sets"][0]["types"][1]
 t["stream"]["GBs"] = 26.0
 t["per_matrix"]["us"] = 3.0
+t["per_row"]["ns"] = 1.0
 t["points"][0]["run"]["threads"] = 2
 json.dump(b, open(sys.argv[2], "w"))
 PY
@@ -114,6 +119,7 @@ crafted "$work/bad.json"
 out=$("$RL_BIN" validate "$work/bad.json" 2>&1); check "validate: a broken calibration" 1 $?
 expect "validate names the stream rate" "$out" "calibration\.sets\[0\]\.types\[1\]\.stream\.GBs: 26 is not what its points give \(18\.68"
 expect "validate names the per-matrix cost" "$out" "calibration\.sets\[0\]\.types\[1\]\.per_matrix\.us: 3 is not what its points give \((1\.9999|2\.0000)"
+expect "validate names the per-row cost" "$out" "calibration\.sets\[0\]\.types\[1\]\.per_row\.ns: 1 is not what its points give \([0-9]"
 expect "validate names the run's threads" "$out" "calibration\.sets\[0\]\.types\[1\]\.points\[0\]\.run\.threads: not the set's thread count \(1\)"
 
 # a slow kernel (0.05 GB/s): after the small model, runs of 8 tokens, its values still exact

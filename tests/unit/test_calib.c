@@ -193,7 +193,7 @@ static void test_plan_shapes(void **state)
 /* A point of the arithmetic: tok/s from the per-token time in us. */
 static rl_cal_pt pt(int role, double bytes, double layers, double us)
 {
-    rl_cal_pt p = {role, bytes, layers, 7 * layers + 1, 1e6 / us, true};
+    rl_cal_pt p = {role, bytes, layers, 7 * layers + 1, 0, 1e6 / us, true};
     return p;
 }
 
@@ -294,6 +294,18 @@ static void test_derive_per_matrix(void **state)
     assert_near(r.per_matrix_us, 20.0, 1e-9);
     assert_near(r.stream_limit_GBs, 40.0, 1e-9);
     assert_near(r.stream_GBs, 256e3 / 8660.0, 1e-9);
+    /* rows unknown: no row split, and why */
+    assert_false(r.has_per_row);
+    assert_non_null(strstr(r.per_row_why, "no time per row"));
+    /* with rows, the same times split by them: stream 40000 rows, wide 20000: 2260 - 580 us
+     * over 20000 rows = 84 ns a row; 8660 - 40000 x 0.084 = 5300 us for 256e6 bytes */
+    p[3].n_rows = 40000;
+    p[4].n_rows = 20000;
+    rl_cal_derive(p, 5, &r);
+    assert_true(r.has_per_row && r.has_per_matrix);
+    assert_near(r.per_row_ns, 84.0, 1e-9);
+    assert_near(r.row_limit_GBs, 256e3 / 5300.0, 1e-9);
+    p[3].n_rows = p[4].n_rows = 0;
     /* no per-matrix cost: wide as fast per byte as stream (6400 beyond 100): exactly 0 */
     p[3] = pt(RL_CAL_STREAM, 256e6, 16, 6740);
     p[4] = pt(RL_CAL_WIDE, 256e6, 4, 6500);
@@ -485,6 +497,14 @@ static void test_type_entry(void **state)
     assert_near(v, 10.0, 1e-9);
     assert_true(rl_json_get_num(rl_json_get(t, "per_matrix"), "stream_limit_GBs", &v));
     assert_near(v, 256e3 / 6870.0, 1e-9);
+    /* and by rows, from the shapes: 840 us over the rows stream has beyond wide's */
+    double rs = (double)rl_cal_shape_rows(&sh[RL_CAL_STREAM]),
+           rw = (double)rl_cal_shape_rows(&sh[RL_CAL_WIDE]);
+    assert_near(p[3].n_rows, rs, 0);
+    assert_true(rl_json_get_num(rl_json_get(t, "per_row"), "ns", &v));
+    assert_near(v, 1e3 * 840 / (rs - rw), 1e-9);
+    assert_true(rl_json_get_num(rl_json_get(t, "per_row"), "stream_limit_GBs", &v));
+    assert_near(v, 256e3 / (8000 - rs * 840 / (rs - rw)), 1e-9);
     assert_true(rl_json_get_num(rl_json_get(t, "fit"), "intercept_us", &v));
     assert_near(v, 100.0, 1e-9);
     const cJSON *r0 = rl_json_get(cJSON_GetArrayItem(rl_json_get(t, "points"), 0), "rate");
@@ -495,7 +515,7 @@ static void test_type_entry(void **state)
     assert_true(rl_cal_type_reusable(t, sh));
     /* finishing again replaces, not duplicates */
     assert_true(rl_cal_type_finish(t));
-    assert_int_equal(cJSON_GetArraySize(t), 12);
+    assert_int_equal(cJSON_GetArraySize(t), 13);
     /* another shape, a failed run, a missing role: not reusable */
     rl_cal_shape other[RL_CAL_N_ROLES];
     memcpy(other, sh, sizeof other);
