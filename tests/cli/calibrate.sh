@@ -398,12 +398,17 @@ out=$("$RL_BIN" validate "$work/dg2/bundle.json" 2>&1); check "attached bundle v
 schema "$work/dg2/bundle.json"; rc=$?
 check "attached bundle: schema ($(tail -c 300 "$work/schema.txt"))" 0 $rc
 # diagnose --predict with the attached calibration: the prediction's two roofs are in the
-# bundle, and validate recomputes them (a type's time changed by 1% is named)
+# bundle, and validate recomputes them (a type's time changed by 1% is named); a Q8_0 model
+# past the stream point (72 MB) too: its rows are in its time, and validate counts them
+"$RL_BIN" synth --preset tiny --type Q8_0 --n-layer 4 --n-embd 1024 --n-ff 4096 --n-head 8 \
+  --n-head-kv 1 --n-vocab 8192 -q -o "$work/big.gguf" || fail "synth big"
 "$RL_BIN" diagnose --llama-bench "$FAKE" --peak-bw 40 -t 1 -o "$work/dg3" --predict "$work/a.gguf" \
-  "$work/a.gguf" "$work/c.gguf" >/dev/null 2>"$work/dg3.err"
+  --predict "$work/big.gguf" "$work/a.gguf" "$work/c.gguf" >/dev/null 2>"$work/dg3.err"
 check "diagnose --predict with a calibration" 0 $?
 json_check "the bundle's prediction has its two roofs" "$work/dg3/bundle.json" \
   'j["predictions"]["models"][0]["two_roof"]["available"] is True and len(j["predictions"]["models"][0]["two_roof"]["types"])>=1'
+json_check "the big model's prediction carries its rows" "$work/dg3/bundle.json" \
+  '[t.get("rows") for t in j["predictions"]["models"][1]["two_roof"]["types"] if t["type"]=="Q8_0"]==[54272]'
 out=$("$RL_BIN" validate "$work/dg3/bundle.json" 2>&1); check "it validates ($out)" 0 $?
 python3 - "$work/dg3/bundle.json" "$work/dg3-bad.json" "$work/dg3-bad2.json" <<'PY'
 import json, sys, copy
