@@ -32,13 +32,14 @@ static bool role_is(const raw_pt *r, const char *role)
     return strcmp(r->role, role) == 0;
 }
 
-/* The rows of a calibration model's shape (rl_cal_shape_rows); 0 when a dimension is missing. */
+/* The rows of a calibration model's shape (rl_cal_shape_rows); 0 when a dimension is missing
+ * or above 1e7 (a hostile file: the product then stays far inside 64 bits). */
 static double rows_of(const cJSON *shape)
 {
     static const char *const dims[] = {"n_layer", "n_embd", "n_ff", "n_head_kv", "n_vocab"};
     double v[5];
     for (size_t i = 0; i < 5; i++)
-        if (!rl_json_get_num(shape, dims[i], &v[i]) || !(v[i] >= 1) || !(v[i] <= 1e9))
+        if (!rl_json_get_num(shape, dims[i], &v[i]) || !(v[i] >= 1) || !(v[i] <= 1e7))
             return 0;
     rl_cal_shape s = {(uint64_t)v[0], (uint64_t)v[1], (uint64_t)v[2], 0,
                       (uint64_t)v[3], (uint64_t)v[4]};
