@@ -1716,11 +1716,51 @@ static void check_cal_value(const cJSON *got, const cJSON *want, const char *key
         add(p, key_path(vp, buf, name), "%.10g is not what its points give (%.10g)", gv, wv);
 }
 
+/* One calibration run: a run, at the set's thread count, with its pass when it has one. */
+static void check_cal_run(const cJSON *run, const char *rp, double threads, probs *p)
+{
+    char buf[VPATH];
+    check_run(run, rp, p);
+    if (rl_json_get(run, "machine"))
+        check_machine(rl_json_get(run, "machine"), key_path(buf, rp, "machine"), p);
+    if (rl_json_num_or(run, "threads", threads) != threads)
+        add(p, key_path(buf, rp, "threads"), "not the set's thread count (%.0f)", threads);
+    const cJSON *pass = rl_json_get(run, "pass");
+    if (pass && (!is_int(pass) || pass->valuedouble < 1 || pass->valuedouble > 1000))
+        add(p, key_path(buf, rp, "pass"), "not an integer from 1 to 1000");
+}
+
+/* A point's run and other_runs (bundle/calib.h "passes"): each a run, and the one used the
+ * faster: no other run has a higher decode rate. */
+static void check_cal_runs(const cJSON *pt, const char *pp, double threads, probs *p)
+{
+    char buf[VPATH], rp[VPATH];
+    const cJSON *run = rl_json_get(pt, "run"), *others = rl_json_get(pt, "other_runs"), *o;
+    check_cal_run(run, key_path(rp, pp, "run"), threads, p);
+    if (!others)
+        return;
+    if (!cJSON_IsArray(others)) {
+        add(p, key_path(buf, pp, "other_runs"), "not an array");
+        return;
+    }
+    double used = rl_json_num_or(rl_json_get(rl_json_get(run, "decode"), "stats"), "mean", 0);
+    size_t k = 0;
+    for (o = others->child; o; o = o->next, k++) {
+        idx_path(rp, key_path(buf, pp, "other_runs"), k);
+        check_cal_run(o, rp, threads, p);
+        if (rl_cal_run_faster(o, run))
+            add(p, key_path(buf, pp, "run"),
+                "not the faster run: other_runs[%zu] has %.6g tok/s against its %.6g (the "
+                "faster is used)",
+                k, rl_json_num_or(rl_json_get(rl_json_get(o, "decode"), "stats"), "mean", 0), used);
+    }
+}
+
 /* One type of a set: its points (each run checked as a run, at the set's thread count), and
  * every derived value recomputed from them. */
 static void check_cal_type(const cJSON *t, const char *path, double threads, probs *p)
 {
-    char buf[VPATH], pp[VPATH], rp[VPATH];
+    char buf[VPATH], pp[VPATH];
     const char *name = rl_json_get_str(t, "type"), *src = rl_json_get_str(t, "source");
     if (!name || !rl_cal_type_measurable(rl_cal_type_by_name(name)))
         add(p, key_path(buf, path, "type"), "missing or not a type the calibration measures");
@@ -1744,13 +1784,7 @@ static void check_cal_type(const cJSON *t, const char *path, double threads, pro
         const cJSON *bv = rl_json_get(rl_json_get(pt, "bytes_per_token"), "value");
         if (!is_int(bv) || bv->valuedouble < 1)
             add(p, key_path(buf, pp, "bytes_per_token.value"), "missing or not an integer >= 1");
-        const cJSON *run = rl_json_get(pt, "run");
-        key_path(rp, pp, "run");
-        check_run(run, rp, p);
-        if (rl_json_get(run, "machine"))
-            check_machine(rl_json_get(run, "machine"), key_path(buf, rp, "machine"), p);
-        if (rl_json_num_or(run, "threads", threads) != threads)
-            add(p, key_path(buf, rp, "threads"), "not the set's thread count (%.0f)", threads);
+        check_cal_runs(pt, pp, threads, p);
     }
     cJSON *copy = cJSON_Duplicate(t, 1);
     if (!copy || !rl_cal_type_finish(copy)) {

@@ -255,14 +255,15 @@ void rl_cal_key_of_bundle(const cJSON *bundle, rl_cal_key *out)
 
 /* ---- the section -------------------------------------------------------------------------- */
 
-cJSON *rl_cal_method_json(uint64_t llc, const char *llc_source, int n_gen, int reps, double run_s)
+cJSON *rl_cal_method_json(uint64_t llc, const char *llc_source, int n_gen, int reps, double run_s,
+                          int passes)
 {
     uint64_t t[RL_CAL_N_ROLES];
     rl_cal_targets(llc, t);
     cJSON *o = cJSON_CreateObject(), *tg = NULL;
     bool ok = o && rl_json_add_str(o, "kind", "controlled");
     ok = ok && rl_json_add_num(o, "n_prompt", 0) && rl_json_add_num(o, "n_gen", n_gen);
-    ok = ok && rl_json_add_num(o, "reps", reps);
+    ok = ok && rl_json_add_num(o, "reps", reps) && rl_json_add_num(o, "passes", passes);
     ok = ok && rl_json_add_num(o, "min_n_gen", RL_CAL_MIN_N_GEN) &&
          rl_json_add_num(o, "run_s", run_s);
     ok = ok && rl_json_add_num(o, "n_layer", RL_CAL_N_LAYER);
@@ -282,7 +283,8 @@ cJSON *rl_cal_method_json(uint64_t llc, const char *llc_source, int n_gen, int r
                                "per-token time = fixed + bytes / compute roof over the "
                                "cache-resident models; stream rate = bytes / (time - fixed); "
                                "stream and wide: time - fixed = bytes / stream limit + "
-                               "matrices x per matrix");
+                               "rows x per row (and matrices x per matrix); each point the "
+                               "faster of its passes' runs");
     return rl_json_kept(o, ok);
 }
 
@@ -321,6 +323,7 @@ cJSON *rl_cal_point_new(int role, const rl_cal_shape *s, const char *path, uint6
          rl_json_add_str(b, "source", "GGUF tensor table, streamed convention");
     ok = ok && (run = cJSON_AddObjectToObject(p, "run")) != NULL;
     ok = ok && rl_json_add_num(run, "threads", threads) && rl_json_add_num(run, "depth", 0);
+    ok = ok && rl_json_add_num(run, "pass", 1);
     if (!ok) {
         cJSON_Delete(p);
         return NULL;
@@ -469,9 +472,10 @@ bool rl_cal_type_finish(cJSON *t)
     return ok;
 }
 
-bool rl_cal_type_reusable(const cJSON *t, const rl_cal_shape shapes[RL_CAL_N_ROLES])
+int rl_cal_type_passes(const cJSON *t, const rl_cal_shape shapes[RL_CAL_N_ROLES])
 {
     bool seen[RL_CAL_N_ROLES] = {false};
+    int fewest = RL_CAL_MAX_PASSES;
     const cJSON *p;
     cJSON_ArrayForEach(p, rl_json_get(t, "points"))
     {
@@ -480,13 +484,100 @@ bool rl_cal_type_reusable(const cJSON *t, const rl_cal_shape shapes[RL_CAL_N_ROL
         double tok_s;
         if (role < 0 || !shape_from(rl_json_get(rl_json_get(p, "model"), "shape"), &s) ||
             memcmp(&s, &shapes[role], sizeof s) != 0 || !run_rate(rl_json_get(p, "run"), &tok_s))
-            return false;
+            return 0;
         seen[role] = true;
+        int n = rl_cal_point_runs(p);
+        fewest = n < fewest ? n : fewest;
     }
     for (int r = 0; r < RL_CAL_N_ROLES; r++)
         if (!seen[r])
-            return false;
+            return 0;
+    return fewest;
+}
+
+cJSON *rl_cal_point_of(const cJSON *t, int role)
+{
+    cJSON *p;
+    cJSON_ArrayForEach(p, cJSON_GetObjectItemCaseSensitive(t, "points"))
+    {
+        if (rl_cal_role_by_name(rl_json_get_str(p, "role")) == role)
+            return p;
+    }
+    return NULL;
+}
+
+/* ---- passes ------------------------------------------------------------------------------- */
+
+int rl_cal_point_runs(const cJSON *point)
+{
+    int n = 1;
+    const cJSON *r;
+    cJSON_ArrayForEach(r, rl_json_get(point, "other_runs"))
+    {
+        const char *st = rl_json_get_str(r, "status");
+        n += st && strcmp(st, "running") != 0 && strcmp(st, "interrupted") != 0;
+    }
+    return n;
+}
+
+cJSON *rl_cal_point_add_run(cJSON *point, int pass, int threads)
+{
+    cJSON *others = cJSON_GetObjectItemCaseSensitive(point, "other_runs");
+    if (!others && !(others = cJSON_AddArrayToObject(point, "other_runs")))
+        return NULL;
+    cJSON *run = cJSON_CreateObject();
+    bool ok = run && rl_json_add_num(run, "threads", threads) && rl_json_add_num(run, "depth", 0);
+    ok = ok && rl_json_add_num(run, "pass", pass);
+    if (!ok || !rl_json_push(others, run)) {
+        cJSON_Delete(run);
+        return NULL;
+    }
+    return run;
+}
+
+bool rl_cal_run_faster(const cJSON *a, const cJSON *b)
+{
+    double ra, rb;
+    if (!run_rate(a, &ra))
+        return false;
+    return !run_rate(b, &rb) || ra > rb * (1 + RL_CAL_TIE);
+}
+
+bool rl_cal_point_choose(cJSON *point)
+{
+    cJSON *used = cJSON_GetObjectItemCaseSensitive(point, "run");
+    cJSON *others = cJSON_GetObjectItemCaseSensitive(point, "other_runs"), *best = used, *r;
+    cJSON_ArrayForEach(r, others)
+    {
+        if (rl_cal_run_faster(r, best))
+            best = r;
+    }
+    best = best == used ? NULL : best;
+    if (!best || !used)
+        return true;
+    /* swapped as copies: cJSON's replace frees what it replaces */
+    cJSON *to_run = cJSON_Duplicate(best, 1), *to_others = cJSON_Duplicate(used, 1);
+    if (!to_run || !to_others) {
+        cJSON_Delete(to_run);
+        cJSON_Delete(to_others);
+        return false;
+    }
+    if (!cJSON_ReplaceItemInObjectCaseSensitive(point, "run", to_run)) {
+        cJSON_Delete(to_run);
+        cJSON_Delete(to_others);
+        return false;
+    }
+    cJSON_ReplaceItemViaPointer(others, best, to_others);
     return true;
+}
+
+int rl_cal_point_n_gen(const cJSON *point)
+{
+    const cJSON *recs = rl_json_get(rl_json_get(point, "run"), "records");
+    double n = 0;
+    if (!rl_json_get_num(cJSON_GetArrayItem(recs, 0), "n_gen", &n) || !(n >= 1) || n > 1e6)
+        return 0;
+    return (int)n;
 }
 
 cJSON *rl_cal_set_type(const cJSON *set, const char *type_name)

@@ -107,12 +107,14 @@ void rl_cal_key_of_bundle(const cJSON *bundle, rl_cal_key *out);
 /* ---- the section -------------------------------------------------------------------------- */
 
 /* calibration.method (kind controlled): the shapes' constants, n_gen (the most tokens a run
- * generates), min_n_gen and run_s (rl_cal_tokens), reps, the cache size the targets come from
- * and where it came from ("detected", "--llc-mib", "default"), the targets. */
-cJSON *rl_cal_method_json(uint64_t llc, const char *llc_source, int n_gen, int reps, double run_s);
+ * generates), min_n_gen and run_s (rl_cal_tokens), reps, passes (rl_cal_point_choose), the
+ * cache size the targets come from and where it came from ("detected", "--llc-mib",
+ * "default"), the targets. */
+cJSON *rl_cal_method_json(uint64_t llc, const char *llc_source, int n_gen, int reps, double run_s,
+                          int passes);
 /* A new point: {"role", "model": {name, path, shape (kind controlled)}, "bytes_per_token":
- * {kind measured, value, unit, source}, "run": {threads, depth 0}} (the run is the sweep's to
- * fill: rl_sweep_run_one). */
+ * {kind measured, value, unit, source}, "run": {threads, depth 0, pass 1}} (the run is the sweep's
+ * to fill: rl_sweep_run_one). */
 cJSON *rl_cal_point_new(int role, const rl_cal_shape *s, const char *path, uint64_t bytes,
                         int threads);
 /* A new type entry {"type", "kind": derived, "source": "measured", "measured_utc", "points": []}.
@@ -124,9 +126,43 @@ size_t rl_cal_points_of(const cJSON *type_entry, rl_cal_pt *pts, size_t cap);
  * "per_layer", "base", "stream", "per_matrix" (with "stream_limit_GBs") and each point's "rate"
  * ({kind derived, us_per_token, GBs}), replacing what is there. false when out of memory. */
 bool rl_cal_type_finish(cJSON *type_entry);
-/* True when every planned role of the entry has a point whose shape is shapes[role] and whose
- * run is ok: a cached type that can be reused. */
-bool rl_cal_type_reusable(const cJSON *type_entry, const rl_cal_shape shapes[RL_CAL_N_ROLES]);
+/* The passes a cached type holds: when every planned role of the entry has a point whose shape
+ * is shapes[role] and whose run is ok, the fewest runs any of its points has (rl_cal_point_runs;
+ * a type with fewer than the calibration's passes is measured only in the passes it lacks);
+ * else 0, a type measured again from the start. */
+int rl_cal_type_passes(const cJSON *type_entry, const rl_cal_shape shapes[RL_CAL_N_ROLES]);
+/* The entry's point of that role, or NULL. */
+cJSON *rl_cal_point_of(const cJSON *type_entry, int role);
+
+/* ---- passes ------------------------------------------------------------------------------- */
+
+/* A calibration measures every point in passes (method.passes, at most RL_CAL_MAX_PASSES), each
+ * pass over the whole set after the one before, so a point's runs are minutes apart on the full
+ * set. A point's "run" is the one its values come from: of its runs with a decode rate, the one
+ * with the highest mean ("the faster"); "other_runs" keeps the rest, each a run as the sweep
+ * writes it, with "pass" (1-based) on every run. A point with no run that has a rate keeps its
+ * first pass's run. This host moves whole llama-bench runs by 20 to 30% for seconds at a time
+ * (docs/METHOD.md "Two passes"); the recipes the model is checked against are measured by the
+ * same rule. */
+#define RL_CAL_MAX_PASSES 5
+/* The point's runs that finished: 1 (its run) + its other_runs whose status is neither running
+ * nor interrupted (an interrupted pass is measured again by the next calibration). */
+int rl_cal_point_runs(const cJSON *point);
+/* A new run {threads, depth 0, pass} appended to the point's other_runs, for the sweep to fill;
+ * NULL when out of memory. The point's other_runs is made when it has none. */
+cJSON *rl_cal_point_add_run(cJSON *point, int pass, int threads);
+/* Rates closer than this (relative) are a tie, kept by the earlier pass: a rate read back from
+ * JSON may differ from the one computed in its last bit. */
+#define RL_CAL_TIE 1e-9
+/* True when run a has a decode rate (status ok, mean > 0) and b has none, or a's exceeds b's by
+ * more than RL_CAL_TIE. */
+bool rl_cal_run_faster(const cJSON *a, const cJSON *b);
+/* The rule applied: the faster run becomes "run" and the one it replaces goes to other_runs
+ * (in its place). false when out of memory (the point unchanged). */
+bool rl_cal_point_choose(cJSON *point);
+/* The tokens a point's run generated (its first record's n_gen), 0 when it has none: a later
+ * pass generates as many. */
+int rl_cal_point_n_gen(const cJSON *point);
 /* The set's type entry named type_name, or NULL. */
 cJSON *rl_cal_set_type(const cJSON *set, const char *type_name);
 

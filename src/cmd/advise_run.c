@@ -313,6 +313,7 @@ static void predict_calib_opts(const rl_advise_opts *o, const rl_sysinfo *si, rl
     c->n_gen = rl_defaults.cal_n_gen;
     c->reps = rl_defaults.cal_reps;
     c->run_s = rl_defaults.cal_run_s;
+    c->passes = rl_defaults.cal_passes;
     c->timeout_s = o->timeout;
     c->quiet = o->quiet;
     c->wait_quiet_s = o->wait_quiet_s;

@@ -26,7 +26,8 @@ typedef struct {
     rl_cal_shape shapes[RL_CAL_N_ROLES];
     char *paths[RL_CAL_N_ROLES];
     uint64_t bytes[RL_CAL_N_ROLES];
-    bool need[RL_SWEEP_MAX_LIST]; /* measured (not reused) at threads[i] */
+    bool need[RL_SWEEP_MAX_LIST];                /* measured (not reused) at threads[i] */
+    int held[RL_SWEEP_MAX_LIST][RL_CAL_N_ROLES]; /* runs the cache's entry holds, per point */
     bool refused;
 } cal_item;
 
@@ -77,7 +78,7 @@ static rl_status section_new(cal_ctx *c, rl_error *err)
 {
     const rl_calib_opts *o = c->o;
     cJSON *s = cJSON_CreateObject();
-    c->method = rl_cal_method_json(o->llc, o->llc_source, o->n_gen, o->reps, o->run_s);
+    c->method = rl_cal_method_json(o->llc, o->llc_source, o->n_gen, o->reps, o->run_s, o->passes);
     bool ok = s && c->method && rl_json_add_str(s, "kind", "derived");
     ok = ok && rl_json_attach(s, "method", c->method);
     if (!ok)
@@ -159,14 +160,17 @@ static rl_status plan_reuse(cal_ctx *c, int ti, rl_error *err)
     for (size_t i = 0; i < o->n_types; i++) {
         cal_item *it = &c->items[i];
         cJSON *ce = rl_cal_set_type(cached, it->t->name);
-        it->need[ti] = o->recalibrate || !ce || !rl_cal_type_reusable(ce, it->shapes);
-        if (it->need[ti])
+        int have = o->recalibrate || !ce ? 0 : rl_cal_type_passes(ce, it->shapes);
+        it->need[ti] = have < o->passes;
+        if (have == 0)
             continue;
         cJSON *dup = cJSON_Duplicate(ce, 1);
         if (!dup || !rl_json_push(types, dup)) {
             free(names.p);
             return oom(err);
         }
+        for (int r = 0; r < RL_CAL_N_ROLES; r++)
+            it->held[ti][r] = rl_cal_point_runs(rl_cal_point_of(dup, r));
         cJSON_DeleteItemFromObjectCaseSensitive(dup, "source");
         /* the cache is a file: its values are derived again from its points, by this build */
         if (!rl_json_add_str(dup, "source", "cache") || !rl_cal_type_finish(dup)) {
@@ -174,7 +178,9 @@ static rl_status plan_reuse(cal_ctx *c, int ti, rl_error *err)
             return oom(err);
         }
         when = when ? when : rl_json_get_str(dup, "measured_utc");
-        rl_sbuf_printf(&names, "%s%s", c->stats->reused++ && names.len ? ", " : "", it->t->name);
+        rl_sbuf_printf(&names, "%s%s%s", names.len ? ", " : "", it->t->name,
+                       it->need[ti] ? " (its later passes measured now)" : "");
+        c->stats->reused += !it->need[ti];
     }
     if (names.len)
         rl_tty_printf(stderr,
@@ -252,7 +258,6 @@ static double eta_s(const cal_ctx *c, size_t remaining_per_role)
     return sum;
 }
 
-/* One point: its run measured by the sweep's machinery. */
 /* The previous point's time per token over its bytes (us per byte), 0 when there is none. */
 static double last_us_per_byte(const cJSON *entry)
 {
@@ -266,23 +271,50 @@ static double last_us_per_byte(const cJSON *entry)
     return tok_s > 0 && bytes > 0 ? 1e6 / tok_s / bytes : 0;
 }
 
-static rl_status measure_point(cal_ctx *c, cal_item *it, int r, int t, cJSON *entry, rl_error *err)
+/* The run a point's pass fills: the first pass's in a new point (its tokens from the previous
+ * point's rate), a later pass's appended to the point's other_runs (as many tokens as the
+ * first). NULL when out of memory. */
+static cJSON *pass_run(cal_ctx *c, cal_item *it, int r, int t, int pass, cJSON *entry, int *n_gen)
 {
     const rl_calib_opts *o = c->o;
-    int n_gen = rl_cal_tokens(last_us_per_byte(entry), it->bytes[r], o->reps, o->n_gen, o->run_s);
-    cJSON *pt = rl_cal_point_new(r, &it->shapes[r], it->paths[r], it->bytes[r], t);
+    cJSON *pt = rl_cal_point_of(entry, r);
+    if (pt) {
+        *n_gen = rl_cal_point_n_gen(pt) ? rl_cal_point_n_gen(pt) : o->n_gen;
+        return rl_cal_point_add_run(pt, pass + 1, t);
+    }
+    *n_gen = rl_cal_tokens(last_us_per_byte(entry), it->bytes[r], o->reps, o->n_gen, o->run_s);
+    pt = rl_cal_point_new(r, &it->shapes[r], it->paths[r], it->bytes[r], t);
     if (!pt || !rl_json_push(cJSON_GetObjectItemCaseSensitive(entry, "points"), pt))
-        return oom(err);
+        return NULL;
+    return cJSON_GetObjectItemCaseSensitive(pt, "run");
+}
+
+/* "[k/N] pass P/N TYPE ROLE model (SIZE) at T threads, about S s left" */
+static void point_progress(cal_ctx *c, const cal_item *it, int r, int t, int pass)
+{
     c->run_k++;
     size_t left = c->run_total - c->run_k + 1;
-    char size[32];
+    char size[32], left_s[48] = "", pass_s[32] = "";
     rl_fmt_mib(size, sizeof size, it->bytes[r]);
     double eta = eta_s(c, left / RL_CAL_N_ROLES + (left % RL_CAL_N_ROLES != 0));
-    char left_s[48] = "";
     if (eta > 0)
         rl_snprintf(left_s, sizeof left_s, ", about %.0f s left", eta);
-    rl_progress("[%zu/%zu] %s %s model (%s) at %d thread%s%s", c->run_k, c->run_total, it->t->name,
-                rl_cal_role_name(r), size, t, t == 1 ? "" : "s", left_s);
+    if (c->o->passes > 1)
+        rl_snprintf(pass_s, sizeof pass_s, " pass %d/%d", pass + 1, c->o->passes);
+    rl_progress("[%zu/%zu]%s %s %s model (%s) at %d thread%s%s", c->run_k, c->run_total, pass_s,
+                it->t->name, rl_cal_role_name(r), size, t, t == 1 ? "" : "s", left_s);
+}
+
+/* One point's pass: its run measured by the sweep's machinery, the faster run kept. */
+static rl_status measure_point(cal_ctx *c, cal_item *it, int r, int t, int pass, cJSON *entry,
+                               rl_error *err)
+{
+    const rl_calib_opts *o = c->o;
+    int n_gen = o->n_gen;
+    cJSON *run = pass_run(c, it, r, t, pass, entry, &n_gen);
+    if (!run)
+        return oom(err);
+    point_progress(c, it, r, t, pass);
     rl_sweep_opts so = {0};
     so.command = o->verb;
     so.n_prompt = 0;
@@ -295,7 +327,6 @@ static rl_status measure_point(cal_ctx *c, cal_item *it, int r, int t, cJSON *en
     so.quiet_root = o->quiet_root;
     so.wait_quiet_s = o->wait_quiet_s;
     so.retry_disturbed = o->retry_disturbed;
-    cJSON *run = cJSON_GetObjectItemCaseSensitive(pt, "run");
     double t0 = now_s();
     rl_status st =
         rl_sweep_run_one(o->llama_bench, &so, it->paths[r], t, 0, run, c->bundle, c->path, err);
@@ -311,6 +342,8 @@ static rl_status measure_point(cal_ctx *c, cal_item *it, int r, int t, cJSON *en
         rl_tty_printf(stderr, "llama-roofline %s: %s %s model at %d threads: %s\n", o->verb,
                       it->t->name, rl_cal_role_name(r), t, re);
     }
+    if (st == RL_OK && pass > 0 && !rl_cal_point_choose(rl_cal_point_of(entry, r)))
+        return oom(err);
     return st;
 }
 
@@ -333,23 +366,43 @@ static void cache_put(cal_ctx *c, int ti, const cJSON *entry)
     }
 }
 
-/* Phase 3, per thread count: every type needed there, measured role by role. */
-static rl_status measure_set(cal_ctx *c, int ti, cJSON *set, rl_error *err)
+/* The set's entry of the item, a new one (source measured) when it has none yet. NULL when out
+ * of memory. */
+static cJSON *set_entry(cJSON *set, const cal_item *it)
+{
+    cJSON *entry = rl_cal_set_type(set, it->t->name);
+    if (entry) {
+        cJSON_DeleteItemFromObjectCaseSensitive(entry, "source"); /* a cached one goes on */
+        return rl_json_add_str(entry, "source", "measured") ? entry : NULL;
+    }
+    entry = rl_cal_type_new(it->t->name);
+    if (entry && !rl_json_push(cJSON_GetObjectItemCaseSensitive(set, "types"), entry))
+        return NULL;
+    return entry;
+}
+
+/* Phase 3, per pass and thread count: every type needed there, measured role by role (a point
+ * that holds this pass already, from the cache, is not measured again). */
+static rl_status measure_set(cal_ctx *c, int ti, cJSON *set, int pass, rl_error *err)
 {
     const rl_calib_opts *o = c->o;
     rl_status st = RL_OK;
     for (size_t i = 0; st == RL_OK && i < o->n_types; i++) {
         cal_item *it = &c->items[i];
-        if (!it->need[ti] || it->refused)
+        bool due = false;
+        for (int r = 0; r < RL_CAL_N_ROLES; r++)
+            due |= it->held[ti][r] <= pass;
+        if (!it->need[ti] || it->refused || !due)
             continue;
-        cJSON *entry = rl_cal_type_new(it->t->name);
-        if (!entry || !rl_json_push(cJSON_GetObjectItemCaseSensitive(set, "types"), entry))
+        cJSON *entry = set_entry(set, it);
+        if (!entry)
             return oom(err);
         for (int r = 0; st == RL_OK && r < RL_CAL_N_ROLES; r++)
-            st = measure_point(c, it, r, o->threads[ti], entry, err);
+            if (it->held[ti][r] <= pass)
+                st = measure_point(c, it, r, o->threads[ti], pass, entry, err);
         if (!rl_cal_type_finish(entry))
             return oom(err);
-        c->stats->measured++;
+        c->stats->measured += pass == 0 || it->held[ti][0] == pass;
         sort_types(set);
         rl_error we;
         rl_status ws = rl_bundle_write(c->bundle, c->path, &we);
@@ -363,14 +416,18 @@ static rl_status measure_set(cal_ctx *c, int ti, cJSON *set, rl_error *err)
     return st;
 }
 
-/* method.runs_planned: four runs per type and thread count to measure; false when out of
- * memory. */
+/* method.runs_planned: each pass of each point the cache does not hold, per type and thread
+ * count to measure; false when out of memory. */
 static bool set_runs_planned(cal_ctx *c)
 {
     c->run_total = 0;
     for (size_t i = 0; i < c->o->n_types; i++)
         for (int ti = 0; ti < c->o->n_threads; ti++)
-            c->run_total += c->items[i].need[ti] && !c->items[i].refused ? RL_CAL_N_ROLES : 0;
+            for (int r = 0; r < RL_CAL_N_ROLES; r++) {
+                const cal_item *it = &c->items[i];
+                int left = c->o->passes - it->held[ti][r];
+                c->run_total += it->need[ti] && !it->refused && left > 0 ? (size_t)left : 0;
+            }
     cJSON_DeleteItemFromObjectCaseSensitive(c->method, "runs_planned");
     return rl_json_add_num(c->method, "runs_planned", (double)c->run_total);
 }
@@ -447,8 +504,9 @@ rl_status rl_calib_measure(const rl_calib_opts *o_in, const rl_cal_key *key, cJS
     if (st == RL_OK)
         st = rl_bundle_write(bundle, path, err);
     cJSON *sets = c->section ? cJSON_GetObjectItemCaseSensitive(c->section, "sets") : NULL;
-    for (int ti = 0; st == RL_OK && ti < o->n_threads; ti++)
-        st = measure_set(c, ti, cJSON_GetArrayItem(sets, ti), err);
+    for (int pass = 0; pass < o->passes; pass++) /* each pass over the whole set, then again */
+        for (int ti = 0; st == RL_OK && ti < o->n_threads; ti++)
+            st = measure_set(c, ti, cJSON_GetArrayItem(sets, ti), pass, err);
     rl_progress_done();
     stats->not_calibrated = (size_t)cJSON_GetArraySize(
         c->section ? cJSON_GetObjectItemCaseSensitive(c->section, "not_calibrated") : NULL);
@@ -630,6 +688,7 @@ static void diagnose_opts(const cJSON *b, bool quick, rl_calib_opts *o, char *no
     o->n_gen = quick ? rl_defaults.cal_quick_n_gen : rl_defaults.cal_n_gen;
     o->reps = quick ? rl_defaults.cal_quick_reps : rl_defaults.cal_reps;
     o->run_s = rl_defaults.cal_run_s;
+    o->passes = rl_defaults.cal_passes;
     rl_sysinfo si;
     rl_sysinfo_collect(&si);
     rl_calib_llc(o, &si, "diagnose");

@@ -45,6 +45,7 @@ typedef struct {
     size_t n_skipped;
     int n_gen, reps; /* the most tokens a run generates (fewer for a slow kernel), repetitions */
     double run_s;    /* seconds of generation a run aims at (rl_cal_tokens) */
+    int passes;      /* passes over the set, 1 to RL_CAL_MAX_PASSES (rl_cal_point_choose) */
     double timeout_s;
     bool recalibrate;
     uint64_t llc;               /* cache size the shapes come from */

@@ -61,6 +61,10 @@ static const char usage[] =
     "                      over " RL_DEF_STR(RL_DEF_CAL_RUN_S) " s)\n"
     "  -r, --repetitions N repetitions per run, 1 to 1000 (default " RL_DEF_STR(RL_DEF_CAL_REPS) "; alias\n"
     "                      --reps)\n"
+    "  --passes N          passes over the whole set, 1 to " RL_DEF_STR(RL_CAL_MAX_PASSES) " (default " RL_DEF_STR(RL_DEF_CAL_PASSES) "):\n"
+    "                      each model is measured once per pass and its faster\n"
+    "                      run is used (the others are kept in the bundle); a\n"
+    "                      cached type with fewer passes gets the ones it lacks\n"
     "  --json              print the bundle's calibration section as JSON on stdout\n"
     "                      in place of the table\n"
     "  --recalibrate       measure every type asked for again, whatever the cache\n"
@@ -87,7 +91,7 @@ static const char usage[] =
 // clang-format on
 
 enum { OPT_TYPES = 256, OPT_LIST, OPT_QUICK, OPT_NGEN, OPT_REPS, OPT_RECAL, OPT_LLC };
-enum { OPT_TIMEOUT = OPT_LLC + 1, OPT_LB, OPT_LQ, OPT_JSON };
+enum { OPT_TIMEOUT = OPT_LLC + 1, OPT_LB, OPT_LQ, OPT_JSON, OPT_PASSES };
 
 static const struct option longopts[] = {
     {"types", required_argument, NULL, OPT_TYPES},
@@ -97,6 +101,7 @@ static const struct option longopts[] = {
     {"n-gen", required_argument, NULL, OPT_NGEN},
     {"repetitions", required_argument, NULL, OPT_REPS},
     {"reps", required_argument, NULL, OPT_REPS},
+    {"passes", required_argument, NULL, OPT_PASSES},
     {"recalibrate", no_argument, NULL, OPT_RECAL},
     {"json", no_argument, NULL, OPT_JSON},
     {"llc-mib", required_argument, NULL, OPT_LLC},
@@ -140,6 +145,7 @@ static rl_status on_opt(int c, const char *arg, void *ctx, rl_error *err)
         a->reps_given = true;
         st = rl_opt_int("--reps", arg, 1, 1000, &o->reps, err);
         break;
+    case OPT_PASSES: st = rl_opt_int("--passes", arg, 1, RL_CAL_MAX_PASSES, &o->passes, err); break;
     case OPT_RECAL: o->recalibrate = true; break;
     case OPT_JSON: a->json = true; break;
     case OPT_LLC: st = rl_opt_int("--llc-mib", arg, 1, 65536, &a->llc_mib, err); break;
@@ -406,8 +412,9 @@ static rl_status calibrate(cal_args *a, int n_ops, char **ops, rl_error *err)
         rl_tty_printf(
             stderr,
             "calibrate: plan: %zu types x %d thread counts, %d models each, llama-bench -p 0 "
-            "-n %d -r %d (%zu not calibrated)\n",
-            o->n_types, o->n_threads, (int)RL_CAL_N_ROLES, o->n_gen, o->reps, o->n_skipped);
+            "-n %d -r %d in %d pass%s, the faster kept (%zu not calibrated)\n",
+            o->n_types, o->n_threads, (int)RL_CAL_N_ROLES, o->n_gen, o->reps, o->passes,
+            o->passes == 1 ? "" : "es", o->n_skipped);
         st = rl_bundle_write(b, path, err);
     }
     rl_calib_stats stats = {0};
@@ -435,6 +442,7 @@ static rl_status run(int argc, char **argv, rl_error *err)
     o->n_gen = rl_defaults.cal_n_gen;
     o->reps = rl_defaults.cal_reps;
     o->run_s = rl_defaults.cal_run_s;
+    o->passes = rl_defaults.cal_passes;
     o->timeout_s = rl_defaults.timeout_s;
     o->quiet = &rl_defaults.quiet;
     o->wait_quiet_s = rl_defaults.wait_quiet_s;

@@ -16,6 +16,7 @@ const rl_defaults_t rl_defaults = {
     .cal_quick_n_gen = RL_DEF_CAL_QUICK_N_GEN,
     .cal_quick_reps = RL_DEF_CAL_QUICK_REPS,
     .cal_run_s = RL_DEF_CAL_RUN_S,
+    .cal_passes = RL_DEF_CAL_PASSES,
     .timeout_s = RL_DEF_TIMEOUT_S,
     .bracket_limit_pct = RL_DEF_BRACKET_LIMIT_PCT,
     .client_warmup = RL_DEF_CLIENT_WARMUP,

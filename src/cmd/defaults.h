@@ -28,6 +28,9 @@
 #define RL_DEF_CAL_QUICK_REPS 2
 #define RL_DEF_CAL_RUN_S                                                                           \
     1.5 /* seconds of generation a run aims at: fewer tokens for a slow kernel */
+/* passes over the whole set, each point's faster run used (bundle/calib.h; at most
+ * RL_CAL_MAX_PASSES) */
+#define RL_DEF_CAL_PASSES 2
 
 /* the client */
 #define RL_DEF_CLIENT_WARMUP 1      /* unmeasured requests before each point */
@@ -102,6 +105,7 @@ typedef struct {
     int n_prompt, n_gen, reps, max_reps;
     int cal_n_gen, cal_reps, cal_quick_n_gen, cal_quick_reps;
     double cal_run_s;
+    int cal_passes;
     double timeout_s;
     double bracket_limit_pct;
     int client_warmup, client_runs, client_concurrency, client_retry;

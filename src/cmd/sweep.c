@@ -558,7 +558,8 @@ static rl_status measure_run(const char *bin, const rl_sweep_opts *o, const char
 }
 
 /* The run's measured fields moved into a new object (kind measured) appended to its
- * "attempts"; threads, depth and attempts stay. false when out of memory. */
+ * "attempts"; threads, depth, attempts and a calibration run's pass stay. false when out of
+ * memory. */
 static bool keep_attempt(cJSON *run)
 {
     cJSON *att = cJSON_GetObjectItemCaseSensitive(run, "attempts");
@@ -573,7 +574,7 @@ static bool keep_attempt(cJSON *run)
     while (c) {
         cJSON *next = c->next;
         if (strcmp(c->string, "threads") != 0 && strcmp(c->string, "depth") != 0 &&
-            strcmp(c->string, "attempts") != 0)
+            strcmp(c->string, "attempts") != 0 && strcmp(c->string, "pass") != 0)
             cJSON_AddItemToObject(a, c->string, cJSON_DetachItemViaPointer(run, c));
         c = next;
     }

@@ -655,9 +655,13 @@ cJSON *rl_quiet_summary_json(const cJSON *bundle, const rl_quiet_limits *l)
         cJSON_ArrayForEach(type, rl_json_get(set, "types"))
         {
             const char *src = rl_json_get_str(type, "source");
-            if (src && strcmp(src, "measured") == 0) /* a reused type was measured before */
+            if (src && strcmp(src, "measured") == 0) { /* a reused type was measured before */
                 cJSON_ArrayForEach(pt, rl_json_get(type, "points"))
+                {
                     summary_add(&s, rl_json_get(rl_json_get(pt, "run"), "machine"));
+                    summary_array(&s, pt, "other_runs"); /* every pass's run */
+                }
+            }
         }
     }
     if (s.n == 0)

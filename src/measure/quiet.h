@@ -129,7 +129,8 @@ cJSON *rl_quiet_to_json(const rl_quiet_interval *q);
 
 /* environment.machine_state: every "machine" object kept in the bundle (models[].runs[],
  * membw.runs[], client.points[], the runs of the calibration's types measured by this command,
- * calibration.sets[].types[].points[].run; earlier "attempts" are not counted) summarised
+ * calibration.sets[].types[].points[].run and .other_runs[]; earlier "attempts" are not
+ * counted) summarised
  * with the limits; {"available": false, ...} when none was recorded. */
 cJSON *rl_quiet_summary_json(const cJSON *bundle, const rl_quiet_limits *l);
 

@@ -512,7 +512,7 @@ static void test_type_entry(void **state)
     assert_near(v, 200.0, 1e-9);
     assert_true(rl_json_get_num(r0, "GBs", &v));
     assert_near(v, 20.0, 1e-9); /* 4e6 bytes / 200 us */
-    assert_true(rl_cal_type_reusable(t, sh));
+    assert_true(rl_cal_type_passes(t, sh) == 1);
     /* finishing again replaces, not duplicates */
     assert_true(rl_cal_type_finish(t));
     assert_int_equal(cJSON_GetArraySize(t), 13);
@@ -520,15 +520,15 @@ static void test_type_entry(void **state)
     rl_cal_shape other[RL_CAL_N_ROLES];
     memcpy(other, sh, sizeof other);
     other[RL_CAL_MID].n_ff += 256;
-    assert_false(rl_cal_type_reusable(t, other));
+    assert_int_equal(rl_cal_type_passes(t, other), 0);
     cJSON *bad = made_type(sh, false);
     assert_true(rl_cal_type_finish(bad));
-    assert_false(rl_cal_type_reusable(bad, sh));
+    assert_int_equal(rl_cal_type_passes(bad, sh), 0);
     const cJSON *st = rl_json_get(bad, "stream");
     assert_true(cJSON_IsFalse(rl_json_get(st, "available")));
     assert_non_null(strstr(rl_json_get_str(st, "reason"), "stream model"));
     cJSON_Delete(cJSON_DetachItemFromArray(cJSON_GetObjectItemCaseSensitive(bad, "points"), 3));
-    assert_false(rl_cal_type_reusable(bad, sh));
+    assert_int_equal(rl_cal_type_passes(bad, sh), 0);
     /* the set's entry by name */
     cJSON *set = cJSON_CreateObject();
     cJSON *types = cJSON_AddArrayToObject(set, "types");
@@ -539,10 +539,113 @@ static void test_type_entry(void **state)
     cJSON_Delete(bad);
 }
 
+/* A later pass's run on a point: us per token; ok or the status given. */
+static cJSON *pass_run(cJSON *point, int pass, double us, const char *status)
+{
+    cJSON *run = rl_cal_point_add_run(point, pass, 2);
+    assert_non_null(run);
+    cJSON_AddStringToObject(run, "status", status);
+    double samples[2] = {1e6 / us, 1e6 / us};
+    bool ok = strcmp(status, "ok") == 0;
+    cJSON_AddItemToObject(run, "decode", rl_bundle_rate(samples, ok ? 2 : 0, "tok/s", "none"));
+    return run;
+}
+
+static double run_mean(const cJSON *run)
+{
+    return rl_json_num_or(rl_json_get(rl_json_get(run, "decode"), "stats"), "mean", 0);
+}
+
+/* Passes: the faster run of a point is used and the others kept; an unfinished run is not a
+ * pass; a type holds the fewest passes of its points; a later pass generates as many tokens. */
+static void test_passes(void **state)
+{
+    (void)state;
+    rl_cal_shape sh[RL_CAL_N_ROLES];
+    assert_true(rl_cal_plan_shapes(RL_GGML_Q4_0, 32ull << 20, sh));
+    cJSON *t = made_type(sh, true);
+    cJSON *small = rl_cal_point_of(t, RL_CAL_SMALL);
+    assert_ptr_equal(small, cJSON_GetArrayItem(rl_json_get(t, "points"), 0));
+    assert_ptr_equal(rl_cal_point_of(t, RL_CAL_WIDE),
+                     cJSON_GetArrayItem(rl_json_get(t, "points"), 4));
+    assert_int_equal(rl_cal_point_runs(small), 1);
+    assert_near(rl_json_num_or(rl_json_get(small, "run"), "pass", 0), 1, 0);
+    /* pass 2 is faster (100 us a token against 200): it is used, pass 1 kept */
+    cJSON *r2 = pass_run(small, 2, 100, "ok");
+    assert_near(rl_json_num_or(r2, "depth", -1), 0, 0);
+    assert_near(rl_json_num_or(r2, "threads", -1), 2, 0);
+    assert_int_equal(rl_cal_point_runs(small), 2);
+    assert_true(rl_cal_point_choose(small));
+    assert_near(run_mean(rl_json_get(small, "run")), 10000, 1e-9);
+    assert_near(rl_json_num_or(rl_json_get(small, "run"), "pass", 0), 2, 0);
+    cJSON *others = cJSON_GetObjectItemCaseSensitive(small, "other_runs");
+    assert_int_equal(cJSON_GetArraySize(others), 1);
+    assert_near(rl_json_num_or(cJSON_GetArrayItem(others, 0), "pass", 0), 1, 0);
+    assert_near(run_mean(cJSON_GetArrayItem(others, 0)), 5000, 1e-9);
+    /* the values come from the faster: small at 100 us, mid at 500 over 12e6 more bytes */
+    assert_true(rl_cal_type_finish(t));
+    assert_near(rl_json_num_or(rl_json_get(t, "compute_roof"), "GBs", 0), 1e-3 * 12e6 / 400, 1e-9);
+    /* pass 3 is slower: pass 2 stays; choosing again changes nothing */
+    pass_run(small, 3, 400, "ok");
+    assert_true(rl_cal_point_choose(small));
+    assert_true(rl_cal_point_choose(small));
+    assert_near(rl_json_num_or(rl_json_get(small, "run"), "pass", 0), 2, 0);
+    assert_int_equal(cJSON_GetArraySize(others), 2);
+    assert_near(rl_json_num_or(cJSON_GetArrayItem(others, 1), "pass", 0), 3, 0);
+    /* an interrupted or running pass is not one the point holds */
+    pass_run(small, 4, 50, "interrupted");
+    pass_run(small, 5, 50, "running");
+    assert_int_equal(rl_cal_point_runs(small), 3);
+    assert_true(rl_cal_point_choose(small));
+    assert_near(rl_json_num_or(rl_json_get(small, "run"), "pass", 0), 2, 0);
+    /* the type holds the fewest passes of its points: 1 until every point has two */
+    assert_int_equal(rl_cal_type_passes(t, sh), 1);
+    for (int r = RL_CAL_MID; r < RL_CAL_N_ROLES; r++)
+        pass_run(rl_cal_point_of(t, r), 2, 1e5, "failed");
+    assert_int_equal(rl_cal_type_passes(t, sh), 2);
+    /* a failed first pass gives way to an ok second one; none ok: the first stays */
+    cJSON *bad = made_type(sh, false);
+    cJSON *st = rl_cal_point_of(bad, RL_CAL_STREAM);
+    pass_run(st, 2, 9000, "failed");
+    assert_true(rl_cal_point_choose(st));
+    assert_near(rl_json_num_or(rl_json_get(st, "run"), "pass", 0), 1, 0);
+    pass_run(st, 3, 9000, "ok");
+    assert_true(rl_cal_point_choose(st));
+    assert_near(rl_json_num_or(rl_json_get(st, "run"), "pass", 0), 3, 0);
+    assert_string_equal(
+        rl_json_get_str(cJSON_GetArrayItem(rl_json_get(st, "other_runs"), 1), "status"), "failed");
+    assert_int_equal(rl_cal_type_passes(bad, sh), 1);
+    /* a tie (a rate read back from JSON may differ in its last bit) keeps the earlier pass */
+    pass_run(st, 4, 9000 / (1 + 1e-12), "ok");
+    assert_true(rl_cal_point_choose(st));
+    assert_near(rl_json_num_or(rl_json_get(st, "run"), "pass", 0), 3, 0);
+    cJSON *r5 = pass_run(st, 5, 9000 / (1 + 1e-6), "ok");
+    assert_true(rl_cal_run_faster(r5, rl_json_get(st, "run")));
+    assert_false(rl_cal_run_faster(rl_json_get(st, "run"), r5));
+    assert_true(rl_cal_run_faster(r5, NULL));
+    assert_false(rl_cal_run_faster(NULL, r5));
+    assert_true(rl_cal_point_choose(st));
+    assert_near(rl_json_num_or(rl_json_get(st, "run"), "pass", 0), 5, 0);
+    /* the tokens of the run used: its first record's n_gen, bounded */
+    assert_int_equal(rl_cal_point_n_gen(st), 0);
+    cJSON *recs = cJSON_AddArrayToObject(cJSON_GetObjectItemCaseSensitive(st, "run"), "records");
+    cJSON *rec = cJSON_CreateObject();
+    cJSON_AddNumberToObject(rec, "n_gen", 48);
+    cJSON_AddItemToArray(recs, rec);
+    assert_int_equal(rl_cal_point_n_gen(st), 48);
+    cJSON_ReplaceItemInObjectCaseSensitive(rec, "n_gen", cJSON_CreateNumber(2e6));
+    assert_int_equal(rl_cal_point_n_gen(st), 0);
+    cJSON_ReplaceItemInObjectCaseSensitive(rec, "n_gen", cJSON_CreateNumber(0));
+    assert_int_equal(rl_cal_point_n_gen(st), 0);
+    assert_null(rl_cal_point_of(cJSON_GetObjectItemCaseSensitive(bad, "fit"), RL_CAL_SMALL));
+    cJSON_Delete(bad);
+    cJSON_Delete(t);
+}
+
 static void test_method(void **state)
 {
     (void)state;
-    cJSON *m = rl_cal_method_json(32ull << 20, "detected", 64, 3, 1.5);
+    cJSON *m = rl_cal_method_json(32ull << 20, "detected", 64, 3, 1.5, 2);
     assert_string_equal(rl_json_get_str(m, "kind"), "controlled");
     assert_near(rl_json_num_or(m, "n_prompt", -1), 0, 0);
     assert_near(rl_json_num_or(m, "n_gen", -1), 64, 0);
@@ -551,6 +654,7 @@ static void test_method(void **state)
     assert_string_equal(rl_json_get_str(m, "llc_source"), "detected");
     assert_near(rl_json_num_or(m, "run_s", -1), 1.5, 0);
     assert_near(rl_json_num_or(m, "min_n_gen", -1), 8, 0);
+    assert_near(rl_json_num_or(m, "passes", -1), 2, 0);
     cJSON_Delete(m);
 }
 
@@ -571,7 +675,7 @@ static void test_cache(void **state)
     cJSON *t = made_type(sh, true);
     assert_true(rl_cal_type_finish(t));
     cJSON_AddItemToArray(cJSON_AddArrayToObject(set, "types"), t);
-    cJSON *method = rl_cal_method_json(32ull << 20, "detected", 64, 3, 1.5);
+    cJSON *method = rl_cal_method_json(32ull << 20, "detected", 64, 3, 1.5, 2);
     rl_error e = {RL_OK, ""};
     cJSON *got = NULL;
     char note[1024];
@@ -586,7 +690,7 @@ static void test_cache(void **state)
     assert_string_equal(path, want);
     assert_int_equal(rl_cal_cache_load(root, &k, 2, &got, note, sizeof note, &e), RL_OK);
     assert_non_null(got);
-    assert_true(rl_cal_type_reusable(rl_cal_set_type(got, "Q4_0"), sh));
+    assert_int_equal(rl_cal_type_passes(rl_cal_set_type(got, "Q4_0"), sh), 1);
     cJSON_Delete(got);
     /* another thread count: another file, none; the 2-thread file under the 1-thread name */
     assert_int_equal(rl_cal_cache_load(root, &k, 1, &got, note, sizeof note, &e), RL_OK);
@@ -701,6 +805,7 @@ int main(void)
         cmocka_unit_test(test_rate_from_records),
         cmocka_unit_test(test_key),
         cmocka_unit_test(test_type_entry),
+        cmocka_unit_test(test_passes),
         cmocka_unit_test(test_method),
         cmocka_unit_test(test_cache),
         cmocka_unit_test(test_model_names),
