@@ -8,7 +8,8 @@
 # the bundle (section, every run with its records, -p 0, its machine; validate and the JSON
 # schema), the cache (reused when the key matches, --recalibrate, a new type added, another
 # llama.cpp build not reused), passes (the second after the whole first, the faster used,
-# a one-pass cache given its second pass only; validate names a faster run not used), a failed run (not reused), nothing calibrated (exit 1),
+# a one-pass cache given its second pass only, Ctrl-C in the second pass resumed with only the
+# points that lack it; validate names a faster run not used), a failed run (not reused), nothing calibrated (exit 1),
 # --quick (the models' types, -n 32 -r 2; no model: Q4_0, Q8_0, F16), the full set without
 # llama-quantize (those types not calibrated, with the reason), llama-quantize refusing (its
 # reason, remembered), --retry-disturbed, Ctrl-C (exit 130 within a second, the resume line,
@@ -341,6 +342,25 @@ FAKE_LOG="$work/log8" "$RL_BIN" calibrate "${base[@]}" --types Q4_0,F16 -t 1 -o 
 check "the resume command" 0 $?
 [ "$(wc -l <"$work/log8")" = 15 ] && [ "$(grep -c 'm=Q4_0-' "$work/log8")" = 10 ] &&
   echo "ok   the resume measures Q4_0 and F16's second pass" || fail "runs: $(cat "$work/log8")"
+
+# Ctrl-C in the second pass: the resume measures only the points that lack it
+FAKE_SLEEP=0.3 LLAMA_ROOFLINE_PROGRESS=lines "$RL_BIN" calibrate "${base[@]}" --types Q4_0,F16 \
+  -t 1 --recalibrate -o "$work/i3" >/dev/null 2>"$work/i3.err" &
+pid=$!
+for _ in $(seq 400); do grep -q '\[18/20\] pass 2/2 Q4_0 deep' "$work/i3.err" 2>/dev/null && break; sleep 0.05; done
+kill -INT "$pid"
+wait "$pid"; rc=$?
+check "Ctrl-C in the second pass: exit 130" 130 "$rc"
+json_check "interrupted in pass 2: Q4_0's small and mid hold two passes, deep's second interrupted" "$work/i3/bundle.json" \
+  '(lambda t: [len(p.get("other_runs", [])) for p in t["points"]]==[1,1,1,0,0] and t["points"][2]["other_runs"][0]["status"]=="interrupted")([t for t in j["calibration"]["sets"][0]["types"] if t["type"]=="Q4_0"][0])'
+out=$("$RL_BIN" validate "$work/i3/bundle.json" 2>&1); check "interrupted in pass 2: validates ($out)" 0 $?
+FAKE_LOG="$work/log11" "$RL_BIN" calibrate "${base[@]}" --types Q4_0,F16 -t 1 -o "$work/i3" \
+  >/dev/null 2>&1
+check "the resume after pass 2 was interrupted" 0 $?
+[ "$(wc -l <"$work/log11")" = 3 ] && [ "$(grep -c 'm=Q4_0-' "$work/log11")" = 3 ] &&
+  echo "ok   the resume measures Q4_0's deep, stream and wide once more" || fail "runs: $(cat "$work/log11")"
+json_check "resumed: every Q4_0 point holds two finished passes" "$work/i3/bundle.json" \
+  '(lambda t: all(sum(r["status"]!="interrupted" for r in [p["run"]]+p.get("other_runs", []))==2 for p in t["points"]))([t for t in j["calibration"]["sets"][0]["types"] if t["type"]=="Q4_0"][0])'
 
 # Ctrl-C while a model is being quantized: exit 130 within a second, no file left behind
 cat >"$work/slow-quantize" <<'SH'
