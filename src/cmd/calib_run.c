@@ -28,6 +28,7 @@ typedef struct {
     uint64_t bytes[RL_CAL_N_ROLES];
     bool need[RL_SWEEP_MAX_LIST];                /* measured (not reused) at threads[i] */
     int held[RL_SWEEP_MAX_LIST][RL_CAL_N_ROLES]; /* runs the cache's entry holds, per point */
+    bool counted[RL_SWEEP_MAX_LIST];             /* in stats->measured already */
     bool refused;
 } cal_item;
 
@@ -402,7 +403,8 @@ static rl_status measure_set(cal_ctx *c, int ti, cJSON *set, int pass, rl_error 
                 st = measure_point(c, it, r, o->threads[ti], pass, entry, err);
         if (!rl_cal_type_finish(entry))
             return oom(err);
-        c->stats->measured += pass == 0 || it->held[ti][0] == pass;
+        c->stats->measured += !it->counted[ti]; /* once, in the first pass it is measured */
+        it->counted[ti] = true;
         sort_types(set);
         rl_error we;
         rl_status ws = rl_bundle_write(c->bundle, c->path, &we);

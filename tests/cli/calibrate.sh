@@ -355,8 +355,9 @@ json_check "interrupted in pass 2: Q4_0's small and mid hold two passes, deep's 
   '(lambda t: [len(p.get("other_runs", [])) for p in t["points"]]==[1,1,1,0,0] and t["points"][2]["other_runs"][0]["status"]=="interrupted")([t for t in j["calibration"]["sets"][0]["types"] if t["type"]=="Q4_0"][0])'
 out=$("$RL_BIN" validate "$work/i3/bundle.json" 2>&1); check "interrupted in pass 2: validates ($out)" 0 $?
 FAKE_LOG="$work/log11" "$RL_BIN" calibrate "${base[@]}" --types Q4_0,F16 -t 1 -o "$work/i3" \
-  >/dev/null 2>&1
+  >/dev/null 2>"$work/i3b.err"
 check "the resume after pass 2 was interrupted" 0 $?
+expect "the resume: Q4_0 measured, F16 reused" "$(cat "$work/i3b.err")" "calibrate: 1 measured, 1 reused"
 [ "$(wc -l <"$work/log11")" = 3 ] && [ "$(grep -c 'm=Q4_0-' "$work/log11")" = 3 ] &&
   echo "ok   the resume measures Q4_0's deep, stream and wide once more" || fail "runs: $(cat "$work/log11")"
 json_check "resumed: every Q4_0 point holds two finished passes" "$work/i3/bundle.json" \
