@@ -1743,16 +1743,17 @@ static void check_cal_runs(const cJSON *pt, const char *pp, double threads, prob
         add(p, key_path(buf, pp, "other_runs"), "not an array");
         return;
     }
-    double used = rl_json_num_or(rl_json_get(rl_json_get(run, "decode"), "stats"), "mean", 0);
+    double used = 0, v = 0;
+    rl_cal_run_rate(run, &used);
     size_t k = 0;
     for (o = others->child; o; o = o->next, k++) {
         idx_path(rp, key_path(buf, pp, "other_runs"), k);
         check_cal_run(o, rp, threads, p);
-        if (rl_cal_run_faster(o, run))
+        if (rl_cal_run_faster(o, run) && rl_cal_run_rate(o, &v))
             add(p, key_path(buf, pp, "run"),
                 "not the faster run: other_runs[%zu] has %.6g tok/s against its %.6g (the "
                 "faster is used)",
-                k, rl_json_num_or(rl_json_get(rl_json_get(o, "decode"), "stats"), "mean", 0), used);
+                k, v, used);
     }
 }
 

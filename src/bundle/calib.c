@@ -346,8 +346,7 @@ cJSON *rl_cal_type_new(const char *type_name)
     return t;
 }
 
-/* The run's mean decode rate, when it is ok and has one. */
-static bool run_rate(const cJSON *run, double *tok_s)
+bool rl_cal_run_rate(const cJSON *run, double *tok_s)
 {
     const char *st = rl_json_get_str(run, "status");
     const cJSON *stats = rl_json_get(rl_json_get(run, "decode"), "stats");
@@ -374,7 +373,7 @@ size_t rl_cal_points_of(const cJSON *type_entry, rl_cal_pt *pts, size_t cap)
         bool known = shape_from(shape, &sh);
         q->n_matrices = known ? (double)rl_cal_shape_matrices(&sh) : 0;
         q->n_rows = known ? (double)rl_cal_shape_rows(&sh) : 0;
-        q->ok = q->role >= 0 && run_rate(rl_json_get(p, "run"), &q->tok_s);
+        q->ok = q->role >= 0 && rl_cal_run_rate(rl_json_get(p, "run"), &q->tok_s);
         n++;
     }
     return n;
@@ -483,7 +482,8 @@ int rl_cal_type_passes(const cJSON *t, const rl_cal_shape shapes[RL_CAL_N_ROLES]
         rl_cal_shape s;
         double tok_s;
         if (role < 0 || !shape_from(rl_json_get(rl_json_get(p, "model"), "shape"), &s) ||
-            memcmp(&s, &shapes[role], sizeof s) != 0 || !run_rate(rl_json_get(p, "run"), &tok_s))
+            memcmp(&s, &shapes[role], sizeof s) != 0 ||
+            !rl_cal_run_rate(rl_json_get(p, "run"), &tok_s))
             return 0;
         seen[role] = true;
         int n = rl_cal_point_runs(p);
@@ -538,9 +538,9 @@ cJSON *rl_cal_point_add_run(cJSON *point, int pass, int threads)
 bool rl_cal_run_faster(const cJSON *a, const cJSON *b)
 {
     double ra, rb;
-    if (!run_rate(a, &ra))
+    if (!rl_cal_run_rate(a, &ra))
         return false;
-    return !run_rate(b, &rb) || ra > rb * (1 + RL_CAL_TIE);
+    return !rl_cal_run_rate(b, &rb) || ra > rb * (1 + RL_CAL_TIE);
 }
 
 bool rl_cal_point_choose(cJSON *point)
@@ -552,8 +552,7 @@ bool rl_cal_point_choose(cJSON *point)
         if (rl_cal_run_faster(r, best))
             best = r;
     }
-    best = best == used ? NULL : best;
-    if (!best || !used)
+    if (!used || best == used)
         return true;
     /* swapped as copies: cJSON's replace frees what it replaces */
     cJSON *to_run = cJSON_Duplicate(best, 1), *to_others = cJSON_Duplicate(used, 1);

@@ -151,6 +151,8 @@ int rl_cal_point_runs(const cJSON *point);
 /* A new run {threads, depth 0, pass} appended to the point's other_runs, for the sweep to fill;
  * NULL when out of memory. The point's other_runs is made when it has none. */
 cJSON *rl_cal_point_add_run(cJSON *point, int pass, int threads);
+/* The run's mean decode rate into *tok_s, when its status is ok and it has one above 0. */
+bool rl_cal_run_rate(const cJSON *run, double *tok_s);
 /* Rates closer than this (relative) are a tie, kept by the earlier pass: a rate read back from
  * JSON may differ from the one computed in its last bit. */
 #define RL_CAL_TIE 1e-9

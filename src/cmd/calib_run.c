@@ -280,7 +280,8 @@ static cJSON *pass_run(cal_ctx *c, cal_item *it, int r, int t, int pass, cJSON *
     const rl_calib_opts *o = c->o;
     cJSON *pt = rl_cal_point_of(entry, r);
     if (pt) {
-        *n_gen = rl_cal_point_n_gen(pt) ? rl_cal_point_n_gen(pt) : o->n_gen;
+        int first = rl_cal_point_n_gen(pt);
+        *n_gen = first ? first : o->n_gen;
         return rl_cal_point_add_run(pt, pass + 1, t);
     }
     *n_gen = rl_cal_tokens(last_us_per_byte(entry), it->bytes[r], o->reps, o->n_gen, o->run_s);
