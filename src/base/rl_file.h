@@ -4,7 +4,10 @@
  * Atomic writes: the data goes to a unique temporary file created with O_EXCL in the target's
  * own directory (".<name>.XXXXXX", so a stranger's file is never clobbered and two runs never
  * collide), is fsync'd, renamed over the target, and the directory is fsync'd: after a crash
- * or power cut the target holds either the old or the new content. Writes check the
+ * or power cut the target holds either the old or the new content. Once Ctrl-C was pressed
+ * (rl_interrupted) commits skip both fsyncs, so the command ends within a second on a busy
+ * disk: the file is complete and renamed atomically, but not yet durable against a power
+ * cut. Writes check the
  * interrupt flag when a blocked write returns EINTR (Ctrl-C ends a write into a pipe nobody
  * reads). Temporary files are registered so the second-Ctrl-C path can unlink them
  * (rl_file_cleanup_signal, async-signal-safe) before the default action kills the process;
@@ -53,8 +56,12 @@ rl_status rl_atomic_open(const char *path, rl_atomic *a, rl_error *err);
  * Ctrl-C was pressed (a blocked write returns at the signal); RL_EOUTPUT naming the target
  * otherwise. */
 rl_status rl_atomic_write(rl_atomic *a, const void *data, size_t len, rl_error *err);
-/* fsync, close, rename into place, fsync the directory. On failure the temp file is gone. */
+/* fsync, close, rename into place, fsync the directory (no fsyncs once interrupted: see above).
+ * On failure the temp file is gone. */
 rl_status rl_atomic_commit(rl_atomic *a, rl_error *err);
+
+/* How many fsyncs commits have done in this process (two per commit, none once interrupted). */
+unsigned long rl_file_syncs(void);
 /* Close and remove the temporary file (safe to call twice, or after commit). */
 void rl_atomic_abort(rl_atomic *a);
 

@@ -6,7 +6,7 @@
  * release), and no output through a symbolic link (rl_atomic_open, rl_check_writable, a link to a
  * device still written). Checked to fail before the fix: rl_atomic_open wrote through a link to a
  * file is the case that existed then (the others did not exist); with it replaced by the old stat()
- * the symlink tests fail. */
+ * the symlink tests fail. Commits: two fsyncs each, none once interrupted (test_commit_sync). */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -186,6 +186,30 @@ static void test_no_symlink_output(void **state)
     assert_true(S_ISLNK(sb.st_mode));
 }
 
+/* A commit syncs the file and its directory; once Ctrl-C was pressed it skips both (the
+ * command must end within a second on a busy disk), and the file is still complete. */
+static void test_commit_sync(void **state)
+{
+    (void)state;
+    char p[4200], q[4200];
+    rl_error e = {0};
+    rl_atomic a;
+    unsigned long n0 = rl_file_syncs();
+    assert_int_equal(rl_atomic_open(at(p, sizeof p, "synced.json"), &a, &e), RL_OK);
+    assert_int_equal(rl_atomic_write(&a, "{}", 2, &e), RL_OK);
+    assert_int_equal(rl_atomic_commit(&a, &e), RL_OK);
+    assert_int_equal(rl_file_syncs(), n0 + 2);
+    expect_text(p, "{}");
+    rl_interrupted = 1;
+    assert_int_equal(rl_atomic_open(at(q, sizeof q, "late.json"), &a, &e), RL_OK);
+    a.finish = true; /* the bundle's last write, after Ctrl-C */
+    assert_int_equal(rl_atomic_write(&a, "[1]", 3, &e), RL_OK);
+    assert_int_equal(rl_atomic_commit(&a, &e), RL_OK);
+    rl_interrupted = 0;
+    assert_int_equal(rl_file_syncs(), n0 + 2);
+    expect_text(q, "[1]");
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -193,6 +217,7 @@ int main(void)
         cmocka_unit_test(test_check_outputs),
         cmocka_unit_test(test_lock),
         cmocka_unit_test(test_no_symlink_output),
+        cmocka_unit_test(test_commit_sync),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
