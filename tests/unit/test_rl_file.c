@@ -213,10 +213,8 @@ static void test_commit_sync(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_same_file),
-        cmocka_unit_test(test_check_outputs),
-        cmocka_unit_test(test_lock),
-        cmocka_unit_test(test_no_symlink_output),
+        cmocka_unit_test(test_same_file),   cmocka_unit_test(test_check_outputs),
+        cmocka_unit_test(test_lock),        cmocka_unit_test(test_no_symlink_output),
         cmocka_unit_test(test_commit_sync),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
