@@ -6,7 +6,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/rl_error.h"
 #include "base/rl_json.h"
+#include "base/stats.h"
 #include "bundle/bundle.h"
 
 /* One measured model's row; false when it has no short-context decode. A fitted model is
@@ -50,9 +52,31 @@ static bool expect_row(const cJSON *b, const rl_pred_fit *f, const cJSON *m, rl_
     return true;
 }
 
+/* x->two_median_pct over the rows with a two-roof difference (rows already filled): the one
+ * median of base/stats.h. */
+static rl_status two_median(rl_pred_expect *x, rl_error *err)
+{
+    x->two_median_pct = NAN;
+    double *v = malloc((x->n_rows ? x->n_rows : 1) * sizeof *v);
+    if (!v)
+        return rl_fail(err, RL_EINTERNAL, "out of memory");
+    size_t n = 0;
+    for (size_t i = 0; i < x->n_rows; i++)
+        if (isfinite(x->rows[i].two_diff_pct))
+            v[n++] = x->rows[i].two_diff_pct;
+    rl_stats_summary s;
+    rl_status st = n > 0 ? rl_stats_summarize(v, n, &s, err) : RL_OK;
+    if (n > 0 && st == RL_OK)
+        x->two_median_pct = s.median;
+    x->n_two = n;
+    free(v);
+    return st;
+}
+
 rl_status rl_pred_expect_build(const cJSON *b, rl_pred_expect *x, rl_error *err)
 {
     memset(x, 0, sizeof *x);
+    x->two_median_pct = NAN;
     rl_error e = {RL_OK, ""};
     if (rl_pred_fit_from_bundle(b, "this bundle", &x->fit, &e) != RL_OK) {
         memset(&x->fit, 0, sizeof x->fit);
@@ -72,7 +96,7 @@ rl_status rl_pred_expect_build(const cJSON *b, rl_pred_expect *x, rl_error *err)
         if (expect_row(b, &x->fit, m, &x->rows[x->n_rows]))
             x->n_rows++;
     }
-    return RL_OK;
+    return two_median(x, err);
 }
 
 void rl_pred_expect_free(rl_pred_expect *x)

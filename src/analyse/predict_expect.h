@@ -4,8 +4,9 @@
  * beside the rate measured: a fitted model from the other fitted models only, leave-one-out
  * (rl_pred_rate_without), any other from them all (rl_pred_rate_for); and, when the bundle
  * holds a calibration, the two-roof rate from its GGUF types (rl_pred_roofs_for_json: the
- * calibration is of single-type models, never of the model itself, so nothing is left out).
- * The renderers only read these rows (render/html_predict.c).
+ * calibration is of single-type models, never of the model itself, so nothing is left out),
+ * and the median of measured against two roofs over the rows, the calibration's agreement with
+ * this bundle. The renderers only read these rows (render/html_predict.c).
  *
  * Ownership: rl_pred_expect owns its rows array (rl_pred_expect_free, safe on a zeroed one);
  * each row's id points into the bundle, which must outlive it. */
@@ -37,7 +38,16 @@ typedef struct {
     rl_pred_fit fit;
     rl_pred_expect_row *rows;
     size_t n_rows;
+    /* The calibration against this bundle's own measurements: the median of the rows'
+     * two_diff_pct over the n_two rows that have one (NAN when none). Beyond
+     * RL_PRED_TWO_AGREE_PCT either way, the calibration was most likely measured in another
+     * state of the host than these models, and every two-roof rate here carries that offset
+     * (docs/METHOD.md "Interleaved"). */
+    size_t n_two;
+    double two_median_pct;
 } rl_pred_expect;
+
+#define RL_PRED_TWO_AGREE_PCT 10.0
 
 /* Fill x from bundle b (only read). RL_EINTERNAL when out of memory; a bundle without a fit
  * is RL_OK with has_fit false. */

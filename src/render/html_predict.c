@@ -175,6 +175,34 @@ static void roofs_lead(rl_html *h, xmlNodePtr host, const rl_pred_fit *f)
     rl_html_text(h, p, "; the measured rates are at each model's best thread count.");
 }
 
+/* The calibration against this bundle's measured models, under the table: a caveat beside the
+ * two-roof rates when their median is off by more than RL_PRED_TWO_AGREE_PCT (the host was
+ * most likely in another state when the calibration was measured). */
+static void roofs_agreement(rl_html *h, xmlNodePtr host, const rl_pred_expect *x)
+{
+    if (!x->fit.has_roofs || x->n_two == 0 || !isfinite(x->two_median_pct))
+        return;
+    char med[32];
+    rl_snprintf(med, sizeof med, "%+.1f%%", x->two_median_pct);
+    bool off = fabs(x->two_median_pct) > RL_PRED_TWO_AGREE_PCT;
+    xmlNodePtr p = rl_html_el(h, host, "p", off ? "caveat" : "lead");
+    rl_html_attr(h, p, "data-caveat", off ? "calibration_offset" : "calibration_agrees");
+    rl_html_textf(h, p,
+                  "The calibration against this bundle: the %zu measured model%s run%s a median "
+                  "of %s against %s two-roof rate%s (within %.0f%% %s). ",
+                  x->n_two, x->n_two == 1 ? "" : "s", x->n_two == 1 ? "s" : "", med,
+                  x->n_two == 1 ? "its" : "their", x->n_two == 1 ? "" : "s",
+                  RL_PRED_TWO_AGREE_PCT, off ? "is not met" : "is met");
+    if (off)
+        rl_html_text(h, p,
+                     "The calibration was most likely measured while this host ran at another "
+                     "speed (a shared VM's memory bandwidth can move by 2 x within minutes), so "
+                     "every two-roof rate here carries that offset: llama-roofline calibrate "
+                     "--recalibrate right before measuring puts both in the same state.");
+    else
+        rl_html_text(h, p, "The calibration and these measurements saw the host alike.");
+}
+
 void rl_html_predict(rl_html *h, xmlNodePtr root, const cJSON *orig, const cJSON *b,
                      const rl_pred_expect *x)
 {
@@ -222,6 +250,7 @@ void rl_html_predict(rl_html *h, xmlNodePtr root, const cJSON *orig, const cJSON
     static const bool numeric[] = {false, false, true, true, true, true, true, true, false};
     xmlNodePtr tb = rl_html_table(h, host, NULL, cols, numeric, f->has_roofs ? 9 : 6);
     measured_rows(h, tb, orig, b, x);
+    roofs_agreement(h, host, x);
     const cJSON *preds = rl_json_get(b, "predictions"); /* {"kind": "derived", "fit", "models"} */
     predicted_rows(h, tb, preds, f->has_roofs);
     caveat_list(h, host, preds);

@@ -1041,6 +1041,68 @@ static void test_expect_rows_given(void **state)
     cJSON_Delete(b);
 }
 
+/* The calibration against the bundle's measured models, under the table (html_predict.c
+ * roofs_agreement): within RL_PRED_TWO_AGREE_PCT (10%, either way) a plain line; beyond it the
+ * caveat that the calibration saw the host in another state; nothing without a two-roof row. */
+static void test_expect_roofs_agreement(void **state)
+{
+    (void)state;
+    cJSON *b = fixture("memory-bound.json");
+    const cJSON *m0 = cJSON_GetArrayItem(
+        cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(b, "analysis"), "models"),
+        0);
+    rl_pred_expect_row row = {.id = cJSON_GetObjectItemCaseSensitive(m0, "id")->valuestring,
+                              .bytes = 400e6,
+                              .measured = 20,
+                              .pred = 21,
+                              .lo = 20,
+                              .hi = 22,
+                              .diff_pct = -4.8,
+                              .two_diff_pct = NAN};
+    rl_pred_expect x = {.has_fit = true, .rows = &row, .n_rows = 1};
+    x.fit.has_roofs = true;
+    x.fit.roof_threads = 2;
+    x.fit.bw_bytes_s = x.fit.bw_lo_bytes_s = x.fit.bw_hi_bytes_s = 8e9;
+    rl_report_extra extra = {.expect = &x};
+    static const struct {
+        size_t n;
+        double median;
+        const char *want; /* NULL: no line */
+        bool off;
+    } cases[] = {
+        {3, 4.04, "the 3 measured models run a median of +4.0% against their two-roof rates "
+                  "(within 10% is met). The calibration and these measurements saw the host alike.",
+         false},
+        {1, -10.0, "the 1 measured model runs a median of -10.0% against its two-roof rate "
+                   "(within 10% is met)",
+         false},
+        {2, -10.05, "the 2 measured models run a median of -10.1% against their two-roof rates "
+                    "(within 10% is not met). The calibration was most likely measured while "
+                    "this host ran at another speed",
+         true},
+        {2, 52.7, "a median of +52.7%", true},
+        {0, NAN, NULL, false},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        x.n_two = cases[i].n;
+        x.two_median_pct = cases[i].median;
+        char *t = expect_text(b, &extra);
+        if (cases[i].want)
+            assert_non_null(strstr(t, cases[i].want));
+        else
+            assert_null(strstr(t, "The calibration against this bundle"));
+        assert_true((strstr(t, "most likely measured") != NULL) == cases[i].off);
+        free(t);
+    }
+    x.fit.has_roofs = false; /* no calibration: no line, whatever the numbers */
+    x.n_two = 2;
+    x.two_median_pct = 52.7;
+    char *t = expect_text(b, &extra);
+    assert_null(strstr(t, "The calibration against this bundle"));
+    free(t);
+    cJSON_Delete(b);
+}
+
 /* The rows' ids point into the bundle as given; the page shows its repaired copy. A model whose
  * id is not UTF-8 still gets its own name, not its raw id. */
 static void test_expect_id_not_utf8(void **state)
@@ -1083,6 +1145,7 @@ int main(void)
         cmocka_unit_test(test_expect_not_computed),
         cmocka_unit_test(test_expect_rows_given),
         cmocka_unit_test(test_expect_id_not_utf8),
+        cmocka_unit_test(test_expect_roofs_agreement),
         cmocka_unit_test(test_figure_reasons),
         cmocka_unit_test(test_moe_caveats),
         cmocka_unit_test(test_client_disturbed),

@@ -652,6 +652,8 @@ static void test_expect_rows(void **state)
     assert_near(x.rows[1].diff_pct, -58.3333333, 1e-6);
     assert_false(x.rows[0].two.ok); /* no calibration: no two-roof rate */
     assert_true(isnan(x.rows[0].two_diff_pct));
+    assert_int_equal(x.n_two, 0); /* nor an agreement */
+    assert_true(isnan(x.two_median_pct));
     assert_string_equal(x.rows[0].verdict, "no two-roof verdict: the bundle holds no calibration "
                                            "(llama-roofline diagnose --calibrate)");
     rl_pred_expect_free(&x);
@@ -682,6 +684,39 @@ static void test_expect_rows(void **state)
     assert_string_equal(x.rows[0].verdict, "limited by the Q8_0 kernel: 20.0 of 40.0 GB/s");
     assert_false(x.rows[1].two.ok);
     assert_string_equal(x.rows[1].two.why, "the model's bytes per type are unknown");
+    assert_int_equal(x.n_two, 1); /* m1 alone: its -50% is the median */
+    assert_near(x.two_median_pct, -50, 1e-9);
+    rl_pred_expect_free(&x);
+
+    /* m3 given 125 MB of Q8_0 too: 6250 us, 160 tok/s against 100 measured, -37.5%: the median
+     * of two, (-50 - 37.5) / 2; then m2 made ok (800 MB: 40000 us, 25 tok/s against 16, -36%):
+     * the middle of -50, -37.5, -36 (neither the first row, the mean nor an end) */
+    cJSON *m3 = cJSON_CreateObject();
+    cJSON_AddStringToObject(m3, "id", "m3");
+    cJSON_AddItemToObject(m3, "gguf",
+                          cJSON_Parse("{\"sizes_known\": true, \"tied_embeddings\": true, "
+                                      "\"streamed_bytes\": 125e6, \"n_layer\": 4, \"types\": "
+                                      "[{\"type\": \"Q8_0\", \"bytes\": 125e6}]}"));
+    cJSON_AddItemToArray(cJSON_GetObjectItem(b, "models"), m3);
+    assert_int_equal(rl_pred_expect_build(b, &x, &e), RL_OK);
+    assert_int_equal(x.n_two, 2);
+    assert_near(x.rows[1].two_diff_pct, -37.5, 1e-9);
+    assert_near(x.two_median_pct, -43.75, 1e-9);
+    rl_pred_expect_free(&x);
+    cJSON *m2a = cJSON_GetArrayItem(
+        cJSON_GetObjectItem(cJSON_GetObjectItem(b, "analysis"), "models"), 1);
+    cJSON_ReplaceItemInObject(m2a, "ok", cJSON_CreateTrue());
+    cJSON *g2 = cJSON_GetObjectItem(cJSON_GetArrayItem(cJSON_GetObjectItem(b, "models"), 1), "gguf");
+    cJSON_AddItemToObject(g2, "sizes_known", cJSON_CreateTrue());
+    cJSON_AddItemToObject(g2, "tied_embeddings", cJSON_CreateTrue());
+    cJSON_AddItemToObject(g2, "streamed_bytes", cJSON_CreateNumber(800e6));
+    cJSON_AddItemToObject(g2, "n_layer", cJSON_CreateNumber(4));
+    cJSON_AddItemToObject(g2, "types", cJSON_Parse("[{\"type\": \"Q8_0\", \"bytes\": 800e6}]"));
+    assert_int_equal(rl_pred_expect_build(b, &x, &e), RL_OK);
+    assert_int_equal(x.n_rows, 3);
+    assert_int_equal(x.n_two, 3);
+    assert_near(x.rows[1].two_diff_pct, -36, 1e-9);
+    assert_near(x.two_median_pct, -37.5, 1e-9);
     rl_pred_expect_free(&x);
     cJSON_Delete(b);
 
