@@ -191,8 +191,8 @@ static void roofs_agreement(rl_html *h, xmlNodePtr host, const rl_pred_expect *x
                   "The calibration against this bundle: the %zu measured model%s run%s a median "
                   "of %s against %s two-roof rate%s (within %.0f%% %s). ",
                   x->n_two, x->n_two == 1 ? "" : "s", x->n_two == 1 ? "s" : "", med,
-                  x->n_two == 1 ? "its" : "their", x->n_two == 1 ? "" : "s",
-                  RL_PRED_TWO_AGREE_PCT, off ? "is not met" : "is met");
+                  x->n_two == 1 ? "its" : "their", x->n_two == 1 ? "" : "s", RL_PRED_TWO_AGREE_PCT,
+                  off ? "is not met" : "is met");
     if (off)
         rl_html_text(h, p,
                      "The calibration was most likely measured while this host ran at another "

@@ -1070,15 +1070,18 @@ static void test_expect_roofs_agreement(void **state)
         const char *want; /* NULL: no line */
         bool off;
     } cases[] = {
-        {3, 4.04, "the 3 measured models run a median of +4.0% against their two-roof rates "
-                  "(within 10% is met). The calibration and these measurements saw the host alike.",
+        {3, 4.04,
+         "the 3 measured models run a median of +4.0% against their two-roof rates "
+         "(within 10% is met). The calibration and these measurements saw the host alike.",
          false},
-        {1, -10.0, "the 1 measured model runs a median of -10.0% against its two-roof rate "
-                   "(within 10% is met)",
+        {1, -10.0,
+         "the 1 measured model runs a median of -10.0% against its two-roof rate "
+         "(within 10% is met)",
          false},
-        {2, -10.05, "the 2 measured models run a median of -10.1% against their two-roof rates "
-                    "(within 10% is not met). The calibration was most likely measured while "
-                    "this host ran at another speed",
+        {2, -10.05,
+         "the 2 measured models run a median of -10.1% against their two-roof rates "
+         "(within 10% is not met). The calibration was most likely measured while "
+         "this host ran at another speed",
          true},
         {2, 52.7, "a median of +52.7%", true},
         {0, NAN, NULL, false},

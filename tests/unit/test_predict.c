@@ -703,10 +703,11 @@ static void test_expect_rows(void **state)
     assert_near(x.rows[1].two_diff_pct, -37.5, 1e-9);
     assert_near(x.two_median_pct, -43.75, 1e-9);
     rl_pred_expect_free(&x);
-    cJSON *m2a = cJSON_GetArrayItem(
-        cJSON_GetObjectItem(cJSON_GetObjectItem(b, "analysis"), "models"), 1);
+    cJSON *m2a =
+        cJSON_GetArrayItem(cJSON_GetObjectItem(cJSON_GetObjectItem(b, "analysis"), "models"), 1);
     cJSON_ReplaceItemInObject(m2a, "ok", cJSON_CreateTrue());
-    cJSON *g2 = cJSON_GetObjectItem(cJSON_GetArrayItem(cJSON_GetObjectItem(b, "models"), 1), "gguf");
+    cJSON *g2 =
+        cJSON_GetObjectItem(cJSON_GetArrayItem(cJSON_GetObjectItem(b, "models"), 1), "gguf");
     cJSON_AddItemToObject(g2, "sizes_known", cJSON_CreateTrue());
     cJSON_AddItemToObject(g2, "tied_embeddings", cJSON_CreateTrue());
     cJSON_AddItemToObject(g2, "streamed_bytes", cJSON_CreateNumber(800e6));
