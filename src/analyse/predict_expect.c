@@ -64,11 +64,11 @@ static rl_status two_median(rl_pred_expect *x, rl_error *err)
     for (size_t i = 0; i < x->n_rows; i++)
         if (isfinite(x->rows[i].two_diff_pct))
             v[n++] = x->rows[i].two_diff_pct;
-    rl_stats_summary s;
-    rl_status st = n > 0 ? rl_stats_summarize(v, n, &s, err) : RL_OK;
-    if (n > 0 && st == RL_OK)
-        x->two_median_pct = s.median;
     x->n_two = n;
+    rl_stats_summary s;
+    rl_status st = RL_OK;
+    if (n > 0 && (st = rl_stats_summarize(v, n, &s, err)) == RL_OK)
+        x->two_median_pct = s.median;
     free(v);
     return st;
 }

@@ -184,15 +184,14 @@ static void roofs_agreement(rl_html *h, xmlNodePtr host, const rl_pred_expect *x
         return;
     char med[32];
     rl_snprintf(med, sizeof med, "%+.1f%%", x->two_median_pct);
-    bool off = fabs(x->two_median_pct) > RL_PRED_TWO_AGREE_PCT;
+    bool off = fabs(x->two_median_pct) > RL_PRED_TWO_AGREE_PCT, one = x->n_two == 1;
     xmlNodePtr p = rl_html_el(h, host, "p", off ? "caveat" : "lead");
     rl_html_attr(h, p, "data-caveat", off ? "calibration_offset" : "calibration_agrees");
     rl_html_textf(h, p,
                   "The calibration against this bundle: the %zu measured model%s run%s a median "
                   "of %s against %s two-roof rate%s (within %.0f%% %s). ",
-                  x->n_two, x->n_two == 1 ? "" : "s", x->n_two == 1 ? "s" : "", med,
-                  x->n_two == 1 ? "its" : "their", x->n_two == 1 ? "" : "s", RL_PRED_TWO_AGREE_PCT,
-                  off ? "is not met" : "is met");
+                  x->n_two, one ? "" : "s", one ? "s" : "", med, one ? "its" : "their",
+                  one ? "" : "s", RL_PRED_TWO_AGREE_PCT, off ? "is not met" : "is met");
     if (off)
         rl_html_text(h, p,
                      "The calibration was most likely measured while this host ran at another "

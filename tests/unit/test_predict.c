@@ -611,6 +611,19 @@ static void test_last_bundle(void **state)
     rmdir(dir);
 }
 
+/* Give the gguf object g (a model entry's) bytes of Q8_0 alone: 4 layers, a tied embedding. */
+static void q8_only(cJSON *g, double bytes)
+{
+    cJSON_AddItemToObject(g, "sizes_known", cJSON_CreateTrue());
+    cJSON_AddItemToObject(g, "tied_embeddings", cJSON_CreateTrue());
+    cJSON_AddItemToObject(g, "streamed_bytes", cJSON_CreateNumber(bytes));
+    cJSON_AddItemToObject(g, "n_layer", cJSON_CreateNumber(4));
+    cJSON *types = cJSON_AddArrayToObject(g, "types"), *t = cJSON_CreateObject();
+    cJSON_AddStringToObject(t, "type", "Q8_0");
+    cJSON_AddNumberToObject(t, "bytes", bytes);
+    cJSON_AddItemToArray(types, t);
+}
+
 /* The report's "what to expect" rows: m1 (Q8_0, its format's only fitted model: the fit over
  * the others, m2 alone, 13 GB/s, its interval m2's 13 to 13) 13e9 / 400e6 = 32.5 tok/s, 32.5 to
  * 32.5, measured 25: 100 (25 - 32.5) / 32.5 = -23.0769 % (before: the fit over all with m1's
@@ -669,12 +682,8 @@ static void test_expect_rows(void **state)
                     "100e6}, \"rate\": {\"us_per_token\": 5000}}]}]}]}"));
     cJSON_AddItemToObject(cJSON_GetObjectItem(b, "analysis"), "ceiling",
                           cJSON_Parse("{\"GBs\": 40}"));
-    cJSON *g = cJSON_GetObjectItem(cJSON_GetArrayItem(cJSON_GetObjectItem(b, "models"), 0), "gguf");
-    cJSON_AddItemToObject(g, "sizes_known", cJSON_CreateTrue());
-    cJSON_AddItemToObject(g, "tied_embeddings", cJSON_CreateTrue());
-    cJSON_AddItemToObject(g, "streamed_bytes", cJSON_CreateNumber(400e6));
-    cJSON_AddItemToObject(g, "n_layer", cJSON_CreateNumber(4));
-    cJSON_AddItemToObject(g, "types", cJSON_Parse("[{\"type\": \"Q8_0\", \"bytes\": 400e6}]"));
+    q8_only(cJSON_GetObjectItem(cJSON_GetArrayItem(cJSON_GetObjectItem(b, "models"), 0), "gguf"),
+            400e6);
     assert_int_equal(rl_pred_expect_build(b, &x, &e), RL_OK);
     assert_true(x.fit.has_roofs);
     assert_near(x.fit.ceiling_GBs, 40, 0);
@@ -693,10 +702,7 @@ static void test_expect_rows(void **state)
      * the middle of -50, -37.5, -36 (neither the first row, the mean nor an end) */
     cJSON *m3 = cJSON_CreateObject();
     cJSON_AddStringToObject(m3, "id", "m3");
-    cJSON_AddItemToObject(m3, "gguf",
-                          cJSON_Parse("{\"sizes_known\": true, \"tied_embeddings\": true, "
-                                      "\"streamed_bytes\": 125e6, \"n_layer\": 4, \"types\": "
-                                      "[{\"type\": \"Q8_0\", \"bytes\": 125e6}]}"));
+    q8_only(cJSON_AddObjectToObject(m3, "gguf"), 125e6);
     cJSON_AddItemToArray(cJSON_GetObjectItem(b, "models"), m3);
     assert_int_equal(rl_pred_expect_build(b, &x, &e), RL_OK);
     assert_int_equal(x.n_two, 2);
@@ -706,13 +712,8 @@ static void test_expect_rows(void **state)
     cJSON *m2a =
         cJSON_GetArrayItem(cJSON_GetObjectItem(cJSON_GetObjectItem(b, "analysis"), "models"), 1);
     cJSON_ReplaceItemInObject(m2a, "ok", cJSON_CreateTrue());
-    cJSON *g2 =
-        cJSON_GetObjectItem(cJSON_GetArrayItem(cJSON_GetObjectItem(b, "models"), 1), "gguf");
-    cJSON_AddItemToObject(g2, "sizes_known", cJSON_CreateTrue());
-    cJSON_AddItemToObject(g2, "tied_embeddings", cJSON_CreateTrue());
-    cJSON_AddItemToObject(g2, "streamed_bytes", cJSON_CreateNumber(800e6));
-    cJSON_AddItemToObject(g2, "n_layer", cJSON_CreateNumber(4));
-    cJSON_AddItemToObject(g2, "types", cJSON_Parse("[{\"type\": \"Q8_0\", \"bytes\": 800e6}]"));
+    q8_only(cJSON_GetObjectItem(cJSON_GetArrayItem(cJSON_GetObjectItem(b, "models"), 1), "gguf"),
+            800e6);
     assert_int_equal(rl_pred_expect_build(b, &x, &e), RL_OK);
     assert_int_equal(x.n_rows, 3);
     assert_int_equal(x.n_two, 3);
